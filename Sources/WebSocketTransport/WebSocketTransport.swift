@@ -1,0 +1,1 @@
+// The RFC 6455 transport; filled in by the transport work.
