@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "GatewayProtocol", targets: ["GatewayProtocol"]),
         .library(name: "WebSocketTransport", targets: ["WebSocketTransport"]),
+        .library(name: "MockGateway", targets: ["MockGateway"]),
     ],
     targets: [
         .systemLibrary(
@@ -18,8 +19,22 @@ let package = Package(
         ),
         .target(name: "GatewayProtocol", dependencies: ["COpenSSL"]),
         .target(name: "WebSocketTransport", dependencies: ["COpenSSL"]),
-        .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol"]),
+        .target(name: "MockGateway", dependencies: ["GatewayProtocol", "WebSocketTransport"]),
+        .target(name: "ReferenceNode", dependencies: ["GatewayProtocol", "WebSocketTransport"]),
+        .target(name: "Conformance", dependencies: ["MockGateway", "GatewayProtocol"]),
+        .executableTarget(name: "harness", dependencies: ["Conformance", "MockGateway", "GatewayProtocol"]),
+        // Generates `allScenarios` from a target's scenario files (see Plugins/ScenarioIndexPlugin).
+        .executableTarget(name: "ScenarioIndexGenerator", path: "Plugins/ScenarioIndexGenerator"),
+        .plugin(name: "ScenarioIndexPlugin", capability: .buildTool(), dependencies: ["ScenarioIndexGenerator"]),
+        .executableTarget(name: "WebSocketBench", dependencies: ["WebSocketTransport"], path: "Benchmarks/WebSocketBench"),
+        .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
+        .testTarget(name: "ReferenceNodeTests", dependencies: ["ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
+        .testTarget(name: "MockGatewayTests", dependencies: ["MockGateway", "GatewayProtocol", "WebSocketTransport"]),
+        .testTarget(
+            name: "ConformanceTests", dependencies: ["Conformance", "MockGateway"],
+            exclude: ["Fixtures", "Golden"], plugins: ["ScenarioIndexPlugin"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,344 @@
+import COpenSSL
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a device identity could not be created, loaded or saved.
+public struct DeviceIdentityError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+
+    /// Creates an error.
+    public init(_ description: String) { self.description = description }
+}
+
+/// An Ed25519 device identity (gateway-protocol.md §4.1): the key pair behind `device.id`,
+/// `device.publicKey` and `device.signature`.
+///
+/// The value holds the 32-byte private seed; OpenSSL key objects are created per operation and
+/// freed at once, so the value is plain data (`Sendable`, comparable) and never leaks.
+public struct DeviceIdentity: Sendable, Hashable, CustomStringConvertible {
+    /// The 32-byte Ed25519 private key seed. Secret.
+    public let privateKeySeed: Data
+    /// The raw 32-byte Ed25519 public key.
+    public let publicKey: Data
+    /// Creation time in milliseconds.
+    public let createdAtMs: Int
+
+    /// Derives the identity from a 32-byte private key seed.
+    /// - Throws: `DeviceIdentityError` when the seed is not 32 bytes or OpenSSL rejects it.
+    public init(seed: Data, createdAtMs: Int = 0) throws {
+        guard seed.count == Ed25519.keyLength else {
+            throw DeviceIdentityError("an Ed25519 seed has 32 bytes, got \(seed.count)")
+        }
+        guard let publicKey = Ed25519.publicKey(fromSeed: seed) else {
+            throw DeviceIdentityError("OpenSSL rejected the Ed25519 seed")
+        }
+        self.privateKeySeed = Data(seed)
+        self.publicKey = publicKey
+        self.createdAtMs = createdAtMs
+    }
+
+    /// Generates a fresh key pair (OpenSSL `EVP_PKEY_keygen`).
+    /// - Throws: `DeviceIdentityError` when OpenSSL fails.
+    public static func generate(createdAtMs: Int = 0) throws -> DeviceIdentity {
+        guard let seed = Ed25519.generateSeed() else { throw DeviceIdentityError("Ed25519 key generation failed") }
+        return try DeviceIdentity(seed: seed, createdAtMs: createdAtMs)
+    }
+
+    /// `device.id`: lower-case hex SHA-256 of the raw public key.
+    public var deviceId: String { Self.deviceId(forRawPublicKey: publicKey) }
+
+    /// `device.publicKey`: unpadded base64url of the raw public key (43 characters).
+    public var publicKeyBase64URL: String { Base64URL.encode(publicKey) }
+
+    /// The identity without its secret, for logs.
+    public var description: String { "DeviceIdentity(deviceId: \(deviceId))" }
+
+    /// Signs the UTF-8 bytes of `payload`.
+    /// - Returns: the unpadded base64url of the 64-byte signature. Ed25519 signing with a valid
+    ///   seed fails only if OpenSSL cannot allocate; the result is then the empty string, which
+    ///   never verifies.
+    public func sign(_ payload: String) -> String {
+        guard let signature = Ed25519.sign(Data(payload.utf8), seed: privateKeySeed) else { return "" }
+        return Base64URL.encode(signature)
+    }
+
+    /// The raw 64-byte signature over `message`, or `nil` if OpenSSL fails.
+    public func signature(for message: Data) -> Data? {
+        Ed25519.sign(message, seed: privateKeySeed)
+    }
+
+    /// Builds a complete `device` block for a connect: signs `payload` and echoes `nonce`.
+    public func proof(payload: String, signedAtMs: Int, nonce: String?) -> DeviceProof {
+        DeviceProof(id: deviceId, publicKey: publicKeyBase64URL, signature: sign(payload), signedAt: signedAtMs, nonce: nonce)
+    }
+
+    /// Verifies a device signature; never traps on garbage.
+    /// - Parameters:
+    ///   - signature: base64url or base64 (padded or not) of 64 bytes.
+    ///   - payload: the signed string; its UTF-8 bytes are verified.
+    ///   - publicKey: raw base64url/base64, or PEM/SPKI (see `DevicePublicKey.rawKey(from:)`).
+    /// - Returns: `true` only for a valid Ed25519 signature.
+    public static func verify(signature: String, payload: String, publicKey: String) -> Bool {
+        guard let key = DevicePublicKey.rawKey(from: publicKey), let signatureBytes = Base64URL.decode(signature) else {
+            return false
+        }
+        return Ed25519.verify(signature: signatureBytes, message: Data(payload.utf8), publicKey: key)
+    }
+
+    /// The device id for a raw public key.
+    public static func deviceId(forRawPublicKey key: Data) -> String { SHA256Digest.hex(key) }
+}
+
+// MARK: - Persistence
+
+extension DeviceIdentity {
+    /// The on-disk format version written by `save(to:)`.
+    public static let fileFormatVersion = 1
+
+    private struct StoredIdentity: Codable {
+        var version: Int
+        var deviceId: String
+        var publicKey: String
+        var privateKeySeed: String
+        var createdAtMs: Int
+    }
+
+    /// Loads an identity written by `save(to:)`.
+    ///
+    /// The file is `{"version":1,"deviceId","publicKey","privateKeySeed","createdAtMs"}` with
+    /// base64url keys. The stored public key and device id must match the seed.
+    /// - Throws: `DeviceIdentityError` for a missing, unreadable or inconsistent file.
+    public static func load(from url: URL) throws -> DeviceIdentity {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw DeviceIdentityError("cannot read \(url.path): \(error.localizedDescription)")
+        }
+        let stored: StoredIdentity
+        do { stored = try JSONDecoder().decode(StoredIdentity.self, from: data) } catch {
+            throw DeviceIdentityError("\(url.path) is not a device identity file")
+        }
+        guard stored.version == fileFormatVersion else {
+            throw DeviceIdentityError("unsupported device identity version \(stored.version)")
+        }
+        guard let seed = Base64URL.decode(stored.privateKeySeed) else {
+            throw DeviceIdentityError("privateKeySeed is not base64url")
+        }
+        let identity = try DeviceIdentity(seed: seed, createdAtMs: stored.createdAtMs)
+        guard DevicePublicKey.rawKey(from: stored.publicKey) == identity.publicKey else {
+            throw DeviceIdentityError("publicKey does not belong to privateKeySeed")
+        }
+        guard stored.deviceId == identity.deviceId else {
+            throw DeviceIdentityError("deviceId does not match publicKey")
+        }
+        return identity
+    }
+
+    /// Writes the identity atomically (a temporary file, then `rename`) with permissions 0600,
+    /// creating the parent directory (0700) when needed.
+    /// - Throws: `DeviceIdentityError` when the file cannot be written.
+    public func save(to url: URL) throws {
+        let stored = StoredIdentity(
+            version: Self.fileFormatVersion, deviceId: deviceId, publicKey: publicKeyBase64URL,
+            privateKeySeed: Base64URL.encode(privateKeySeed), createdAtMs: createdAtMs)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let data: Data
+        do { data = try encoder.encode(stored) } catch {
+            throw DeviceIdentityError("cannot encode the device identity")
+        }
+        try AtomicFile.write(data, to: url, permissions: 0o600)
+    }
+}
+
+/// Atomic, permission-restricted file writes.
+enum AtomicFile {
+    static func write(_ data: Data, to url: URL, permissions: mode_t) throws {
+        let directory = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw DeviceIdentityError("cannot create \(directory.path): \(error.localizedDescription)")
+        }
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        // The file is created with its final permissions, so the secret is never readable by
+        // others, not even between creation and rename.
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, permissions)
+        guard descriptor >= 0 else {
+            throw DeviceIdentityError("cannot create \(temporary.path): errno \(errno)")
+        }
+        var written = 0
+        let writeSucceeded = data.withUnsafeBytes { buffer -> Bool in
+            while written < buffer.count {
+                guard let base = buffer.baseAddress else { return false }
+                let result = Glue.write(descriptor, base + written, buffer.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                written += result
+            }
+            return true
+        }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard writeSucceeded, synced, rename(temporary.path, url.path) == 0 else {
+            unlink(temporary.path)
+            throw DeviceIdentityError("cannot write \(url.path)")
+        }
+    }
+}
+
+/// Disambiguates POSIX functions whose names clash with Swift members.
+private enum Glue {
+    static func write(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.write(descriptor, buffer, count)
+        #elseif canImport(Musl)
+        Musl.write(descriptor, buffer, count)
+        #else
+        Darwin.write(descriptor, buffer, count)
+        #endif
+    }
+}
+
+// MARK: - Public key encodings
+
+/// Device public-key encodings accepted by the Gateway (gateway-protocol.md §4.1).
+public enum DevicePublicKey {
+    /// The DER prefix of an Ed25519 SubjectPublicKeyInfo; the raw 32-byte key follows it.
+    public static let spkiPrefix = Data([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00])
+
+    /// The raw 32-byte key from raw base64url or base64 (padded or not), a PEM
+    /// `PUBLIC KEY` block, or base64 of the DER SubjectPublicKeyInfo.
+    /// - Returns: `nil` when no 32-byte Ed25519 key can be extracted.
+    public static func rawKey(from encoded: String) -> Data? {
+        let trimmed = encoded.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.contains("-----BEGIN") {
+            let body = trimmed.split(whereSeparator: \.isNewline)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty && !$0.hasPrefix("-----") }
+                .joined()
+            guard let der = Base64URL.decode(body) else { return nil }
+            return rawKey(fromDER: der)
+        }
+        guard let bytes = Base64URL.decode(trimmed) else { return nil }
+        if bytes.count == Ed25519.keyLength { return bytes }
+        return rawKey(fromDER: bytes)
+    }
+
+    /// The canonical wire form (unpadded base64url of the raw key), or `nil` when invalid.
+    public static func normalizedBase64URL(_ encoded: String) -> String? {
+        rawKey(from: encoded).map { Base64URL.encode($0) }
+    }
+
+    /// PEM (`-----BEGIN PUBLIC KEY-----`) for a raw key, as the TypeScript node host stores it.
+    public static func pem(forRawKey key: Data) -> String {
+        let body = (spkiPrefix + key).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN PUBLIC KEY-----\n\(body)\n-----END PUBLIC KEY-----\n"
+    }
+
+    private static func rawKey(fromDER der: Data) -> Data? {
+        guard der.count == spkiPrefix.count + Ed25519.keyLength, der.prefix(spkiPrefix.count) == spkiPrefix else {
+            return nil
+        }
+        return Data(der.suffix(Ed25519.keyLength))
+    }
+}
+
+// MARK: - OpenSSL Ed25519
+
+/// Ed25519 through OpenSSL 3 EVP; every object is freed before returning.
+enum Ed25519 {
+    static let keyLength = 32
+    static let signatureLength = 64
+
+    static func generateSeed() -> Data? {
+        guard let context = EVP_PKEY_CTX_new_id(openclaw_evp_pkey_ed25519(), nil) else { return nil }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_keygen_init(context) == 1 else { return failure() }
+        var key: OpaquePointer?
+        guard EVP_PKEY_keygen(context, &key) == 1, let key else { return failure() }
+        defer { EVP_PKEY_free(key) }
+        var seed = [UInt8](repeating: 0, count: keyLength)
+        var length = keyLength
+        guard EVP_PKEY_get_raw_private_key(key, &seed, &length) == 1, length == keyLength else { return failure() }
+        return Data(seed)
+    }
+
+    static func publicKey(fromSeed seed: Data) -> Data? {
+        guard seed.count == keyLength else { return nil }
+        return withPrivateKey(seed) { key in
+            var raw = [UInt8](repeating: 0, count: keyLength)
+            var length = keyLength
+            guard EVP_PKEY_get_raw_public_key(key, &raw, &length) == 1, length == keyLength else { return failure() }
+            return Data(raw)
+        }
+    }
+
+    static func sign(_ message: Data, seed: Data) -> Data? {
+        guard seed.count == keyLength else { return nil }
+        return withPrivateKey(seed) { key in
+            guard let context = EVP_MD_CTX_new() else { return failure() }
+            defer { EVP_MD_CTX_free(context) }
+            // Ed25519 is a one-shot scheme: no message digest, EVP_DigestSign over the whole input.
+            guard EVP_DigestSignInit(context, nil, nil, nil, key) == 1 else { return failure() }
+            var signature = [UInt8](repeating: 0, count: signatureLength)
+            var length = signatureLength
+            let status = withBytes(message) { bytes, count in
+                EVP_DigestSign(context, &signature, &length, bytes, count)
+            }
+            guard status == 1, length == signatureLength else { return failure() }
+            return Data(signature)
+        }
+    }
+
+    static func verify(signature: Data, message: Data, publicKey: Data) -> Bool {
+        guard signature.count == signatureLength, publicKey.count == keyLength else { return false }
+        let key = withBytes(publicKey) { bytes, count in
+            EVP_PKEY_new_raw_public_key(openclaw_evp_pkey_ed25519(), nil, bytes, count)
+        }
+        guard let key else { return failure() ?? false }
+        defer { EVP_PKEY_free(key) }
+        guard let context = EVP_MD_CTX_new() else { return failure() ?? false }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit(context, nil, nil, nil, key) == 1 else { return failure() ?? false }
+        let status = withBytes(signature) { signatureBytes, signatureCount in
+            withBytes(message) { messageBytes, messageCount in
+                EVP_DigestVerify(context, signatureBytes, signatureCount, messageBytes, messageCount)
+            }
+        }
+        if status != 1 { openclaw_openssl_clear_errors() }
+        return status == 1
+    }
+
+    private static func withPrivateKey<T>(_ seed: Data, _ body: (OpaquePointer) -> T?) -> T? {
+        let key = withBytes(seed) { bytes, count in
+            EVP_PKEY_new_raw_private_key(openclaw_evp_pkey_ed25519(), nil, bytes, count)
+        }
+        guard let key else { return failure() }
+        defer { EVP_PKEY_free(key) }
+        return body(key)
+    }
+
+    /// Clears the thread's OpenSSL error queue and reports failure.
+    private static func failure<T>() -> T? {
+        openclaw_openssl_clear_errors()
+        return nil
+    }
+
+    /// Calls `body` with a non-NULL pointer to a copy of the bytes of `data` and their count
+    /// (OpenSSL may reject a NULL pointer even with length 0, so empty input gets a placeholder).
+    private static func withBytes<R>(_ data: Data, _ body: (UnsafePointer<UInt8>?, Int) -> R) -> R {
+        let bytes = data.isEmpty ? [UInt8(0)] : [UInt8](data)
+        return bytes.withUnsafeBufferPointer { body($0.baseAddress, data.count) }
+    }
+}

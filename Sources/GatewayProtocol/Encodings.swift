@@ -1,0 +1,106 @@
+import COpenSSL
+import Foundation
+
+/// Unpadded base64url (RFC 4648 §5), the encoding of public keys, signatures and tokens.
+public enum Base64URL {
+    /// Encodes bytes as unpadded base64url.
+    public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes base64url or standard base64, with or without padding, as the Gateway's verifier
+    /// does.
+    /// - Returns: the bytes, or `nil` when `text` has characters outside both alphabets, misplaced
+    ///   or excess padding, or an impossible length.
+    public static func decode(_ text: String) -> Data? {
+        var body = Substring(text)
+        var padding = 0
+        while body.last == "=" {
+            body.removeLast()
+            padding += 1
+        }
+        guard padding <= 2 else { return nil }
+        var normalized = ""
+        normalized.reserveCapacity(body.utf8.count + 3)
+        for scalar in body.unicodeScalars {
+            switch scalar {
+            case "A"..."Z", "a"..."z", "0"..."9", "+", "/": normalized.unicodeScalars.append(scalar)
+            case "-": normalized.append("+")
+            case "_": normalized.append("/")
+            default: return nil
+            }
+        }
+        let remainder = normalized.utf8.count % 4
+        guard remainder != 1 else { return nil }
+        // When padding was given it must be exactly what the length requires.
+        let required = remainder == 0 ? 0 : 4 - remainder
+        guard padding == 0 || padding == required else { return nil }
+        normalized += String(repeating: "=", count: required)
+        return Data(base64Encoded: normalized)
+    }
+}
+
+/// Lower-case hexadecimal.
+public enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// Encodes bytes as lower-case hex.
+    public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        var characters: [UInt8] = []
+        characters.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            characters.append(digits[Int(byte >> 4)])
+            characters.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: characters, as: UTF8.self)
+    }
+
+    /// Decodes hex (either case).
+    /// - Returns: the bytes, or `nil` for an odd length or a non-hex character.
+    public static func decode(_ text: String) -> Data? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count % 2 == 0 else { return nil }
+        var result = Data(capacity: utf8.count / 2)
+        var index = 0
+        while index < utf8.count {
+            guard let high = value(utf8[index]), let low = value(utf8[index + 1]) else { return nil }
+            result.append(high << 4 | low)
+            index += 2
+        }
+        return result
+    }
+
+    private static func value(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+/// SHA-256 through OpenSSL.
+public enum SHA256Digest {
+    /// The 32-byte SHA-256 digest of `data`.
+    public static func hash(_ data: Data) -> Data {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        // One-shot EVP digest of in-memory bytes; it only fails on allocation failure, which
+        // leaves the zero digest (never equal to a real device id).
+        let empty: UInt8 = 0
+        let status = data.withUnsafeBytes { buffer in
+            withUnsafePointer(to: empty) { fallback in
+                EVP_Digest(buffer.baseAddress ?? UnsafeRawPointer(fallback), buffer.count, &digest, &length, EVP_sha256(), nil)
+            }
+        }
+        if status != 1 { openclaw_openssl_clear_errors() }
+        return Data(digest)
+    }
+
+    /// The lower-case hex SHA-256 digest of `data`.
+    public static func hex(_ data: Data) -> String { Hex.encode(hash(data)) }
+}

@@ -1,0 +1,294 @@
+/// Protocol version numbers (gateway-protocol.md §0.1 and §3.4).
+public enum ProtocolVersion {
+    /// `PROTOCOL_VERSION`: the version the current Gateway speaks and announces in `hello-ok`.
+    public static let current = 4
+    /// `MIN_CLIENT_PROTOCOL_VERSION`: the oldest version an ordinary client may offer.
+    public static let minimumClient = 4
+    /// `MIN_NODE_PROTOCOL_VERSION`: the legacy (N-1) version still accepted from node clients.
+    public static let minimumNode = 3
+    /// `MIN_PROBE_PROTOCOL_VERSION`: the legacy (N-1) version still accepted from probes.
+    public static let minimumProbe = 3
+}
+
+/// A request method name (gateway-protocol.md §3, §7 and §10).
+public struct GatewayMethod: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The wire value.
+    public var rawValue: String
+    /// Wraps a wire value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a wire value given as a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The wire value.
+    public var description: String { rawValue }
+
+    /// `connect`: the handshake request; valid only as the first request.
+    public static let connect: GatewayMethod = "connect"
+
+    /// `node.invoke.result`: a node's terminal answer to `node.invoke.request`.
+    public static let nodeInvokeResult: GatewayMethod = "node.invoke.result"
+    /// `node.invoke.progress`: a streamed chunk of a running invoke (newest).
+    public static let nodeInvokeProgress: GatewayMethod = "node.invoke.progress"
+    /// `node.event`: a node-originated event (`node.presence.alive`, `push.apns.register`, ...).
+    public static let nodeEvent: GatewayMethod = "node.event"
+    /// `node.pending.pull`: fetch foreground actions queued while the node was in the background.
+    public static let nodePendingPull: GatewayMethod = "node.pending.pull"
+    /// `node.pending.ack`: acknowledge pulled actions.
+    public static let nodePendingAck: GatewayMethod = "node.pending.ack"
+    /// `node.pending.drain`: drain queued status/location requests.
+    public static let nodePendingDrain: GatewayMethod = "node.pending.drain"
+    /// `node.pluginSurface.refresh`: refresh `pluginSurfaceUrls` (newest).
+    public static let nodePluginSurfaceRefresh: GatewayMethod = "node.pluginSurface.refresh"
+    /// `node.canvas.capability.refresh`: protocol-3-era predecessor of `node.pluginSurface.refresh`.
+    public static let nodeCanvasCapabilityRefresh: GatewayMethod = "node.canvas.capability.refresh"
+    /// `node.pluginTools.update` (newest).
+    public static let nodePluginToolsUpdate: GatewayMethod = "node.pluginTools.update"
+    /// `node.skills.update` (newest).
+    public static let nodeSkillsUpdate: GatewayMethod = "node.skills.update"
+    /// `skills.bins`: binaries the TypeScript node host asks about.
+    public static let skillsBins: GatewayMethod = "skills.bins"
+
+    /// `gateway.identity.get`: the Gateway's own Ed25519 identity (operators).
+    public static let gatewayIdentityGet: GatewayMethod = "gateway.identity.get"
+    /// `node.list` (operators).
+    public static let nodeList: GatewayMethod = "node.list"
+    /// `node.describe` (operators).
+    public static let nodeDescribe: GatewayMethod = "node.describe"
+    /// `node.invoke`: invoke a node command (operators).
+    public static let nodeInvoke: GatewayMethod = "node.invoke"
+    /// `node.rename` (operators).
+    public static let nodeRename: GatewayMethod = "node.rename"
+    /// `device.pair.list` (operators).
+    public static let devicePairList: GatewayMethod = "device.pair.list"
+    /// `device.pair.approve` (operators).
+    public static let devicePairApprove: GatewayMethod = "device.pair.approve"
+    /// `device.pair.reject` (operators).
+    public static let devicePairReject: GatewayMethod = "device.pair.reject"
+    /// `device.pair.remove` (operators).
+    public static let devicePairRemove: GatewayMethod = "device.pair.remove"
+    /// `device.pair.rename` (operators).
+    public static let devicePairRename: GatewayMethod = "device.pair.rename"
+    /// `device.pair.setupCode` (operators).
+    public static let devicePairSetupCode: GatewayMethod = "device.pair.setupCode"
+    /// `device.pair.setupStatus` (operators).
+    public static let devicePairSetupStatus: GatewayMethod = "device.pair.setupStatus"
+    /// `device.token.rotate` (operators).
+    public static let deviceTokenRotate: GatewayMethod = "device.token.rotate"
+    /// `device.token.revoke` (operators).
+    public static let deviceTokenRevoke: GatewayMethod = "device.token.revoke"
+    /// `node.pair.list` (operators).
+    public static let nodePairList: GatewayMethod = "node.pair.list"
+    /// `node.pair.approve` (operators).
+    public static let nodePairApprove: GatewayMethod = "node.pair.approve"
+    /// `node.pair.reject` (operators).
+    public static let nodePairReject: GatewayMethod = "node.pair.reject"
+    /// `node.pair.remove` (operators).
+    public static let nodePairRemove: GatewayMethod = "node.pair.remove"
+    /// `push.test` (operators).
+    public static let pushTest: GatewayMethod = "push.test"
+
+    /// The methods a `role:"node"` socket may call (§7.2).
+    public static let nodeMethods: [GatewayMethod] = [
+        .nodeInvokeResult, .nodeInvokeProgress, .nodeEvent, .nodePendingPull, .nodePendingAck, .nodePendingDrain,
+        .nodePluginSurfaceRefresh, .nodeCanvasCapabilityRefresh, .nodePluginToolsUpdate, .nodeSkillsUpdate,
+        .skillsBins,
+    ]
+}
+
+/// An event name carried by `type:"event"` frames (gateway-protocol.md §2.9, §2.10, §3, §6, §7).
+public struct GatewayEventName: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The wire value.
+    public var rawValue: String
+    /// Wraps a wire value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a wire value given as a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The wire value.
+    public var description: String { rawValue }
+
+    /// `connect.challenge` `{nonce, ts}`: the first frame on every socket, without `seq`.
+    public static let connectChallenge: GatewayEventName = "connect.challenge"
+    /// `tick` `{ts}`: liveness, every `policy.tickIntervalMs`.
+    public static let tick: GatewayEventName = "tick"
+    /// `presence` `{presence:[PresenceEntry]}` with `stateVersion`.
+    public static let presence: GatewayEventName = "presence"
+    /// `health`: the health summary, with `stateVersion`.
+    public static let health: GatewayEventName = "health"
+    /// `heartbeat`.
+    public static let heartbeat: GatewayEventName = "heartbeat"
+    /// `shutdown` `{reason, restartExpectedMs}`, followed by close 1012.
+    public static let shutdown: GatewayEventName = "shutdown"
+    /// `voicewake.changed` `{triggers}`, sent to nodes after connect.
+    public static let voicewakeChanged: GatewayEventName = "voicewake.changed"
+    /// `node.invoke.request`: a command for the node to run.
+    public static let nodeInvokeRequest: GatewayEventName = "node.invoke.request"
+    /// `node.invoke.cancel` `{invokeId, nodeId}`: the caller cancelled (newest).
+    public static let nodeInvokeCancel: GatewayEventName = "node.invoke.cancel"
+    /// `node.invoke.input` `{id, nodeId, seq, payloadJSON}`: stdin-like input (newest).
+    public static let nodeInvokeInput: GatewayEventName = "node.invoke.input"
+    /// `node.presence` (operators only).
+    public static let nodePresence: GatewayEventName = "node.presence"
+    /// `device.pair.requested`: a pending device pairing request was created.
+    public static let devicePairRequested: GatewayEventName = "device.pair.requested"
+    /// `device.pair.resolved` `{requestId, deviceId, decision, ts}`.
+    public static let devicePairResolved: GatewayEventName = "device.pair.resolved"
+    /// `node.pair.requested`: a node capability surface awaits approval.
+    public static let nodePairRequested: GatewayEventName = "node.pair.requested"
+    /// `node.pair.resolved` `{requestId, nodeId, decision, ts}`.
+    public static let nodePairResolved: GatewayEventName = "node.pair.resolved"
+}
+
+/// The `event` of a `node.event` request (gateway-protocol.md §7.5); any other name is accepted
+/// and answered with `{ok:true}`.
+public struct NodeEventName: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The wire value.
+    public var rawValue: String
+    /// Wraps a wire value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a wire value given as a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The wire value.
+    public var description: String { rawValue }
+
+    /// `node.presence.alive`: background alive beacon.
+    public static let presenceAlive: NodeEventName = "node.presence.alive"
+    /// `node.presence.activity` (macOS idle time).
+    public static let presenceActivity: NodeEventName = "node.presence.activity"
+    /// `push.apns.register`: APNs registration (direct or relay).
+    public static let pushAPNsRegister: NodeEventName = "push.apns.register"
+    /// `exec.started`.
+    public static let execStarted: NodeEventName = "exec.started"
+    /// `exec.finished`.
+    public static let execFinished: NodeEventName = "exec.finished"
+    /// `exec.denied`.
+    public static let execDenied: NodeEventName = "exec.denied"
+    /// `voice.transcript`.
+    public static let voiceTranscript: NodeEventName = "voice.transcript"
+    /// `agent.request`: deep link to the agent.
+    public static let agentRequest: NodeEventName = "agent.request"
+    /// `notifications.changed` (Android).
+    public static let notificationsChanged: NodeEventName = "notifications.changed"
+    /// `chat.subscribe` `{sessionKey}`.
+    public static let chatSubscribe: NodeEventName = "chat.subscribe"
+    /// `chat.unsubscribe` `{sessionKey}`.
+    public static let chatUnsubscribe: NodeEventName = "chat.unsubscribe"
+}
+
+/// The `role` of a connection (gateway-protocol.md §3.3); `operator` when absent.
+public struct GatewayRole: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The wire value.
+    public var rawValue: String
+    /// Wraps a wire value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a wire value given as a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The wire value.
+    public var description: String { rawValue }
+
+    /// `operator`: control surfaces (apps' operator connections, CLI, UIs); the default.
+    public static let `operator`: GatewayRole = "operator"
+    /// `node`: a device that runs commands.
+    public static let node: GatewayRole = "node"
+    /// `worker`: the closed worker protocol.
+    public static let worker: GatewayRole = "worker"
+
+    /// The roles the Gateway knows; any other role is rejected with `invalid role`.
+    public static let known: Set<GatewayRole> = [.operator, .node, .worker]
+}
+
+/// `client.id` (gateway-protocol.md §3.3). Upstream it is a closed enum; this type stays open so
+/// that unknown and legacy ids (for example `moltbot-ios`) decode.
+public struct ClientID: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The wire value.
+    public var rawValue: String
+    /// Wraps a wire value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a wire value given as a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The wire value.
+    public var description: String { rawValue }
+
+    /// `webchat-ui`.
+    public static let webchatUI: ClientID = "webchat-ui"
+    /// `openclaw-control-ui`.
+    public static let controlUI: ClientID = "openclaw-control-ui"
+    /// `openclaw-browser-copilot`.
+    public static let browserCopilot: ClientID = "openclaw-browser-copilot"
+    /// `openclaw-tui`.
+    public static let tui: ClientID = "openclaw-tui"
+    /// `webchat`.
+    public static let webchat: ClientID = "webchat"
+    /// `cli`.
+    public static let cli: ClientID = "cli"
+    /// `gateway-client`.
+    public static let gatewayClient: ClientID = "gateway-client"
+    /// `openclaw-macos`.
+    public static let macOS: ClientID = "openclaw-macos"
+    /// `openclaw-linux`.
+    public static let linux: ClientID = "openclaw-linux"
+    /// `openclaw-ios`.
+    public static let iOS: ClientID = "openclaw-ios"
+    /// `openclaw-watchos`.
+    public static let watchOS: ClientID = "openclaw-watchos"
+    /// `openclaw-android`.
+    public static let android: ClientID = "openclaw-android"
+    /// `node-host`: the TypeScript headless node host.
+    public static let nodeHost: ClientID = "node-host"
+    /// `openclaw-worker`.
+    public static let worker: ClientID = "openclaw-worker"
+    /// `test`.
+    public static let test: ClientID = "test"
+    /// `fingerprint`.
+    public static let fingerprint: ClientID = "fingerprint"
+    /// `openclaw-probe`.
+    public static let probe: ClientID = "openclaw-probe"
+
+    /// The upstream enum.
+    public static let allKnown: [ClientID] = [
+        .webchatUI, .controlUI, .browserCopilot, .tui, .webchat, .cli, .gatewayClient, .macOS, .linux, .iOS,
+        .watchOS, .android, .nodeHost, .worker, .test, .fingerprint, .probe,
+    ]
+}
+
+/// `client.mode` (gateway-protocol.md §3.3); open for the same reason as `ClientID`.
+public struct ClientMode: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The wire value.
+    public var rawValue: String
+    /// Wraps a wire value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a wire value given as a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The wire value.
+    public var description: String { rawValue }
+
+    /// `webchat`.
+    public static let webchat: ClientMode = "webchat"
+    /// `cli`.
+    public static let cli: ClientMode = "cli"
+    /// `ui`: the apps' operator connections.
+    public static let ui: ClientMode = "ui"
+    /// `backend`.
+    public static let backend: ClientMode = "backend"
+    /// `node`: node connections.
+    public static let node: ClientMode = "node"
+    /// `worker`.
+    public static let worker: ClientMode = "worker"
+    /// `probe`: gets the legacy N-1 protocol window.
+    public static let probe: ClientMode = "probe"
+    /// `test`.
+    public static let test: ClientMode = "test"
+
+    /// The upstream enum.
+    public static let allKnown: [ClientMode] = [.webchat, .cli, .ui, .backend, .node, .worker, .probe, .test]
+}

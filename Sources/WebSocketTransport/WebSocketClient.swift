@@ -1,0 +1,289 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// Opens client connections (`ws://` only; `wss` is not supported).
+///
+/// Client connections share one event loop thread, started with the first connection and
+/// stopped when the last one has ended.
+public enum WebSocketClient {
+    /// Connects and performs the opening handshake.
+    ///
+    /// - Parameters:
+    ///   - url: `ws://host[:port][/path][?query]`; an IPv6 host goes in brackets.
+    ///   - headers: extra request header fields (e.g. `Authorization`, `Origin`).
+    ///   - configuration: limits for the connection; ``WebSocketConfiguration/handshakeTimeout``
+    ///     bounds connect plus handshake.
+    /// - Returns: the open connection.
+    /// - Throws: ``WebSocketError`` (`invalidURL`, `addressResolutionFailed`,
+    ///   `connectionFailed`, `handshakeFailed`, `handshakeTimedOut`) or `CancellationError`.
+    public static func connect(
+        to url: String, headers: WebSocketHTTPHeaders = [:], configuration: WebSocketConfiguration = .init()
+    ) async throws -> WebSocketConnection {
+        let parsed = try WebSocketURL(parsing: url)
+        let addresses = try Socket.resolve(host: parsed.host, port: parsed.port, passive: false)
+        let loop = try SharedClientLoop.acquire(kind: configuration.poller)
+        let connector = ClientConnector(url: parsed, headers: headers, addresses: addresses, loop: loop, configuration: configuration)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<WebSocketConnection, any Error>) in
+                connector.begin(continuation)
+            }
+        } onCancel: {
+            connector.fail(CancellationError())
+        }
+    }
+
+    /// Connects, runs `body` with the connection, and closes it (1000) afterwards, also when
+    /// `body` throws.
+    ///
+    /// - Returns: what `body` returns.
+    /// - Throws: what `connect` or `body` throws.
+    public static func withConnection<Result: Sendable>(
+        to url: String, headers: WebSocketHTTPHeaders = [:], configuration: WebSocketConfiguration = .init(),
+        _ body: (WebSocketConnection) async throws -> Result
+    ) async throws -> Result {
+        let connection = try await connect(to: url, headers: headers, configuration: configuration)
+        do {
+            let result = try await body(connection)
+            await connection.close()
+            return result
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+}
+
+/// The event loop shared by client connections: created on demand, stopped when unused.
+enum SharedClientLoop {
+    private struct Slot {
+        var loop: EventLoop
+        var users: Int
+    }
+
+    private static let slots = Mutex<[PollerKind: Slot]>([:])
+
+    static func acquire(kind: PollerKind) throws(WebSocketError) -> EventLoop {
+        try slots.withLock { (slots: inout [PollerKind: Slot]) throws(WebSocketError) -> EventLoop in
+            if var slot = slots[kind] {
+                slot.users += 1
+                slots[kind] = slot
+                return slot.loop
+            }
+            let loop = try EventLoop(kind: kind, name: "WebSocketClient")
+            slots[kind] = Slot(loop: loop, users: 1)
+            return loop
+        }
+    }
+
+    static func release(_ loop: EventLoop) {
+        let stop = slots.withLock { slots -> Bool in
+            guard var slot = slots[loop.kind], slot.loop === loop else { return false }
+            slot.users -= 1
+            if slot.users > 0 {
+                slots[loop.kind] = slot
+                return false
+            }
+            slots[loop.kind] = nil
+            return true
+        }
+        if stop { loop.requestStop() }
+    }
+
+    /// The client loops currently running (for tests).
+    static var activeLoopCount: Int { slots.withLock { $0.count } }
+}
+
+/// Connects one socket (trying each resolved address), sends the upgrade request and
+/// validates the response, then hands the socket to a ``WebSocketConnection``.
+final class ClientConnector: EventLoopHandler {
+    private enum Phase: Sendable {
+        case idle, connecting, requesting, awaitingResponse, done
+    }
+
+    private struct State: Sendable {
+        var phase = Phase.idle
+        var fd: Int32 = -1
+        var registration: RegistrationID?
+        var addresses: [Socket.Address]
+        var lastError = ""
+        var handshake: ClientHandshake
+        var request = OutboundQueue()
+        var continuation: CheckedContinuation<WebSocketConnection, any Error>?
+        var timer: TimerID?
+        var remote = ("", 0)
+    }
+
+    private let url: WebSocketURL
+    private let headers: WebSocketHTTPHeaders
+    private let loop: EventLoop
+    private let configuration: WebSocketConfiguration
+    private let state: Mutex<State>
+
+    init(url: WebSocketURL, headers: WebSocketHTTPHeaders, addresses: [Socket.Address], loop: EventLoop, configuration: WebSocketConfiguration) {
+        self.url = url
+        self.headers = headers
+        self.loop = loop
+        self.configuration = configuration
+        self.state = Mutex(State(addresses: addresses, handshake: ClientHandshake(maxBytes: configuration.maxHandshakeBytes)))
+    }
+
+    func begin(_ continuation: CheckedContinuation<WebSocketConnection, any Error>) {
+        let failure = state.withLock { state -> (any Error)? in
+            // Cancelled before the continuation existed.
+            guard state.phase == .idle else { return CancellationError() }
+            state.continuation = continuation
+            state.timer = loop.schedule(after: configuration.handshakeTimeout) { [weak self] in
+                self?.fail(WebSocketError.handshakeTimedOut.with(detail: "\(self?.url.hostHeader ?? "")"))
+            }
+            connectNextAddress(&state)
+            return nil
+        }
+        if let failure {
+            SharedClientLoop.release(loop)
+            continuation.resume(throwing: failure)
+        }
+    }
+
+    /// Ends the attempt with `error` (timeout, cancellation); no effect once finished.
+    func fail(_ error: any Error) {
+        state.withLock { failLocked(&$0, error) }
+    }
+
+    private func failLocked(_ state: inout State, _ error: any Error) {
+        guard state.phase != .done else { return }
+        let wasIdle = state.phase == .idle
+        state.phase = .done
+        closeSocket(&state)
+        if let timer = state.timer { loop.cancel(timer) }
+        if let continuation = state.continuation {
+            state.continuation = nil
+            continuation.resume(throwing: error)
+        }
+        // An idle connector has not taken over the loop reference yet: `begin` releases it.
+        if !wasIdle { SharedClientLoop.release(loop) }
+    }
+
+    private func closeSocket(_ state: inout State) {
+        if let registration = state.registration { loop.deregister(registration) }
+        if state.fd >= 0 { Socket.closeDescriptor(state.fd) }
+        state.fd = -1
+        state.registration = nil
+    }
+
+    private func connectNextAddress(_ state: inout State) {
+        while !state.addresses.isEmpty {
+            let address = state.addresses.removeFirst()
+            closeSocket(&state)
+            let fd: Int32
+            do { fd = try Socket.makeStreamSocket(family: address.family) } catch {
+                state.lastError = error.detail
+                continue
+            }
+            state.fd = fd
+            state.remote = Socket.describe(address.storage)
+            switch Socket.startConnect(fd, to: address) {
+            case .failure(let error):
+                state.lastError = "connect(): \(error.text)"
+                continue
+            case .success:
+                // Writability reports completion (also for an immediate connect).
+                do {
+                    state.registration = try loop.register(fd: fd, interest: .write, handler: self)
+                } catch {
+                    failLocked(&state, error)
+                    return
+                }
+                state.phase = .connecting
+                return
+            }
+        }
+        state.phase = state.phase == .idle ? .connecting : state.phase  // so that failLocked releases the loop
+        failLocked(&state, WebSocketError.connectionFailed.with(detail: "\(url.hostHeader): \(state.lastError)"))
+    }
+
+    private enum Outcome {
+        case none
+        case upgraded(fd: Int32, registration: RegistrationID, leftover: [UInt8], continuation: CheckedContinuation<WebSocketConnection, any Error>?, remote: (String, Int))
+    }
+
+    func handleIO(_ readiness: IOReadiness, scratch: UnsafeMutableRawBufferPointer) {
+        let outcome = state.withLock { state -> Outcome in
+            guard state.fd >= 0, let registration = state.registration else { return .none }
+            switch state.phase {
+            case .connecting:
+                let error = Socket.pendingError(state.fd)
+                guard error == 0 else {
+                    state.lastError = "connect(): \(SystemError(code: error).text)"
+                    connectNextAddress(&state)
+                    return .none
+                }
+                state.phase = .requesting
+                state.request.append(state.handshake.request(for: url, headers: headers), separateWrite: false)
+                writeRequest(&state, registration)
+                return .none
+            case .requesting:
+                writeRequest(&state, registration)
+                return .none
+            case .awaitingResponse:
+                let count = Socket.receive(state.fd, scratch)
+                if count == 0 {
+                    failLocked(&state, WebSocketError.handshakeFailed.with(detail: "the server closed the connection"))
+                    return .none
+                }
+                if count < 0 {
+                    let code = errno
+                    if code != EAGAIN && code != EWOULDBLOCK && code != EINTR {
+                        failLocked(&state, WebSocketError.handshakeFailed.with(detail: "read(): \(SystemError(code: code).text)"))
+                    }
+                    return .none
+                }
+                switch state.handshake.consume(UnsafeRawBufferPointer(rebasing: scratch[..<count])) {
+                case .needMoreData:
+                    return .none
+                case .failed(let reason):
+                    failLocked(&state, WebSocketError.handshakeFailed.with(detail: reason))
+                    return .none
+                case .upgraded(_, let leftover):
+                    state.phase = .done
+                    if let timer = state.timer { loop.cancel(timer) }
+                    let fd = state.fd
+                    state.fd = -1
+                    state.registration = nil
+                    let continuation = state.continuation
+                    state.continuation = nil
+                    return .upgraded(fd: fd, registration: registration, leftover: leftover, continuation: continuation, remote: state.remote)
+                }
+            case .idle, .done:
+                return .none
+            }
+        }
+        guard case .upgraded(let fd, let registration, let leftover, let continuation, let remote) = outcome else { return }
+        let sharedLoop = loop
+        let connection = WebSocketConnection(
+            fd: fd, registration: registration, loop: sharedLoop, isClient: true, configuration: configuration,
+            remoteAddress: remote.0, remotePort: remote.1, requestPath: url.target, requestHeaders: headers,
+            onEnd: { SharedClientLoop.release(sharedLoop) })
+        connection.start(initialOutput: [], leftover: leftover)
+        continuation?.resume(returning: connection)
+    }
+
+    private func writeRequest(_ state: inout State, _ registration: RegistrationID) {
+        switch state.request.write(to: state.fd) {
+        case .drained:
+            state.phase = .awaitingResponse
+            loop.setInterest(registration, .read)
+        case .wouldBlock:
+            break
+        case .failed(let code):
+            failLocked(&state, WebSocketError.connectionFailed.with(detail: "send(): \(SystemError(code: code).text)"))
+        }
+    }
+
+    func handleLoopStop() {
+        fail(WebSocketError.eventLoopShutDown)
+    }
+}

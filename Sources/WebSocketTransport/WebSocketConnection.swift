@@ -1,0 +1,586 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// One open WebSocket connection (after the opening handshake), on either side.
+///
+/// - Receive with ``messages`` (an `AsyncSequence` that finishes when the connection ends).
+/// - Send with ``send(_:fault:)``; sends are queued and written by non-blocking I/O, so
+///   `send` returns once the frame is queued, not when the peer has it.
+/// - End with ``close(code:reason:)`` (close handshake) or ``abort()`` (TCP reset).
+/// - ``closeInfo`` / ``waitUntilClosed()`` tell how the connection ended.
+///
+/// Closing rules (RFC 6455 section 7): a received close frame is echoed with the same code and
+/// reason; once both close frames have passed, the server half-closes TCP first and the client
+/// waits for it; a peer that breaks the protocol gets a close frame with 1002, 1007 or 1009
+/// and the TCP connection is then shut down. A closing handshake that does not finish within
+/// ``WebSocketConfiguration/closeTimeout`` drops the TCP connection.
+///
+/// All I/O runs on an event loop thread; the methods may be called from any task.
+public final class WebSocketConnection: Sendable {
+    /// A process-wide unique number, for logs and transcripts.
+    public let id: UInt64
+    /// Whether this is the client side of the connection.
+    public let isClient: Bool
+    /// The peer's numeric IP address (`127.0.0.1`, `::1`).
+    public let remoteAddress: String
+    /// The peer's TCP port.
+    public let remotePort: Int
+    /// The request target of the opening handshake (path and query, e.g. `/ws?x=1`).
+    public let requestPath: String
+    /// Server side: the header fields the client sent. Client side: the extra header fields
+    /// this client added to its request.
+    public let requestHeaders: WebSocketHTTPHeaders
+
+    let loop: EventLoop
+    let registration: RegistrationID
+    private let closeTimeout: Duration
+    private let inboundHighWaterMark: Int
+    private let onEnd: (@Sendable () -> Void)?
+    private let state: Mutex<State>
+
+    private struct PingWaiter: Sendable {
+        var id: UInt64
+        var payload: [UInt8]
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State: Sendable {
+        var fd: Int32
+        var parser: WebSocketInboundParser
+        var outbound = OutboundQueue()
+        var interest: IOInterest = []
+        var readPaused = false
+        var inbound = InboundQueue()
+        var closeSent: WebSocketCloseFrame?
+        var closeReceived: WebSocketCloseFrame?
+        var initiatedLocally = false
+        var shutdownAfterFlush = false
+        var writeShut = false
+        var closeTimer: TimerID?
+        var closeInfo: WebSocketCloseInfo?
+        var closeWaiters: [CheckedContinuation<WebSocketCloseInfo, Never>] = []
+        var pingWaiters: [PingWaiter] = []
+        var nextWaiterID: UInt64 = 0
+        var messagesToDrop = 0
+        var automaticPongs: Bool
+        var maxOutboundBytes: Int
+    }
+
+    private static let idCounter = Atomic<UInt64>(0)
+
+    init(
+        fd: Int32, registration: RegistrationID, loop: EventLoop, isClient: Bool,
+        configuration: WebSocketConfiguration, remoteAddress: String, remotePort: Int,
+        requestPath: String, requestHeaders: WebSocketHTTPHeaders, onEnd: (@Sendable () -> Void)? = nil
+    ) {
+        self.id = Self.idCounter.wrappingAdd(1, ordering: .relaxed).newValue
+        self.isClient = isClient
+        self.remoteAddress = remoteAddress
+        self.remotePort = remotePort
+        self.requestPath = requestPath
+        self.requestHeaders = requestHeaders
+        self.loop = loop
+        self.registration = registration
+        self.closeTimeout = configuration.closeTimeout
+        self.inboundHighWaterMark = max(1, configuration.inboundBufferHighWaterMark)
+        self.onEnd = onEnd
+        let parser = WebSocketInboundParser(
+            role: isClient ? .client : .server, maxMessageSize: configuration.maxMessageSize,
+            messageTooBigReason: configuration.messageTooBigReason)
+        self.state = Mutex(State(
+            fd: fd, parser: parser, automaticPongs: configuration.automaticPongs,
+            maxOutboundBytes: configuration.maxOutboundBufferBytes))
+    }
+
+    /// Takes over the registration, sends `initialOutput` (the server's 101 response) and
+    /// parses bytes that arrived together with the handshake. Called on the loop thread.
+    func start(initialOutput: [UInt8], leftover: [UInt8]) {
+        loop.replaceHandler(registration, with: self)
+        state.withLock { state in
+            state.outbound.append(initialOutput, separateWrite: false)
+            if !leftover.isEmpty {
+                leftover.withUnsafeBytes { consume(&state, $0) }
+            }
+            flush(&state)
+            if state.fd >= 0 {
+                let interest = desiredInterest(state)
+                state.interest = interest
+                loop.setInterest(registration, interest)
+            }
+        }
+    }
+
+    // MARK: - Public API
+
+    /// The received messages, in order. The sequence finishes (returns `nil`) after the
+    /// connection has ended and every received message was consumed. Meant for one consumer;
+    /// several concurrent consumers each get different messages.
+    public var messages: WebSocketInboundMessages { WebSocketInboundMessages(connection: self) }
+
+    /// Sends a message, optionally with a fault.
+    ///
+    /// - Parameters:
+    ///   - message: the text or binary message.
+    ///   - fault: misbehaviour for this send (fragmentation, split writes, delay, drop).
+    /// - Throws: ``WebSocketError/connectionClosed`` once a close frame was sent or the
+    ///   connection ended; ``WebSocketError/outboundBufferFull`` when the queue limit is
+    ///   exceeded (the connection is then closed with 1008 "slow consumer");
+    ///   `CancellationError` when cancelled during a delay.
+    public func send(_ message: WebSocketMessage, fault: SendFault? = nil) async throws {
+        let fault = fault ?? SendFault()
+        if let delay = fault.delay { try await Task.sleep(for: delay) }
+        if fault.drop { return }
+        let frames = encode(message, fragments: fault.fragmentCount, interleavingPings: fault.interleavedPings)
+        try enqueue(fault.writes(of: frames.count == 1 ? frames[0] : Array(frames.joined())),
+                    split: fault.writeSplit != .none, isMessage: true, raw: false)
+    }
+
+    /// Sends a text message.
+    /// - Throws: see ``send(_:fault:)``.
+    public func send(text: String) async throws { try await send(.text(text)) }
+
+    /// Sends a binary message.
+    /// - Throws: see ``send(_:fault:)``.
+    public func send(binary: [UInt8]) async throws { try await send(.binary(binary)) }
+
+    /// Writes bytes to the socket exactly as given (no framing, no masking): for malformed
+    /// frames built with ``WebSocketFrame/encoded(maskingKey:)`` or by hand. Works until the
+    /// sending direction is shut down, even after a close frame.
+    ///
+    /// - Parameters:
+    ///   - bytes: the raw bytes.
+    ///   - fault: only ``SendFault/writeSplit`` and ``SendFault/delay`` apply.
+    /// - Throws: ``WebSocketError/connectionClosed`` when the socket can no longer send.
+    public func sendRaw(_ bytes: [UInt8], fault: SendFault? = nil) async throws {
+        let fault = fault ?? SendFault()
+        if let delay = fault.delay { try await Task.sleep(for: delay) }
+        try enqueue(fault.writes(of: bytes), split: fault.writeSplit != .none, isMessage: false, raw: true)
+    }
+
+    /// Sends a ping and waits for the matching pong (same payload).
+    ///
+    /// - Parameter payload: at most 125 bytes.
+    /// - Throws: ``WebSocketError/invalidArgument`` for a long payload,
+    ///   ``WebSocketError/connectionClosed`` when the connection ends first, or
+    ///   `CancellationError`.
+    public func ping(_ payload: [UInt8] = []) async throws {
+        guard payload.count <= 125 else { throw WebSocketError.invalidArgument.with(detail: "ping payload over 125 bytes") }
+        let frame = encodeFrame(fin: true, opcode: .ping, payload: payload)
+        let waiterID = state.withLock { state -> UInt64 in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let failure = state.withLock { state -> (any Error)? in
+                    if Task.isCancelled { return CancellationError() }
+                    guard state.fd >= 0, !state.writeShut, state.closeSent == nil else { return WebSocketError.connectionClosed }
+                    state.pingWaiters.append(PingWaiter(id: waiterID, payload: payload, continuation: continuation))
+                    state.outbound.append(frame, separateWrite: false)
+                    flush(&state)
+                    return nil
+                }
+                if let failure { continuation.resume(throwing: failure) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> PingWaiter? in
+                guard let index = state.pingWaiters.firstIndex(where: { $0.id == waiterID }) else { return nil }
+                return state.pingWaiters.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Starts the closing handshake and waits until the connection has ended.
+    ///
+    /// - Parameters:
+    ///   - code: the status code; ``WebSocketCloseCode/noStatus`` sends an empty close frame.
+    ///   - reason: the reason, cut at a character boundary to at most 123 UTF-8 bytes.
+    /// - Returns: how the connection ended (also when it had already ended before).
+    @discardableResult
+    public func close(code: WebSocketCloseCode = .normal, reason: String = "") async -> WebSocketCloseInfo {
+        let frame = WebSocketCloseFrame(code: code == .noStatus ? nil : code, reason: Self.truncatedReason(reason))
+        state.withLock { state in
+            guard state.fd >= 0, state.closeSent == nil, !state.writeShut else { return }
+            sendClose(&state, frame, initiatedLocally: true)
+            flush(&state)
+        }
+        return await waitUntilClosed()
+    }
+
+    /// Ends the connection at once with a TCP reset (`SO_LINGER` 0, then `close`), without a
+    /// close frame. The peer sees an abnormal end (1006); so does ``closeInfo`` here unless a
+    /// close frame had already been sent.
+    public func abort() {
+        state.withLock { state in
+            guard state.fd >= 0 else { return }
+            if state.closeSent == nil { state.initiatedLocally = true }
+            Socket.setLingerZero(state.fd)
+            finish(&state)
+        }
+    }
+
+    /// How the connection ended; `nil` while it is open or closing.
+    public var closeInfo: WebSocketCloseInfo? { state.withLock { $0.closeInfo } }
+
+    /// Waits until the connection has ended and tells how.
+    public func waitUntilClosed() async -> WebSocketCloseInfo {
+        await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketCloseInfo, Never>) in
+            let info = state.withLock { state -> WebSocketCloseInfo? in
+                if let info = state.closeInfo { return info }
+                state.closeWaiters.append(continuation)
+                return nil
+            }
+            if let info { continuation.resume(returning: info) }
+        }
+    }
+
+    /// Changes the inbound message size limit from the next frame on (the Gateway allows
+    /// 64 KiB before its own handshake completes and 25 MiB after).
+    ///
+    /// - Parameters:
+    ///   - bytes: the largest accepted message.
+    ///   - closeReason: the reason sent with 1009 when exceeded; `nil` keeps the current one.
+    public func setMaxMessageSize(_ bytes: Int, closeReason: String? = nil) {
+        state.withLock { state in
+            state.parser.maxMessageSize = bytes
+            if let closeReason { state.parser.messageTooBigReason = Self.truncatedReason(closeReason) }
+        }
+    }
+
+    /// The current inbound message size limit.
+    public var maxMessageSize: Int { state.withLock { $0.parser.maxMessageSize } }
+
+    /// Changes the outbound queue limit of this connection.
+    public func setMaxOutboundBufferBytes(_ bytes: Int) {
+        state.withLock { $0.maxOutboundBytes = bytes }
+    }
+
+    /// Bytes queued for sending and not yet accepted by the kernel.
+    public var outboundBufferedBytes: Int { state.withLock { $0.outbound.byteCount } }
+
+    /// Turns automatic pong replies off (a fault) or back on.
+    public func setAutomaticPongs(_ enabled: Bool) {
+        state.withLock { $0.automaticPongs = enabled }
+    }
+
+    /// Silently discards the next `count` messages passed to ``send(_:fault:)`` (they report
+    /// success but never reach the wire), e.g. to lose an acknowledgement.
+    public func dropNextOutboundMessages(_ count: Int = 1) {
+        state.withLock { $0.messagesToDrop += max(0, count) }
+    }
+
+    // MARK: - Consumer side
+
+    func nextMessage() async -> WebSocketMessage? {
+        enum Immediate { case message(WebSocketMessage), end, wait(UInt64) }
+        let immediate = state.withLock { state -> Immediate in
+            if let message = state.inbound.pop() {
+                resumeReadingIfDrained(&state)
+                return .message(message)
+            }
+            if state.inbound.isFinished { return .end }
+            state.nextWaiterID += 1
+            return .wait(state.nextWaiterID)
+        }
+        let waiterID: UInt64
+        switch immediate {
+        case .message(let message): return message
+        case .end: return nil
+        case .wait(let id): waiterID = id
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketMessage?, Never>) in
+                let ready = state.withLock { state -> WebSocketMessage?? in
+                    if let message = state.inbound.pop() {
+                        resumeReadingIfDrained(&state)
+                        return .some(message)
+                    }
+                    if state.inbound.isFinished || Task.isCancelled { return .some(nil) }
+                    state.inbound.addWaiter(id: waiterID, continuation)
+                    return .none
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.inbound.removeWaiter(id: waiterID) }
+            waiter?.resume(returning: nil)
+        }
+    }
+
+    private func resumeReadingIfDrained(_ state: inout State) {
+        guard state.readPaused, state.inbound.byteCount < inboundHighWaterMark else { return }
+        state.readPaused = false
+        updateInterest(&state)
+    }
+
+    // MARK: - Encoding and queueing
+
+    private func encode(_ message: WebSocketMessage, fragments: Int, interleavingPings: Bool) -> [[UInt8]] {
+        switch message {
+        case .text(var string):
+            return string.withUTF8 { encodeMessage(opcode: .text, payload: UnsafeRawBufferPointer($0), fragments: fragments, interleavingPings: interleavingPings) }
+        case .binary(let bytes):
+            return bytes.withUnsafeBytes { encodeMessage(opcode: .binary, payload: $0, fragments: fragments, interleavingPings: interleavingPings) }
+        }
+    }
+
+    private func encodeMessage(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, fragments: Int, interleavingPings: Bool) -> [[UInt8]] {
+        let count = max(1, fragments)
+        if count == 1 { return [encodeFrame(fin: true, opcode: opcode, payload: payload)] }
+        var frames: [[UInt8]] = []
+        let base = payload.count / count
+        let extra = payload.count % count
+        var start = 0
+        for index in 0..<count {
+            let length = base + (index < extra ? 1 : 0)
+            let piece = UnsafeRawBufferPointer(rebasing: payload[start..<(start + length)])
+            start += length
+            frames.append(encodeFrame(fin: index == count - 1, opcode: index == 0 ? opcode : .continuation, payload: piece))
+            if interleavingPings, index < count - 1 {
+                frames.append(encodeFrame(fin: true, opcode: .ping, payload: Array("interleaved".utf8)))
+            }
+        }
+        return frames
+    }
+
+    private func encodeFrame(fin: Bool, opcode: WebSocketOpcode, payload: [UInt8]) -> [UInt8] {
+        payload.withUnsafeBytes { encodeFrame(fin: fin, opcode: opcode, payload: $0) }
+    }
+
+    /// One frame; clients mask with a fresh random key (RFC 6455 section 5.3).
+    private func encodeFrame(fin: Bool, opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer) -> [UInt8] {
+        let key: [UInt8]? = isClient ? WebSocketRandom.bytes(4) : nil
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(WebSocketFrame.maxHeaderSize + payload.count)
+        WebSocketFrame.appendHeader(to: &bytes, fin: fin, reservedBits: 0, opcode: opcode, payloadLength: payload.count, maskingKey: key)
+        let start = bytes.count
+        bytes.append(contentsOf: payload)
+        if let key {
+            bytes.withUnsafeMutableBytes { raw in
+                _ = WebSocketMasking.apply(key: WebSocketMasking.key(key), offset: 0, to: UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
+            }
+        }
+        return bytes
+    }
+
+    private func enqueue(_ writes: [[UInt8]], split: Bool, isMessage: Bool, raw: Bool) throws(WebSocketError) {
+        try state.withLock { (state: inout State) throws(WebSocketError) in
+            guard state.fd >= 0, !state.writeShut, raw || state.closeSent == nil else { throw WebSocketError.connectionClosed }
+            if isMessage, state.messagesToDrop > 0 {
+                state.messagesToDrop -= 1
+                return
+            }
+            let size = writes.reduce(0) { $0 + $1.count }
+            if state.outbound.byteCount + size > state.maxOutboundBytes {
+                if state.closeSent == nil {
+                    sendClose(&state, WebSocketCloseFrame(code: .policyViolation, reason: "slow consumer"), initiatedLocally: true)
+                    flush(&state)
+                }
+                throw WebSocketError.outboundBufferFull.with(
+                    detail: "\(state.outbound.byteCount) bytes queued, limit \(state.maxOutboundBytes)")
+            }
+            for write in writes { state.outbound.append(write, separateWrite: split) }
+            flush(&state)
+        }
+    }
+
+    // MARK: - Loop side (all called with the state locked)
+
+    private func sendClose(_ state: inout State, _ frame: WebSocketCloseFrame, initiatedLocally: Bool) {
+        state.closeSent = frame
+        if initiatedLocally && state.closeReceived == nil { state.initiatedLocally = true }
+        state.outbound.append(
+            encodeFrame(fin: true, opcode: .close, payload: WebSocketFrame.closePayload(code: frame.code, reason: frame.reason)),
+            separateWrite: false)
+        armCloseTimer(&state)
+    }
+
+    private func armCloseTimer(_ state: inout State) {
+        guard state.closeTimer == nil, state.fd >= 0 else { return }
+        state.closeTimer = loop.schedule(after: closeTimeout) { [weak self] in
+            self?.state.withLock { state in
+                state.closeTimer = nil
+                self?.finish(&state)
+            }
+        }
+    }
+
+    private func consume(_ state: inout State, _ bytes: UnsafeRawBufferPointer) {
+        guard !state.parser.isDone else { return }  // after a close frame or a violation
+        var events: [WebSocketInboundEvent] = []
+        state.parser.parse(bytes, into: &events)
+        for event in events {
+            switch event {
+            case .message(let message):
+                state.inbound.deliver(message)
+                if state.inbound.byteCount >= inboundHighWaterMark { state.readPaused = true }
+            case .ping(let payload):
+                if state.automaticPongs, state.closeSent == nil {
+                    state.outbound.append(encodeFrame(fin: true, opcode: .pong, payload: payload), separateWrite: false)
+                }
+            case .pong(let payload):
+                resolvePings(&state, payload)
+            case .close(let frame):
+                state.closeReceived = frame
+                if state.closeSent == nil {
+                    sendClose(&state, frame, initiatedLocally: false)
+                }
+                // Both close frames have passed: the server closes TCP first, the client waits.
+                if !isClient { state.shutdownAfterFlush = true }
+                armCloseTimer(&state)
+            case .protocolViolation(let code, let reason):
+                if state.closeSent == nil {
+                    sendClose(&state, WebSocketCloseFrame(code: code, reason: reason), initiatedLocally: true)
+                }
+                state.shutdownAfterFlush = true
+            }
+        }
+    }
+
+    /// A pong answers the oldest ping with the same payload and every ping sent before it.
+    private func resolvePings(_ state: inout State, _ payload: [UInt8]) {
+        guard let index = state.pingWaiters.firstIndex(where: { $0.payload == payload }) else { return }
+        let resolved = state.pingWaiters[...index]
+        state.pingWaiters.removeFirst(index + 1)
+        for waiter in resolved { waiter.continuation.resume() }
+    }
+
+    private func flush(_ state: inout State) {
+        guard state.fd >= 0 else { return }
+        switch state.outbound.write(to: state.fd) {
+        case .drained:
+            if state.shutdownAfterFlush, !state.writeShut {
+                Socket.shutdownWrite(state.fd)
+                state.writeShut = true
+            }
+        case .wouldBlock:
+            break
+        case .failed:
+            finish(&state)
+            return
+        }
+        updateInterest(&state)
+    }
+
+    private func desiredInterest(_ state: State) -> IOInterest {
+        var interest: IOInterest = []
+        if !state.readPaused { interest.insert(.read) }
+        if !state.outbound.isEmpty { interest.insert(.write) }
+        return interest
+    }
+
+    private func updateInterest(_ state: inout State) {
+        guard state.fd >= 0 else { return }
+        let interest = desiredInterest(state)
+        guard interest != state.interest else { return }
+        state.interest = interest
+        loop.setInterest(registration, interest)
+    }
+
+    private func readAvailable(_ state: inout State, scratch: UnsafeMutableRawBufferPointer, hangup: Bool) {
+        var rounds = 0
+        while state.fd >= 0, !state.readPaused || hangup, rounds < 8 {
+            let count = Socket.receive(state.fd, scratch)
+            if count > 0 {
+                consume(&state, UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+                flush(&state)
+                rounds += 1
+                if count < scratch.count { return }
+            } else if count == 0 {
+                finish(&state)
+                return
+            } else {
+                let code = errno
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK { return }
+                finish(&state)
+                return
+            }
+        }
+    }
+
+    /// Closes the socket and tells everyone waiting how the connection ended.
+    private func finish(_ state: inout State) {
+        guard state.fd >= 0 else { return }
+        loop.deregister(registration)
+        Socket.closeDescriptor(state.fd)
+        state.fd = -1
+        if let timer = state.closeTimer {
+            loop.cancel(timer)
+            state.closeTimer = nil
+        }
+        state.outbound.removeAll()
+        let info = WebSocketCloseInfo(sent: state.closeSent, received: state.closeReceived, initiatedLocally: state.initiatedLocally)
+        state.closeInfo = info
+        state.inbound.finish()
+        let closeWaiters = state.closeWaiters
+        state.closeWaiters.removeAll()
+        for waiter in closeWaiters { waiter.resume(returning: info) }
+        let pingWaiters = state.pingWaiters
+        state.pingWaiters.removeAll()
+        for waiter in pingWaiters { waiter.continuation.resume(throwing: WebSocketError.connectionClosed) }
+        onEnd?()
+    }
+
+    static func truncatedReason(_ reason: String) -> String {
+        guard reason.utf8.count > 123 else { return reason }
+        var result = ""
+        for character in reason {
+            if result.utf8.count + String(character).utf8.count > 123 { break }
+            result.append(character)
+        }
+        return result
+    }
+}
+
+extension WebSocketConnection: EventLoopHandler {
+    func handleIO(_ readiness: IOReadiness, scratch: UnsafeMutableRawBufferPointer) {
+        state.withLock { state in
+            guard state.fd >= 0 else { return }
+            if readiness.writable { flush(&state) }
+            if readiness.readable || readiness.hangup { readAvailable(&state, scratch: scratch, hangup: readiness.hangup) }
+        }
+    }
+
+    func handleLoopStop() {
+        state.withLock { state in
+            guard state.fd >= 0 else { return }
+            if state.closeSent == nil, !state.writeShut {
+                sendClose(&state, WebSocketCloseFrame(code: .goingAway, reason: "server shutting down"), initiatedLocally: true)
+                _ = state.outbound.write(to: state.fd)  // best effort, once
+            }
+            finish(&state)
+        }
+    }
+}
+
+/// The received messages of a ``WebSocketConnection``; finishes when the connection ends.
+public struct WebSocketInboundMessages: AsyncSequence, Sendable {
+    /// Messages.
+    public typealias Element = WebSocketMessage
+    /// The sequence never throws; it ends instead.
+    public typealias Failure = Never
+
+    let connection: WebSocketConnection
+
+    /// Iterates over the received messages.
+    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
+        let connection: WebSocketConnection
+
+        /// The next message, or `nil` when the connection has ended (or the task was cancelled).
+        public mutating func next() async -> WebSocketMessage? { await connection.nextMessage() }
+
+        /// The next message, or `nil` when the connection has ended (or the task was cancelled).
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> WebSocketMessage? {
+            await connection.nextMessage()
+        }
+    }
+
+    /// Creates an iterator.
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(connection: connection) }
+}

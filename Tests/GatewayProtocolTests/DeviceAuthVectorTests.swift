@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+@testable import GatewayProtocol
+
+/// One case of `Fixtures/device-auth.json` (a copy of the shared vectors).
+struct DeviceAuthVector: Sendable, CustomTestStringConvertible {
+    var name: String
+    var valid: Bool
+    var seedHex: String
+    var publicKeyHex: String
+    var payloadVersion: String
+    var payload: String
+    var connectParams: JSONValue
+    var challengeNonce: String
+    var challengeTs: Int
+    var expectDetailsCode: String?
+
+    var testDescription: String { name }
+
+    static func loadAll() throws -> [DeviceAuthVector] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/device-auth.json")
+        let root = try JSONValue(parsing: Data(contentsOf: url))
+        guard let cases = root["cases"]?.arrayValue else { throw FrameDecodingError("vectors file has no cases") }
+        return try cases.map { item in
+            guard let name = item["name"]?.stringValue, let valid = item["valid"]?.boolValue,
+                let seedHex = item["seedHex"]?.stringValue, let publicKeyHex = item["publicKeyHex"]?.stringValue,
+                let payloadVersion = item["payloadVersion"]?.stringValue, let payload = item["payload"]?.stringValue,
+                let params = item["connectParams"], let nonce = item["challenge"]?["nonce"]?.stringValue,
+                let ts = item["challenge"]?["ts"]?.int64Value
+            else { throw FrameDecodingError("malformed vector \(item.jsonString)") }
+            return DeviceAuthVector(
+                name: name, valid: valid, seedHex: seedHex, publicKeyHex: publicKeyHex, payloadVersion: payloadVersion,
+                payload: payload, connectParams: params, challengeNonce: nonce, challengeTs: Int(ts),
+                expectDetailsCode: item["expectDetailsCode"]?.stringValue)
+        }
+    }
+
+    static let all: [DeviceAuthVector] = (try? loadAll()) ?? []
+    static var validCases: [DeviceAuthVector] { all.filter(\.valid) }
+    static var invalidCases: [DeviceAuthVector] { all.filter { !$0.valid } }
+}
+
+@Suite("Shared device-auth vectors")
+struct DeviceAuthVectorTests {
+    @Test func vectorFileLoadsWithValidAndInvalidCases() throws {
+        let vectors = try DeviceAuthVector.loadAll()
+        #expect(vectors.count >= 12)
+        #expect(vectors.contains { $0.valid })
+        #expect(vectors.contains { !$0.valid })
+        #expect(vectors.allSatisfy { $0.valid || $0.expectDetailsCode != nil })
+    }
+
+    @Test(arguments: DeviceAuthVector.validCases)
+    func validVectorVerifiesWithItsPayloadVersion(_ vector: DeviceAuthVector) throws {
+        let params = try ConnectParams.validate(vector.connectParams).get()
+        let outcome = DeviceProofVerifier().verify(params, expectedNonce: vector.challengeNonce, nowMs: vector.challengeTs)
+        let verified = try #require(outcome.verifiedDevice, "\(vector.name): \(String(describing: outcome.failure))")
+        #expect(verified.payloadVersion.rawValue == vector.payloadVersion)
+        #expect(verified.deviceId == params.device?.id)
+    }
+
+    @Test(arguments: DeviceAuthVector.validCases)
+    func validVectorPayloadIsRebuiltFromTheParams(_ vector: DeviceAuthVector) throws {
+        let params = try ConnectParams.validate(vector.connectParams).get()
+        let version = try #require(DeviceAuthPayload.Version(rawValue: vector.payloadVersion))
+        #expect(DeviceAuthPayload.build(version, for: params) == vector.payload)
+    }
+
+    @Test(arguments: DeviceAuthVector.all)
+    func seedReproducesPublicKeyDeviceIdAndSignature(_ vector: DeviceAuthVector) throws {
+        let seed = try #require(Hex.decode(vector.seedHex))
+        let identity = try DeviceIdentity(seed: seed)
+        #expect(Hex.encode(identity.publicKey) == vector.publicKeyHex)
+        let params = try ConnectParams.validate(vector.connectParams).get()
+        let device = try #require(params.device)
+        if vector.valid {
+            #expect(identity.publicKeyBase64URL == device.publicKey)
+            #expect(identity.deviceId == device.id)
+            #expect(identity.sign(vector.payload) == device.signature)
+        }
+        // Every vector's payload is signed by its seed, even where the params were then tampered with.
+        #expect(DeviceIdentity.verify(signature: identity.sign(vector.payload), payload: vector.payload, publicKey: identity.publicKeyBase64URL))
+    }
+
+    @Test(arguments: DeviceAuthVector.invalidCases)
+    func invalidVectorFailsWithTheExpectedDetailCode(_ vector: DeviceAuthVector) throws {
+        let params = try ConnectParams.validate(vector.connectParams).get()
+        let outcome = DeviceProofVerifier().verify(params, expectedNonce: vector.challengeNonce, nowMs: vector.challengeTs)
+        let failure = try #require(outcome.failure, "\(vector.name) unexpectedly verified")
+        #expect(failure.detailCode.rawValue == vector.expectDetailsCode)
+        #expect(failure.errorShape.detailCode == vector.expectDetailsCode)
+        #expect(failure.errorShape.code == "INVALID_REQUEST")
+    }
+}

@@ -1,0 +1,223 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Synchronization
+import Testing
+@testable import WebSocketTransport
+
+/// A test ran past its deadline (something it waited for never happened).
+struct DeadlineExceeded: Error, CustomStringConvertible {
+    var what: String
+    var description: String { "deadline exceeded: \(what)" }
+}
+
+/// Shared by the racing tasks of ``withDeadline(_:_:_:)``: whoever takes the continuation first
+/// resumes it.
+private final class DeadlineRace<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
+    let timer = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = Mutex(continuation) }
+
+    func take() -> CheckedContinuation<T, any Error>? {
+        continuation.withLock { state in
+            defer { state = nil }
+            return state
+        }
+    }
+}
+
+/// Runs `body` and fails with ``DeadlineExceeded`` if it takes longer than `seconds`. The
+/// deadline only bounds a hang; nothing is timed.
+func withDeadline<T: Sendable>(
+    _ seconds: Double = 30, _ what: String = "operation", _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        let race = DeadlineRace(continuation)
+        let work = Task {
+            let result: Result<T, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            if let continuation = race.take() {
+                continuation.resume(with: result)
+                race.timer.withLock { $0?.cancel() }
+            }
+        }
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            guard !Task.isCancelled, let continuation = race.take() else { return }
+            continuation.resume(throwing: DeadlineExceeded(what: what))
+            work.cancel()
+        }
+        race.timer.withLock { $0 = timer }
+    }
+}
+
+/// The next message, failing the test when the connection ends first.
+func nextMessage(_ connection: WebSocketConnection, _ what: String = "message") async throws -> WebSocketMessage {
+    var iterator = connection.messages.makeAsyncIterator()
+    guard let message = await iterator.next() else {
+        throw DeadlineExceeded(what: "\(what): connection ended (\(connection.closeInfo?.description ?? "open"))")
+    }
+    return message
+}
+
+/// Reads messages until the connection ends; returns them.
+func drain(_ connection: WebSocketConnection) async -> [WebSocketMessage] {
+    var messages: [WebSocketMessage] = []
+    for await message in connection.messages { messages.append(message) }
+    return messages
+}
+
+/// A server whose every connection echoes each message back; `onConnection` runs first.
+final class EchoServer: Sendable {
+    let server: WebSocketServer
+    let accepted: AsyncStream<WebSocketConnection>
+    private let acceptedContinuation: AsyncStream<WebSocketConnection>.Continuation
+    private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    init(configuration: WebSocketConfiguration = .init(), host: String = "127.0.0.1",
+         onConnection: @escaping @Sendable (WebSocketConnection) async -> Void = { _ in }) async throws {
+        server = try await WebSocketServer.start(host: host, configuration: configuration)
+        (accepted, acceptedContinuation) = AsyncStream<WebSocketConnection>.makeStream()
+        let server = self.server
+        let continuation = acceptedContinuation
+        let task = Task {
+            await withDiscardingTaskGroup { group in
+                for await connection in server.connections {
+                    continuation.yield(connection)
+                    group.addTask {
+                        await onConnection(connection)
+                        for await message in connection.messages {
+                            try? await connection.send(message)
+                        }
+                    }
+                }
+            }
+            continuation.finish()
+        }
+        self.task.withLock { $0 = task }
+    }
+
+    var url: String { "ws://127.0.0.1:\(server.port)/echo" }
+
+    /// The next accepted server-side connection.
+    func nextAccepted() async throws -> WebSocketConnection {
+        var iterator = accepted.makeAsyncIterator()
+        guard let connection = await iterator.next() else { throw DeadlineExceeded(what: "accepted connection") }
+        return connection
+    }
+
+    func shutdown() async {
+        await server.shutdown()
+        let task = self.task.withLock { $0 }
+        await task?.value
+    }
+}
+
+/// Runs `body` with an echo server and shuts it down afterwards.
+func withEchoServer<T: Sendable>(
+    configuration: WebSocketConfiguration = .init(), deadline: Double = 60,
+    onConnection: @escaping @Sendable (WebSocketConnection) async -> Void = { _ in },
+    _ body: @escaping @Sendable (EchoServer) async throws -> T
+) async throws -> T {
+    let server = try await EchoServer(configuration: configuration, onConnection: onConnection)
+    do {
+        let result = try await withDeadline(deadline, "echo server test") { try await body(server) }
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}
+
+/// A blocking TCP client for byte-level tests (no WebSocket logic at all). Blocking calls
+/// have a receive timeout so that a missing answer fails instead of hanging.
+final class RawTCPClient: Sendable {
+    let fd: Int32
+
+    init(port: Int, host: String = "127.0.0.1") throws {
+        fd = socket(AF_INET, Socket.streamType, 0)
+        guard fd >= 0 else { throw WebSocketError.socketFailed }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, host, &address.sin_addr)
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 else {
+            _ = systemClose(fd)
+            throw WebSocketError.connectionFailed
+        }
+    }
+
+    func write(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Socket.send(fd, $0) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+
+    func write(_ text: String) { write(Array(text.utf8)) }
+
+    /// Reads until EOF, an error, the timeout, or `limit` bytes.
+    func readAll(limit: Int = 1 << 20) -> [UInt8] {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while result.count < limit {
+            let count = buffer.withUnsafeMutableBytes { Socket.receive(fd, $0) }
+            if count <= 0 { break }
+            result.append(contentsOf: buffer[..<count])
+        }
+        return result
+    }
+
+    /// Reads until `terminator` appears (or EOF / timeout).
+    func read(until terminator: [UInt8]) -> [UInt8] {
+        var result: [UInt8] = []
+        var byte: UInt8 = 0
+        while withUnsafeMutableBytes(of: &byte, { Socket.receive(fd, $0) }) == 1 {
+            result.append(byte)
+            if result.count >= terminator.count, Array(result.suffix(terminator.count)) == terminator { break }
+        }
+        return result
+    }
+
+    /// Performs a valid client handshake and returns whatever else arrived with the response.
+    func upgrade(path: String = "/") -> String {
+        write("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        return String(decoding: read(until: Array("\r\n\r\n".utf8)), as: UTF8.self)
+    }
+
+    func closeAbruptly() {
+        Socket.setLingerZero(fd)
+        _ = systemClose(fd)
+    }
+
+    func close() { _ = systemClose(fd) }
+}
+
+#if canImport(Glibc)
+private func systemClose(_ fd: Int32) -> Int32 { Glibc.close(fd) }
+#else
+private func systemClose(_ fd: Int32) -> Int32 { Darwin.close(fd) }
+#endif
+
+/// A masked client frame (as a client must send it).
+func maskedFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool = true, reservedBits: UInt8 = 0) -> [UInt8] {
+    WebSocketFrame(fin: fin, reservedBits: reservedBits, opcode: opcode, payload: payload).encoded(maskingKey: [0x11, 0x22, 0x33, 0x44])
+}
+
+/// A deterministic byte pattern.
+func pattern(_ count: Int, seed: UInt8 = 7) -> [UInt8] {
+    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
+}
