@@ -1,0 +1,197 @@
+import Foundation
+import GatewayProtocol
+
+/// An error from the scripting API: the same error a wire client would get.
+public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The error as it would travel on the wire.
+    public var shape: ErrorShape
+
+    /// Creates an error.
+    public init(_ shape: ErrorShape) { self.shape = shape }
+
+    /// `code: message`.
+    public var description: String { "\(shape.code): \(shape.message)" }
+}
+
+// MARK: - Pairing and tokens
+
+extension Gateway {
+    /// The pending pairing requests, oldest first.
+    public func pendingPairingRequests() async -> [PairingRequestInfo] {
+        await core.pendingRequestInfos()
+    }
+
+    /// The paired device records.
+    public func pairedDevices() async -> [PairedDevice] {
+        await core.pairingStore.pairedDevices
+    }
+
+    /// Waits for the next `device.pair.requested` after `cursor`.
+    /// - Parameters:
+    ///   - cursor: an `events.count` taken before the action expected to cause the request;
+    ///     0 finds the first request ever made.
+    ///   - timeout: real time.
+    /// - Returns: the request, or `nil` on timeout.
+    public func nextPairingRequest(after cursor: Int = 0, timeout: Duration) async -> PairingRequestInfo? {
+        let event = await events.first(from: cursor, timeout: timeout) { event in
+            if case .pairingRequested = event { return true }
+            return false
+        }
+        if case .pairingRequested(let info)? = event?.element { return info }
+        return nil
+    }
+
+    /// Approves a pending request as an all-powerful operator (the console or a test).
+    /// - Returns: the paired record.
+    /// - Throws: `GatewayError` (`unknown requestId` for an unknown, superseded, expired or
+    ///   already resolved request).
+    @discardableResult
+    public func approve(requestId: String) async throws(GatewayError) -> PairedDevice {
+        try await core.scriptApprove(requestId: requestId)
+    }
+
+    /// Rejects a pending request.
+    /// - Throws: `GatewayError` for an unknown request.
+    public func reject(requestId: String) async throws(GatewayError) {
+        try await core.scriptReject(requestId: requestId)
+    }
+
+    /// Removes a paired device: its sessions are closed and its pending requests deleted.
+    /// - Throws: `GatewayError` for an unknown device.
+    public func removeDevice(_ deviceId: String) async throws(GatewayError) {
+        try await core.scriptRemove(deviceId: deviceId)
+    }
+
+    /// Revokes a device's token for a role; its sessions with that role are closed.
+    /// - Throws: `GatewayError` for an unknown device or role.
+    public func revokeToken(deviceId: String, role: String) async throws(GatewayError) {
+        try await core.scriptRevoke(deviceId: deviceId, role: role)
+    }
+
+    /// Rotates a device's token for a role; its sessions with that role are closed.
+    /// - Returns: the new token.
+    /// - Throws: `GatewayError` for an unknown device or role.
+    @discardableResult
+    public func rotateToken(deviceId: String, role: String) async throws(GatewayError) -> String {
+        try await core.scriptRotate(deviceId: deviceId, role: role)
+    }
+
+    /// Issues a setup code (bootstrap token valid 10 minutes, single use) for this Gateway.
+    /// - Parameter fullAccess: include `operator.admin` in the operator hand-off.
+    public func makeSetupCode(fullAccess: Bool = false) async -> SetupCode {
+        await core.scriptSetupCode(url: url, fullAccess: fullAccess)
+    }
+}
+
+// MARK: - Nodes
+
+extension Gateway {
+    /// The nodes registered now.
+    public func connectedNodes() async -> [RegisteredNode] {
+        await core.nodes.nodes.values.sorted { $0.nodeId < $1.nodeId }
+    }
+
+    /// Waits until a node with `nodeId` is registered (or already is).
+    /// - Returns: `true` when it is connected before the timeout.
+    public func waitUntilNodeConnected(_ nodeId: String, timeout: Duration) async -> Bool {
+        await waitForEvent(timeout: timeout) { event in
+            if case .nodeConnected(let id, _) = event { return id == nodeId }
+            return false
+        } != nil
+    }
+
+    /// Sends `node.invoke.request` to a node and waits for its result.
+    /// - Parameters:
+    ///   - nodeId: the node (its device id).
+    ///   - command: the command name.
+    ///   - params: sent as `paramsJSON`.
+    ///   - timeoutMs: `timeoutMs` of the request; the Gateway gives up after it on its clock.
+    ///   - idempotencyKey: sent as `idempotencyKey`.
+    ///   - wait: how long to wait in real time before giving up (`.timedOut`).
+    /// - Returns: the result, `.timedOut`, or `.nodeDisconnected` (also when the node is not
+    ///   connected at all).
+    public func invoke(nodeId: String, command: String, params: JSONValue? = nil, timeoutMs: Int = 30_000,
+                       idempotencyKey: String? = nil, wait: Duration = .seconds(30)) async -> InvokeOutcome {
+        guard let id = await core.startInvoke(nodeId: nodeId, command: command, params: params,
+                                              timeoutMs: timeoutMs, idempotencyKey: idempotencyKey) else {
+            return .nodeDisconnected
+        }
+        return await withTaskGroup(of: InvokeOutcome?.self) { group in
+            group.addTask { await self.core.waitForInvoke(id) }
+            group.addTask {
+                try? await Task.sleep(for: wait)
+                await self.core.abandonInvoke(id)
+                return nil
+            }
+            var outcome: InvokeOutcome = .timedOut
+            for await result in group {
+                if let result {
+                    outcome = result
+                    break
+                }
+            }
+            group.cancelAll()
+            return outcome
+        }
+    }
+}
+
+// MARK: - Core support
+
+extension GatewayCore {
+    func pendingRequestInfos() -> [PairingRequestInfo] {
+        pairingStore.pendingRequests(nowMs: nowMs).sorted { $0.ts < $1.ts }.map(PairingRequestInfo.init)
+    }
+
+    func scriptApprove(requestId: String) throws(GatewayError) -> PairedDevice {
+        do {
+            let approval = try pairingStore.approve(requestId: requestId, nowMs: nowMs, approver: nil)
+            applyPairingEffects(approval.effects)
+            return approval.device
+        } catch {
+            throw GatewayError(error.errorShape)
+        }
+    }
+
+    func scriptReject(requestId: String) throws(GatewayError) {
+        do {
+            applyPairingEffects(try pairingStore.reject(requestId: requestId, nowMs: nowMs).effects)
+        } catch {
+            throw GatewayError(error.errorShape)
+        }
+    }
+
+    func scriptRemove(deviceId: String) throws(GatewayError) {
+        do {
+            applyPairingEffects(try pairingStore.remove(deviceId: deviceId, nowMs: nowMs))
+        } catch {
+            throw GatewayError(error.errorShape)
+        }
+    }
+
+    func scriptRevoke(deviceId: String, role: String) throws(GatewayError) {
+        do {
+            let change = try pairingStore.revokeToken(deviceId: deviceId, role: GatewayRole(rawValue: role), nowMs: nowMs)
+            events.append(.deviceToken(deviceId: deviceId, role: role, action: "revoked"))
+            applyPairingEffects(change.effects)
+        } catch {
+            throw GatewayError(error.errorShape)
+        }
+    }
+
+    func scriptRotate(deviceId: String, role: String) throws(GatewayError) -> String {
+        do {
+            let change = try pairingStore.rotateToken(deviceId: deviceId, role: GatewayRole(rawValue: role), nowMs: nowMs)
+            events.append(.deviceToken(deviceId: deviceId, role: role, action: "rotated"))
+            applyPairingEffects(change.effects)
+            return change.token.token
+        } catch {
+            throw GatewayError(error.errorShape)
+        }
+    }
+
+    func scriptSetupCode(url: String, fullAccess: Bool) -> SetupCode {
+        let issued = bootstrapTokens.issue(profile: fullAccess ? .fullAccess : .setupCode, nowMs: nowMs)
+        return SetupCode(url: url, bootstrapToken: issued.token)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Everything a fake Gateway is started with. Every field has a default that matches a real
+/// Gateway in its default configuration, except the port (0: any free port) and the clock
+/// (manual, so tests control time).
+public struct GatewayConfiguration: Sendable {
+    /// The address to listen on. Default loopback.
+    public var host: String
+    /// The port; 0 picks a free one (read it back from `Gateway.port`).
+    public var port: Int
+    /// The Gateway generation to imitate.
+    public var profile: GatewayProfile
+    /// The shared-secret mode (`gateway.auth.mode`).
+    public var auth: GatewayAuthMode
+    /// Which pairing requests are approved without an operator.
+    public var autoApproval: AutoApprovalPolicy
+    /// `hello-ok.policy.tickIntervalMs`, and how often `tick` is sent.
+    public var tickIntervalMs: Int
+    /// How long a socket may take to complete `connect` (gateway-protocol.md §2.7: 15 s).
+    public var handshakeTimeoutMs: Int
+    /// The largest frame before `hello-ok` (64 KiB; close 1009 beyond it).
+    public var maxPreauthPayloadBytes: Int
+    /// The largest frame after `hello-ok` (`policy.maxPayload`, 25 MiB).
+    public var maxPayloadBytes: Int
+    /// The outbound buffer per socket (`policy.maxBufferedBytes`, 50 MiB).
+    public var maxBufferedBytes: Int
+    /// The clock every rule reads.
+    public var clock: GatewayClock
+    /// The seed of every random choice (request ids, nonces, tokens, race interleavings).
+    public var seed: UInt64
+    /// The 32-byte seed of the Gateway's own Ed25519 identity (`gateway.identity.get`). Two
+    /// Gateways with different seeds have different identities.
+    public var identitySeed: [UInt8]
+    /// Replace secrets with `"<redacted>"` in the transcript.
+    public var redactSecrets: Bool
+    /// Also write the transcript to this JSON Lines file as it happens.
+    public var transcriptFile: URL?
+    /// The wake words sent in `voicewake.changed` after a node connects.
+    public var voiceWakeTriggers: [String]
+    /// Answer every connect with `UNAVAILABLE` / close 1013 ("gateway starting") until cleared
+    /// with `Gateway.setStartingUp(false)`.
+    public var startingUp: Bool
+
+    /// Creates a configuration; every parameter has its default.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        profile: GatewayProfile = .current,
+        auth: GatewayAuthMode = .none,
+        autoApproval: AutoApprovalPolicy = .manual,
+        tickIntervalMs: Int = 30_000,
+        handshakeTimeoutMs: Int = 15_000,
+        maxPreauthPayloadBytes: Int = 64 * 1024,
+        maxPayloadBytes: Int = 26_214_400,
+        maxBufferedBytes: Int = 52_428_800,
+        clock: GatewayClock = .manual(),
+        seed: UInt64 = 0x0C1A_55EED,
+        identitySeed: [UInt8] = Array(repeating: 0x47, count: 32),
+        redactSecrets: Bool = true,
+        transcriptFile: URL? = nil,
+        voiceWakeTriggers: [String] = ["openclaw", "claude"],
+        startingUp: Bool = false
+    ) {
+        self.host = host
+        self.port = port
+        self.profile = profile
+        self.auth = auth
+        self.autoApproval = autoApproval
+        self.tickIntervalMs = tickIntervalMs
+        self.handshakeTimeoutMs = handshakeTimeoutMs
+        self.maxPreauthPayloadBytes = maxPreauthPayloadBytes
+        self.maxPayloadBytes = maxPayloadBytes
+        self.maxBufferedBytes = maxBufferedBytes
+        self.clock = clock
+        self.seed = seed
+        self.identitySeed = identitySeed
+        self.redactSecrets = redactSecrets
+        self.transcriptFile = transcriptFile
+        self.voiceWakeTriggers = voiceWakeTriggers
+        self.startingUp = startingUp
+    }
+}

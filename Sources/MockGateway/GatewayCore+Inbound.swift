@@ -1,0 +1,143 @@
+import Foundation
+import GatewayProtocol
+import WebSocketTransport
+
+extension GatewayCore {
+    /// Takes one inbound WebSocket message. Text and binary are both JSON (Swift clients send
+    /// binary, gateway-protocol.md §1).
+    func receive(_ message: WebSocketMessage, on connectionId: String) {
+        guard let state = connections[connectionId] else { return }
+        let bytes = message.payload
+        let isBinary: Bool
+        if case .binary = message { isBinary = true } else { isBinary = false }
+        let decoded = try? JSONValue(parsing: Data(bytes))
+        let recorded: JSONValue = decoded ?? (isBinary
+            ? ["binaryBase64": .string(Data(bytes).base64EncodedString())]
+            : ["text": .string(String(decoding: bytes, as: UTF8.self))])
+        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
+                                          kind: .inbound, message: recorded))
+        let frame = decoded.flatMap { try? Frame(json: $0) }
+        events.append(.frameIn(connectionId: connectionId, frame: frame, binary: isBinary))
+        guard !state.closing else { return }
+
+        guard state.session != nil else {
+            handleHandshakeMessage(Data(bytes), on: connectionId)
+            return
+        }
+        switch frame {
+        case .request(let request):
+            dispatch(request, on: connectionId)
+        case .cancel:
+            // Newest protocol only; the fake Gateway may ignore cancel frames (§2.4).
+            break
+        case .response, .event:
+            noteInvalidFrame(on: connectionId, why: "clients send only req and cancel frames")
+        case nil:
+            // A response needs an id; a frame too broken to carry one gets none. Whether the
+            // newest Gateway closes after three malformed frames is unconfirmed (§2.7), so the
+            // tolerant choice is to keep the connection and record the problem.
+            if let id = decoded?["id"]?.stringValue, !id.isEmpty {
+                fail(id, method: decoded?["method"]?.stringValue ?? "", ErrorShape(code: "INVALID_REQUEST", message: "invalid request frame"), to: connectionId)
+            }
+            noteInvalidFrame(on: connectionId, why: decoded == nil ? "not JSON" : "not a valid frame")
+        }
+    }
+
+    func noteInvalidFrame(on connectionId: String, why: String) {
+        guard var state = connections[connectionId] else { return }
+        state.invalidFrames += 1
+        connections[connectionId] = state
+        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
+                                          kind: .note, text: "invalid frame ignored: \(why)"))
+    }
+
+    /// Routes a request of an authenticated session.
+    func dispatch(_ request: RequestFrame, on connectionId: String) {
+        guard let session = connections[connectionId]?.session else { return }
+        if request.method == GatewayMethod.connect.rawValue {
+            fail(request.id, method: request.method,
+                 ErrorShape(code: "INVALID_REQUEST", message: "connect is only valid as the first request"), to: connectionId)
+            return
+        }
+        if session.isNode {
+            handleNodeRequest(request, session: session, on: connectionId)
+        } else {
+            handleOperatorRequest(request, session: session, on: connectionId)
+        }
+    }
+
+    /// `unknown method: X` (gateway-protocol.md §7.2).
+    func unknownMethod(_ request: RequestFrame, on connectionId: String) {
+        fail(request.id, method: request.method,
+             ErrorShape(code: "INVALID_REQUEST", message: "unknown method: \(request.method)"), to: connectionId)
+    }
+
+    // MARK: - Fault setters
+
+    func setDropNextResponse(method: String, cut: Bool) {
+        faults.dropNextResponse[method] = cut
+        noteFault("drop the next response to \(method)\(cut ? " and cut the connection" : "")")
+    }
+
+    func setResponseDelay(_ delay: Duration?) {
+        faults.responseDelay = delay
+        noteFault(delay.map { "delay responses by \($0)" } ?? "respond without delay")
+    }
+
+    func setTicksStopped(_ stopped: Bool) {
+        faults.ticksStopped = stopped
+        if !stopped { nextTickMs = nowMs + Int64(configuration.tickIntervalMs) }
+        noteFault(stopped ? "ticks stopped" : "ticks resumed")
+    }
+
+    /// One gap per connection: the skip is consumed by each connection's next sequenced event.
+    func setSeqSkip(_ count: Int) {
+        for connectionId in connections.keys {
+            connections[connectionId]?.pendingSeqSkip = max(0, count)
+        }
+        noteFault("skip \(count) seq numbers")
+    }
+
+    func setNextEventsAsBinary(_ count: Int) { faults.nextEventsAsBinary = max(0, count) }
+
+    func setNextEventsFragmented(_ count: Int) { faults.nextEventsFragmented = max(0, count) }
+
+    func setStartingUp(_ on: Bool) {
+        startingUp = on
+        noteFault(on ? "starting up (UNAVAILABLE, 1013)" : "started")
+    }
+
+    func setAccepting(_ on: Bool) { accepting = on }
+
+    func noteFault(_ description: String) {
+        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: "-",
+                                          kind: .note, text: description))
+        events.append(.faultInjected(description: description))
+    }
+
+    func sendCustomEvent(_ event: String, payload: JSONValue?, to connectionId: String, sequenced: Bool) {
+        if sequenced {
+            sendSequenced(event: event, payload: payload, to: connectionId)
+        } else {
+            sendTargeted(event: event, payload: payload, to: connectionId)
+        }
+    }
+
+    /// `shutdown`, then close 1012 "service restart" on every socket; new sockets are refused
+    /// until accepting resumes.
+    func shutdownForRestart(restartExpectedMs: Int?) {
+        accepting = false
+        let payload = (try? JSONValue(encoding: ShutdownEvent(restartExpectedMs: restartExpectedMs))) ?? .null
+        broadcast(event: "shutdown", payload: payload)
+        for connectionId in connections.keys.sorted() {
+            close(connectionId, code: 1012, reason: "service restart")
+        }
+    }
+
+    /// Resumes every waiter at shutdown so nothing hangs.
+    func finishWaiters() {
+        for (_, waiter) in invokeWaiters { waiter.resume(returning: .nodeDisconnected) }
+        invokeWaiters = [:]
+        finishOperatorWaiters()
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import GatewayProtocol
+
+extension GatewayCore {
+    /// The presence triggers a client may send; anything else normalises to `background`
+    /// (gateway-protocol.md §7.6).
+    static let presenceTriggers: Set<String> = ["background", "silent_push", "bg_app_refresh", "significant_location", "manual", "connect"]
+
+    /// Requests of a `role:"node"` session (gateway-protocol.md §7.2).
+    func handleNodeRequest(_ request: RequestFrame, session: Session, on connectionId: String) {
+        let nodeId = session.nodeId ?? session.client.id.rawValue
+        switch request.method {
+        case "node.invoke.result":
+            handleInvokeResult(request, nodeId: nodeId, on: connectionId)
+        case "node.event":
+            handleNodeEvent(request, session: session, nodeId: nodeId, on: connectionId)
+        case "node.pending.pull":
+            let actions = pendingActions[nodeId] ?? []
+            respond(.success(id: request.id, payload: ["nodeId": .string(nodeId), "actions": .array(actions)]),
+                    method: request.method, to: connectionId)
+        case "node.pending.ack":
+            guard let ids = request.params?["ids"]?.arrayValue?.compactMap(\.stringValue), !ids.isEmpty else {
+                fail(request.id, method: request.method,
+                     ErrorShape(code: "INVALID_REQUEST", message: "invalid node.pending.ack params: ids must be a non-empty array of strings"),
+                     to: connectionId)
+                return
+            }
+            var remaining = pendingActions[nodeId] ?? []
+            let acked = remaining.compactMap { $0["id"]?.stringValue }.filter(ids.contains)
+            remaining.removeAll { action in action["id"]?.stringValue.map(ids.contains) ?? false }
+            pendingActions[nodeId] = remaining
+            respond(.success(id: request.id, payload: [
+                "nodeId": .string(nodeId), "ackedIds": .array(acked.map(JSONValue.string)),
+                "remainingCount": .int(Int64(remaining.count)),
+            ]), method: request.method, to: connectionId)
+        case "node.pending.drain" where profile.hasNewerNodeMethods:
+            respond(.success(id: request.id, payload: [
+                "nodeId": .string(nodeId), "revision": 0, "items": [], "hasMore": false,
+            ]), method: request.method, to: connectionId)
+        case "node.pluginSurface.refresh" where profile.hasNewerNodeMethods:
+            respond(.success(id: request.id, payload: ["pluginSurfaceUrls": ["canvas": .string(canvasURL)]]),
+                    method: request.method, to: connectionId)
+        case "node.canvas.capability.refresh" where !profile.hasNewerNodeMethods:
+            respond(.success(id: request.id, payload: ["canvasHostUrl": .string(canvasURL)]), method: request.method, to: connectionId)
+        case "node.invoke.progress", "node.skills.update", "node.pluginTools.update":
+            guard profile.hasNewerNodeMethods else { return unknownMethod(request, on: connectionId) }
+            respond(.success(id: request.id, payload: ["ok": true]), method: request.method, to: connectionId)
+        case "skills.bins":
+            respond(.success(id: request.id, payload: ["bins": []]), method: request.method, to: connectionId)
+        default:
+            if OperatorMethodPolicy.isKnownOperatorMethod(request.method) {
+                fail(request.id, method: request.method,
+                     ErrorShape(code: "INVALID_REQUEST", message: "unauthorized role: node"), to: connectionId)
+            } else {
+                unknownMethod(request, on: connectionId)
+            }
+        }
+    }
+
+    var canvasURL: String { "http://\(configuration.host):\(configuration.port)/__openclaw__/canvas/" }
+
+    // MARK: - node.invoke.result
+
+    func handleInvokeResult(_ request: RequestFrame, nodeId: String, on connectionId: String) {
+        guard var params = request.params?.objectValue,
+              let id = params["id"]?.stringValue, !id.isEmpty,
+              params["nodeId"]?.stringValue != nil,
+              params["ok"]?.boolValue != nil
+        else {
+            fail(request.id, method: request.method,
+                 ErrorShape(code: "INVALID_REQUEST", message: "invalid node.invoke.result params: id, nodeId and ok are required"),
+                 to: connectionId)
+            return
+        }
+        // The real normaliser: null payloadJSON/error removed, a non-string payloadJSON moved to
+        // payload (gateway-protocol.md §7.4).
+        if params["payloadJSON"] == .null { params.removeValue(forKey: "payloadJSON") }
+        if params["error"] == .null { params.removeValue(forKey: "error") }
+        if let raw = params["payloadJSON"], raw.stringValue == nil {
+            params["payload"] = raw
+            params.removeValue(forKey: "payloadJSON")
+        }
+        guard let result = try? JSONValue.object(params).decode(as: NodeInvokeResult.self) else {
+            fail(request.id, method: request.method,
+                 ErrorShape(code: "INVALID_REQUEST", message: "invalid node.invoke.result params"), to: connectionId)
+            return
+        }
+        switch nodes.takeResult(result, callerNodeId: nodeId) {
+        case .nodeIdMismatch:
+            events.append(.invokeResult(id: id, nodeId: result.nodeId, ok: result.ok, matched: false, connectionId: connectionId))
+            fail(request.id, method: request.method, ErrorShape(code: "INVALID_REQUEST", message: "nodeId mismatch"), to: connectionId)
+        case .ignored:
+            events.append(.invokeResult(id: id, nodeId: nodeId, ok: result.ok, matched: false, connectionId: connectionId))
+            respond(.success(id: request.id, payload: ["ok": true, "ignored": true]), method: request.method, to: connectionId)
+        case .completed(let pending, let result):
+            events.append(.invokeResult(id: pending.id, nodeId: nodeId, ok: result.ok, matched: true, connectionId: connectionId))
+            respond(.success(id: request.id, payload: ["ok": true]), method: request.method, to: connectionId)
+            finishInvoke(pending.id, with: .result(result))
+        }
+    }
+
+    // MARK: - node.event
+
+    func handleNodeEvent(_ request: RequestFrame, session: Session, nodeId: String, on connectionId: String) {
+        guard let params = request.params?.objectValue, let event = params["event"]?.stringValue, !event.isEmpty else {
+            fail(request.id, method: request.method,
+                 ErrorShape(code: "INVALID_REQUEST", message: "invalid node.event params: event must be a non-empty string"),
+                 to: connectionId)
+            return
+        }
+        // payloadJSON must be a string by schema, but `null` is accepted: Swift's generic sender
+        // can produce it (gateway-protocol.md §7.5).
+        let payloadJSON: String?
+        if let text = params["payloadJSON"]?.stringValue {
+            payloadJSON = text
+        } else if let payload = params["payload"], !payload.isNull {
+            payloadJSON = payload.jsonString
+        } else {
+            payloadJSON = nil
+        }
+        events.append(.nodeEvent(nodeId: nodeId, event: event, payloadJSON: payloadJSON, connectionId: connectionId))
+        let payload = payloadJSON.flatMap { try? JSONValue(parsing: $0) }
+
+        var structured: (handled: Bool, reason: String?)?
+        switch event {
+        case "node.presence.alive":
+            structured = handlePresenceAlive(payload: payload, session: session, nodeId: nodeId)
+        case "push.apns.register":
+            handlePushRegistration(payload: payload, nodeId: nodeId)
+        default:
+            break
+        }
+        let reply: JSONValue
+        if profile.nodeEventReply == .structured, let structured {
+            var object: [String: JSONValue] = ["ok": true, "event": .string(event), "handled": .bool(structured.handled)]
+            if let reason = structured.reason { object["reason"] = .string(reason) }
+            reply = .object(object)
+        } else {
+            reply = ["ok": true]
+        }
+        respond(.success(id: request.id, payload: reply), method: request.method, to: connectionId)
+    }
+
+    /// The server algorithm of gateway-protocol.md §7.6.
+    func handlePresenceAlive(payload: JSONValue?, session: Session, nodeId: String) -> (handled: Bool, reason: String?) {
+        let rawTrigger = payload?["trigger"]?.stringValue
+        let trigger = rawTrigger.map { Self.presenceTriggers.contains($0) ? $0 : "background" }
+        let decision: (handled: Bool, reason: String)
+        if profile.nodeEventReply == .bareOK {
+            // Older Gateways had no beacon handler: the event fell through to a bare `{ok:true}`
+            // and nothing was recorded.
+            decision = (false, "unhandled")
+        } else if payload?.objectValue == nil {
+            decision = (false, "invalid_payload")
+        } else if session.deviceId == nil {
+            decision = (false, "missing_device_identity")
+        } else if let deviceId = session.deviceId, !pairingStore.isPaired(deviceId: deviceId, role: "node") {
+            decision = (false, "pairing_changed")
+        } else if let deviceId = session.deviceId, !nodes.shouldPersistPresence(deviceId: deviceId, nowMs: nowMs) {
+            decision = (true, "throttled")
+        } else if let deviceId = session.deviceId, pairingStore.recordLastSeen(deviceId: deviceId, atMs: nowMs, reason: trigger ?? "background") {
+            decision = (true, "persisted")
+        } else {
+            decision = (false, "pairing_changed")
+        }
+        events.append(.presenceHandled(nodeId: nodeId, trigger: rawTrigger, handled: decision.handled, reason: decision.reason))
+        return decision
+    }
+
+    /// `push.apns.register` (gateway-protocol.md §7.7): relay registrations count only when
+    /// they name this Gateway's identity.
+    func handlePushRegistration(payload: JSONValue?, nodeId: String) {
+        let transport = payload?["transport"]?.stringValue ?? "direct"
+        let gatewayDeviceId = payload?["gatewayDeviceId"]?.stringValue
+        let accepted: Bool
+        if transport == "relay" {
+            accepted = gatewayDeviceId == identity.deviceId
+        } else {
+            accepted = payload?["token"]?.stringValue?.isEmpty == false
+        }
+        if accepted, let payload { pushRegistrations[nodeId] = payload }
+        events.append(.pushRegistered(nodeId: nodeId, transport: transport, accepted: accepted, gatewayDeviceId: gatewayDeviceId))
+    }
+
+    // MARK: - Sending invokes
+
+    /// Sends `node.invoke.request` to the node's current socket.
+    /// - Returns: the invoke id, or `nil` when the node is not connected.
+    func startInvoke(nodeId: String, command: String, params: JSONValue?, timeoutMs: Int, idempotencyKey: String?) -> String? {
+        guard let node = nodes.nodes[nodeId] else { return nil }
+        let id = random.uuidString()
+        let deadline: Int64? = timeoutMs > 0 ? nowMs + Int64(timeoutMs) : nil
+        nodes.begin(PendingInvoke(id: id, nodeId: nodeId, connectionId: node.connectionId, command: command,
+                                  idempotencyKey: idempotencyKey, deadlineMs: deadline))
+        let request = NodeInvokeRequest(id: id, nodeId: nodeId, command: command,
+                                        paramsJSON: params.map(\.jsonString), timeoutMs: timeoutMs, idempotencyKey: idempotencyKey)
+        sendTargeted(event: "node.invoke.request", payload: (try? JSONValue(encoding: request)) ?? .null, to: node.connectionId)
+        events.append(.invokeSent(id: id, nodeId: nodeId, command: command, connectionId: node.connectionId))
+        return id
+    }
+
+    /// Registers a scripting-API waiter for an invoke.
+    func waitForInvoke(_ id: String) async -> InvokeOutcome {
+        await withCheckedContinuation { continuation in
+            invokeWaiters[id] = continuation
+        }
+    }
+
+    /// Gives up waiting for an invoke (the caller's real-time deadline passed).
+    func abandonInvoke(_ id: String) {
+        _ = nodes.cancelInvoke(id: id)
+        invokeWaiters.removeValue(forKey: id)?.resume(returning: .timedOut)
+    }
+
+    /// Answers an operator's `node.invoke` once the node did (gateway-protocol.md §7.11).
+    func answerOperatorInvoke(_ caller: (connectionId: String, requestId: String), outcome: InvokeOutcome) {
+        switch outcome {
+        case .result(let result) where result.ok:
+            var payload: [String: JSONValue] = ["ok": true, "nodeId": .string(result.nodeId)]
+            if let text = result.payloadJSON {
+                payload["payloadJSON"] = .string(text)
+                payload["payload"] = (try? JSONValue(parsing: text)) ?? .null
+            } else {
+                payload["payload"] = result.payload ?? .null
+                payload["payloadJSON"] = result.payload.map { .string($0.jsonString) } ?? .null
+            }
+            respond(.success(id: caller.requestId, payload: .object(payload)), method: "node.invoke", to: caller.connectionId)
+        case .result(let result):
+            fail(caller.requestId, method: "node.invoke",
+                 ErrorShape(code: result.error?.code ?? "UNAVAILABLE", message: result.error?.message ?? "node invoke failed"),
+                 to: caller.connectionId)
+        case .timedOut:
+            fail(caller.requestId, method: "node.invoke",
+                 ErrorShape(code: "UNAVAILABLE", message: "node invoke timed out", retryable: true), to: caller.connectionId)
+        case .nodeDisconnected:
+            fail(caller.requestId, method: "node.invoke",
+                 ErrorShape(code: "UNAVAILABLE", message: "node disconnected", retryable: true), to: caller.connectionId)
+        }
+    }
+}

@@ -1,0 +1,336 @@
+import Foundation
+import GatewayProtocol
+import WebSocketTransport
+
+/// What the Gateway sends on one socket, in order.
+enum OutboundItem: Sendable {
+    case message(WebSocketMessage, SendFault?)
+    case close(WebSocketCloseCode, String)
+    case abort
+}
+
+/// An authenticated session on a connection (after `hello-ok`).
+struct Session: Sendable {
+    var role: String
+    var scopes: [String]
+    var deviceId: String?
+    var publicKey: String?
+    var nodeId: String?
+    var client: ClientInfo
+    var protocolVersion: Int
+    var authMethod: String
+    /// The device token this session authenticated with (device-token auth), for revocation.
+    var deviceToken: String?
+
+    var isNode: Bool { role == GatewayRole.node.rawValue }
+}
+
+/// One socket as the Gateway tracks it.
+struct ConnectionState: Sendable {
+    let id: String
+    let socket: WebSocketConnection
+    let outbox: AsyncStream<OutboundItem>.Continuation
+    let remoteAddress: String
+    let nonce: String
+    let challengeTs: Int64
+    var handshakeDeadlineMs: Int64?
+    var session: Session?
+    var seq = 0
+    /// Numbers to skip before this connection's next `seq` (a one-off gap, `skipSequenceNumbers`).
+    var pendingSeqSkip = 0
+    var closing = false
+    var invalidFrames = 0
+}
+
+/// Faults that change how the Gateway answers, consumed as they apply.
+struct FaultPlan: Sendable {
+    /// Methods whose next response is dropped, with whether the connection is then cut.
+    var dropNextResponse: [String: Bool] = [:]
+    /// A delay added before every response (real time).
+    var responseDelay: Duration?
+    /// Ticks are not sent while `true`.
+    var ticksStopped = false
+    /// How the next outbound event frames are sent: as binary, fragmented.
+    var nextEventsAsBinary = 0
+    var nextEventsFragmented = 0
+}
+
+/// How a scripting-API invoke ended.
+public enum InvokeOutcome: Sendable, Hashable {
+    /// The node answered.
+    case result(NodeInvokeResult)
+    /// The invoke's `timeoutMs` passed on the Gateway clock without a result.
+    case timedOut
+    /// The node's socket closed before it answered.
+    case nodeDisconnected
+}
+
+/// The Gateway's state and every protocol decision's owner. Socket I/O happens outside the
+/// actor: inbound messages are handed in by per-connection reader tasks, outbound frames are
+/// queued to per-connection writer tasks, so the actor never waits on the network.
+actor GatewayCore {
+    let configuration: GatewayConfiguration
+    let profile: GatewayProfile
+    let clock: GatewayClock
+    let events: EventLog<GatewayEvent>
+    let transcript: Transcript
+    let identity: DeviceIdentity
+    let startedAtMs: Int64
+
+    var random: SeededRandom
+    var connections: [String: ConnectionState] = [:]
+    var nodes = NodeRegistry()
+    var faults = FaultPlan()
+    var nextTickMs: Int64
+    var startingUp: Bool
+    var accepting = true
+    var invokeWaiters: [String: CheckedContinuation<InvokeOutcome, Never>] = [:]
+    var invokeOperatorCallers: [String: (connectionId: String, requestId: String)] = [:]
+    var presenceVersion = 1
+    var pairingStore: PairingStore
+    var bootstrapTokens: BootstrapTokenStore
+    var operatorState: OperatorState
+    var operatorWaiters: [PendingOperatorWaiter] = []
+    var armedRaces: [RaceArm] = []
+    var pushRegistrations: [String: JSONValue] = [:]
+    var pendingActions: [String: [JSONValue]] = [:]
+
+    init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity) {
+        self.configuration = configuration
+        self.profile = configuration.profile
+        self.clock = configuration.clock
+        self.events = events
+        self.transcript = transcript
+        self.identity = identity
+        var random = SeededRandom(seed: configuration.seed)
+        self.pairingStore = PairingStore(random: SeededRandom(seed: random.next()))
+        self.bootstrapTokens = BootstrapTokenStore(random: SeededRandom(seed: random.next()))
+        self.operatorState = OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
+                                           random: SeededRandom(seed: random.next()))
+        self.random = random
+        let now = configuration.clock.nowMs
+        self.startedAtMs = now
+        self.nextTickMs = now + Int64(configuration.tickIntervalMs)
+        self.startingUp = configuration.startingUp
+    }
+
+    var nowMs: Int64 { clock.nowMs }
+
+    // MARK: - Connection lifecycle
+
+    /// Registers a new socket, sends the challenge and returns the stream its writer drains.
+    func open(_ socket: WebSocketConnection) -> (connectionId: String, outbox: AsyncStream<OutboundItem>)? {
+        // While restarting, new sockets are dropped as a closed port would refuse them.
+        guard accepting else { return nil }
+        let (stream, continuation) = AsyncStream<OutboundItem>.makeStream(bufferingPolicy: .unbounded)
+        let connectionId = random.uuidString()
+        let nonce = random.uuidString()
+        let now = nowMs
+        socket.setMaxMessageSize(configuration.maxPreauthPayloadBytes, closeReason: "preauth payload too large")
+        let state = ConnectionState(
+            id: connectionId, socket: socket, outbox: continuation, remoteAddress: socket.remoteAddress,
+            nonce: nonce, challengeTs: now, handshakeDeadlineMs: now + Int64(configuration.handshakeTimeoutMs))
+        connections[connectionId] = state
+        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: now, connectionId: connectionId,
+                                          kind: .open, text: "\(socket.remoteAddress) \(socket.requestPath)"))
+        events.append(.connectionOpened(connectionId: connectionId, remoteAddress: socket.remoteAddress, nonce: nonce))
+        // The challenge carries no seq (gateway-protocol.md §2.8).
+        send(.event(ConnectChallenge(nonce: nonce, ts: Int(now)).eventFrame), to: connectionId)
+        return (connectionId, stream)
+    }
+
+    /// A socket ended (either side closed it, or TCP dropped).
+    func closed(_ connectionId: String, info: WebSocketCloseInfo) {
+        guard let state = connections.removeValue(forKey: connectionId) else { return }
+        state.outbox.finish()
+        let code = Int(info.code.rawValue)
+        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
+                                          kind: .close, closeCode: code, text: info.reason))
+        if let nodeId = nodes.unregister(connectionId: connectionId) {
+            events.append(.nodeDisconnected(nodeId: nodeId, connectionId: connectionId))
+            broadcastPresence()
+        }
+        // Also when a newer socket had replaced this one: nothing can answer an invoke sent on a
+        // closed socket.
+        failInvokes(onConnection: connectionId)
+        events.append(.connectionClosed(connectionId: connectionId, code: code, reason: info.reason))
+    }
+
+    // MARK: - Sending
+
+    /// Queues a frame on a connection and records it.
+    func send(_ frame: Frame, to connectionId: String, fault: SendFault? = nil) {
+        guard let state = connections[connectionId], !state.closing else { return }
+        var fault = fault
+        var binary = false
+        if case .event = frame {
+            if faults.nextEventsAsBinary > 0, frame.eventName != "connect.challenge" {
+                faults.nextEventsAsBinary -= 1
+                binary = true
+            }
+            if faults.nextEventsFragmented > 0, frame.eventName != "connect.challenge" {
+                faults.nextEventsFragmented -= 1
+                fault = SendFault.fragmented(into: 3, interleavingPings: true)
+            }
+        }
+        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
+                                          kind: .outbound, message: frame.json))
+        events.append(.frameOut(connectionId: connectionId, frame: frame))
+        let data = frame.encoded()
+        let message: WebSocketMessage = binary ? .binary(Array(data)) : .text(String(decoding: data, as: UTF8.self))
+        state.outbox.yield(.message(message, fault))
+    }
+
+    /// Sends an event that carries the connection's next `seq`.
+    func sendSequenced(event: String, payload: JSONValue?, stateVersion: StateVersion? = nil, to connectionId: String) {
+        guard var state = connections[connectionId], state.session != nil else { return }
+        state.seq += 1 + state.pendingSeqSkip
+        state.pendingSeqSkip = 0
+        connections[connectionId] = state
+        send(.event(EventFrame(event: event, payload: payload, seq: state.seq, stateVersion: stateVersion)), to: connectionId)
+    }
+
+    /// Sends a targeted event without `seq` (gateway-protocol.md §2.8: `node.invoke.request`
+    /// carried none in the protocol 3 era; clients tolerate both).
+    func sendTargeted(event: String, payload: JSONValue?, to connectionId: String) {
+        send(.event(EventFrame(event: event, payload: payload)), to: connectionId)
+    }
+
+    /// Answers a request, applying response faults.
+    func respond(_ response: ResponseFrame, method: String, to connectionId: String) {
+        events.append(.requestHandled(connectionId: connectionId, method: method, ok: response.ok, errorCode: response.error?.code))
+        if let cut = faults.dropNextResponse.removeValue(forKey: method) {
+            transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
+                                              kind: .dropped, message: Frame.response(response).json,
+                                              text: "response to \(method) dropped (fault)"))
+            events.append(.faultInjected(description: "dropped the response to \(method) on \(connectionId)"))
+            if cut { abort(connectionId) }
+            return
+        }
+        let fault = faults.responseDelay.map { SendFault(delay: $0) }
+        send(.response(response), to: connectionId, fault: fault)
+    }
+
+    /// Answers with an error.
+    func fail(_ requestId: String, method: String, _ error: ErrorShape, to connectionId: String) {
+        respond(.failure(id: requestId, error: error), method: method, to: connectionId)
+    }
+
+    /// Closes a connection with a close frame after what is already queued.
+    func close(_ connectionId: String, code: Int, reason: String) {
+        guard var state = connections[connectionId], !state.closing else { return }
+        state.closing = true
+        connections[connectionId] = state
+        state.outbox.yield(.close(WebSocketCloseCode(UInt16(clamping: code)), Self.truncatedReason(reason)))
+    }
+
+    /// Drops a connection without a close frame (TCP reset), after what is already queued.
+    func abort(_ connectionId: String) {
+        guard var state = connections[connectionId], !state.closing else { return }
+        state.closing = true
+        connections[connectionId] = state
+        state.outbox.yield(.abort)
+    }
+
+    /// A close reason cut to at most 120 bytes on a character boundary (the real Gateway's
+    /// `truncateCloseReason`, gateway-protocol.md §2.7).
+    static func truncatedReason(_ reason: String, limit: Int = 120) -> String {
+        guard reason.utf8.count > limit else { return reason }
+        var result = ""
+        for character in reason {
+            if result.utf8.count + String(character).utf8.count > limit { break }
+            result.append(character)
+        }
+        return result
+    }
+
+    // MARK: - Broadcasts
+
+    /// Sends an event to every session allowed to see it (gateway-protocol.md §2.10).
+    func broadcast(event: String, payload: JSONValue?, stateVersion: StateVersion? = nil) {
+        for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
+            guard let session = state.session, !state.closing else { continue }
+            guard EventScopeGate.allows(event: event, role: session.role, scopes: session.scopes) else { continue }
+            sendSequenced(event: event, payload: payload, stateVersion: stateVersion, to: connectionId)
+        }
+    }
+
+    /// The presence list of `hello-ok.snapshot` and `presence` events.
+    func presenceEntries() -> [PresenceEntry] {
+        var entries = [PresenceEntry(ts: Int(nowMs), host: "mock-gateway", mode: "gateway")]
+        for node in nodes.nodes.values.sorted(by: { $0.nodeId < $1.nodeId }) {
+            entries.append(PresenceEntry(
+                ts: Int(node.connectedAtMs), ip: node.remoteIp, version: node.version, platform: node.platform,
+                deviceFamily: node.deviceFamily, modelIdentifier: node.modelIdentifier, mode: node.clientMode,
+                reason: "connect", deviceId: node.nodeId, roles: ["node"], scopes: []))
+        }
+        return entries
+    }
+
+    func broadcastPresence() {
+        presenceVersion += 1
+        let payload = (try? JSONValue(encoding: PresenceEvent(presence: presenceEntries()))) ?? .null
+        broadcast(event: "presence", payload: payload, stateVersion: StateVersion(presence: presenceVersion, health: 1))
+    }
+
+    // MARK: - Timers
+
+    /// The earliest Gateway-clock instant at which something is due.
+    func nextDeadlineMs() -> Int64? {
+        var candidates: [Int64] = []
+        if !faults.ticksStopped, connections.values.contains(where: { $0.session != nil }) { candidates.append(nextTickMs) }
+        candidates += connections.values.compactMap { $0.session == nil ? $0.handshakeDeadlineMs : nil }
+        if let invoke = nodes.nextInvokeDeadlineMs { candidates.append(invoke) }
+        if let pairing = pairingStore.nextExpiryMs { candidates.append(pairing) }
+        if let record = operatorState.nextDeadlineMs { candidates.append(record) }
+        candidates += operatorWaiters.compactMap(\.waiter.deadlineMs)
+        return candidates.min()
+    }
+
+    /// Runs everything that is due at the current Gateway time.
+    func processTimers() {
+        let now = nowMs
+        for (connectionId, state) in connections where state.session == nil && !state.closing {
+            if let deadline = state.handshakeDeadlineMs, deadline <= now {
+                // Protocol-3-era servers closed with 1000 and no reason; the newest close code is
+                // unconfirmed (gateway-protocol.md §11 item 4). 1000 is what clients already handle.
+                close(connectionId, code: 1000, reason: "")
+            }
+        }
+        if nextTickMs <= now {
+            if !faults.ticksStopped {
+                // Several intervals may pass in one advance; a client needs one tick at the current
+                // time, not a burst of stale ones.
+                let tick = (try? JSONValue(encoding: TickEvent(ts: Int(now)))) ?? .null
+                broadcast(event: "tick", payload: tick)
+            }
+            let interval = Int64(max(1, configuration.tickIntervalMs))
+            nextTickMs = now + interval - ((now - nextTickMs) % interval)
+        }
+        for invoke in nodes.expireInvokes(nowMs: now) { finishInvoke(invoke.id, with: .timedOut) }
+        expirePairingRequests(nowMs: now)
+        expireOperatorRecords(nowMs: now)
+    }
+
+    // MARK: - Invokes
+
+    /// Completes whoever waits for an invoke.
+    func finishInvoke(_ id: String, with outcome: InvokeOutcome) {
+        if let waiter = invokeWaiters.removeValue(forKey: id) { waiter.resume(returning: outcome) }
+        if let caller = invokeOperatorCallers.removeValue(forKey: id) { answerOperatorInvoke(caller, outcome: outcome) }
+    }
+
+    func failInvokes(onConnection connectionId: String) {
+        for invoke in nodes.pendingInvokes.values where invoke.connectionId == connectionId {
+            _ = nodes.cancelInvoke(id: invoke.id)
+            finishInvoke(invoke.id, with: .nodeDisconnected)
+        }
+    }
+}
+
+extension Frame {
+    /// The event name, for event frames.
+    var eventName: String? {
+        if case .event(let event) = self { event.event } else { nil }
+    }
+}

@@ -1,0 +1,177 @@
+import GatewayProtocol
+
+/// Something the fake Gateway did or saw, as a typed value. Scenarios and tests wait on these
+/// (with deadlines) instead of sleeping; `harness serve` prints them.
+public enum GatewayEvent: Sendable, Hashable {
+    /// A WebSocket connection was accepted and challenged.
+    case connectionOpened(connectionId: String, remoteAddress: String, nonce: String)
+    /// A connection ended. `code` is the close code sent or received (1006 when the TCP
+    /// connection dropped without a close frame).
+    case connectionClosed(connectionId: String, code: Int, reason: String)
+    /// A frame arrived (`frame` is `nil` when the message was not a valid frame).
+    case frameIn(connectionId: String, frame: Frame?, binary: Bool)
+    /// A frame was sent.
+    case frameOut(connectionId: String, frame: Frame)
+    /// The handshake failed; the error was sent and the connection closed with `closeCode`.
+    case handshakeRejected(connectionId: String, error: ErrorShape, closeCode: Int)
+    /// `hello-ok` was sent.
+    case sessionOpened(SessionInfo)
+    /// A pairing request was created (`device.pair.requested`).
+    case pairingRequested(PairingRequestInfo)
+    /// An identical retry refreshed a pending request in place (same `requestId`).
+    case pairingRefreshed(PairingRequestInfo)
+    /// A changed retry replaced pending requests with a new one.
+    case pairingSuperseded(oldRequestIds: [String], newRequestId: String, deviceId: String)
+    /// A pairing request ended (`device.pair.resolved`); `decision` is `approved` or `rejected`.
+    case pairingResolved(requestId: String, deviceId: String, decision: String)
+    /// A pending pairing request expired.
+    case pairingExpired(requestId: String, deviceId: String)
+    /// A node registered after `hello-ok`.
+    case nodeConnected(nodeId: String, connectionId: String)
+    /// A node's connection ended (or was replaced by a newer socket).
+    case nodeDisconnected(nodeId: String, connectionId: String)
+    /// A `node.invoke.request` was sent to a node.
+    case invokeSent(id: String, nodeId: String, command: String, connectionId: String)
+    /// A `node.invoke.result` arrived. `matched` is false for an unknown or late id
+    /// (acknowledged with `ignored:true`).
+    case invokeResult(id: String, nodeId: String, ok: Bool, matched: Bool, connectionId: String)
+    /// A `node.event` arrived and was answered.
+    case nodeEvent(nodeId: String, event: String, payloadJSON: String?, connectionId: String)
+    /// A `node.presence.alive` beacon was answered; `handled` and `reason` as sent (on a
+    /// `bareOK` profile, the reply was a bare `{ok:true}` and `handled` is what the Gateway
+    /// would have decided).
+    case presenceHandled(nodeId: String, trigger: String?, handled: Bool, reason: String)
+    /// A push registration (`push.apns.register`) was accepted (`accepted`) or ignored.
+    case pushRegistered(nodeId: String, transport: String, accepted: Bool, gatewayDeviceId: String?)
+    /// A request other than the ones above was answered.
+    case requestHandled(connectionId: String, method: String, ok: Bool, errorCode: String?)
+    /// A device token was issued, rotated or revoked.
+    case deviceToken(deviceId: String, role: String, action: String)
+    /// A fault was injected (for the transcript and reports).
+    case faultInjected(description: String)
+    /// The Gateway sent `shutdown` and closed every connection with 1012.
+    case shutdown
+    /// The Gateway accepts connections again after a restart.
+    case restarted
+    /// An operator-side record changed: an approval or a question was created or resolved, or
+    /// somebody tried to resolve one (`resolveAttempt`).
+    case operatorRecord(OperatorRecordEvent)
+}
+
+/// A session that completed the handshake.
+public struct SessionInfo: Sendable, Hashable {
+    /// The connection id.
+    public var connectionId: String
+    /// `role` as granted.
+    public var role: String
+    /// Scopes as granted.
+    public var scopes: [String]
+    /// The device id, when the connect had a device identity.
+    public var deviceId: String?
+    /// `client.id`.
+    public var clientId: String
+    /// `client.mode`.
+    public var clientMode: String
+    /// The negotiated protocol version (`hello-ok.protocol`).
+    public var protocolVersion: Int
+    /// How the connect authenticated (`none`, `token`, `password`, `device-token`, `bootstrap-token`).
+    public var authMethod: String
+    /// Which signature payload verified (`v2` or `v3`), when a device signed.
+    public var signatureVersion: String?
+    /// The token the connect presented (auth.token, auth.deviceToken or auth.bootstrapToken), if any.
+    public var presentedToken: String?
+    /// The device token sent in `hello-ok.auth.deviceToken`, if any.
+    public var issuedDeviceToken: String?
+
+    /// Creates a session description.
+    public init(connectionId: String, role: String, scopes: [String], deviceId: String?, clientId: String,
+                clientMode: String, protocolVersion: Int, authMethod: String, signatureVersion: String?,
+                presentedToken: String?, issuedDeviceToken: String?) {
+        self.connectionId = connectionId
+        self.role = role
+        self.scopes = scopes
+        self.deviceId = deviceId
+        self.clientId = clientId
+        self.clientMode = clientMode
+        self.protocolVersion = protocolVersion
+        self.authMethod = authMethod
+        self.signatureVersion = signatureVersion
+        self.presentedToken = presentedToken
+        self.issuedDeviceToken = issuedDeviceToken
+    }
+}
+
+/// A pending pairing request as the scripting API and `harness serve` show it.
+public struct PairingRequestInfo: Sendable, Hashable {
+    /// The request id.
+    public var requestId: String
+    /// The device asking.
+    public var deviceId: String
+    /// The role of the connect that created or last refreshed it.
+    public var role: String
+    /// Every role asked for (merged over superseded requests).
+    public var roles: [String]
+    /// The operator scopes asked for.
+    public var scopes: [String]
+    /// When it was created (Gateway clock).
+    public var createdAtMs: Int64
+
+    /// Creates a request description.
+    public init(requestId: String, deviceId: String, role: String, roles: [String], scopes: [String], createdAtMs: Int64) {
+        self.requestId = requestId
+        self.deviceId = deviceId
+        self.role = role
+        self.roles = roles
+        self.scopes = scopes
+        self.createdAtMs = createdAtMs
+    }
+
+    /// The description of a pending request of the pairing store.
+    public init(_ request: PairingRequest) {
+        self.init(requestId: request.requestId, deviceId: request.deviceId, role: request.role.rawValue,
+                  roles: request.roles.map(\.rawValue), scopes: request.scopes, createdAtMs: request.ts)
+    }
+}
+
+/// An operator-side record event: approvals and questions.
+public struct OperatorRecordEvent: Sendable, Hashable {
+    /// What happened.
+    public enum Action: String, Sendable, Hashable {
+        /// The record was created.
+        case requested
+        /// The record reached a terminal state (decision, answer, expiry, cancellation).
+        case resolved
+        /// Somebody tried to resolve it; `applied` says whether that attempt won.
+        case resolveAttempt
+    }
+
+    /// `approval` or `question`.
+    public var kind: String
+    /// The record id.
+    public var id: String
+    /// What happened.
+    public var action: Action
+    /// The record's status afterwards (`pending`, `allowed`, `denied`, `answered`, `cancelled`, `expired`, ...).
+    public var status: String
+    /// The decision or answer, as JSON text, when there is one.
+    public var decision: String?
+    /// Who acted: a connection id, or a named surface of the scripting API.
+    public var surface: String?
+    /// For `resolveAttempt`: whether this attempt was the one applied.
+    public var applied: Bool?
+    /// For `resolveAttempt`: the method used (`approval.resolve`, `exec.approval.resolve`, `question.resolve`).
+    public var method: String?
+
+    /// Creates an operator record event.
+    public init(kind: String, id: String, action: Action, status: String, decision: String? = nil,
+                surface: String? = nil, applied: Bool? = nil, method: String? = nil) {
+        self.kind = kind
+        self.id = id
+        self.action = action
+        self.status = status
+        self.decision = decision
+        self.surface = surface
+        self.applied = applied
+        self.method = method
+    }
+}

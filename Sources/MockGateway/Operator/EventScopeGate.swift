@@ -1,0 +1,61 @@
+import GatewayProtocol
+
+/// Which broadcast events a session may receive (gateway-protocol.md §2.10, "Broadcast event
+/// scoping").
+///
+/// Broadcasts are filtered per socket; events the Gateway targets at one connection on purpose
+/// (`connect.challenge`, `node.invoke.request`, ...) are not broadcasts and are not filtered here,
+/// except that `node.invoke.*` is only ever meant for node sockets.
+public enum EventScopeGate {
+    /// Events every authenticated socket receives (never scope-gated).
+    public static let unrestrictedEvents: Set<String> = [
+        "tick", "presence", "heartbeat", "health", "shutdown", "connect.challenge", "update.available",
+    ]
+
+    /// Scoped events that node sockets receive anyway (nodes reconfigure their wake words on it).
+    public static let nodeAllowedEvents: Set<String> = ["voicewake.changed"]
+
+    /// Whether a session with `role` and `scopes` receives the broadcast `event`.
+    ///
+    /// A `role:"node"` socket holds no operator scopes whatever it asked for; of the scoped events
+    /// it receives only `voicewake.changed`. Unknown event families fail closed, even for
+    /// `operator.admin` (upstream `server-broadcast.ts`).
+    public static func allows(event: String, scopes: Set<OperatorScope>, role: GatewayRole) -> Bool {
+        if unrestrictedEvents.contains(event) { return true }
+        if event.hasPrefix("node.invoke.") { return role == .node }
+        if role == .node { return nodeAllowedEvents.contains(event) }
+        guard role == .operator, let requirement = requirement(forEvent: event) else { return false }
+        return requirement.contains { $0.isGranted(by: scopes) }
+    }
+
+    /// `allows(event:scopes:role:)` for a session described by its wire strings.
+    public static func allows(event: String, role: String, scopes: [String]) -> Bool {
+        allows(event: event, scopes: Set(wire: scopes), role: GatewayRole(rawValue: role))
+    }
+
+    /// The scopes of which any one admits a session to `event`, or `nil` for an unrestricted or
+    /// unknown event.
+    public static func requirement(forEvent event: String) -> [OperatorScope]? {
+        func family(_ prefix: String) -> Bool { event == prefix || event.hasPrefix(prefix + ".") }
+        if family("device.pair") || family("node.pair") { return [.pairing] }
+        if family("exec.approval") || family("plugin.approval") || family("openclaw.approval")
+            || event == "session.approval"
+        {
+            // A session subscription alone never grants approval visibility
+            // (approvals-and-questions.md A.4).
+            return [.approvals]
+        }
+        if family("question") {
+            // The same scopes that admit question.list (approvals-and-questions.md B.1).
+            let requirement = OperatorMethodPolicy.requirement(for: "question.list")
+            return [requirement.scope] + requirement.alsoAdmittedBy
+        }
+        if family("plugin") { return [.write] }
+        if event == "talk.mode" { return [.write] }
+        if event == "voicewake.changed" { return [.read] }
+        if family("chat") || family("agent") || family("session") || family("sessions") || event == "node.presence" {
+            return [.read]
+        }
+        return nil
+    }
+}

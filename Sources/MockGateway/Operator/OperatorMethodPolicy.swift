@@ -1,0 +1,143 @@
+import GatewayProtocol
+
+/// The scope a method needs: one scope that is reported when missing, plus any other scopes that
+/// also admit the caller.
+public struct MethodScopeRequirement: Sendable, Hashable {
+    /// The scope named in `missing scope: <scope>` and in `details.requiredScopes`.
+    public var scope: OperatorScope
+    /// Scopes that admit the caller as well (for example `operator.sessions.write` for `question.*`).
+    public var alsoAdmittedBy: [OperatorScope]
+
+    /// Creates a requirement.
+    public init(_ scope: OperatorScope, alsoAdmittedBy: [OperatorScope] = []) {
+        self.scope = scope
+        self.alsoAdmittedBy = alsoAdmittedBy
+    }
+
+    /// Whether a session holding `granted` meets the requirement (implications included).
+    public func isSatisfied(by granted: Set<OperatorScope>) -> Bool {
+        scope.isGranted(by: granted) || alsoAdmittedBy.contains { $0.isGranted(by: granted) }
+    }
+}
+
+/// Who may call which method: the role policy (gateway-protocol.md §7.2) and the method → scope
+/// table (gateway-protocol.md §6.6, §7.9-7.11; approvals-and-questions.md A.1, B.1, C.2).
+///
+/// The Gateway checks the role first, then the scope, for every request after `hello-ok`.
+public enum OperatorMethodPolicy {
+    /// The methods only a `role:"node"` socket may call (gateway-protocol.md §7.2).
+    public static let nodeOnlyMethods: Set<String> = Set(GatewayMethod.nodeMethods.map(\.rawValue))
+
+    /// The scope of every operator method the fake Gateway knows.
+    ///
+    /// Sources: `src/gateway/method-scopes.ts` (read: `node.list`, `node.describe`,
+    /// `gateway.identity.get`, `health`, `status`, ...; write: `node.invoke`, `push.test`, ...),
+    /// gateway-protocol.md §6.6 (pairing), approvals-and-questions.md A.1 (approvals) and B.1
+    /// (questions).
+    public static let scopeTable: [String: MethodScopeRequirement] = {
+        var table: [String: MethodScopeRequirement] = [:]
+        func assign(_ scope: OperatorScope, alsoAdmittedBy: [OperatorScope] = [], _ methods: [String]) {
+            for method in methods { table[method] = MethodScopeRequirement(scope, alsoAdmittedBy: alsoAdmittedBy) }
+        }
+        assign(.pairing, [
+            "device.pair.list", "device.pair.approve", "device.pair.reject", "device.pair.remove",
+            "device.pair.rename", "device.token.rotate", "device.token.revoke",
+            "node.pair.request", "node.pair.list", "node.pair.approve", "node.pair.reject",
+            "node.pair.remove", "node.pair.verify", "node.rename",
+        ])
+        assign(.admin, ["device.pair.setupCode", "device.pair.setupStatus"])
+        assign(.read, [
+            "health", "status", "system-presence", "last-heartbeat", "gateway.identity.get",
+            "node.list", "node.describe", "sessions.list", "sessions.get", "chat.history",
+            "sessions.messages.subscribe", "sessions.messages.unsubscribe", "models.list", "agents.list",
+        ])
+        assign(.write, ["node.invoke", "node.pending.enqueue", "push.test", "chat.send", "chat.abort", "send", "agent", "talk.mode"])
+        assign(.approvals, [
+            "approval.get", "approval.resolve", "approval.history",
+            "exec.approval.request", "exec.approval.waitDecision", "exec.approval.resolve",
+            "exec.approval.get", "exec.approval.list", "exec.approval.grants.list", "exec.approval.grants.revoke",
+            "plugin.approval.request", "plugin.approval.list", "plugin.approval.waitDecision",
+            "plugin.approval.resolve",
+        ])
+        // "own-run question boundary": operator.sessions.write is admitted for all five
+        // (approvals-and-questions.md B.1); the fake Gateway has no runs to tell own from foreign.
+        assign(.questions, alsoAdmittedBy: [.sessionsWrite], [
+            "question.request", "question.waitAnswer", "question.resolve", "question.get", "question.list",
+        ])
+        return table
+    }()
+
+    /// Method-name prefixes forced to `operator.admin` (the approval policy files and config).
+    public static let adminPrefixes: [String] = ["exec.approvals.", "config.", "wizard.", "update."]
+
+    /// The scope requirement of `method`. Unclassified methods need `operator.admin`
+    /// (default-deny, as upstream `authorizeOperatorScopesForMethod`).
+    public static func requirement(for method: String) -> MethodScopeRequirement {
+        if let known = scopeTable[method] { return known }
+        return MethodScopeRequirement(.admin)
+    }
+
+    /// Whether `method` is a classified operator method (listed in `scopeTable` or under an admin
+    /// prefix). A node calling one gets `unauthorized role: node` rather than `unknown method`.
+    public static func isKnownOperatorMethod(_ method: String) -> Bool {
+        scopeTable[method] != nil || adminPrefixes.contains { method.hasPrefix($0) }
+    }
+
+    /// Whether `role` may call `method` at all: node-only methods need `role:"node"`, every other
+    /// method needs `role:"operator"` (upstream `role-policy.ts`).
+    public static func isRoleAllowed(_ role: GatewayRole, toCall method: String) -> Bool {
+        nodeOnlyMethods.contains(method) ? role == .node : role == .operator
+    }
+
+    /// Checks role and scopes for one request.
+    ///
+    /// - Parameters:
+    ///   - method: The request's method.
+    ///   - role: The session's role.
+    ///   - scopes: The session's granted scopes.
+    ///   - style: How a missing scope is reported (the Gateway profile's generation).
+    /// - Returns: `nil` when the call may proceed, otherwise the error to answer with.
+    public static func authorize(
+        method: String, role: GatewayRole, scopes: Set<OperatorScope>,
+        style: GatewayProfile.MissingScopeStyle
+    ) -> ErrorShape? {
+        guard isRoleAllowed(role, toCall: method) else { return unauthorizedRoleError(role) }
+        guard role == .operator else { return nil }
+        let requirement = requirement(for: method)
+        guard requirement.isSatisfied(by: scopes) else {
+            return missingScopeError(requirement.scope, style: style)
+        }
+        return nil
+    }
+
+    /// `authorize(method:role:scopes:style:)` for a session described by its wire strings.
+    public static func authorize(method: String, role: String, scopes: [String],
+                                 style: GatewayProfile.MissingScopeStyle) -> ErrorShape? {
+        authorize(method: method, role: GatewayRole(rawValue: role), scopes: Set(wire: scopes), style: style)
+    }
+
+    /// `INVALID_REQUEST "unauthorized role: <role>"` (gateway-protocol.md §7.2).
+    public static func unauthorizedRoleError(_ role: GatewayRole) -> ErrorShape {
+        ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "unauthorized role: \(role.rawValue)")
+    }
+
+    /// The missing-scope error (gateway-protocol.md §2.6; approvals-and-questions.md C.4).
+    ///
+    /// - `.forbidden` (current): `FORBIDDEN "missing scope: <scope>"` with
+    ///   `details {code:"MISSING_SCOPE", missingScope, requiredScopes}`.
+    /// - `.invalidRequest` (older Gateways): `INVALID_REQUEST` with the same message and no details.
+    public static func missingScopeError(
+        _ scope: OperatorScope, requiredScopes: [OperatorScope]? = nil, style: GatewayProfile.MissingScopeStyle
+    ) -> ErrorShape {
+        let message = "missing scope: \(scope.rawValue)"
+        switch style {
+        case .forbidden:
+            let required = (requiredScopes ?? [scope]).map { JSONValue.string($0.rawValue) }
+            return ErrorShape(code: ErrorCode.forbidden.rawValue, message: message, details: [
+                "code": "MISSING_SCOPE", "missingScope": .string(scope.rawValue), "requiredScopes": .array(required),
+            ])
+        case .invalidRequest:
+            return ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: message)
+        }
+    }
+}

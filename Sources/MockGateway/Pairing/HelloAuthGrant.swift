@@ -1,0 +1,32 @@
+import GatewayProtocol
+
+/// What `hello-ok.auth` grants a connection (gateway-protocol.md §3.6, §5.4, §6.7).
+public struct HelloAuthGrant: Sendable, Hashable {
+    /// The connection's role.
+    public var role: GatewayRole
+    /// The connection's scopes (operator scopes for an operator, none for a node).
+    public var scopes: [String]
+    /// The device token of (device, role), when the connection has a paired device identity.
+    public var deviceToken: DeviceToken?
+    /// The bounded hand-off of a setup-code connect: tokens for the profile's other roles
+    /// (the operator token of a node bootstrap), sent as `auth.deviceTokens`.
+    public var handOffTokens: [DeviceToken]
+
+    /// Creates a grant.
+    public init(role: GatewayRole, scopes: [String], deviceToken: DeviceToken? = nil, handOffTokens: [DeviceToken] = []) {
+        self.role = role
+        self.scopes = scopes
+        self.deviceToken = deviceToken
+        self.handOffTokens = handOffTokens
+    }
+
+    /// The `hello-ok.auth` object: `{role, scopes, deviceToken?, issuedAtMs?, deviceTokens?}`.
+    /// Always send it: the newest Swift client cannot decode a hello without `auth`.
+    public var helloAuth: HelloAuth {
+        HelloAuth(
+            role: role, scopes: scopes, deviceToken: deviceToken?.token, issuedAtMs: deviceToken.map { Int($0.issuedAtMs) },
+            deviceTokens: handOffTokens.isEmpty ? nil : handOffTokens.map { token in
+                IssuedDeviceToken(deviceToken: token.token, role: token.role, scopes: token.scopes, issuedAtMs: Int(token.issuedAtMs))
+            })
+    }
+}

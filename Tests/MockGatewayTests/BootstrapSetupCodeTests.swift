@@ -1,0 +1,51 @@
+import Foundation
+import GatewayProtocol
+@testable import MockGateway
+import Testing
+
+@Suite("Setup codes (gateway-protocol.md §6.7)")
+struct BootstrapSetupCodeTests {
+    @Test func aSetupCodeRoundTripsThroughItsCodeAndLinkForms() throws {
+        let code = SetupCode(url: "ws://192.168.1.10:18789", urls: ["ws://gw.local:18789"], bootstrapToken: "q3v-token_1",
+                             extra: ["expiresAtMs": 1_767_226_200_000])
+        #expect(!code.encoded.contains("="))
+        #expect(!code.encoded.contains("+"))
+        #expect(!code.encoded.contains("/"))
+        #expect(try SetupCode(decoding: code.encoded) == code)
+        #expect(code.link == "oc-pair://" + code.encoded)
+        #expect(try SetupCode(decoding: "  " + code.link + "\n") == code)
+    }
+
+    @Test func theCodeIsBase64URLOfTheJSONObject() throws {
+        let code = SetupCode(url: "wss://gw.example", bootstrapToken: "tok")
+        let bytes = try #require(Base64URL.decode(code.encoded))
+        #expect(try JSONValue(parsing: bytes) == ["url": "wss://gw.example", "bootstrapToken": "tok"])
+    }
+
+    @Test func paddedOrStandardBase64IsTolerated() throws {
+        let json = #"{"bootstrapToken":"t?>","url":"ws://h"}"#
+        let standard = Data(json.utf8).base64EncodedString()
+        #expect(try SetupCode(decoding: standard).bootstrapToken == "t?>")
+    }
+
+    @Test func malformedCodesAreRefusedWithAReason() {
+        let cases: [(String, String)] = [
+            ("!!!", "setup code is not base64url"),
+            (Base64URL.encode(Array("[1,2]".utf8)), "setup code does not hold a JSON object"),
+            (Base64URL.encode(Array(#"{"bootstrapToken":"t"}"#.utf8)), "setup code has no url"),
+            (Base64URL.encode(Array(#"{"url":"ws://h"}"#.utf8)), "setup code has no bootstrapToken"),
+            (Base64URL.encode(Array(#"{"url":"ws://h","bootstrapToken":"t","urls":"x"}"#.utf8)), "setup code urls is not a list of strings"),
+        ]
+        for (text, reason) in cases {
+            #expect(throws: SetupCodeError(description: reason)) { _ = try SetupCode(decoding: text) }
+        }
+    }
+
+    @Test func anIssuedTokenFitsInASetupCode() throws {
+        var store = BootstrapTokenStore(random: SeededRandom(seed: 3))
+        let issued = store.issue(nowMs: PairingFixtures.t0)
+        let decoded = try SetupCode(decoding: SetupCode(url: "ws://127.0.0.1:18789", bootstrapToken: issued.token).link)
+        #expect((try? store.verify(decoded.bootstrapToken, deviceId: "d", publicKey: "k", role: "node", scopes: [],
+                                   nowMs: PairingFixtures.t0).get()) != nil)
+    }
+}

@@ -1,0 +1,137 @@
+import GatewayProtocol
+@testable import MockGateway
+import Testing
+
+@Suite("Bootstrap tokens from setup codes (gateway-protocol.md §5.3, §6.7)")
+struct BootstrapTokenTests {
+    typealias F = PairingFixtures
+
+    static func bootstrapStore() -> BootstrapTokenStore { BootstrapTokenStore(random: SeededRandom(seed: 99)) }
+
+    @Test func theSetupCodeProfileIsNodePlusLimitedOperator() {
+        let issued = { var store = Self.bootstrapStore(); return store.issue(nowMs: F.t0) }()
+        #expect(issued.profile.roles == ["node", "operator"])
+        #expect(issued.profile.scopes == ["operator.approvals", "operator.read", "operator.talk.secrets", "operator.write"])
+        #expect(issued.expiresAtMs == F.t0 + 10 * F.minute)
+        #expect(issued.token.count == 43)
+    }
+
+    @Test func theFirstDeviceToPresentTheTokenOwnsIt() throws {
+        var store = Self.bootstrapStore()
+        let issued = store.issue(nowMs: F.t0)
+        let grant = try store.verify(issued.token, deviceId: F.deviceId, publicKey: F.publicKey, role: "node", scopes: [], nowMs: F.t0 + 1).get()
+        #expect(grant.deviceId == F.deviceId)
+        #expect(grant.profile == .setupCode)
+        #expect(store.verify(issued.token, deviceId: F.secondDeviceId, publicKey: F.secondKey, role: "node", scopes: [], nowMs: F.t0 + 2)
+            == .failure(.boundToAnotherDevice))
+        #expect(store.verify(issued.token, deviceId: F.deviceId, publicKey: F.otherKey, role: "node", scopes: [], nowMs: F.t0 + 2)
+            == .failure(.boundToAnotherDevice))
+        // Before any hello-ok, the bound device may present it again.
+        #expect((try? store.verify(issued.token, deviceId: F.deviceId, publicKey: F.publicKey, role: "node", scopes: [], nowMs: F.t0 + 3).get()) != nil)
+    }
+
+    @Test func theFirstSuccessfulConnectUsesTheTokenUpEvenForTheSameDevice() {
+        var store = Self.bootstrapStore()
+        let issued = store.issue(nowMs: F.t0)
+        _ = store.verify(issued.token, deviceId: F.deviceId, publicKey: F.publicKey, role: "node", scopes: [], nowMs: F.t0 + 1)
+        let consumed = store.consume(issued.token, nowMs: F.t0 + 2)
+        let consumedTwice = store.consume(issued.token, nowMs: F.t0 + 3)
+        #expect(consumed)
+        #expect(consumedTwice == false)
+        let again = store.verify(issued.token, deviceId: F.deviceId, publicKey: F.publicKey, role: "operator", scopes: [], nowMs: F.t0 + 4)
+        #expect(again == .failure(.consumed))
+        #expect(BootstrapTokenFailure.consumed.authFailureReason == "bootstrap_token_invalid")
+        #expect(BootstrapTokenFailure.consumed.detailCode == "AUTH_BOOTSTRAP_TOKEN_INVALID")
+        #expect(store.outstanding(nowMs: F.t0 + 4).isEmpty)
+    }
+
+    @Test func aTokenExpiresTenMinutesAfterIssue() {
+        var store = Self.bootstrapStore()
+        let first = store.issue(nowMs: F.t0)
+        let second = store.issue(nowMs: F.t0)
+        #expect((try? store.verify(first.token, deviceId: F.deviceId, publicKey: F.publicKey, role: "node", scopes: [], nowMs: F.t0 + 10 * F.minute).get()) != nil)
+        #expect(store.verify(second.token, deviceId: F.deviceId, publicKey: F.publicKey, role: "node", scopes: [], nowMs: F.t0 + 10 * F.minute + 1)
+            == .failure(.expired))
+    }
+
+    @Test func anAskOutsideTheProfileIsRefusedWithoutBindingTheToken() throws {
+        var store = Self.bootstrapStore()
+        let issued = store.issue(nowMs: F.t0)
+        #expect(store.verify(issued.token, deviceId: F.deviceId, publicKey: F.publicKey, role: "operator", scopes: ["operator.admin"], nowMs: F.t0)
+            == .failure(.outsideProfile))
+        #expect(store.verify(issued.token, deviceId: F.deviceId, publicKey: F.publicKey, role: "worker", scopes: [], nowMs: F.t0)
+            == .failure(.outsideProfile))
+        _ = try store.verify(issued.token, deviceId: F.secondDeviceId, publicKey: F.secondKey, role: "operator",
+                             scopes: ["operator.read", "operator.write"], nowMs: F.t0).get()
+    }
+
+    @Test func unknownRevokedAndBlankTokensAreInvalid() {
+        var store = Self.bootstrapStore()
+        let issued = store.issue(nowMs: F.t0)
+        #expect(store.verify("nope", deviceId: F.deviceId, publicKey: F.publicKey, role: "node", scopes: [], nowMs: F.t0) == .failure(.unknown))
+        #expect(store.verify("  ", deviceId: F.deviceId, publicKey: F.publicKey, role: "node", scopes: [], nowMs: F.t0) == .failure(.unknown))
+        let revoked = store.revoke(issued.token)
+        #expect(revoked)
+        #expect(store.verify(issued.token, deviceId: F.deviceId, publicKey: F.publicKey, role: "node", scopes: [], nowMs: F.t0) == .failure(.unknown))
+    }
+
+    @Test func aBootstrapNodeConnectIsApprovedSilentlyAndHandsOffTheOperatorToken() throws {
+        var bootstrap = Self.bootstrapStore()
+        var pairing = F.store()
+        let issued = bootstrap.issue(nowMs: F.t0)
+        let attempt = F.iosNode()
+        let grant = try bootstrap.verify(issued.token, deviceId: attempt.deviceId, publicKey: attempt.publicKey,
+                                         role: attempt.role, scopes: attempt.scopes, nowMs: F.t0 + 1).get()
+        // Under the manual policy too: the token itself is the approval.
+        guard case .admitted(let admitted, let effects) = pairing.admit(attempt, policy: .manual, bootstrap: grant, nowMs: F.t0 + 1) else {
+            Issue.record("expected admission")
+            return
+        }
+        #expect(admitted.silentlyApprovedVia == .bootstrap)
+        #expect(admitted.bootstrapHandOff == .setupCode)
+        #expect(admitted.device.approvedVia == .bootstrap)
+        #expect(admitted.device.roles == ["node", "operator"])
+        #expect(admitted.device.scopes == BootstrapProfile.setupCode.scopes)
+        let wire = F.wireEffects(effects)
+        #expect(wire.count == 1)
+        guard case .resolved(let resolution) = wire.first else {
+            Issue.record("expected device.pair.resolved")
+            return
+        }
+        #expect(resolution.decision == .approved)
+
+        let hello = pairing.grantHelloAuth(deviceId: attempt.deviceId, role: "node", scopes: [], handOff: admitted.bootstrapHandOff, nowMs: F.t0 + 1)
+        let nodeToken = try #require(hello.deviceToken)
+        let operatorToken = try #require(hello.handOffTokens.first)
+        #expect(hello.handOffTokens.count == 1)
+        #expect(operatorToken.role == "operator")
+        #expect(operatorToken.scopes == BootstrapProfile.setupCode.scopes)
+        #expect(try JSONValue(encoding: hello.helloAuth) == [
+            "role": "node", "scopes": [], "deviceToken": .string(nodeToken.token), "issuedAtMs": .int(F.t0 + 1),
+            "deviceTokens": [[
+                "deviceToken": .string(operatorToken.token), "role": "operator",
+                "scopes": ["operator.approvals", "operator.read", "operator.talk.secrets", "operator.write"], "issuedAtMs": .int(F.t0 + 1),
+            ]],
+        ])
+        let consumed = bootstrap.consume(grant.token, nowMs: F.t0 + 1)
+        #expect(consumed)
+        // The app then opens its operator connection with the handed-off token.
+        #expect((try? pairing.verifyDeviceToken(operatorToken.token, deviceId: attempt.deviceId, role: "operator",
+                                                scopes: ["operator.read"], nowMs: F.t0 + 2).get()) != nil)
+    }
+
+    @Test func aBootstrapOperatorConnectStillNeedsApproval() throws {
+        var bootstrap = Self.bootstrapStore()
+        var pairing = F.store()
+        let issued = bootstrap.issue(nowMs: F.t0)
+        let attempt = F.iosOperator(scopes: [PairingScope.read])
+        let grant = try bootstrap.verify(issued.token, deviceId: attempt.deviceId, publicKey: attempt.publicKey,
+                                         role: attempt.role, scopes: attempt.scopes, nowMs: F.t0).get()
+        guard case .rejected(let rejection, _, _) = pairing.admit(attempt, bootstrap: grant, nowMs: F.t0) else {
+            Issue.record("expected a rejection")
+            return
+        }
+        #expect(rejection.requirement == .notPaired)
+        #expect(rejection.waitForDetachedApproval == false)
+    }
+}

@@ -1,0 +1,611 @@
+import Foundation
+import GatewayProtocol
+import Testing
+
+@testable import MockGateway
+
+// MARK: - Fixtures
+
+/// Builders for first frames and token stores.
+private enum HandshakeFixture {
+    static let nonce = "3f0c6c1e-8f0e-4a8b-9d57-1c2b7e9a4d11"
+    static let now = 1_767_225_600_000
+
+    static let identity: DeviceIdentity? = try? DeviceIdentity(seed: Data((0..<32).map { UInt8($0) }))
+
+    static func configuration(
+        auth: GatewayAuthMode = .none, profile: GatewayProfile = .current, startingUp: Bool = false
+    ) -> ConnectAdmission.Configuration {
+        ConnectAdmission.Configuration(auth: auth, profile: profile, isStartingUp: startingUp)
+    }
+
+    /// Connect params; with `signed`, a v3 device block signed over the final params.
+    static func params(
+        clientID: ClientID = .iOS, mode: ClientMode = .node, role: GatewayRole? = .node, scopes: [String]? = [],
+        minProtocol: Int = 4, maxProtocol: Int = 4, auth: ConnectAuth? = nil, signed: Bool = true,
+        signedAt: Int = HandshakeFixture.now, nonce: String = HandshakeFixture.nonce
+    ) throws -> ConnectParams {
+        var params = ConnectParams(
+            minProtocol: minProtocol, maxProtocol: maxProtocol,
+            client: ClientInfo(id: clientID, version: "2026.8.1", platform: "iOS 18.4.0", deviceFamily: "iPhone", mode: mode),
+            role: role, scopes: scopes, auth: auth)
+        if signed {
+            let identity = try #require(identity)
+            params.device = DeviceProof(id: identity.deviceId, publicKey: identity.publicKeyBase64URL, signature: "", signedAt: signedAt, nonce: nonce)
+            let payload = DeviceAuthPayload.build(.v3, for: params) ?? ""
+            params.device?.signature = identity.sign(payload)
+        }
+        return params
+    }
+
+    static func message(_ params: ConnectParams, id: String = "req-1") throws -> Data {
+        Frame.request(RequestFrame(id: id, method: "connect", params: try JSONValue(encoding: params))).encoded()
+    }
+
+    static func message(json: JSONValue) -> Data { json.encoded() }
+
+    static func evaluate(
+        _ message: Data, configuration: ConnectAdmission.Configuration = HandshakeFixture.configuration(),
+        nowMs: Int = HandshakeFixture.now, credentials: RecordingCredentials = RecordingCredentials()
+    ) -> (ConnectAdmission.Decision, RecordingCredentials) {
+        var credentials = credentials
+        let decision = ConnectAdmission.evaluate(
+            message: message, nonce: nonce, nowMs: nowMs, configuration: configuration, credentials: &credentials)
+        return (decision, credentials)
+    }
+}
+
+/// Token stores with fixed answers that record what they were asked.
+private struct RecordingCredentials: ConnectCredentialVerifier {
+    var validBootstrapTokens: Set<String> = []
+    var validDeviceTokens: Set<String> = []
+    var rateLimitedMs: Int?
+    var bootstrapChecks: [String] = []
+    var deviceTokenChecks: [DeviceTokenCandidate] = []
+
+    mutating func verifyBootstrapToken(_ token: String, for request: ConnectCredentialRequest) -> ConnectCredentialVerdict {
+        bootstrapChecks.append(token)
+        return validBootstrapTokens.contains(token) ? .valid : .invalid()
+    }
+
+    mutating func verifyDeviceToken(_ candidate: DeviceTokenCandidate, for request: ConnectCredentialRequest) -> ConnectCredentialVerdict {
+        deviceTokenChecks.append(candidate)
+        if let rateLimitedMs { return .invalid(.rateLimited, retryAfterMs: rateLimitedMs) }
+        return validDeviceTokens.contains(candidate.value) ? .valid : .invalid()
+    }
+}
+
+/// The shared vectors (`Tests/GatewayProtocolTests/Fixtures/device-auth.json`).
+struct HandshakeVector: Sendable, CustomTestStringConvertible {
+    var name: String
+    var valid: Bool
+    var params: JSONValue
+    var nonce: String
+    var ts: Int
+    var expectDetailsCode: String?
+    var testDescription: String { name }
+
+    static let all: [HandshakeVector] = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../GatewayProtocolTests/Fixtures/device-auth.json").standardizedFileURL
+        guard let data = try? Data(contentsOf: url), let root = try? JSONValue(parsing: data),
+            let cases = root["cases"]?.arrayValue
+        else { return [] }
+        return cases.compactMap { item in
+            guard let name = item["name"]?.stringValue, let valid = item["valid"]?.boolValue, let params = item["connectParams"],
+                let nonce = item["challenge"]?["nonce"]?.stringValue, let ts = item["challenge"]?["ts"]?.int64Value
+            else { return nil }
+            return HandshakeVector(
+                name: name, valid: valid, params: params, nonce: nonce, ts: Int(ts), expectDetailsCode: item["expectDetailsCode"]?.stringValue)
+        }
+    }()
+}
+
+private func rejection(_ decision: ConnectAdmission.Decision, sourceLocation: SourceLocation = #_sourceLocation) throws -> ConnectAdmission.Rejection {
+    try #require(decision.rejection, "expected a rejection, got \(decision)", sourceLocation: sourceLocation)
+}
+
+private func admitted(_ decision: ConnectAdmission.Decision, sourceLocation: SourceLocation = #_sourceLocation) throws -> ConnectAdmission.Admitted {
+    try #require(decision.admitted, "expected admission, got \(String(describing: decision.rejection))", sourceLocation: sourceLocation)
+}
+
+// MARK: - First frame
+
+@Suite("Handshake: first frame")
+struct HandshakeFirstFrameTests {
+    @Test func signedNodeConnectIsAdmittedWithItsVerifiedDevice() throws {
+        let (decision, _) = HandshakeFixture.evaluate(try HandshakeFixture.message(HandshakeFixture.params()))
+        let result = try admitted(decision)
+        #expect(result.requestID == "req-1")
+        #expect(result.role == .node)
+        #expect(result.negotiatedProtocol == 4)
+        #expect(!result.isLegacyProtocol)
+        #expect(result.authMethod == .none)
+        #expect(result.device?.deviceId == HandshakeFixture.identity?.deviceId)
+        #expect(result.device?.payloadVersion == .v3)
+    }
+
+    @Test func oversizedFirstFrameClosesWith1009AndNoResponse() throws {
+        let message = Data(repeating: 0x20, count: 64 * 1024 + 1)
+        let result = try rejection(HandshakeFixture.evaluate(message).0)
+        #expect(result.stage == .frameSize)
+        #expect(result.closeCode == .messageTooBig)
+        #expect(result.closeReason == "preauth payload too large")
+        #expect(result.response == nil)
+    }
+
+    @Test func firstFrameOfExactlyTheLimitIsParsed() throws {
+        var message = try HandshakeFixture.message(HandshakeFixture.params())
+        message.append(Data(repeating: 0x20, count: 64 * 1024 - message.count))
+        #expect(HandshakeFixture.evaluate(message).0.admitted != nil)
+    }
+
+    @Test func invalidJSONIsAnInvalidHandshakeWithoutResponse() throws {
+        let result = try rejection(HandshakeFixture.evaluate(Data("{nope".utf8)).0)
+        #expect(result.stage == .firstFrame)
+        #expect(result.error == ErrorShape(code: "INVALID_REQUEST", message: "invalid handshake: first request must be connect"))
+        #expect(result.closeCode == .policyViolation)
+        #expect(result.closeReason == "invalid handshake: first request must be connect")
+        #expect(result.response == nil)
+    }
+
+    @Test func anotherMethodFirstIsRejectedWithItsIdEchoed() throws {
+        let message = Frame.request(RequestFrame(id: "n1", method: "node.event", params: ["event": "x"])).encoded()
+        let result = try rejection(HandshakeFixture.evaluate(message).0)
+        #expect(result.error.message == "invalid handshake: first request must be connect")
+        #expect(result.responseFrame == .failure(id: "n1", error: result.error))
+        #expect(result.response == [
+            "type": "res", "id": "n1", "ok": false,
+            "error": ["code": "INVALID_REQUEST", "message": "invalid handshake: first request must be connect"],
+        ])
+        #expect(result.closeCode == .policyViolation)
+    }
+
+    @Test func eventOrCancelFirstIsRejected() throws {
+        let event = try rejection(HandshakeFixture.evaluate(Frame.event(EventFrame(event: "tick")).encoded()).0)
+        #expect(event.response == nil)
+        #expect(event.closeCode == .policyViolation)
+        let cancel = try rejection(HandshakeFixture.evaluate(Frame.cancel(CancelFrame(id: "c")).encoded()).0)
+        #expect(cancel.requestID == "c")
+    }
+
+    @Test func numericIdWithoutTypeIsEchoedVerbatim() throws {
+        let message = HandshakeFixture.message(json: ["id": 1, "method": "connect", "params": ["protocolVersion": 3, "token": "x"]])
+        let result = try rejection(HandshakeFixture.evaluate(message).0)
+        #expect(result.requestID == 1)
+        #expect(result.response?["id"] == 1)
+        #expect(result.responseFrame == nil)
+        #expect(result.error.message == "invalid handshake: first request must be connect")
+    }
+
+    @Test func missingParamsNameTheRoot() throws {
+        let message = Frame.request(RequestFrame(id: "r", method: "connect")).encoded()
+        let result = try rejection(HandshakeFixture.evaluate(message).0)
+        #expect(result.error == ErrorShape(code: "INVALID_REQUEST", message: "invalid connect params: at root: must be object"))
+        #expect(result.closeReason == "invalid connect params: at root: must be object")
+        #expect(result.requestID == "r")
+    }
+
+    @Test func schemaErrorsCarryTheirJSONPointer() throws {
+        var json = try JSONValue(encoding: HandshakeFixture.params()).objectValue ?? [:]
+        json["client"] = ["id": 42, "version": "1", "platform": "iOS", "mode": "node"]
+        let message = Frame.request(RequestFrame(id: "r", method: "connect", params: .object(json))).encoded()
+        let result = try rejection(HandshakeFixture.evaluate(message).0)
+        #expect(result.stage == .firstFrame)
+        #expect(result.error.message == "invalid connect params: at /client/id: must be string")
+        #expect(result.closeCode == .policyViolation)
+        #expect(result.closeReason == result.error.message)
+    }
+
+    @Test func unknownClientIdAndModeAreNotRejected() throws {
+        let params = try HandshakeFixture.params(clientID: "moltbot-ios", mode: "node")
+        #expect(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0.admitted != nil)
+    }
+
+    @Test func longCloseReasonsAreCutTo120Bytes() throws {
+        var json = try JSONValue(encoding: HandshakeFixture.params()).objectValue ?? [:]
+        json["permissions"] = .object([String(repeating: "é", count: 150): "yes"])
+        let message = Frame.request(RequestFrame(id: "r", method: "connect", params: .object(json))).encoded()
+        let result = try rejection(HandshakeFixture.evaluate(message).0)
+        #expect(result.error.message.utf8.count > 120)
+        #expect(result.closeReason.utf8.count <= 120)
+        #expect(result.error.message.hasPrefix(result.closeReason))
+    }
+
+    @Test func theStateMachineDecidesOnceAndIgnoresLaterFrames() throws {
+        var admission = ConnectAdmission(nonce: HandshakeFixture.nonce, configuration: HandshakeFixture.configuration())
+        #expect(admission.decision == nil)
+        let message = try HandshakeFixture.message(HandshakeFixture.params())
+        let first = admission.receive(message, nowMs: HandshakeFixture.now)
+        #expect(first?.admitted != nil)
+        #expect(admission.decision == first)
+        let second = admission.receive(message, nowMs: HandshakeFixture.now)
+        #expect(second == nil)
+    }
+
+    @Test func connectAfterTheHandshakeHasItsOwnError() {
+        #expect(ConnectAdmission.connectAfterHandshakeError == ErrorShape(code: "INVALID_REQUEST", message: "connect is only valid as the first request"))
+    }
+}
+
+// MARK: - Protocol, startup, role
+
+@Suite("Handshake: protocol negotiation, startup and role")
+struct HandshakeNegotiationTests {
+    @Test func aRangeContainingTheCurrentVersionNegotiatesIt() throws {
+        let params = try HandshakeFixture.params(minProtocol: 3, maxProtocol: 5)
+        #expect(try admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0).negotiatedProtocol == 4)
+    }
+
+    @Test func aNodeOfferingOnlyThreeGetsTheLegacyWindow() throws {
+        let params = try HandshakeFixture.params(minProtocol: 3, maxProtocol: 3)
+        let result = try admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0)
+        #expect(result.negotiatedProtocol == 3)
+        #expect(result.isLegacyProtocol)
+    }
+
+    @Test func aProbeOfferingOnlyThreeGetsTheLegacyWindow() throws {
+        let params = try HandshakeFixture.params(clientID: .probe, mode: .probe, role: nil, scopes: nil, minProtocol: 3, maxProtocol: 3, signed: false)
+        let result = try admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0)
+        #expect(result.negotiatedProtocol == 3)
+        #expect(result.role == .operator)
+        #expect(result.device == nil)
+    }
+
+    @Test func anOperatorOfferingOnlyThreeGetsProtocolMismatch() throws {
+        let params = try HandshakeFixture.params(mode: .ui, role: .operator, minProtocol: 3, maxProtocol: 3)
+        let result = try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(params, id: "9E2C")).0)
+        #expect(result.stage == .protocolNegotiation)
+        #expect(result.error == ErrorShape(
+            code: "INVALID_REQUEST", message: "protocol mismatch",
+            details: ["code": "PROTOCOL_MISMATCH", "clientMinProtocol": 3, "clientMaxProtocol": 3, "expectedProtocol": 4, "minimumProbeProtocol": 3]))
+        #expect(result.closeCode == .protocolError)
+        #expect(result.closeCode.rawValue == 1002)
+        #expect(result.closeReason == "protocol mismatch")
+        #expect(result.requestID == "9E2C")
+    }
+
+    @Test func aNodeRoleWithAnotherModeGetsNoLegacyWindow() throws {
+        let params = try HandshakeFixture.params(mode: .ui, role: .node, minProtocol: 3, maxProtocol: 3)
+        #expect(try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0).detailCode == "PROTOCOL_MISMATCH")
+    }
+
+    @Test func aNodeBelowTheLegacyWindowGetsProtocolMismatch() throws {
+        let params = try HandshakeFixture.params(minProtocol: 2, maxProtocol: 2)
+        let result = try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0)
+        #expect(result.error.details?["clientMinProtocol"] == 2)
+        #expect(result.error.details?["clientMaxProtocol"] == 2)
+    }
+
+    @Test func aClientAheadOfTheGatewayGetsProtocolMismatch() throws {
+        let params = try HandshakeFixture.params(minProtocol: 5, maxProtocol: 6)
+        #expect(try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0).stage == .protocolNegotiation)
+    }
+
+    @Test func theLegacyProfileAcceptsAThreeOnlyOperator() throws {
+        let params = try HandshakeFixture.params(mode: .ui, role: .operator, minProtocol: 3, maxProtocol: 3)
+        let decision = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(profile: .legacy)).0
+        #expect(try admitted(decision).negotiatedProtocol == 3)
+    }
+
+    @Test func startingUpAnswersUnavailableAndCloses1013() throws {
+        let decision = HandshakeFixture.evaluate(try HandshakeFixture.message(HandshakeFixture.params()), configuration: HandshakeFixture.configuration(startingUp: true)).0
+        let result = try rejection(decision)
+        #expect(result.stage == .startup)
+        #expect(result.error == ErrorShape(
+            code: "UNAVAILABLE", message: "gateway starting; retry shortly", details: ["reason": "startup-sidecars"],
+            retryable: true, retryAfterMs: 500))
+        #expect(result.closeCode.rawValue == 1013)
+        #expect(result.closeReason == "gateway starting")
+        #expect(result.requestID == "req-1")
+    }
+
+    @Test func protocolMismatchIsReportedBeforeStartingUp() throws {
+        let params = try HandshakeFixture.params(minProtocol: 1, maxProtocol: 1)
+        let decision = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(startingUp: true)).0
+        #expect(try rejection(decision).stage == .protocolNegotiation)
+    }
+
+    @Test func startingUpIsReportedBeforeAnUnknownRole() throws {
+        let params = try HandshakeFixture.params(role: "admin")
+        let decision = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(startingUp: true)).0
+        #expect(try rejection(decision).stage == .startup)
+    }
+
+    @Test func anUnknownRoleIsRejectedWith1008() throws {
+        let result = try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(HandshakeFixture.params(role: "admin"))).0)
+        #expect(result.stage == .role)
+        #expect(result.error == ErrorShape(code: "INVALID_REQUEST", message: "invalid role"))
+        #expect(result.closeCode == .policyViolation)
+        #expect(result.closeReason == "invalid role")
+    }
+
+    @Test func anAbsentRoleIsOperatorAndAWorkerIsKnown() throws {
+        let operatorParams = try HandshakeFixture.params(mode: .cli, role: nil, scopes: nil, signed: false)
+        #expect(try admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(operatorParams)).0).role == .operator)
+        let workerParams = try HandshakeFixture.params(mode: .worker, role: .worker, signed: false)
+        #expect(try admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(workerParams)).0).role == .worker)
+    }
+}
+
+// MARK: - Authentication
+
+@Suite("Handshake: authentication")
+struct HandshakeAuthenticationTests {
+    private func authRejection(
+        _ params: ConnectParams, mode: GatewayAuthMode, credentials: RecordingCredentials = RecordingCredentials()
+    ) throws -> ConnectAdmission.Rejection {
+        let decision = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(auth: mode), credentials: credentials).0
+        let result = try rejection(decision)
+        #expect(result.stage == .authentication)
+        #expect(result.error.code == "INVALID_REQUEST")
+        #expect(result.closeCode == .policyViolation)
+        #expect(result.closeReason == result.error.message)
+        return result
+    }
+
+    @Test func theRightSharedTokenAuthenticates() throws {
+        let params = try HandshakeFixture.params(auth: ConnectAuth(token: "s3cret"))
+        let decision = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(auth: .token("s3cret"))).0
+        #expect(try admitted(decision).authMethod == .sharedToken)
+    }
+
+    @Test func aMissingSharedTokenIsAuthTokenMissing() throws {
+        let result = try authRejection(HandshakeFixture.params(), mode: .token("s3cret"))
+        #expect(result.error.message == "unauthorized: gateway token missing (provide gateway auth token)")
+        #expect(result.error.details == [
+            "code": "AUTH_TOKEN_MISSING", "authReason": "token_missing", "canRetryWithDeviceToken": false,
+            "recommendedNextStep": "update_auth_credentials",
+        ])
+    }
+
+    @Test func aWrongSharedTokenFromADeviceMayRetryWithItsDeviceToken() throws {
+        let result = try authRejection(HandshakeFixture.params(auth: ConnectAuth(token: "wrong")), mode: .token("s3cret"))
+        #expect(result.error.message == "unauthorized: gateway token mismatch (provide gateway auth token)")
+        #expect(result.error.details == [
+            "code": "AUTH_TOKEN_MISMATCH", "authReason": "token_mismatch", "canRetryWithDeviceToken": true,
+            "recommendedNextStep": "retry_with_device_token",
+        ])
+    }
+
+    @Test func aWrongSharedTokenWithoutDeviceOrAfterTheRetryCannotRetry() throws {
+        let deviceless = try HandshakeFixture.params(mode: .cli, role: .operator, auth: ConnectAuth(token: "wrong"), signed: false)
+        let first = try authRejection(deviceless, mode: .token("s3cret"))
+        #expect(first.error.details?["canRetryWithDeviceToken"] == false)
+        #expect(first.error.details?["recommendedNextStep"] == "update_auth_credentials")
+        #expect(first.error.message == "unauthorized: gateway token mismatch (set gateway.remote.token to match gateway.auth.token)")
+        // The explicit device token sent as the retry is refused: that is a device-token mismatch.
+        let retried = try authRejection(HandshakeFixture.params(auth: ConnectAuth(token: "wrong", deviceToken: "stale")), mode: .token("s3cret"))
+        #expect(retried.detailCode == "AUTH_DEVICE_TOKEN_MISMATCH")
+        #expect(retried.error.details?["canRetryWithDeviceToken"] == false)
+    }
+
+    @Test func anUnconfiguredSharedTokenIsAuthTokenNotConfigured() throws {
+        let result = try authRejection(HandshakeFixture.params(auth: ConnectAuth(token: "x")), mode: .token(""))
+        #expect(result.detailCode == "AUTH_TOKEN_NOT_CONFIGURED")
+        #expect(result.error.details?["recommendedNextStep"] == "update_auth_configuration")
+        #expect(result.error.message == "unauthorized: gateway token not configured on gateway (set gateway.auth.token)")
+    }
+
+    @Test func passwordModeChecksAuthPassword() throws {
+        let missing = try authRejection(HandshakeFixture.params(auth: ConnectAuth(token: "pw")), mode: .password("pw"))
+        #expect(missing.detailCode == "AUTH_PASSWORD_MISSING")
+        #expect(missing.error.details?["authReason"] == "password_missing")
+        let wrong = try authRejection(HandshakeFixture.params(auth: ConnectAuth(password: "nope")), mode: .password("pw"))
+        #expect(wrong.detailCode == "AUTH_PASSWORD_MISMATCH")
+        #expect(wrong.error.message == "unauthorized: gateway password mismatch (provide gateway auth password)")
+        let unconfigured = try authRejection(HandshakeFixture.params(auth: ConnectAuth(password: "pw")), mode: .password(""))
+        #expect(unconfigured.detailCode == "AUTH_PASSWORD_NOT_CONFIGURED")
+        let decision = HandshakeFixture.evaluate(
+            try HandshakeFixture.message(HandshakeFixture.params(auth: ConnectAuth(password: "pw"))),
+            configuration: HandshakeFixture.configuration(auth: .password("pw"))).0
+        #expect(try admitted(decision).authMethod == .password)
+    }
+
+    @Test func aStoredDeviceTokenSentAsTokenAuthenticatesAsDeviceToken() throws {
+        let params = try HandshakeFixture.params(auth: ConnectAuth(token: "device-tok"))
+        var credentials = RecordingCredentials()
+        credentials.validDeviceTokens = ["device-tok"]
+        let (decision, seen) = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(auth: .token("s3cret")), credentials: credentials)
+        #expect(try admitted(decision).authMethod == .deviceToken(DeviceTokenCandidate(value: "device-tok", source: .tokenField)))
+        #expect(seen.deviceTokenChecks == [DeviceTokenCandidate(value: "device-tok", source: .tokenField)])
+    }
+
+    @Test func anExplicitDeviceTokenIsTheCandidateOverToken() throws {
+        let params = try HandshakeFixture.params(auth: ConnectAuth(token: "wrong-shared", deviceToken: "device-tok"))
+        var credentials = RecordingCredentials()
+        credentials.validDeviceTokens = ["device-tok"]
+        let decision = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(auth: .token("s3cret")), credentials: credentials).0
+        #expect(try admitted(decision).authMethod == .deviceToken(DeviceTokenCandidate(value: "device-tok", source: .deviceTokenField)))
+    }
+
+    @Test func anUnknownTokenInAuthTokenLeavesTheSharedMismatchStanding() throws {
+        let result = try authRejection(HandshakeFixture.params(auth: ConnectAuth(token: "revoked")), mode: .token("s3cret"))
+        #expect(result.detailCode == "AUTH_TOKEN_MISMATCH")
+    }
+
+    @Test func anUnknownExplicitDeviceTokenIsAuthDeviceTokenMismatch() throws {
+        let result = try authRejection(HandshakeFixture.params(auth: ConnectAuth(deviceToken: "revoked")), mode: .token("s3cret"))
+        #expect(result.error.details == [
+            "code": "AUTH_DEVICE_TOKEN_MISMATCH", "authReason": "device_token_mismatch", "canRetryWithDeviceToken": false,
+            "recommendedNextStep": "update_auth_credentials",
+        ])
+        #expect(result.error.message == "unauthorized: device token mismatch (rotate/reissue device token)")
+    }
+
+    @Test func aValidBootstrapTokenAuthenticatesWithoutTheSharedToken() throws {
+        let params = try HandshakeFixture.params(auth: ConnectAuth(bootstrapToken: "bt-1"))
+        var credentials = RecordingCredentials()
+        credentials.validBootstrapTokens = ["bt-1"]
+        let decision = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(auth: .token("s3cret")), credentials: credentials).0
+        #expect(try admitted(decision).authMethod == .bootstrapToken("bt-1"))
+    }
+
+    @Test func aValidBootstrapTokenWinsOverAPassingSharedSecret() throws {
+        let params = try HandshakeFixture.params(auth: ConnectAuth(token: "s3cret", bootstrapToken: "bt-1"))
+        var credentials = RecordingCredentials()
+        credentials.validBootstrapTokens = ["bt-1"]
+        let decision = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(auth: .token("s3cret")), credentials: credentials).0
+        #expect(try admitted(decision).authMethod == .bootstrapToken("bt-1"))
+        let none = HandshakeFixture.evaluate(try HandshakeFixture.message(params), credentials: credentials).0
+        #expect(try admitted(none).authMethod == .bootstrapToken("bt-1"))
+    }
+
+    @Test func anInvalidBootstrapTokenIsAuthBootstrapTokenInvalid() throws {
+        let result = try authRejection(HandshakeFixture.params(auth: ConnectAuth(bootstrapToken: "expired")), mode: .token("s3cret"))
+        #expect(result.detailCode == "AUTH_BOOTSTRAP_TOKEN_INVALID")
+        #expect(result.error.details?["authReason"] == "bootstrap_token_invalid")
+        #expect(result.error.message == "unauthorized: bootstrap token invalid or expired (scan a fresh setup code)")
+    }
+
+    @Test func anInvalidBootstrapTokenDoesNotMatterWhenTheSharedSecretPassed() throws {
+        let params = try HandshakeFixture.params(auth: ConnectAuth(token: "s3cret", bootstrapToken: "expired"))
+        let decision = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(auth: .token("s3cret"))).0
+        #expect(try admitted(decision).authMethod == .sharedToken)
+    }
+
+    @Test func modeNoneNeverLooksAtDeviceTokens() throws {
+        let params = try HandshakeFixture.params(auth: ConnectAuth(token: "stale", deviceToken: "stale"))
+        let (decision, seen) = HandshakeFixture.evaluate(try HandshakeFixture.message(params))
+        #expect(try admitted(decision).authMethod == .none)
+        #expect(seen.deviceTokenChecks.isEmpty)
+    }
+
+    @Test func tokensOfAConnectWithoutDeviceAreNeverLookedUp() throws {
+        let params = try HandshakeFixture.params(mode: .cli, role: .operator, auth: ConnectAuth(token: "t", bootstrapToken: "b", deviceToken: "d"), signed: false)
+        var credentials = RecordingCredentials()
+        credentials.validBootstrapTokens = ["b"]
+        credentials.validDeviceTokens = ["d"]
+        let (decision, seen) = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(auth: .token("s3cret")), credentials: credentials)
+        #expect(try rejection(decision).detailCode == "AUTH_TOKEN_MISMATCH")
+        #expect(seen.bootstrapChecks.isEmpty)
+        #expect(seen.deviceTokenChecks.isEmpty)
+    }
+
+    @Test func rateLimitingCarriesRetryAfterMs() throws {
+        var credentials = RecordingCredentials()
+        credentials.rateLimitedMs = 30_000
+        let result = try authRejection(HandshakeFixture.params(auth: ConnectAuth(token: "guess")), mode: .token("s3cret"), credentials: credentials)
+        #expect(result.detailCode == "AUTH_RATE_LIMITED")
+        #expect(result.error.retryAfterMs == 30_000)
+        #expect(result.error.details?["recommendedNextStep"] == "wait_then_retry")
+        #expect(result.error.message == "unauthorized: too many failed authentication attempts (retry later)")
+    }
+
+    @Test func authenticationFailsBeforeTheMissingDeviceIsNoticed() throws {
+        let params = try HandshakeFixture.params(auth: ConnectAuth(token: "wrong"), signed: false)
+        let result = try authRejection(params, mode: .token("s3cret"))
+        #expect(result.detailCode == "AUTH_TOKEN_MISMATCH")
+        #expect(result.error.details?["canRetryWithDeviceToken"] == false)
+    }
+
+    @Test func closureStoresAreCalledAndMayMutateCallerState() throws {
+        let params = try HandshakeFixture.params(auth: ConnectAuth(bootstrapToken: "bt-1"))
+        var bound: [String] = []
+        let decision = ConnectAdmission.evaluate(
+            message: try HandshakeFixture.message(params), nonce: HandshakeFixture.nonce, nowMs: HandshakeFixture.now,
+            configuration: HandshakeFixture.configuration(auth: .token("s3cret")),
+            verifyBootstrapToken: { token, request in
+                bound.append("\(token)@\(request.deviceId)")
+                return .valid
+            },
+            verifyDeviceToken: { _, _ in .invalid() })
+        #expect(try admitted(decision).authMethod == .bootstrapToken("bt-1"))
+        #expect(bound == ["bt-1@\(HandshakeFixture.identity?.deviceId ?? "")"])
+    }
+}
+
+// MARK: - Device identity and proof
+
+@Suite("Handshake: device identity and proof")
+struct HandshakeDeviceTests {
+    @Test func aNodeWithoutDeviceIsNotPaired() throws {
+        let result = try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(HandshakeFixture.params(signed: false))).0)
+        #expect(result.stage == .deviceIdentity)
+        #expect(result.error == ErrorShape(code: "NOT_PAIRED", message: "device identity required", details: ["code": "DEVICE_IDENTITY_REQUIRED"]))
+        #expect(result.closeCode == .policyViolation)
+        #expect(result.closeReason == "device identity required")
+    }
+
+    @Test func anOperatorWithoutDeviceIsAdmittedWithoutOne() throws {
+        let params = try HandshakeFixture.params(mode: .ui, role: .operator, scopes: ["operator.read"], signed: false)
+        #expect(try admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0).device == nil)
+    }
+
+    @Test func anOperatorDeviceIsVerifiedToo() throws {
+        let params = try HandshakeFixture.params(mode: .ui, role: .operator, scopes: ["operator.read"], nonce: "other")
+        #expect(try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0).detailCode == "DEVICE_AUTH_NONCE_MISMATCH")
+    }
+
+    @Test func aStaleSignatureIsJudgedAgainstTheGivenClock() throws {
+        let message = try HandshakeFixture.message(HandshakeFixture.params())
+        let result = try rejection(HandshakeFixture.evaluate(message, nowMs: HandshakeFixture.now + 120_001).0)
+        #expect(result.stage == .deviceProof)
+        #expect(result.error == ErrorShape(
+            code: "INVALID_REQUEST", message: "device signature expired",
+            details: ["code": "DEVICE_AUTH_SIGNATURE_EXPIRED", "reason": "device-signature-stale"]))
+        #expect(result.closeReason == "device signature expired")
+        #expect(HandshakeFixture.evaluate(message, nowMs: HandshakeFixture.now + 120_000).0.admitted != nil)
+    }
+
+    @Test func aStartingGatewayAnswersBeforeCheckingTheDevice() throws {
+        let params = try HandshakeFixture.params(nonce: "wrong")
+        let decision = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(startingUp: true)).0
+        #expect(try rejection(decision).stage == .startup)
+    }
+
+    @Test func theLegacyV1SwitchAdmitsANoncelessV1Signature() throws {
+        let identity = try #require(HandshakeFixture.identity)
+        var params = try HandshakeFixture.params(signed: false)
+        params.device = DeviceProof(id: identity.deviceId, publicKey: identity.publicKeyBase64URL, signature: "", signedAt: HandshakeFixture.now, nonce: nil)
+        let payload = DeviceAuthPayload.build(.v1, for: params) ?? ""
+        params.device?.signature = identity.sign(payload)
+        let message = try HandshakeFixture.message(params)
+        #expect(try rejection(HandshakeFixture.evaluate(message).0).detailCode == "DEVICE_AUTH_NONCE_REQUIRED")
+        var configuration = HandshakeFixture.configuration()
+        configuration.deviceProof = DeviceProofVerifier(acceptsLegacyV1: true)
+        #expect(try admitted(HandshakeFixture.evaluate(message, configuration: configuration).0).device?.payloadVersion == .v1)
+    }
+
+    @Test func theSharedVectorsAreAvailable() {
+        #expect(HandshakeVector.all.count >= 12)
+    }
+
+    @Test(arguments: HandshakeVector.all.filter(\.valid))
+    func validVectorsAreAdmittedAtTheChallengeTime(_ vector: HandshakeVector) throws {
+        let message = Frame.request(RequestFrame(id: "v", method: "connect", params: vector.params)).encoded()
+        var credentials = NoConnectCredentials()
+        let decision = ConnectAdmission.evaluate(
+            message: message, nonce: vector.nonce, nowMs: vector.ts, configuration: HandshakeFixture.configuration(), credentials: &credentials)
+        let result = try admitted(decision)
+        #expect(result.device?.deviceId == vector.params["device"]?["id"]?.stringValue)
+        #expect(result.negotiatedProtocol == 4)
+    }
+
+    @Test(arguments: HandshakeVector.all.filter { !$0.valid })
+    func invalidVectorsAreRejectedWithTheirDetailCode(_ vector: HandshakeVector) throws {
+        let message = Frame.request(RequestFrame(id: "v", method: "connect", params: vector.params)).encoded()
+        var admission = ConnectAdmission(nonce: vector.nonce, configuration: HandshakeFixture.configuration())
+        let received = admission.receive(message, nowMs: vector.ts)
+        let decision = try #require(received)
+        let result = try rejection(decision)
+        #expect(result.stage == .deviceProof)
+        #expect(result.detailCode == vector.expectDetailsCode)
+        #expect(result.error.code == "INVALID_REQUEST")
+        #expect(result.closeCode == .policyViolation)
+        #expect(result.closeReason == result.error.message)
+        #expect(result.response?["id"] == "v")
+    }
+
+    @Test func theSharedTokenVectorIsAdmittedInTokenMode() throws {
+        let vector = try #require(HandshakeVector.all.first { $0.name == "macos-operator-v2-admin" })
+        let message = Frame.request(RequestFrame(id: "v", method: "connect", params: vector.params)).encoded()
+        var credentials = NoConnectCredentials()
+        let decision = ConnectAdmission.evaluate(
+            message: message, nonce: vector.nonce, nowMs: vector.ts, configuration: HandshakeFixture.configuration(auth: .token("shared-secret")),
+            credentials: &credentials)
+        let result = try admitted(decision)
+        #expect(result.authMethod == .sharedToken)
+        #expect(result.device?.payloadVersion == .v2)
+    }
+}
