@@ -1,0 +1,321 @@
+import Foundation
+import GatewayProtocol
+import MockGateway
+import Synchronization
+
+/// What the conformance subcommands work with: the catalogue, the named in-process clients and
+/// a way to start Gateways.
+public struct HarnessContext: Sendable {
+    /// The scenario catalogue.
+    public var scenarios: [Scenario]
+    /// Clients for `--node NAME`.
+    public var nodes: NodeUnderTestRegistry
+    /// Starts Gateways for runs; `nil` makes `run` fail with a harness error (exit 2).
+    public var gatewayFactory: GatewayFactory?
+    /// The console attach mode prompts on.
+    public var attachConsole: any AttachConsole
+
+    /// Creates a context.
+    public init(scenarios: [Scenario], nodes: NodeUnderTestRegistry = NodeUnderTestRegistry(),
+                gatewayFactory: GatewayFactory?, attachConsole: any AttachConsole = TerminalAttachConsole.shared) {
+        self.scenarios = scenarios
+        self.nodes = nodes
+        self.gatewayFactory = gatewayFactory
+        self.attachConsole = attachConsole
+    }
+}
+
+/// The `list`, `explain` and `run` subcommands.
+public enum ConformanceCommands {
+    /// `list`, `explain` and `run`, in help order.
+    public static func all(_ context: HarnessContext) -> [CommandSpec] {
+        [list(context), explain(context), run(context)]
+    }
+
+    // MARK: list
+
+    /// `harness list [--json] [--filter GLOB] [--tag TAG]`.
+    public static func list(_ context: HarnessContext) -> CommandSpec {
+        CommandSpec(
+            name: "list", summary: "List the scenarios: ID, level, title, needed stimuli, profiles.",
+            discussion: "With --json, prints an array of objects with the keys id, level, title, needs and profiles.",
+            flags: [
+                .flag("--json", help: "Print JSON instead of a table."),
+                .option("--filter", "GLOB", help: "Only IDs matching the glob (PAIR-*); comma-separated lists allowed.", repeatable: true),
+                .option("--tag", "TAG", help: "Only scenarios with this tag.", repeatable: true),
+            ]
+        ) { arguments, io in
+            let selection = RunSelection(filters: splitList(arguments.allValues("--filter")), tags: Set(arguments.allValues("--tag")))
+            let scenarios = context.scenarios
+                .filter { scenario in !RunPlanner.plan([scenario], selection: selection).isEmpty }
+                .sorted { $0.scenarioID < $1.scenarioID }
+            if arguments.isSet("--json") {
+                io.out(listJSON(scenarios))
+                return CommandLineTool.exitSuccess
+            }
+            io.out(listTable(scenarios))
+            return CommandLineTool.exitSuccess
+        }
+    }
+
+    /// The `list --json` document.
+    public static func listJSON(_ scenarios: [Scenario]) -> String {
+        let array = JSONValue.array(scenarios.map { scenario in
+            .object([
+                "id": .string(scenario.id),
+                "level": .string(scenario.level.rawValue),
+                "title": .string(scenario.title),
+                "needs": .array(scenario.needs.sorted().map { .string($0.rawValue) }),
+                "profiles": .array(scenario.profiles.names.map(JSONValue.string)),
+            ])
+        })
+        return array.jsonString + "\n"
+    }
+
+    /// The `list` table.
+    public static func listTable(_ scenarios: [Scenario]) -> String {
+        guard !scenarios.isEmpty else { return "No scenarios.\n" }
+        let rows = scenarios.map { scenario in
+            [scenario.id, scenario.level.rawValue, scenario.profiles.names.joined(separator: ","),
+             scenario.needs.isEmpty ? "-" : scenario.needs.sorted().map(\.rawValue).joined(separator: ","), scenario.title]
+        }
+        let header = ["ID", "LEVEL", "PROFILES", "NEEDS", "TITLE"]
+        var widths = header.map(\.count)
+        for row in rows { for (index, cell) in row.enumerated() where index < 4 { widths[index] = max(widths[index], cell.count) } }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                index < 4 ? cell.padding(toLength: widths[index] + 2, withPad: " ", startingAt: 0) : cell
+            }.joined() + "\n"
+        }
+        return ([header] + rows).map(line).joined() + "\n\(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s")\n"
+    }
+
+    // MARK: explain
+
+    /// `harness explain ID`.
+    public static func explain(_ context: HarnessContext) -> CommandSpec {
+        CommandSpec(
+            name: "explain", summary: "Explain one scenario: requirement, source, what it does, what it needs.",
+            positionals: [PositionalSpec("ID", help: "A scenario ID such as PAIR-006.")]
+        ) { arguments, io in
+            let id = arguments.positionals[0].uppercased()
+            guard let scenario = context.scenarios.first(where: { $0.id.uppercased() == id }) else {
+                var message = "error: no scenario '\(arguments.positionals[0])'"
+                if let suggestion = Suggestion.closest(to: id, among: context.scenarios.map(\.id)) {
+                    message += "; did you mean '\(suggestion)'?"
+                }
+                io.err(message + "\nRun 'harness list' for the catalogue.\n")
+                return CommandLineTool.exitUsage
+            }
+            io.out(explanation(scenario))
+            return CommandLineTool.exitSuccess
+        }
+    }
+
+    /// The `explain` text.
+    public static func explanation(_ scenario: Scenario) -> String {
+        var out = "\(scenario.id)  \(scenario.level)  \(scenario.title)\n\n"
+        out += "Requirement: \(scenario.requirement)\n"
+        out += "Level:       \(scenario.level) (a violation yields \(scenario.level == .must ? "fail" : "warn"))\n"
+        out += "Source:      \(scenario.source)\n"
+        out += "Profiles:    \(scenario.profiles.names.joined(separator: ", "))\n"
+        let needs = scenario.needs.sorted().map(\.rawValue)
+        out += "Needs:       \(needs.isEmpty ? "nothing beyond connecting to the Gateway" : needs.joined(separator: ", "))\n"
+        if !scenario.tags.isEmpty { out += "Tags:        \(scenario.tags.sorted().joined(separator: ", "))\n" }
+        out += "Client:      \(scenario.options.startsClient ? "started by the runner before the script" : "started by the script")\n"
+        out += "\nWhat it does:\n\(scenario.discussion ?? "(not described)")\n"
+        return out
+    }
+
+    // MARK: run
+
+    /// The options of `harness run`, as a table (parsing and help both come from it).
+    public static let runFlags: [FlagSpec] = [
+        .option("--node", "NAME", help: "Run an in-process client registered under NAME (e.g. reference)."),
+        .option("--node-command", "CMD", help: "Start CMD with /bin/sh -c per scenario; it speaks the adapter protocol (docs/adapter-protocol.md)."),
+        .flag("--attach", help: "Wait for a client started by a person; stimuli become prompts on this terminal."),
+        .option("--filter", "GLOB", help: "Only scenario IDs matching the glob (PAIR-*, HS-00?); comma-separated lists allowed.", repeatable: true),
+        .option("--tag", "TAG", help: "Only scenarios with this tag.", repeatable: true),
+        .option("--profile", "NAME", help: "Only this Gateway profile (current, legacy, ...).", repeatable: true),
+        .option("--shard", "I/N", help: "Run the I-th of N deterministic slices of the sorted runs (1-based).", validate: { Shard(parsing: $0) == nil ? "expected I/N with 1 <= I <= N" : nil }),
+        .option("--jobs", "N", help: "Run N scenarios at once (default 1; attach mode and --port force 1).", validate: { value in
+            guard let jobs = Int(value), jobs >= 1, jobs <= 256 else { return "expected an integer from 1 to 256" }
+            return nil
+        }),
+        .option("--seed", "N", help: "Seed every random choice (default: random, printed in the report).", validate: { value in
+            guard let seed = UInt64(value), seed <= 9_007_199_254_740_991 else { return "expected an integer from 0 to 9007199254740991" }
+            return nil
+        }),
+        .option("--slowness", "X", help: "Multiply every deadline by X (default 1, or 10 with --attach), for slow machines and clients.", validate: { value in
+            guard let factor = Double(value), factor > 0, factor <= 1000, factor.isFinite else { return "expected a number above 0 and at most 1000" }
+            return nil
+        }),
+        .flag("--strict", help: "Count SHOULD violations (warn) as failures."),
+        .flag("--keep-state", help: "Keep every run's state directory (the path is printed)."),
+        .option("--junit", "FILE", help: "Write a JUnit XML report to FILE."),
+        .option("--json", "FILE", help: "Write a JSON report to FILE."),
+        .option("--transcripts", "DIR", help: "Write every run's transcript to DIR (default: failing runs only, to a temporary directory)."),
+        .option("--port", "N", help: "Bind each run's Gateway to port N instead of a free one (useful with --attach).", validate: { value in
+            guard let port = Int(value), port >= 1, port <= 65535 else { return "expected a port from 1 to 65535" }
+            return nil
+        }),
+    ]
+
+    /// `harness run`.
+    public static func run(_ context: HarnessContext) -> CommandSpec {
+        CommandSpec(
+            name: "run", summary: "Run the scenarios against a client and report verdicts.",
+            discussion: """
+            Choose the client with exactly one of --node, --node-command or --attach. Every scenario runs \
+            once per Gateway profile it applies to, against a fresh Gateway and a fresh state directory.
+            Exit codes: 0 nothing gated failed; 1 a run failed (fail, error, timeout, or warn with --strict); \
+            2 usage or harness error.
+            """,
+            flags: runFlags
+        ) { arguments, io in
+            await runCommand(arguments, io: io, context: context)
+        }
+    }
+
+    static func splitList(_ values: [String]) -> [String] {
+        values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
+    }
+
+    /// Builds the run configuration from parsed `run` options.
+    /// - Throws: `UsageError` for conflicting or missing choices.
+    public static func configuration(from arguments: ParsedArguments, context: HarnessContext) throws -> RunConfiguration {
+        var configuration = RunConfiguration()
+        if let seed = arguments.value("--seed").flatMap(UInt64.init) { configuration.seed = seed }
+        if let slowness = arguments.value("--slowness").flatMap(Double.init) {
+            configuration.slowness = slowness
+        } else if arguments.isSet("--attach") {
+            // A person needs far longer than a program to act on a prompt.
+            configuration.slowness = 10
+        }
+        if let jobs = arguments.value("--jobs").flatMap(Int.init) { configuration.jobs = jobs }
+        if let port = arguments.value("--port").flatMap(Int.init) {
+            if configuration.jobs > 1 { throw UsageError("--port binds one Gateway at a time; it cannot be combined with --jobs above 1") }
+            configuration.port = port
+        }
+        configuration.strict = arguments.isSet("--strict")
+        configuration.keepState = arguments.isSet("--keep-state")
+        if let directory = arguments.value("--transcripts") {
+            configuration.transcripts = .all(directory: URL(fileURLWithPath: directory))
+        }
+        let profiles = splitList(arguments.allValues("--profile"))
+        let knownProfiles = Set(GatewayProfile.builtIn.map(\.name) + context.scenarios.flatMap(\.profiles.names))
+        for profile in profiles where !knownProfiles.contains(profile) {
+            var message = "unknown profile '\(profile)'"
+            if let suggestion = Suggestion.closest(to: profile, among: knownProfiles.sorted()) { message += "; did you mean '\(suggestion)'?" }
+            throw UsageError(message)
+        }
+        configuration.selection = RunSelection(
+            filters: splitList(arguments.allValues("--filter")), tags: Set(arguments.allValues("--tag")),
+            profileNames: profiles, shard: arguments.value("--shard").flatMap(Shard.init(parsing:)))
+        return configuration
+    }
+
+    /// Picks the driver from `--node`, `--node-command` or `--attach`.
+    /// - Throws: `UsageError` unless exactly one is given; `HarnessError` for an unknown node.
+    public static func driver(from arguments: ParsedArguments, context: HarnessContext) throws -> any ClientDriver {
+        let chosen = ["--node", "--node-command", "--attach"].filter(arguments.isSet)
+        guard chosen.count == 1 else {
+            if chosen.isEmpty { throw UsageError("choose the client under test: --node NAME, --node-command CMD or --attach") }
+            throw UsageError("choose only one of \(chosen.joined(separator: ", "))")
+        }
+        if let name = arguments.value("--node") { return try context.nodes.driver(named: name) }
+        if let command = arguments.value("--node-command") {
+            guard !command.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("--node-command needs a command") }
+            return ProcessDriver(command: command)
+        }
+        return AttachDriver(console: context.attachConsole)
+    }
+
+    static func runCommand(_ arguments: ParsedArguments, io: CommandIO, context: HarnessContext) async -> Int32 {
+        let configuration: RunConfiguration
+        let driver: any ClientDriver
+        do {
+            configuration = try Self.configuration(from: arguments, context: context)
+            driver = try Self.driver(from: arguments, context: context)
+        } catch let error as UsageError {
+            io.err("error: \(error)\nRun 'harness run --help' for usage.\n")
+            return CommandLineTool.exitUsage
+        } catch {
+            io.err("error: \(error)\n")
+            return CommandLineTool.exitUsage
+        }
+        let problems = ScenarioCatalogue.problems(in: context.scenarios)
+        guard problems.isEmpty else {
+            io.err("error: the scenario catalogue is inconsistent:\n" + problems.map { "  \($0)\n" }.joined())
+            return CommandLineTool.exitUsage
+        }
+        guard let gatewayFactory = context.gatewayFactory else {
+            io.err("error: this harness was built without a Gateway to run scenarios against\n")
+            return CommandLineTool.exitUsage
+        }
+        let runner = Runner(scenarios: context.scenarios, driver: driver, gatewayFactory: gatewayFactory, configuration: configuration)
+        let planned = runner.plan()
+        if planned.isEmpty {
+            var unsharded = configuration.selection
+            unsharded.shard = nil
+            if configuration.selection.shard != nil, !RunPlanner.plan(context.scenarios, selection: unsharded).isEmpty {
+                io.out("Shard \(configuration.selection.shard?.description ?? "") has no runs (seed \(configuration.seed)).\n")
+                return CommandLineTool.exitSuccess
+            }
+            io.err("error: no scenario matches the selection (\(context.scenarios.count) in the catalogue); see 'harness list'\n")
+            return CommandLineTool.exitUsage
+        }
+
+        let reporter = TerminalReporter(color: TerminalReporter.shouldUseColor(isTerminal: io.stdoutIsTerminal, environment: io.environment))
+        let progressReporter = TerminalReporter(color: TerminalReporter.shouldUseColor(isTerminal: io.stderrIsTerminal, environment: io.environment))
+        io.err("Running \(planned.count) run\(planned.count == 1 ? "" : "s") with seed \(configuration.seed) (client: \(driver.summary))\n")
+        let counter = Counter()
+        let total = planned.count
+        let showProgress = io.stderrIsTerminal
+        let report: RunReport
+        do {
+            report = try await runner.run { result in
+                let done = counter.increment()
+                if showProgress { io.err(progressReporter.progressLine(result, done: done, total: total)) }
+            }
+        } catch {
+            io.err("error: \(error)\n")
+            return CommandLineTool.exitUsage
+        }
+        io.out(reporter.render(report))
+        do {
+            if let path = arguments.value("--junit") {
+                try write(JUnitReporter().render(report), to: path)
+            }
+            if let path = arguments.value("--json") {
+                try write(JSONReporter().render(report), to: path)
+            }
+        } catch {
+            io.err("error: \(error)\n")
+            return CommandLineTool.exitUsage
+        }
+        return report.exitCode
+    }
+
+    private static func write(_ text: String, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url, options: .atomic)
+        } catch {
+            throw HarnessError("cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}
+
+/// A thread-safe counter for progress lines.
+private final class Counter: Sendable {
+    private let value = Mutex(0)
+
+    func increment() -> Int {
+        value.withLock { value in
+            value += 1
+            return value
+        }
+    }
+}

@@ -1,0 +1,384 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How a child process ended.
+enum ChildExit: Sendable, Hashable, CustomStringConvertible {
+    /// It exited with a status.
+    case exited(Int32)
+    /// A signal killed it.
+    case signaled(Int32)
+
+    var description: String {
+        switch self {
+        case .exited(let status) where status > 128 && status < 128 + 65:
+            // What a shell (`/bin/sh -c`) reports when its child dies by a signal.
+            "exit status \(status): signal \(status - 128)\(ChildExit.signalName(status - 128).map { " (\($0))" } ?? "")"
+        case .exited(let status): "exit status \(status)"
+        case .signaled(let signal): "killed by signal \(signal)\(ChildExit.signalName(signal).map { " (\($0))" } ?? "")"
+        }
+    }
+
+    static func signalName(_ signal: Int32) -> String? {
+        switch signal {
+        case SIGKILL: "SIGKILL"
+        case SIGTERM: "SIGTERM"
+        case SIGSEGV: "SIGSEGV"
+        case SIGABRT: "SIGABRT"
+        case SIGBUS: "SIGBUS"
+        case SIGILL: "SIGILL"
+        case SIGINT: "SIGINT"
+        case SIGPIPE: "SIGPIPE"
+        default: nil
+        }
+    }
+}
+
+/// A child process started with `/bin/sh -c COMMAND` in its own process group, with its
+/// stdin, stdout and stderr connected to pipes.
+///
+/// Output is read by two dedicated threads and handed over line by line. The exit is observed by
+/// a third thread with `waitid(WNOWAIT)`, which leaves the child unreaped: its pid, and so its
+/// process group id, cannot be reused until `terminate` has killed the whole group and reaped it.
+final class ChildProcess: Sendable {
+    private struct State: Sendable {
+        var stdin: Int32
+        var exit: ChildExit?
+        var exitWaiters: [CheckedContinuation<Void, Never>] = []
+        var reaped = false
+    }
+
+    /// The process id, which is also its process group id.
+    let pid: pid_t
+    // Mutex guards the stdin descriptor, the exit status and the waiters.
+    private let state: Mutex<State>
+
+    /// Serialises pipe creation and spawning so that no concurrently spawned child inherits
+    /// another child's pipe ends between `pipe()` and `fcntl(FD_CLOEXEC)`.
+    private static let spawnLock = Mutex(())
+
+    private init(pid: pid_t, stdin: Int32) {
+        self.pid = pid
+        self.state = Mutex(State(stdin: stdin))
+    }
+
+    /// Starts `/bin/sh -c command`.
+    /// - Parameters:
+    ///   - command: the shell command line.
+    ///   - environment: the complete environment.
+    ///   - onStdoutLine: called for each line on stdout, in order, from a reader thread.
+    ///   - onStderrLine: called for each line on stderr, in order, from a reader thread.
+    ///   - onExit: called once when the process exits (before it is reaped).
+    /// - Throws: `HarnessError` when the process cannot be started.
+    static func spawn(
+        command: String, environment: [String: String],
+        onStdoutLine: @escaping @Sendable (String) -> Void,
+        onStderrLine: @escaping @Sendable (String) -> Void,
+        onExit: @escaping @Sendable (ChildExit) -> Void
+    ) throws -> ChildProcess {
+        ignoreSIGPIPE
+        let (pid, stdinWrite, stdoutRead, stderrRead) = try spawnLock.withLock { _ in
+            try spawnLocked(command: command, environment: environment)
+        }
+        let child = ChildProcess(pid: pid, stdin: stdinWrite)
+        LiveProcessGroups.shared.insert(pid)
+        let stdoutDrained = DispatchSemaphore(value: 0)
+        startReader(fd: stdoutRead, name: "stdout", onLine: onStdoutLine, onEnd: { stdoutDrained.signal() })
+        startReader(fd: stderrRead, name: "stderr", onLine: onStderrLine, onEnd: {})
+        let waiter = Thread { [child] in
+            let exit = child.waitForExitWithoutReaping()
+            // Hand over what the process wrote before it exited (a last reply) before reporting
+            // the exit. A grandchild may keep stdout open, so the wait is bounded.
+            _ = stdoutDrained.wait(timeout: .now() + .milliseconds(500))
+            child.markExited(exit)
+            onExit(exit)
+        }
+        waiter.name = "openclaw-child-wait-\(pid)"
+        waiter.start()
+        return child
+    }
+
+    /// Writing to a pipe whose reader died must fail with EPIPE, not kill the harness.
+    private static let ignoreSIGPIPE: Void = {
+        signal(SIGPIPE, SIG_IGN)
+    }()
+
+    private static func makePipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw HarnessError("pipe() failed: \(String(cString: strerror(errno)))") }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        return (fds[0], fds[1])
+    }
+
+    private static func spawnLocked(command: String, environment: [String: String]) throws
+        -> (pid_t, Int32, Int32, Int32)
+    {
+        let input = try makePipe()
+        let output: (read: Int32, write: Int32)
+        let errors: (read: Int32, write: Int32)
+        do {
+            output = try makePipe()
+        } catch {
+            close(input.read)
+            close(input.write)
+            throw error
+        }
+        do {
+            errors = try makePipe()
+        } catch {
+            for fd in [input.read, input.write, output.read, output.write] { close(fd) }
+            throw error
+        }
+
+        #if canImport(Glibc)
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        #else
+        var actions: posix_spawn_file_actions_t? = nil
+        var attributes: posix_spawnattr_t? = nil
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        // dup2 clears FD_CLOEXEC on the targets; every other pipe end closes on exec.
+        posix_spawn_file_actions_adddup2(&actions, input.read, 0)
+        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
+
+        // Own process group (pgid = pid), default SIGPIPE (the harness ignores it), no blocked signals.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let arguments = ["/bin/sh", "-c", command]
+        let environmentLines = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        var envp: [UnsafeMutablePointer<CChar>?] = environmentLines.map { strdup($0) } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &argv, &envp)
+        close(input.read)
+        close(output.write)
+        close(errors.write)
+        guard status == 0 else {
+            close(input.write)
+            close(output.read)
+            close(errors.read)
+            throw HarnessError("cannot start /bin/sh: \(String(cString: strerror(status)))")
+        }
+        // A client that stops reading stdin must not block the harness.
+        let flags = fcntl(input.write, F_GETFL)
+        _ = fcntl(input.write, F_SETFL, flags | O_NONBLOCK)
+        return (pid, input.write, output.read, errors.read)
+    }
+
+    private static func startReader(fd: Int32, name: String, onLine: @escaping @Sendable (String) -> Void,
+                                    onEnd: @escaping @Sendable () -> Void) {
+        let thread = Thread {
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                pending.append(contentsOf: buffer[0..<count])
+                while let newline = pending.firstIndex(of: 0x0A) {
+                    var line = pending[..<newline]
+                    if line.last == 0x0D { line = line.dropLast() }
+                    onLine(String(decoding: line, as: UTF8.self))
+                    pending.removeSubrange(...newline)
+                }
+                // Bound memory for a client that never writes a newline.
+                if pending.count > 1 << 20 {
+                    onLine(String(decoding: pending, as: UTF8.self))
+                    pending.removeAll()
+                }
+            }
+            if !pending.isEmpty { onLine(String(decoding: pending, as: UTF8.self)) }
+            close(fd)
+            onEnd()
+        }
+        thread.name = "openclaw-child-\(name)"
+        thread.start()
+    }
+
+    private func waitForExitWithoutReaping() -> ChildExit {
+        var info = siginfo_t()
+        while true {
+            let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT)
+            if result == 0 { break }
+            if errno == EINTR { continue }
+            // ECHILD: somebody else reaped it; the status is unknown.
+            return .exited(-1)
+        }
+        #if canImport(Glibc)
+        let status = info._sifields._sigchld.si_status
+        #else
+        let status = info.si_status
+        #endif
+        // si_code: CLD_EXITED (1) carries the exit status; CLD_KILLED (2) and CLD_DUMPED (3) a signal.
+        return info.si_code == 1 ? .exited(status) : .signaled(status)
+    }
+
+    private func markExited(_ exit: ChildExit) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.exit = exit
+            defer { state.exitWaiters = [] }
+            return state.exitWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// How it ended, once it has.
+    var exit: ChildExit? { state.withLock { $0.exit } }
+
+    /// Waits until the process exits, or until `timeout` passes.
+    /// - Returns: whether it exited.
+    func waitForExit(timeout: Duration) async -> Bool {
+        let exited: Void? = try? await withDeadline(timeout, CancellationError()) { [self] in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { state -> Bool in
+                    if state.exit != nil { return true }
+                    state.exitWaiters.append(continuation)
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        }
+        return exited != nil
+    }
+
+    /// Writes `line` and a newline to the child's stdin.
+    /// - Throws: `HarnessError` when the pipe is closed or full.
+    func writeLine(_ line: String) throws {
+        let bytes = Array((line + "\n").utf8)
+        try state.withLock { state in
+            guard state.stdin >= 0 else { throw HarnessError("the client's stdin is closed") }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { write(state.stdin, $0.baseAddress, $0.count) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    if errno == EAGAIN { throw HarnessError("the client does not read its stdin (pipe full)") }
+                    throw HarnessError("cannot write to the client's stdin: \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Closes the child's stdin (it sees end of file).
+    func closeStdin() {
+        state.withLock { state in
+            if state.stdin >= 0 {
+                close(state.stdin)
+                state.stdin = -1
+            }
+        }
+    }
+
+    /// Ends the child and everything in its process group: closes stdin, sends SIGTERM to the
+    /// group, waits up to `grace` for the child to exit, then sends SIGKILL to the group and
+    /// reaps the child. Whatever is left in the group when the child exits is killed with it.
+    /// - Returns: how the child ended.
+    @discardableResult
+    func terminate(grace: Duration) async -> ChildExit {
+        closeStdin()
+        if exit == nil {
+            kill(-pid, SIGTERM)
+            if !(await waitForExit(timeout: grace)) {
+                kill(-pid, SIGKILL)
+                _ = await waitForExit(timeout: .seconds(10))
+            }
+        }
+        // The child is exited but unreaped, so the group id is still ours to signal.
+        kill(-pid, SIGKILL)
+        let exit = reap()
+        LiveProcessGroups.shared.remove(pid)
+        return exit
+    }
+
+    private func reap() -> ChildExit {
+        let alreadyReaped = state.withLock { state in
+            defer { state.reaped = true }
+            return state.reaped
+        }
+        let fallback = exit ?? .exited(-1)
+        guard !alreadyReaped else { return fallback }
+        // A child that survived SIGKILL (stuck in the kernel) is not waited for forever.
+        let options: Int32 = exit == nil ? WNOHANG : 0
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(pid, &status, options)
+            if result > 0 { break }
+            if result == 0 || errno != EINTR { return fallback }
+        }
+        let signal = status & 0x7F
+        return signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
+    }
+}
+
+/// The process groups of clients that are running, so that an interrupted harness can kill them
+/// (they are in their own groups, so a terminal's Ctrl-C does not reach them).
+final class LiveProcessGroups: Sendable {
+    static let shared = LiveProcessGroups()
+
+    // Mutex guards the set.
+    private let groups = Mutex<Set<pid_t>>([])
+
+    func insert(_ pgid: pid_t) { _ = groups.withLock { $0.insert(pgid) } }
+    func remove(_ pgid: pid_t) { _ = groups.withLock { $0.remove(pgid) } }
+
+    /// Sends SIGKILL to every live group.
+    func killAll() {
+        for pgid in groups.withLock({ $0 }) { kill(-pgid, SIGKILL) }
+    }
+}
+
+/// What the harness does when it is interrupted.
+public enum InterruptHandling {
+    /// Dispatch sources are thread-safe (libdispatch objects may be used from any thread); the box
+    /// only keeps them alive, and it is written once, under the mutex.
+    private struct SignalSources: @unchecked Sendable {
+        var sources: [any DispatchSourceSignal] = []
+    }
+
+    private static let installed = Mutex(SignalSources())
+
+    /// On SIGINT, SIGTERM or SIGHUP: kills every client process group the harness started,
+    /// prints a note on stderr and exits with 130. Call once, early, from a command-line tool.
+    public static func install() {
+        var created: [any DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                LiveProcessGroups.shared.killAll()
+                FileHandle.standardError.write(Data("\ninterrupted: client processes killed\n".utf8))
+                exit(130)
+            }
+            source.resume()
+            created.append(source)
+        }
+        let box = SignalSources(sources: created)
+        installed.withLock { $0.sources += box.sources }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// Where and how a client under test is started: the values a real client reads from
+/// `OPENCLAW_GATEWAY_URL`, `OPENCLAW_GATEWAY_TOKEN` and `OPENCLAW_STATE_DIR`.
+public struct NodeConfiguration: Sendable, Hashable {
+    /// The Gateway to connect to (`ws://127.0.0.1:PORT`).
+    public var gatewayURL: String
+    /// The shared Gateway token, when the Gateway wants one.
+    public var sharedToken: String?
+    /// A directory that is fresh for every run and kept across restarts inside it. Deleting its
+    /// contents is a reinstall.
+    public var stateDirectory: URL
+    /// A seed for the client's own random choices, if it wants reproducible runs.
+    public var seed: UInt64
+
+    /// Creates a configuration.
+    public init(gatewayURL: String, sharedToken: String? = nil, stateDirectory: URL, seed: UInt64 = 0) {
+        self.gatewayURL = gatewayURL
+        self.sharedToken = sharedToken
+        self.stateDirectory = stateDirectory
+        self.seed = seed
+    }
+}
+
+/// What a driver learns about the run it makes a session for.
+public struct ClientSessionContext: Sendable {
+    /// `ID@profile`, for logs and prompts.
+    public var runKey: String
+    /// The run's `--slowness` factor.
+    public var slowness: Double
+    /// How long the client may take to say hello, before scaling.
+    public var helloTimeoutMs: Int
+    /// Called when the client dies on its own (a crash): the run ends with `error` and this message.
+    public var reportFatal: @Sendable (String) -> Void
+
+    /// Creates a context.
+    public init(runKey: String, slowness: Double = 1, helloTimeoutMs: Int = 10_000,
+                reportFatal: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.runKey = runKey
+        self.slowness = slowness
+        self.helloTimeoutMs = helloTimeoutMs
+        self.reportFatal = reportFatal
+    }
+
+    /// `milliseconds` scaled by `slowness`.
+    public func scaled(_ milliseconds: Int) -> Duration {
+        .milliseconds(Int64((Double(milliseconds) * slowness).rounded(.up)))
+    }
+}
+
+/// What a client wrote besides its protocol messages, kept for the report.
+public struct ClientDiagnostics: Sendable, Hashable {
+    /// Its output: stderr lines and adapter `log` lines, prefixed, oldest first (capped).
+    public var log: [String]
+    /// Things the harness noticed and ignored: garbage on stdout, unknown messages, late replies.
+    public var notes: [String]
+    /// The process groups the driver started (process driver only), for leak checks.
+    public var processGroups: [Int32]
+
+    /// Creates diagnostics.
+    public init(log: [String] = [], notes: [String] = [], processGroups: [Int32] = []) {
+        self.log = log
+        self.notes = notes
+        self.processGroups = processGroups
+    }
+}
+
+/// One client under test for the duration of one run. Drivers implement it; scenarios talk to
+/// it through `ScenarioClient`.
+public protocol ClientSession: Sendable {
+    /// Starts the client and returns the stimuli it supports.
+    /// - Throws: `ScenarioTimedOut` when it does not become ready in time, `HarnessError` when it
+    ///   cannot be started.
+    func start(_ configuration: NodeConfiguration) async throws -> Set<StimulusKind>
+    /// Applies a stimulus the client said it supports.
+    /// - Throws: `ScenarioUnsupported`, `ScenarioTimedOut` or `HarnessError`.
+    func apply(_ stimulus: Stimulus, timeout: Duration) async throws -> StimulusReply
+    /// Stops and starts the client, keeping its state directory.
+    func restart(timeout: Duration) async throws -> Set<StimulusKind>
+    /// Stops the client and releases everything it holds. Idempotent.
+    func stop() async
+    /// Output and notes collected so far.
+    func diagnostics() -> ClientDiagnostics
+}
+
+/// Makes one `ClientSession` per run: in-process, a process speaking the adapter protocol, or a
+/// person at a terminal.
+public protocol ClientDriver: Sendable {
+    /// A short description for report headers (`in-process "reference"`, `command "..."`).
+    var summary: String { get }
+    /// How many runs may share it at once (`nil`: no limit). A person can follow only one.
+    var maximumParallelRuns: Int? { get }
+    /// Makes a session for one run.
+    func makeSession(_ context: ClientSessionContext) async throws -> any ClientSession
+}

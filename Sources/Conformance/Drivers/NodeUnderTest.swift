@@ -1,0 +1,144 @@
+import Foundation
+import Synchronization
+
+/// A client implementation that runs inside the harness process (the reference node, or a
+/// Swift client's own code under test).
+///
+/// The harness creates a fresh instance per run, calls `start` once, then `apply` for each
+/// stimulus, then `stop`. A `restart` stimulus is turned into `stop` and `start` with the same
+/// configuration unless `supportedStimuli` contains `.restart`.
+public protocol NodeUnderTest: Sendable {
+    /// The stimuli this client can act on.
+    var supportedStimuli: Set<StimulusKind> { get }
+    /// Connects to `configuration.gatewayURL` and keeps state in `configuration.stateDirectory`.
+    func start(_ configuration: NodeConfiguration) async throws
+    /// Disconnects and releases resources.
+    func stop() async
+    /// Acts on a stimulus.
+    /// - Returns: `.ok`, or `.error` when the client tried and could not.
+    /// - Throws: `ScenarioUnsupported` when it cannot act on this stimulus after all.
+    func apply(_ stimulus: Stimulus) async throws -> StimulusReply
+}
+
+/// Named in-process clients that `harness run --node NAME` can use.
+///
+/// ```swift
+/// var nodes = NodeUnderTestRegistry()
+/// nodes.register("reference", summary: "the reference Swift client") { ReferenceNode() }
+/// let driver = try nodes.driver(named: "reference")
+/// ```
+public struct NodeUnderTestRegistry: Sendable {
+    /// Makes a fresh client for one run.
+    public typealias Factory = @Sendable () -> any NodeUnderTest
+
+    private struct Entry: Sendable {
+        var summary: String
+        var factory: Factory
+    }
+
+    private var entries: [String: Entry] = [:]
+
+    /// An empty registry.
+    public init() {}
+
+    /// Registers (or replaces) a client called `name`.
+    public mutating func register(_ name: String, summary: String, factory: @escaping Factory) {
+        entries[name] = Entry(summary: summary, factory: factory)
+    }
+
+    /// The registered names, sorted.
+    public var names: [String] { entries.keys.sorted() }
+
+    /// The summary given for `name`.
+    public func summary(of name: String) -> String? { entries[name]?.summary }
+
+    /// A driver that runs the client called `name`.
+    /// - Throws: `HarnessError` naming the unknown client and the registered ones.
+    public func driver(named name: String) throws -> any ClientDriver {
+        guard let entry = entries[name] else {
+            let known = names.isEmpty ? "none is registered" : "registered: \(names.joined(separator: ", "))"
+            throw HarnessError("unknown node \"\(name)\" (\(known))")
+        }
+        return InProcessDriver(name: name, factory: entry.factory)
+    }
+}
+
+/// Runs a `NodeUnderTest` inside the harness process.
+public struct InProcessDriver: ClientDriver {
+    private let name: String
+    private let factory: NodeUnderTestRegistry.Factory
+
+    /// Creates a driver that makes a fresh client per run with `factory`.
+    public init(name: String, factory: @escaping NodeUnderTestRegistry.Factory) {
+        self.name = name
+        self.factory = factory
+    }
+
+    /// `in-process "NAME"`.
+    public var summary: String { "in-process \"\(name)\"" }
+
+    /// In-process clients run in parallel freely.
+    public var maximumParallelRuns: Int? { nil }
+
+    /// A session around a fresh client.
+    public func makeSession(_ context: ClientSessionContext) async throws -> any ClientSession {
+        InProcessSession(node: factory(), helloTimeout: context.scaled(context.helloTimeoutMs))
+    }
+}
+
+/// Adapts a `NodeUnderTest` to `ClientSession`.
+final class InProcessSession: ClientSession {
+    private struct State: Sendable {
+        var configuration: NodeConfiguration?
+        var started = false
+    }
+
+    private let node: any NodeUnderTest
+    private let helloTimeout: Duration
+    // Mutex guards the configuration remembered for restarts.
+    private let state = Mutex(State())
+
+    init(node: any NodeUnderTest, helloTimeout: Duration) {
+        self.node = node
+        self.helloTimeout = helloTimeout
+    }
+
+    func start(_ configuration: NodeConfiguration) async throws -> Set<StimulusKind> {
+        state.withLock { $0.configuration = configuration; $0.started = true }
+        let node = node
+        try await withDeadline(helloTimeout, ScenarioTimedOut("the client did not start within \(helloTimeout.milliseconds) ms")) {
+            try await node.start(configuration)
+        }
+        return node.supportedStimuli
+    }
+
+    func apply(_ stimulus: Stimulus, timeout: Duration) async throws -> StimulusReply {
+        let node = node
+        return try await withDeadline(timeout, ScenarioTimedOut("no reply to stimulus \"\(stimulus.kind)\" within \(timeout.milliseconds) ms")) {
+            try await node.apply(stimulus)
+        }
+    }
+
+    func restart(timeout: Duration) async throws -> Set<StimulusKind> {
+        if node.supportedStimuli.contains(.restart) {
+            let reply = try await apply(.restart, timeout: timeout)
+            if case .error(let message) = reply { throw HarnessError("the client could not restart: \(message)") }
+            return node.supportedStimuli
+        }
+        guard let configuration = state.withLock({ $0.configuration }) else {
+            throw HarnessError("restart before start")
+        }
+        await node.stop()
+        return try await start(configuration)
+    }
+
+    func stop() async {
+        let wasStarted = state.withLock { state in
+            defer { state.started = false }
+            return state.started
+        }
+        if wasStarted { await node.stop() }
+    }
+
+    func diagnostics() -> ClientDiagnostics { ClientDiagnostics() }
+}

@@ -1,0 +1,148 @@
+import MockGateway
+
+/// One conformance check: a stable identifier, the requirement it checks and the script that
+/// checks it.
+///
+/// ```swift
+/// let pair002 = Scenario(
+///     "PAIR-002", .must,
+///     title: "Retries while pending keep one request",
+///     requirement: "While pending, every retry presents the same device identity ...",
+///     source: "GP 6.3",
+///     profiles: .all
+/// ) { run in
+///     let first = try await run.waitForEvent("a pairing request") { event in
+///         if case .pairingRequested(let request) = event { request } else { nil }
+///     }
+///     try await run.expectNoEvent(within: .seconds(2), "no second request") { event in
+///         if case .pairingRequested = event { true } else { false }
+///     }
+///     _ = first
+/// }
+/// ```
+public struct Scenario: Sendable, Identifiable {
+    /// The script: runs once per profile, against a fresh Gateway and a fresh client.
+    public typealias Body = @Sendable (ScenarioRun) async throws -> Void
+
+    /// Per-scenario knobs with sensible defaults.
+    public struct Options: Sendable {
+        /// Whether the runner starts the client before the body runs. Scenarios that set the
+        /// Gateway up first (faults, tokens) turn this off and call `run.client.start()`.
+        public var startsClient: Bool
+        /// The shared Gateway token the client is started with (`OPENCLAW_GATEWAY_TOKEN`).
+        public var sharedToken: String?
+        /// The whole scenario's deadline in milliseconds, before `--slowness` scaling.
+        public var timeoutMs: Int
+        /// Adjusts the run's Gateway before it starts (auto-approval, tick interval, clock, ...).
+        /// The runner has already set the profile, port, seed, identity and shared token.
+        public var configureGateway: @Sendable (inout GatewayConfiguration) -> Void
+
+        /// Creates options.
+        public init(startsClient: Bool = true, sharedToken: String? = nil, timeoutMs: Int = 60_000,
+                    configureGateway: @escaping @Sendable (inout GatewayConfiguration) -> Void = { _ in }) {
+            self.startsClient = startsClient
+            self.sharedToken = sharedToken
+            self.timeoutMs = timeoutMs
+            self.configureGateway = configureGateway
+        }
+
+        /// The defaults: the client is started first, no shared token, a 60 s deadline.
+        public static let standard = Options()
+    }
+
+    /// The stable identifier (`PAIR-006`).
+    public let scenarioID: ScenarioID
+    /// A short title for lists.
+    public let title: String
+    /// `MUST` or `SHOULD`.
+    public let level: RequirementLevel
+    /// The requirement, one sentence, as a failure report quotes it.
+    public let requirement: String
+    /// Where the requirement comes from (`GP 6.3`, `AQ A.6`).
+    public let source: String
+    /// What the script does, in a few sentences, for `harness explain`.
+    public let discussion: String?
+    /// Free-form tags for `--tag`.
+    public let tags: Set<String>
+    /// The stimuli the client must support; without them the verdict is `unsupported`.
+    public let needs: Set<StimulusKind>
+    /// The Gateway profiles the scenario runs against.
+    public let profiles: ProfileSelection
+    /// Runner knobs.
+    public let options: Options
+    /// The script.
+    public let body: Body
+
+    /// The identifier as text; `Identifiable` conformance.
+    public var id: String { scenarioID.rawValue }
+    /// The area (from the identifier's prefix).
+    public var area: ScenarioArea { scenarioID.area }
+
+    /// Declares a scenario.
+    /// - Parameters:
+    ///   - id: the stable `AREA-NNN` identifier.
+    ///   - level: `.must` or `.should`.
+    ///   - title: a short title; defaults to the requirement.
+    ///   - requirement: the requirement in one sentence.
+    ///   - source: the protocol document section it comes from.
+    ///   - discussion: what the script does, for `harness explain`.
+    ///   - tags: free-form tags for `--tag`.
+    ///   - needs: the stimuli the client must support.
+    ///   - profiles: the Gateway profiles to run against.
+    ///   - options: runner knobs.
+    ///   - body: the script.
+    public init(
+        _ id: ScenarioID,
+        _ level: RequirementLevel,
+        title: String? = nil,
+        requirement: String,
+        source: String,
+        discussion: String? = nil,
+        tags: Set<String> = [],
+        needs: Set<StimulusKind> = [],
+        profiles: ProfileSelection = .all,
+        options: Options = .standard,
+        body: @escaping Body
+    ) {
+        self.scenarioID = id
+        self.level = level
+        self.title = title ?? requirement
+        self.requirement = requirement
+        self.source = source
+        self.discussion = discussion
+        self.tags = tags
+        self.needs = needs
+        self.profiles = profiles
+        self.options = options
+        self.body = body
+    }
+}
+
+/// Checks a list of scenarios for mistakes that would make IDs unstable or runs ambiguous.
+public enum ScenarioCatalogue {
+    /// Problems in `scenarios`, one sentence each; empty when the catalogue is sound: every ID is
+    /// well formed (`AREA-NNN`, known area) and unique, every scenario applies to at least one
+    /// profile, and profile names are unique within a scenario.
+    public static func problems(in scenarios: [Scenario]) -> [String] {
+        var problems: [String] = []
+        var seen: Set<String> = []
+        for scenario in scenarios {
+            if !scenario.scenarioID.isWellFormed {
+                problems.append("\(scenario.id): not a well-formed ID (AREA-NNN with area one of \(ScenarioArea.known.map(\.code).joined(separator: ", ")))")
+            }
+            if !seen.insert(scenario.id).inserted {
+                problems.append("\(scenario.id): declared more than once")
+            }
+            if scenario.profiles.profiles.isEmpty {
+                problems.append("\(scenario.id): applies to no profile")
+            }
+            if Set(scenario.profiles.names).count != scenario.profiles.profiles.count {
+                problems.append("\(scenario.id): lists a profile name twice")
+            }
+            if scenario.requirement.isEmpty {
+                problems.append("\(scenario.id): has no requirement text")
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,106 @@
+/// The area a scenario belongs to: the `AREA` part of an `AREA-NNN` identifier.
+///
+/// Areas group the terminal report and name the JUnit `classname`.
+public struct ScenarioArea: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The prefix as written in identifiers (`PAIR`).
+    public let code: String
+    /// A short human name (`pairing`).
+    public let name: String
+
+    /// Creates an area.
+    public init(code: String, name: String) {
+        self.code = code
+        self.name = name
+    }
+
+    /// `HS`: the connect handshake.
+    public static let handshake = ScenarioArea(code: "HS", name: "handshake")
+    /// `PAIR`: device pairing.
+    public static let pairing = ScenarioArea(code: "PAIR", name: "pairing")
+    /// `TOKEN`: device tokens.
+    public static let token = ScenarioArea(code: "TOKEN", name: "device tokens")
+    /// `INV`: `node.invoke`.
+    public static let invoke = ScenarioArea(code: "INV", name: "node.invoke")
+    /// `PRES`: presence beacons.
+    public static let presence = ScenarioArea(code: "PRES", name: "presence beacons")
+    /// `PUSH`: push registration.
+    public static let push = ScenarioArea(code: "PUSH", name: "push registration")
+    /// `APPR`: approvals.
+    public static let approvals = ScenarioArea(code: "APPR", name: "approvals")
+    /// `QUES`: agent questions.
+    public static let questions = ScenarioArea(code: "QUES", name: "questions")
+    /// `LIFE`: connection lifecycle.
+    public static let lifecycle = ScenarioArea(code: "LIFE", name: "connection lifecycle")
+
+    /// The known areas, in report order.
+    public static let known: [ScenarioArea] = [
+        .handshake, .pairing, .token, .invoke, .presence, .push, .approvals, .questions, .lifecycle,
+    ]
+
+    /// The known area whose code is `code`, if any.
+    public static func named(_ code: String) -> ScenarioArea? {
+        known.first { $0.code == code }
+    }
+
+    /// Known areas sort in catalogue order, unknown ones after them by code.
+    public static func < (lhs: ScenarioArea, rhs: ScenarioArea) -> Bool {
+        let left = known.firstIndex(of: lhs) ?? known.count
+        let right = known.firstIndex(of: rhs) ?? known.count
+        return left != right ? left < right : lhs.code < rhs.code
+    }
+
+    /// The code.
+    public var description: String { code }
+}
+
+/// A scenario identifier such as `PAIR-006`: stable API, never renumbered, never reused.
+public struct ScenarioID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The identifier as written.
+    public let rawValue: String
+
+    /// Wraps an identifier; use `isWellFormed` (or `ScenarioCatalogue.problems`) to check it.
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// The text before the dash (`PAIR`), or the whole identifier when there is no dash.
+    public var areaCode: String {
+        guard let dash = rawValue.firstIndex(of: "-") else { return rawValue }
+        return String(rawValue[..<dash])
+    }
+
+    /// The area, known or not (an unknown code becomes an area named after itself).
+    public var area: ScenarioArea {
+        ScenarioArea.named(areaCode) ?? ScenarioArea(code: areaCode, name: areaCode.lowercased())
+    }
+
+    /// The number after the dash, if it is one.
+    public var number: Int? {
+        guard let dash = rawValue.firstIndex(of: "-") else { return nil }
+        return Int(rawValue[rawValue.index(after: dash)...])
+    }
+
+    /// `true` for `AREA-NNN` with a known area and exactly three digits.
+    public var isWellFormed: Bool {
+        guard ScenarioArea.named(areaCode) != nil, let dash = rawValue.firstIndex(of: "-") else { return false }
+        let digits = rawValue[rawValue.index(after: dash)...]
+        return digits.count == 3 && digits.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// Sorts by area (catalogue order), then number, then text.
+    public static func < (lhs: ScenarioID, rhs: ScenarioID) -> Bool {
+        if lhs.area != rhs.area { return lhs.area < rhs.area }
+        if let left = lhs.number, let right = rhs.number, left != right { return left < right }
+        return lhs.rawValue < rhs.rawValue
+    }
+
+    /// The identifier as written.
+    public var description: String { rawValue }
+}
+
+extension ScenarioID: ExpressibleByStringLiteral {
+    /// Creates an identifier from a literal.
+    public init(stringLiteral value: String) {
+        self.init(value)
+    }
+}

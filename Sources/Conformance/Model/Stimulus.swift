@@ -1,0 +1,146 @@
+import GatewayProtocol
+
+/// The name of something the harness asks the client under test to do, as written on the
+/// adapter protocol (`background-wake`). Open for extension: unknown names travel unchanged.
+public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    /// The wire name.
+    public let rawValue: String
+
+    /// Wraps a wire name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Wraps a wire name given as a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// Connect to the Gateway now (for example after a pairing approval, when the client does
+    /// not reconnect by itself).
+    public static let connect: StimulusKind = "connect"
+    /// Close the connection and stay disconnected until `connect`.
+    public static let disconnect: StimulusKind = "disconnect"
+    /// Stop and start the client, keeping its state directory (an app relaunch).
+    public static let restart: StimulusKind = "restart"
+    /// Forget the device identity and stored tokens (a reinstall).
+    public static let resetIdentity: StimulusKind = "reset-identity"
+    /// Wake in the background for `trigger` (`silent_push`, `bg_app_refresh`, ...).
+    public static let backgroundWake: StimulusKind = "background-wake"
+    /// Move to the background.
+    public static let enterBackground: StimulusKind = "enter-background"
+    /// Move to the foreground.
+    public static let enterForeground: StimulusKind = "enter-foreground"
+    /// Ask the Gateway for more operator scopes (a new connect with a changed scope set).
+    public static let requestScopes: StimulusKind = "request-scopes"
+    /// Register for push notifications over `transport` (`relay` or `direct`).
+    public static let pushRegister: StimulusKind = "push-register"
+    /// Forget the current Gateway and connect to another one.
+    public static let switchGateway: StimulusKind = "switch-gateway"
+    /// Resolve an approval prompt with a decision (as a person tapping a button would).
+    public static let resolveApproval: StimulusKind = "resolve-approval"
+    /// Answer an agent question (as a person would).
+    public static let answerQuestion: StimulusKind = "answer-question"
+    /// Pair with a setup code.
+    public static let setupCode: StimulusKind = "setup-code"
+
+    /// The stimuli named by the adapter protocol, in documentation order.
+    public static let documented: [StimulusKind] = [
+        .connect, .disconnect, .restart, .resetIdentity, .backgroundWake, .enterBackground, .enterForeground,
+        .requestScopes, .pushRegister, .switchGateway, .resolveApproval, .answerQuestion, .setupCode,
+    ]
+
+    /// Sorts by wire name.
+    public static func < (lhs: StimulusKind, rhs: StimulusKind) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The wire name.
+    public var description: String { rawValue }
+}
+
+/// One request to the client under test: a kind plus its parameters (`params` on the adapter
+/// protocol).
+public struct Stimulus: Sendable, Hashable, CustomStringConvertible {
+    /// What to do.
+    public var kind: StimulusKind
+    /// The parameters, as sent in the adapter protocol's `params` object.
+    public var params: [String: JSONValue]
+
+    /// Creates a stimulus.
+    public init(_ kind: StimulusKind, params: [String: JSONValue] = [:]) {
+        self.kind = kind
+        self.params = params
+    }
+
+    /// Connect now.
+    public static let connect = Stimulus(.connect)
+    /// Disconnect and stay disconnected.
+    public static let disconnect = Stimulus(.disconnect)
+    /// Relaunch, keeping state.
+    public static let restart = Stimulus(.restart)
+    /// Forget the identity and tokens (reinstall).
+    public static let resetIdentity = Stimulus(.resetIdentity)
+    /// Go to the background.
+    public static let enterBackground = Stimulus(.enterBackground)
+    /// Come to the foreground.
+    public static let enterForeground = Stimulus(.enterForeground)
+
+    /// Wake in the background.
+    /// - Parameter trigger: the wake reason as the presence beacon names it (`background`,
+    ///   `silent_push`, `bg_app_refresh`, `significant_location`, `manual`, `connect`).
+    public static func backgroundWake(trigger: String) -> Stimulus {
+        Stimulus(.backgroundWake, params: ["trigger": .string(trigger)])
+    }
+
+    /// Ask for operator scopes.
+    public static func requestScopes(_ scopes: [String]) -> Stimulus {
+        Stimulus(.requestScopes, params: ["scopes": .array(scopes.map(JSONValue.string))])
+    }
+
+    /// Register for push.
+    /// - Parameters:
+    ///   - transport: `relay` or `direct`.
+    ///   - environment: `sandbox` or `production`, when it matters.
+    public static func pushRegister(transport: String, environment: String? = nil) -> Stimulus {
+        var params: [String: JSONValue] = ["transport": .string(transport)]
+        if let environment { params["environment"] = .string(environment) }
+        return Stimulus(.pushRegister, params: params)
+    }
+
+    /// Switch to another Gateway.
+    public static func switchGateway(url: String, token: String? = nil) -> Stimulus {
+        var params: [String: JSONValue] = ["url": .string(url)]
+        if let token { params["token"] = .string(token) }
+        return Stimulus(.switchGateway, params: params)
+    }
+
+    /// Resolve approval `id` with `decision` (one of its `allowedDecisions`).
+    public static func resolveApproval(id: String, decision: String) -> Stimulus {
+        Stimulus(.resolveApproval, params: ["id": .string(id), "decision": .string(decision)])
+    }
+
+    /// Answer question `id`. `answer` is the answer as the question's shape wants it (a string,
+    /// an array of option ids, or an object with free text).
+    public static func answerQuestion(id: String, answer: JSONValue) -> Stimulus {
+        Stimulus(.answerQuestion, params: ["id": .string(id), "answer": answer])
+    }
+
+    /// Pair with `code`.
+    public static func setupCode(_ code: String) -> Stimulus {
+        Stimulus(.setupCode, params: ["code": .string(code)])
+    }
+
+    /// `kind` plus its parameters as compact JSON, for reports and transcripts.
+    public var description: String {
+        params.isEmpty ? kind.rawValue : "\(kind.rawValue) \(JSONValue.object(params).jsonString)"
+    }
+}
+
+/// How a client answered a stimulus that it supports.
+public enum StimulusReply: Sendable, Hashable {
+    /// Done.
+    case ok
+    /// The client tried and reported an error (which may be the correct behaviour, for example
+    /// refusing to answer an expired question).
+    case error(String)
+
+    /// `true` for `.ok`.
+    public var isOK: Bool { self == .ok }
+}

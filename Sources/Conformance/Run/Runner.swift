@@ -1,0 +1,370 @@
+import Foundation
+import MockGateway
+import Synchronization
+
+/// Which transcripts to write.
+public enum TranscriptPolicy: Sendable, Hashable {
+    /// Only runs that did not pass (nor were unsupported), into `directory` or, when `nil`, a
+    /// fresh temporary directory that is kept and reported.
+    case failing(directory: URL?)
+    /// Every run, into `directory` (`--transcripts DIR`).
+    case all(directory: URL)
+    /// None.
+    case none
+}
+
+/// How to run: seed, deadlines, parallelism, what to keep.
+public struct RunConfiguration: Sendable {
+    /// The `--seed` every random choice derives from.
+    public var seed: UInt64
+    /// `--slowness`: every deadline is multiplied by it.
+    public var slowness: Double
+    /// What to run.
+    public var selection: RunSelection
+    /// `--jobs`: runs at once (limited further by the driver, and to 1 with a fixed `port`).
+    public var jobs: Int
+    /// `--strict`: `warn` fails the run.
+    public var strict: Bool
+    /// `--keep-state`: keep every run's state directory.
+    public var keepState: Bool
+    /// Which transcripts to write.
+    public var transcripts: TranscriptPolicy
+    /// Where state directories go (default: a fresh temporary directory).
+    public var stateRoot: URL?
+    /// The Gateway's port (`--port`); 0 picks a free one per Gateway.
+    public var port: Int
+    /// The default deadline of one scenario step, before scaling.
+    public var stepTimeoutMs: Int
+    /// How long a client may take to announce itself, before scaling.
+    public var helloTimeoutMs: Int
+    /// How long a client may take to answer one stimulus, before scaling.
+    public var stimulusTimeoutMs: Int
+
+    /// Creates a configuration.
+    public init(seed: UInt64 = Seed.random(), slowness: Double = 1, selection: RunSelection = RunSelection(), jobs: Int = 1,
+                strict: Bool = false, keepState: Bool = false, transcripts: TranscriptPolicy = .failing(directory: nil),
+                stateRoot: URL? = nil, port: Int = 0, stepTimeoutMs: Int = 5_000, helloTimeoutMs: Int = 10_000,
+                stimulusTimeoutMs: Int = 10_000) {
+        self.seed = seed
+        self.slowness = slowness
+        self.selection = selection
+        self.jobs = jobs
+        self.strict = strict
+        self.keepState = keepState
+        self.transcripts = transcripts
+        self.stateRoot = stateRoot
+        self.port = port
+        self.stepTimeoutMs = stepTimeoutMs
+        self.helloTimeoutMs = helloTimeoutMs
+        self.stimulusTimeoutMs = stimulusTimeoutMs
+    }
+
+    /// `milliseconds` scaled by `slowness`.
+    func scaled(_ milliseconds: Int) -> Duration {
+        .milliseconds(Int64((Double(milliseconds) * slowness).rounded(.up)))
+    }
+}
+
+/// Runs the matrix of scenarios x profiles: a fresh Gateway and a fresh state directory per
+/// run, a client from the driver, every step under a deadline, one verdict per run.
+public struct Runner: Sendable {
+    /// The catalogue to select from.
+    public let scenarios: [Scenario]
+    /// Makes the client under test.
+    public let driver: any ClientDriver
+    /// Starts Gateways.
+    public let gatewayFactory: GatewayFactory
+    /// How to run.
+    public let configuration: RunConfiguration
+
+    /// Creates a runner.
+    public init(scenarios: [Scenario], driver: any ClientDriver, gatewayFactory: @escaping GatewayFactory,
+                configuration: RunConfiguration) {
+        self.scenarios = scenarios
+        self.driver = driver
+        self.gatewayFactory = gatewayFactory
+        self.configuration = configuration
+    }
+
+    /// The runs this runner would make, in order.
+    public func plan() -> [PlannedRun] {
+        RunPlanner.plan(scenarios, selection: configuration.selection)
+    }
+
+    /// How many runs go at once.
+    public var effectiveJobs: Int {
+        var jobs = max(1, configuration.jobs)
+        if let limit = driver.maximumParallelRuns { jobs = min(jobs, max(1, limit)) }
+        if configuration.port != 0 { jobs = 1 }
+        return jobs
+    }
+
+    /// Runs every planned run and returns the report. Every temporary state directory is
+    /// removed unless `keepState`.
+    /// - Parameter progress: called as each run finishes (in completion order).
+    /// - Throws: `HarnessError` when the state directory cannot be created.
+    public func run(progress: @escaping @Sendable (RunResult) -> Void = { _ in }) async throws -> RunReport {
+        let runs = plan()
+        let fileManager = FileManager.default
+        let stateRoot: URL
+        let ownsStateRoot: Bool
+        if let root = configuration.stateRoot {
+            stateRoot = root
+            ownsStateRoot = false
+        } else {
+            stateRoot = fileManager.temporaryDirectory.appendingPathComponent("openclaw-harness-state-\(UUID().uuidString.prefix(8))")
+            ownsStateRoot = true
+        }
+        do {
+            try fileManager.createDirectory(at: stateRoot, withIntermediateDirectories: true)
+        } catch {
+            throw HarnessError("cannot create the state directory \(stateRoot.path): \(error.localizedDescription)")
+        }
+        let transcripts = TranscriptDirectory(policy: configuration.transcripts)
+
+        var results = [RunResult?](repeating: nil, count: runs.count)
+        let jobs = effectiveJobs
+        await withTaskGroup(of: (Int, RunResult).self) { group in
+            var next = 0
+            func schedule(_ index: Int) {
+                group.addTask { (index, await execute(runs[index], stateRoot: stateRoot, transcripts: transcripts)) }
+            }
+            while next < min(jobs, runs.count) {
+                schedule(next)
+                next += 1
+            }
+            while let (index, result) = await group.next() {
+                results[index] = result
+                progress(result)
+                if next < runs.count {
+                    schedule(next)
+                    next += 1
+                }
+            }
+        }
+        if ownsStateRoot && !configuration.keepState {
+            try? fileManager.removeItem(at: stateRoot)
+        }
+        return RunReport(
+            seed: configuration.seed, slowness: configuration.slowness, strict: configuration.strict,
+            client: driver.summary, transcriptDirectory: transcripts.usedPath, shard: configuration.selection.shard,
+            keptStateDirectory: configuration.keepState ? stateRoot.path : nil, results: results.compactMap { $0 })
+    }
+
+    private enum Outcome: Sendable {
+        case finished
+        case threw(any Error)
+        case fatal(String)
+        case timedOut(Duration)
+        case cancelled
+    }
+
+    /// Runs one scenario against one profile; never throws: every problem becomes a verdict.
+    private func execute(_ planned: PlannedRun, stateRoot: URL, transcripts: TranscriptDirectory) async -> RunResult {
+        let started = ContinuousClock.now
+        let scenario = planned.scenario
+        let runSeed = Seed.derive(configuration.seed, planned.key)
+        var result = RunResult(
+            id: scenario.id, title: scenario.title, area: scenario.area.code, level: scenario.level,
+            requirement: scenario.requirement, source: scenario.source, profile: planned.profile.name, verdict: .pass,
+            seed: runSeed, baseSeed: configuration.seed, durationMs: 0)
+        func finish(_ verdict: Verdict, _ message: String) -> RunResult {
+            result.verdict = verdict
+            result.message = message
+            result.durationMs = (ContinuousClock.now - started).milliseconds
+            return result
+        }
+
+        let stateDirectory = stateRoot.appendingPathComponent(TranscriptDirectory.fileName(for: planned.key))
+        defer {
+            if !configuration.keepState { try? FileManager.default.removeItem(at: stateDirectory) }
+        }
+        do {
+            try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
+        } catch {
+            return finish(.error, "cannot create the state directory \(stateDirectory.path): \(error.localizedDescription)")
+        }
+
+        var gatewayConfiguration = GatewayLaunch.standardConfiguration(
+            profile: planned.profile, seed: runSeed, port: configuration.port, sharedToken: scenario.options.sharedToken)
+        scenario.options.configureGateway(&gatewayConfiguration)
+        let launch = GatewayLaunch(configuration: gatewayConfiguration, label: "gateway")
+        let gateway: Gateway
+        do {
+            gateway = try await gatewayFactory(launch)
+        } catch {
+            return finish(.error, "cannot start the Gateway: \(error)")
+        }
+
+        let (fatalMessages, fatalContinuation) = AsyncStream<String>.makeStream()
+        let context = ClientSessionContext(
+            runKey: planned.key, slowness: configuration.slowness, helloTimeoutMs: configuration.helloTimeoutMs,
+            reportFatal: { fatalContinuation.yield($0) })
+        let session: any ClientSession
+        do {
+            session = try await driver.makeSession(context)
+        } catch {
+            await gateway.shutdown()
+            return finish(.error, "cannot prepare the client: \(error)")
+        }
+        let nodeConfiguration = NodeConfiguration(
+            gatewayURL: gateway.url, sharedToken: scenario.options.sharedToken, stateDirectory: stateDirectory, seed: runSeed)
+        let client = ScenarioClient(
+            session: session, configuration: nodeConfiguration, needs: scenario.needs,
+            stimulusTimeout: configuration.scaled(configuration.stimulusTimeoutMs),
+            note: { ScenarioRun.note($0, on: gateway) })
+        let run = ScenarioRun(
+            scenario: scenario, profile: planned.profile, seed: runSeed, slowness: configuration.slowness,
+            stepTimeoutMs: configuration.stepTimeoutMs, gateway: gateway, client: client, stateDirectory: stateDirectory,
+            gatewayFactory: gatewayFactory)
+        run.note("run \(planned.key) seed \(runSeed) (--seed \(configuration.seed))")
+
+        let deadline = configuration.scaled(scenario.options.timeoutMs)
+        let outcome: Outcome = await withTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                do {
+                    if scenario.options.startsClient { try await client.start() }
+                    try await scenario.body(run)
+                    return .finished
+                } catch {
+                    return .threw(error)
+                }
+            }
+            group.addTask {
+                for await message in fatalMessages { return .fatal(message) }
+                return .cancelled
+            }
+            group.addTask {
+                do {
+                    try await Task.sleep(for: deadline)
+                    return .timedOut(deadline)
+                } catch {
+                    return .cancelled
+                }
+            }
+            let first = await group.next() ?? .cancelled
+            group.cancelAll()
+            fatalContinuation.finish()
+            return first
+        }
+
+        await session.stop()
+        for gateway in run.gateways { await gateway.shutdown() }
+
+        let diagnostics = session.diagnostics()
+        result.warnings = run.warnings
+        result.notes = diagnostics.notes
+        result.clientLogTail = Array(diagnostics.log.suffix(20))
+        let (verdict, message) = Self.verdict(for: outcome, scenario: scenario, warnings: run.warnings, result: &result)
+        result = finish(verdict, message)
+
+        if transcripts.shouldWrite(verdict) {
+            transcripts.write(key: planned.key, gateways: run.gateways, clientLog: diagnostics.log, into: &result)
+        }
+        return result
+    }
+
+    private static func verdict(for outcome: Outcome, scenario: Scenario, warnings: [ScenarioFailure],
+                                result: inout RunResult) -> (Verdict, String) {
+        switch outcome {
+        case .finished:
+            guard let first = warnings.first else { return (.pass, "") }
+            result.expected = first.expected
+            result.actual = first.actual
+            return (.warn, first.message)
+        case .threw(let error as ScenarioFailure):
+            result.expected = error.expected
+            result.actual = error.actual
+            let level = error.level ?? scenario.level
+            return (level == .must ? .fail : .warn, error.message)
+        case .threw(let error as ScenarioUnsupported):
+            return (.unsupported, error.message)
+        case .threw(let error as ScenarioTimedOut):
+            return (.timeout, error.message)
+        case .threw(let error as HarnessError):
+            return (.error, error.message)
+        case .threw(is CancellationError):
+            return (.error, "the scenario was cancelled")
+        case .threw(let error):
+            return (.error, "\(type(of: error)): \(error)")
+        case .fatal(let message):
+            return (.error, message)
+        case .timedOut(let deadline):
+            return (.timeout, "the scenario did not finish within \(deadline.milliseconds) ms")
+        case .cancelled:
+            return (.error, "the scenario was cancelled")
+        }
+    }
+}
+
+/// Where transcripts go; the failing-runs default directory is created on first use.
+final class TranscriptDirectory: Sendable {
+    private let policy: TranscriptPolicy
+    // Mutex guards the lazily created directory.
+    private let created = Mutex<URL?>(nil)
+
+    init(policy: TranscriptPolicy) {
+        self.policy = policy
+    }
+
+    var usedPath: String? { created.withLock { $0?.path } }
+
+    func shouldWrite(_ verdict: Verdict) -> Bool {
+        switch policy {
+        case .none: false
+        case .all: true
+        case .failing: verdict != .pass && verdict != .unsupported
+        }
+    }
+
+    /// `ID@profile` made safe for a file name.
+    static func fileName(for key: String) -> String {
+        String(key.map { $0.isLetter || $0.isNumber || "@._-".contains($0) ? $0 : "_" })
+    }
+
+    private func directory() -> URL? {
+        created.withLock { created in
+            if let created { return created }
+            let url: URL
+            switch policy {
+            case .none: return nil
+            case .all(let directory): url = directory
+            case .failing(let directory):
+                url = directory ?? FileManager.default.temporaryDirectory
+                    .appendingPathComponent("openclaw-harness-transcripts-\(UUID().uuidString.prefix(8))")
+            }
+            guard (try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)) != nil else {
+                return nil
+            }
+            created = url
+            return url
+        }
+    }
+
+    func write(key: String, gateways: [Gateway], clientLog: [String], into result: inout RunResult) {
+        guard let directory = directory() else {
+            result.notes.append("could not create the transcript directory")
+            return
+        }
+        let base = Self.fileName(for: key)
+        for (index, gateway) in gateways.enumerated() {
+            let name = index == 0 ? "\(base).jsonl" : "\(base).gateway\(index + 1).jsonl"
+            let url = directory.appendingPathComponent(name)
+            do {
+                try gateway.transcript.write(to: url)
+                if index == 0 { result.transcriptPath = url.path } else { result.extraTranscriptPaths.append(url.path) }
+            } catch {
+                result.notes.append("could not write \(url.path): \(error.localizedDescription)")
+            }
+        }
+        if !clientLog.isEmpty {
+            let url = directory.appendingPathComponent("\(base).client.log")
+            do {
+                try Data(clientLog.map { $0 + "\n" }.joined().utf8).write(to: url, options: .atomic)
+                result.clientLogPath = url.path
+            } catch {
+                result.notes.append("could not write \(url.path): \(error.localizedDescription)")
+            }
+        }
+    }
+}

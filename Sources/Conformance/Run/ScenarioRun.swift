@@ -1,0 +1,271 @@
+import Foundation
+import MockGateway
+import Synchronization
+
+/// A position in a Gateway's event log: waits look at events from here on.
+public struct EventCursor: Sendable, Hashable {
+    /// The index of the first event to look at.
+    public var position: Int
+
+    /// Creates a cursor.
+    public init(position: Int) { self.position = position }
+
+    /// The start of the log: every event the Gateway ever recorded.
+    public static let start = EventCursor(position: 0)
+}
+
+/// Everything one scenario run works with, and the DSL its script is written in: the Gateway,
+/// the client, deadlines, checks.
+///
+/// Every wait has a deadline (default: the runner's step deadline), scaled by `--slowness`.
+/// Checks throw `ScenarioFailure` with expected and actual values; the runner turns that into
+/// `fail` (MUST) or `warn` (SHOULD).
+public final class ScenarioRun: Sendable {
+    private struct State: Sendable {
+        var random: SeededRandom
+        var warnings: [ScenarioFailure] = []
+        var gateways: [Gateway] = []
+        /// Per Gateway (by object identity): where the next wait starts by default.
+        var cursors: [ObjectIdentifier: Int] = [:]
+    }
+
+    /// The scenario being run.
+    public let scenario: Scenario
+    /// The profile of this run.
+    public let profile: GatewayProfile
+    /// This run's seed (derived from `--seed` and the run's key).
+    public let seed: UInt64
+    /// The `--slowness` factor every deadline is multiplied by.
+    public let slowness: Double
+    /// The default deadline of one step, already scaled.
+    public let stepTimeout: Duration
+    /// The run's Gateway.
+    public let gateway: Gateway
+    /// The client under test.
+    public let client: ScenarioClient
+    /// The client's state directory for this run.
+    public let stateDirectory: URL
+
+    private let gatewayFactory: GatewayFactory
+    // All mutable state is behind this mutex.
+    private let state: Mutex<State>
+
+    init(scenario: Scenario, profile: GatewayProfile, seed: UInt64, slowness: Double, stepTimeoutMs: Int,
+         gateway: Gateway, client: ScenarioClient, stateDirectory: URL,
+         gatewayFactory: @escaping GatewayFactory) {
+        self.scenario = scenario
+        self.profile = profile
+        self.seed = seed
+        self.slowness = slowness
+        self.stepTimeout = .milliseconds(Int64((Double(stepTimeoutMs) * slowness).rounded(.up)))
+        self.gateway = gateway
+        self.client = client
+        self.stateDirectory = stateDirectory
+        self.gatewayFactory = gatewayFactory
+        self.state = Mutex(State(random: SeededRandom(seed: seed), gateways: [gateway]))
+    }
+
+    // MARK: Time and randomness
+
+    /// `duration` multiplied by `--slowness`.
+    public func scaled(_ duration: Duration) -> Duration {
+        duration * slowness
+    }
+
+    /// `milliseconds` multiplied by `--slowness`.
+    public func deadline(ms milliseconds: Int) -> Duration {
+        scaled(.milliseconds(milliseconds))
+    }
+
+    /// The next value of the run's seeded random source: every random choice a scenario makes
+    /// must come from here so that `--seed` replays it.
+    public func random(in range: ClosedRange<Int>) -> Int {
+        state.withLock { Int.random(in: range, using: &$0.random) }
+    }
+
+    /// Moves the run's Gateway clock forward (timers, expiry), without real waiting.
+    public func advance(by duration: Duration) async {
+        note("advance the Gateway clock by \(duration)")
+        await gateway.advance(by: duration)
+    }
+
+    // MARK: More Gateways
+
+    /// Starts another Gateway (its own identity, state and transcript), for example the target
+    /// of a `switch-gateway` stimulus. The runner shuts it down and writes its transcript.
+    /// - Parameters:
+    ///   - profile: its profile (default: the run's).
+    ///   - sharedToken: the shared token it requires, if any.
+    ///   - configure: further adjustments (auto-approval, tick interval, ...).
+    public func startGateway(profile: GatewayProfile? = nil, sharedToken: String? = nil,
+                             configure: @Sendable (inout GatewayConfiguration) -> Void = { _ in }) async throws -> Gateway {
+        let index = state.withLock { $0.gateways.count + 1 }
+        let label = "gateway\(index)"
+        var configuration = GatewayLaunch.standardConfiguration(
+            profile: profile ?? self.profile, seed: Seed.derive(seed, label), port: 0, sharedToken: sharedToken)
+        configure(&configuration)
+        let gateway = try await gatewayFactory(GatewayLaunch(configuration: configuration, label: label))
+        state.withLock { $0.gateways.append(gateway) }
+        note("started \(label) at \(gateway.url)")
+        return gateway
+    }
+
+    /// Every Gateway of the run, the run's own first.
+    public var gateways: [Gateway] { state.withLock { $0.gateways } }
+
+    // MARK: Events
+
+    /// The end of `gateway`'s event log now: waits `from:` this cursor see only what happens next.
+    public func mark(on gateway: (Gateway)? = nil) -> EventCursor {
+        EventCursor(position: (gateway ?? self.gateway).events.count)
+    }
+
+    /// Waits for the first event (from `from`, by default just after the event the previous
+    /// wait on that Gateway returned) that `match` turns into a value.
+    /// - Parameters:
+    ///   - what: what is awaited, for the failure message (`a pairing request`).
+    ///   - within: the deadline before scaling (default: the step deadline).
+    ///   - from: where to start looking.
+    ///   - gateway: which Gateway (default: the run's).
+    ///   - level: the level of this check, when it differs from the scenario's.
+    ///   - match: returns a value for the wanted event, `nil` for others.
+    /// - Returns: the matched value.
+    /// - Throws: `ScenarioFailure` when the deadline passes first.
+    public func waitForEvent<T: Sendable>(
+        _ what: String, within: Duration? = nil, from: EventCursor? = nil, on gateway: (Gateway)? = nil,
+        level: RequirementLevel? = nil, _ match: @escaping @Sendable (MockGateway.GatewayEvent) -> T?
+    ) async throws -> T {
+        let gateway = gateway ?? self.gateway
+        let key = ObjectIdentifier(gateway)
+        let start = from?.position ?? state.withLock { $0.cursors[key] ?? 0 }
+        let timeout = within.map(scaled) ?? stepTimeout
+        let events = gateway.events
+        let found = try await withDeadline(nil, CancellationError()) {
+            await events.first(from: start, timeout: timeout) { match($0) != nil }
+        }
+        guard let found, let value = match(found.element) else {
+            throw ScenarioFailure(
+                "timed out waiting for \(what)", expected: "\(what) within \(Self.format(timeout))",
+                actual: Self.describeNothing(events: events, from: start), level: level)
+        }
+        state.withLock { $0.cursors[key] = max($0.cursors[key] ?? 0, found.position + 1) }
+        return value
+    }
+
+    /// Waits for an event for which `predicate` holds; see `waitForEvent(_:within:from:on:level:_:)`.
+    @discardableResult
+    public func waitForEvent(
+        _ what: String, within: Duration? = nil, from: EventCursor? = nil, on gateway: (Gateway)? = nil,
+        level: RequirementLevel? = nil, where predicate: @escaping @Sendable (MockGateway.GatewayEvent) -> Bool
+    ) async throws -> MockGateway.GatewayEvent {
+        try await waitForEvent(what, within: within, from: from, on: gateway, level: level) { predicate($0) ? $0 : nil }
+    }
+
+    /// Requires that no event for which `predicate` holds happens within `within` (scaled),
+    /// counting from `from` (default: now).
+    /// - Throws: `ScenarioFailure` naming the event that happened.
+    public func expectNoEvent(
+        within: Duration, _ what: String, from: EventCursor? = nil, on gateway: (Gateway)? = nil,
+        level: RequirementLevel? = nil, where predicate: @escaping @Sendable (MockGateway.GatewayEvent) -> Bool
+    ) async throws {
+        let gateway = gateway ?? self.gateway
+        let start = from ?? mark(on: gateway)
+        let timeout = scaled(within)
+        let events = gateway.events
+        let found = try await withDeadline(nil, CancellationError()) {
+            await events.first(from: start.position, timeout: timeout, where: predicate)
+        }
+        try Task.checkCancellation()
+        if let found {
+            throw ScenarioFailure(
+                "unexpected \(what)", expected: "no \(what) within \(Self.format(timeout))",
+                actual: "\(found.element)", level: level)
+        }
+    }
+
+    // MARK: Checks
+
+    /// Requires `condition`.
+    /// - Throws: `ScenarioFailure` with `message`, `expected` and `actual` when it is false.
+    public func expect(_ condition: Bool, _ message: @autoclosure () -> String, expected: @autoclosure () -> String? = nil,
+                       actual: @autoclosure () -> String? = nil, level: RequirementLevel? = nil) throws {
+        guard !condition else { return }
+        throw ScenarioFailure(message(), expected: expected(), actual: actual(), level: level)
+    }
+
+    /// Requires `actual == expected`.
+    /// - Throws: `ScenarioFailure` showing both values.
+    public func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ message: @autoclosure () -> String,
+                                          level: RequirementLevel? = nil) throws {
+        guard actual != expected else { return }
+        throw ScenarioFailure(message(), expected: "\(expected)", actual: "\(actual)", level: level)
+    }
+
+    /// Requires `operation` to throw, and returns the error for further checks.
+    /// - Throws: `ScenarioFailure` when it returns normally.
+    @discardableResult
+    public func expectThrows(_ message: @autoclosure () -> String, level: RequirementLevel? = nil,
+                             _ operation: () async throws -> Void) async throws -> any Error {
+        do {
+            try await operation()
+        } catch let error as ScenarioFailure {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return error
+        }
+        throw ScenarioFailure(message(), expected: "an error", actual: "success", level: level)
+    }
+
+    /// Fails the scenario now.
+    public func fail(_ message: String, expected: String? = nil, actual: String? = nil,
+                     level: RequirementLevel? = nil) throws -> Never {
+        throw ScenarioFailure(message, expected: expected, actual: actual, level: level)
+    }
+
+    /// Records a violated `SHOULD` and goes on: a run that otherwise passes gets `warn`.
+    public func warn(_ message: String, expected: String? = nil, actual: String? = nil) {
+        note("warning: \(message)")
+        state.withLock {
+            $0.warnings.append(ScenarioFailure(message, expected: expected, actual: actual, level: .should))
+        }
+    }
+
+    /// Ends the scenario with `unsupported` (the client lacks what this check needs).
+    public func unsupported(_ message: String) throws -> Never {
+        throw ScenarioUnsupported(message)
+    }
+
+    /// Requires that the client supports `kind`.
+    /// - Throws: `ScenarioUnsupported` when it does not.
+    public func require(_ kind: StimulusKind) throws {
+        guard client.supports(kind) else {
+            throw ScenarioUnsupported("the client does not support the stimulus \"\(kind)\"")
+        }
+    }
+
+    /// The warnings recorded so far.
+    public var warnings: [ScenarioFailure] { state.withLock { $0.warnings } }
+
+    /// Writes a note into the transcript of the run's Gateway, so a reader sees what the
+    /// scenario did between the frames.
+    public func note(_ text: String) {
+        Self.note(text, on: gateway)
+    }
+
+    static func note(_ text: String, on gateway: Gateway) {
+        gateway.transcript.record(TranscriptEntry(
+            monotonicMs: gateway.transcript.elapsedMs, gatewayMs: gateway.clock.nowMs, connectionId: "",
+            kind: .note, text: text))
+    }
+
+    static func format(_ duration: Duration) -> String {
+        "\(duration.milliseconds) ms"
+    }
+
+    private static func describeNothing(events: EventLog<MockGateway.GatewayEvent>, from start: Int) -> String {
+        let seen = max(0, events.count - start)
+        return seen == 0 ? "no event at all" : "nothing matching among \(seen) other event\(seen == 1 ? "" : "s")"
+    }
+}

@@ -1,0 +1,99 @@
+import Conformance
+import MockGateway
+import Testing
+
+@Suite struct ScenarioModelTests {
+    @Test func wellFormedIDsHaveAKnownAreaAndThreeDigits() {
+        #expect(ScenarioID("PAIR-006").isWellFormed)
+        #expect(ScenarioID("LIFE-004").isWellFormed)
+        #expect(!ScenarioID("PAIR-6").isWellFormed)
+        #expect(!ScenarioID("FOO-001").isWellFormed)
+        #expect(!ScenarioID("PAIR006").isWellFormed)
+        #expect(!ScenarioID("PAIR-00x").isWellFormed)
+        #expect(ScenarioID("PAIR-006").area == .pairing)
+        #expect(ScenarioID("PAIR-006").number == 6)
+    }
+
+    @Test func idsSortByCatalogueAreaThenNumber() {
+        let sorted = [ScenarioID("PAIR-010"), "HS-002", "PAIR-002", "LIFE-001", "HS-010"].sorted()
+        #expect(sorted.map(\.rawValue) == ["HS-002", "HS-010", "PAIR-002", "PAIR-010", "LIFE-001"])
+    }
+
+    @Test func catalogueProblemsNameDuplicatesAndMalformedIDs() {
+        let body: Scenario.Body = { _ in }
+        let scenarios = [
+            Scenario("PAIR-001", .must, requirement: "r", source: "s", body: body),
+            Scenario("PAIR-001", .must, requirement: "r", source: "s", body: body),
+            Scenario("NOPE-1", .should, requirement: "r", source: "s", body: body),
+            Scenario("HS-001", .must, requirement: "r", source: "s", profiles: ProfileSelection([]), body: body),
+        ]
+        let problems = ScenarioCatalogue.problems(in: scenarios)
+        #expect(problems.contains { $0.hasPrefix("PAIR-001: declared more than once") })
+        #expect(problems.contains { $0.hasPrefix("NOPE-1: not a well-formed ID") })
+        #expect(problems.contains { $0.hasPrefix("HS-001: applies to no profile") })
+        #expect(problems.count == 3)
+    }
+
+    @Test func titleDefaultsToTheRequirement() {
+        let scenario = Scenario("HS-001", .must, requirement: "The client waits.", source: "GP 3.1") { _ in }
+        #expect(scenario.title == "The client waits.")
+        #expect(scenario.profiles.names == ["current", "legacy"])
+    }
+
+    @Test func stimuliCarryTheirParametersForTheAdapterProtocol() {
+        let wake = Stimulus.backgroundWake(trigger: "silent_push")
+        #expect(wake.kind == .backgroundWake)
+        #expect(wake.params["trigger"] == "silent_push")
+        #expect(AdapterProtocol.encode(stimulus: wake, id: "7")
+            == #"{"id":"7","params":{"trigger":"silent_push"},"stimulus":"background-wake","type":"stimulus"}"#)
+        let approval = Stimulus.resolveApproval(id: "a1", decision: "allow-once")
+        #expect(AdapterProtocol.encode(stimulus: approval, id: "8").hasPrefix(#"{"id":"8","#))
+    }
+
+    @Test func verdictGatingFollowsStrictness() {
+        #expect(!Verdict.warn.isGatedFailure(strict: false))
+        #expect(Verdict.warn.isGatedFailure(strict: true))
+        #expect(!Verdict.unsupported.isGatedFailure(strict: true))
+        #expect(Verdict.timeout.isGatedFailure(strict: false))
+        #expect(Verdict.error.isGatedFailure(strict: false))
+        #expect(Verdict.fail.isGatedFailure(strict: false))
+    }
+
+    @Test func seedsDependOnlyOnTheBaseSeedAndTheRunKey() {
+        #expect(Seed.derive(42, "PAIR-006@current") == Seed.derive(42, "PAIR-006@current"))
+        #expect(Seed.derive(42, "PAIR-006@current") != Seed.derive(42, "PAIR-006@legacy"))
+        #expect(Seed.derive(42, "PAIR-006@current") != Seed.derive(43, "PAIR-006@current"))
+        #expect(Seed.derive(.max, "x") <= 9_007_199_254_740_991)
+        #expect(Seed.random() <= 9_007_199_254_740_991)
+    }
+}
+
+@Suite struct AdapterProtocolDecodingTests {
+    @Test func decodesHelloRepliesAndLogs() throws {
+        let hello = try AdapterProtocol.decode(#"{"type":"hello","adapterProtocol":1,"client":{"name":"x"},"stimuli":["connect","future-thing"]}"#)
+        guard case .hello(let version, _, let stimuli) = hello else {
+            Issue.record("not a hello: \(hello)")
+            return
+        }
+        #expect(version == 1)
+        #expect(stimuli == [.connect, "future-thing"])
+        #expect(try AdapterProtocol.decode(#"{"type":"reply","id":"3","status":"error","message":"no"}"#)
+            == .reply(id: "3", status: "error", message: "no"))
+        #expect(try AdapterProtocol.decode(#"{"type":"reply","id":4,"status":"ok"}"#) == .reply(id: "4", status: "ok", message: nil))
+        #expect(try AdapterProtocol.decode(#"{"type":"log","message":"hi"}"#) == .log(level: "info", message: "hi"))
+    }
+
+    @Test func garbageIsAProblemNotACrash() {
+        for line in ["", "hello", "[1]", "{}", #"{"type":"reply","status":"ok"}"#, #"{"type":"reply","id":"1","status":"maybe"}"#,
+                     #"{"type":"hello","stimuli":[]}"#, #"{"type":"wat"}"#, "\u{0}\u{1}{{{"] {
+            #expect(throws: AdapterProtocol.DecodingProblem.self) { try AdapterProtocol.decode(line) }
+        }
+    }
+}
+
+@Suite struct ScenarioIndexTests {
+    @Test func everyScenarioFileInTheTargetIsIndexedWithoutRegistration() {
+        #expect(allScenarios.map(\.id) == ["HS-900", "PAIR-900", "PRES-900"])
+        #expect(ScenarioCatalogue.problems(in: allScenarios).isEmpty)
+    }
+}
