@@ -22,7 +22,15 @@ let package = Package(
         .target(name: "MockGateway", dependencies: ["GatewayProtocol", "WebSocketTransport"]),
         .target(name: "ReferenceNode", dependencies: ["GatewayProtocol", "WebSocketTransport"]),
         .target(name: "Conformance", dependencies: ["MockGateway", "GatewayProtocol"]),
-        .executableTarget(name: "harness", dependencies: ["Conformance", "MockGateway", "GatewayProtocol"]),
+        .target(name: "ReferenceAdapter", dependencies: ["Conformance", "MockGateway", "ReferenceNode"]),
+        .target(
+            name: "Scenarios", dependencies: ["Conformance", "MockGateway", "GatewayProtocol"],
+            path: "scenarios", plugins: ["ScenarioIndexPlugin"]
+        ),
+        .executableTarget(
+            name: "harness",
+            dependencies: ["Conformance", "MockGateway", "GatewayProtocol", "ReferenceNode", "ReferenceAdapter", "Scenarios"]
+        ),
         // Generates `allScenarios` from a target's scenario files (see Plugins/ScenarioIndexPlugin).
         .executableTarget(name: "ScenarioIndexGenerator", path: "Plugins/ScenarioIndexGenerator"),
         .plugin(name: "ScenarioIndexPlugin", capability: .buildTool(), dependencies: ["ScenarioIndexGenerator"]),
@@ -31,6 +39,7 @@ let package = Package(
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
         .testTarget(name: "ReferenceNodeTests", dependencies: ["ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
         .testTarget(name: "MockGatewayTests", dependencies: ["MockGateway", "GatewayProtocol", "WebSocketTransport"]),
+        .testTarget(name: "HarnessTests", dependencies: ["harness", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "MockGateway"],
             exclude: ["Fixtures", "Golden"], plugins: ["ScenarioIndexPlugin"]

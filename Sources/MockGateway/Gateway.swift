@@ -194,6 +194,12 @@ public final class Gateway: Sendable {
         await core.processTimers()
     }
 
+    /// The Gateway-clock instant of its next timer (tick, handshake timeout, invoke, pairing,
+    /// approval or question expiry), if any.
+    public func nextTimerDeadlineMs() async -> Int64? {
+        await core.nextDeadlineMs()
+    }
+
     // MARK: - Faults
 
     /// The next response to `method` is not sent (the request still takes effect), and, when
@@ -240,8 +246,10 @@ public final class Gateway: Sendable {
     public func setStartingUp(_ on: Bool) async { await core.setStartingUp(on) }
 
     /// Sends `shutdown`, closes every connection with 1012 "service restart", refuses
-    /// connections until ``resumeAfterRestart()``, and keeps all state (devices, tokens, pending
-    /// requests).
+    /// connections until ``resumeAfterRestart()``, and keeps the durable state (devices, tokens,
+    /// pending pairing requests, approval records). As after a real restart, approvals still
+    /// pending become `cancelled` (`gateway-restart`) and questions, which live in memory only,
+    /// are gone.
     public func beginRestart(restartExpectedMs: Int? = 1_000) async {
         await core.shutdownForRestart(restartExpectedMs: restartExpectedMs)
         events.append(.shutdown)

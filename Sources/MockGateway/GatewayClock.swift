@@ -13,10 +13,18 @@ public final class GatewayClock: Sendable {
         case system
     }
 
+    private struct Sleeper: Sendable {
+        let id: UInt64
+        let deadlineMs: Int64
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
     private struct State: Sendable {
         var base: Base
         var manualNowMs: Int64
         var offsetMs: Int64
+        var sleepers: [Sleeper] = []
+        var nextSleeperID: UInt64 = 0
     }
 
     // Mutex makes the class safe to share: every read and write of the state goes through it.
@@ -58,6 +66,7 @@ public final class GatewayClock: Sendable {
     public func advance(by duration: Duration) -> Int64 {
         let delta = max(0, duration.milliseconds)
         state.withLock { $0.offsetMs += delta }
+        wakeDueSleepers()
         return nowMs
     }
 
@@ -68,6 +77,61 @@ public final class GatewayClock: Sendable {
             let current = state.manualNowMs + state.offsetMs
             if nowMs > current { state.manualNowMs += nowMs - current }
         }
+        wakeDueSleepers()
+    }
+
+    /// Suspends until the clock reaches `deadlineMs`.
+    ///
+    /// On a manual clock the caller wakes when `advance(by:)` or `set(_:)` moves the clock past
+    /// the deadline, never by real time passing: a client that shares the Gateway's manual clock
+    /// backs off and times out in virtual time. On a system clock this sleeps in real time.
+    /// Cancellation wakes the caller early.
+    public func sleep(untilMs deadlineMs: Int64) async {
+        if !isManual {
+            let remaining = deadlineMs - nowMs
+            if remaining > 0 { try? await Task.sleep(for: .milliseconds(remaining)) }
+            return
+        }
+        let id = state.withLock { state -> UInt64 in
+            state.nextSleeperID += 1
+            return state.nextSleeperID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.manualNowMs + state.offsetMs >= deadlineMs || Task.isCancelled { return true }
+                    state.sleepers.append(Sleeper(id: id, deadlineMs: deadlineMs, continuation: continuation))
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { state -> Sleeper? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
+            }
+            sleeper?.continuation.resume()
+        }
+    }
+
+    /// Suspends for `duration` of clock time (see `sleep(untilMs:)`).
+    public func sleep(for duration: Duration) async {
+        await sleep(untilMs: nowMs + duration.milliseconds)
+    }
+
+    /// The earliest deadline a caller of `sleep` waits for on a manual clock.
+    public var nextSleeperDeadlineMs: Int64? {
+        state.withLock { $0.sleepers.map(\.deadlineMs).min() }
+    }
+
+    private func wakeDueSleepers() {
+        let due = state.withLock { state -> [Sleeper] in
+            let now = state.manualNowMs + state.offsetMs
+            let due = state.sleepers.filter { $0.deadlineMs <= now }
+            state.sleepers.removeAll { $0.deadlineMs <= now }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
     }
 }
 

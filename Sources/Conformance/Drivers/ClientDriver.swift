@@ -1,8 +1,9 @@
 import Foundation
+import MockGateway
 
 /// Where and how a client under test is started: the values a real client reads from
 /// `OPENCLAW_GATEWAY_URL`, `OPENCLAW_GATEWAY_TOKEN` and `OPENCLAW_STATE_DIR`.
-public struct NodeConfiguration: Sendable, Hashable {
+public struct NodeConfiguration: Sendable {
     /// The Gateway to connect to (`ws://127.0.0.1:PORT`).
     public var gatewayURL: String
     /// The shared Gateway token, when the Gateway wants one.
@@ -12,13 +13,19 @@ public struct NodeConfiguration: Sendable, Hashable {
     public var stateDirectory: URL
     /// A seed for the client's own random choices, if it wants reproducible runs.
     public var seed: UInt64
+    /// The run's virtual clock, for drivers that use virtual time (`ClientDriver.usesVirtualTime`):
+    /// an in-process client that takes its time from here (backoff, timeouts, tick watchdog)
+    /// waits in virtual time, which the scenario moves with `advance(by:)`. `nil` for real time.
+    public var clock: GatewayClock?
 
     /// Creates a configuration.
-    public init(gatewayURL: String, sharedToken: String? = nil, stateDirectory: URL, seed: UInt64 = 0) {
+    public init(gatewayURL: String, sharedToken: String? = nil, stateDirectory: URL, seed: UInt64 = 0,
+                clock: GatewayClock? = nil) {
         self.gatewayURL = gatewayURL
         self.sharedToken = sharedToken
         self.stateDirectory = stateDirectory
         self.seed = seed
+        self.clock = clock
     }
 }
 
@@ -92,4 +99,12 @@ public protocol ClientDriver: Sendable {
     var maximumParallelRuns: Int? { get }
     /// Makes a session for one run.
     func makeSession(_ context: ClientSessionContext) async throws -> any ClientSession
+    /// Whether the client shares the Gateway's manual clock (in-process clients), so a run needs
+    /// no real waiting; `false` for clients with their own wall clock (processes, attached devices).
+    var usesVirtualTime: Bool { get }
+}
+
+extension ClientDriver {
+    /// Real time, unless a driver says otherwise.
+    public var usesVirtualTime: Bool { false }
 }

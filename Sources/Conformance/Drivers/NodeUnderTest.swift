@@ -77,6 +77,9 @@ public struct InProcessDriver: ClientDriver {
     /// `in-process "NAME"`.
     public var summary: String { "in-process \"\(name)\"" }
 
+    /// In-process clients share the Gateway's manual clock.
+    public var usesVirtualTime: Bool { true }
+
     /// In-process clients run in parallel freely.
     public var maximumParallelRuns: Int? { nil }
 

@@ -187,6 +187,11 @@ public struct Runner: Sendable {
 
         var gatewayConfiguration = GatewayLaunch.standardConfiguration(
             profile: planned.profile, seed: runSeed, port: configuration.port, sharedToken: scenario.options.sharedToken)
+        if driver.usesVirtualTime {
+            // One virtual timeline for the run, starting at the wall clock so signatures made from
+            // a device clock are fresh; it moves only when the scenario advances it.
+            gatewayConfiguration.clock = .manual(startMs: Int64(Date().timeIntervalSince1970 * 1000))
+        }
         scenario.options.configureGateway(&gatewayConfiguration)
         let launch = GatewayLaunch(configuration: gatewayConfiguration, label: "gateway")
         let gateway: Gateway
@@ -208,7 +213,8 @@ public struct Runner: Sendable {
             return finish(.error, "cannot prepare the client: \(error)")
         }
         let nodeConfiguration = NodeConfiguration(
-            gatewayURL: gateway.url, sharedToken: scenario.options.sharedToken, stateDirectory: stateDirectory, seed: runSeed)
+            gatewayURL: gateway.url, sharedToken: scenario.options.sharedToken, stateDirectory: stateDirectory, seed: runSeed,
+            clock: driver.usesVirtualTime ? gateway.clock : nil)
         let client = ScenarioClient(
             session: session, configuration: nodeConfiguration, needs: scenario.needs,
             stimulusTimeout: configuration.scaled(configuration.stimulusTimeoutMs),

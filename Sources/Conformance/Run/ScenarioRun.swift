@@ -83,10 +83,57 @@ public final class ScenarioRun: Sendable {
         state.withLock { Int.random(in: range, using: &$0.random) }
     }
 
+    /// Whether the run's time is virtual: the Gateway's manual clock, shared with an in-process
+    /// client. Then `elapse(_:)` moves time without real waiting.
+    public var usesVirtualTime: Bool { gateway.clock.isManual }
+
+    /// Lets `duration` of the run's time pass, for rules about what a client does (or must not
+    /// do) over time: backoff, reconnect rates, minimum intervals.
+    ///
+    /// With virtual time the clock jumps from one pending deadline to the next (the client's
+    /// sleepers, the Gateway's timers) up to `duration`, and after each jump the run pauses a few
+    /// milliseconds of real time so that the tasks woken by the jump can act: a settle between
+    /// steps, not a wait for an expected event. With real time (a client process with its own
+    /// clock) it sleeps for `duration` scaled by `--slowness`.
+    public func elapse(_ duration: Duration) async {
+        guard usesVirtualTime else {
+            try? await Task.sleep(for: scaled(duration))
+            return
+        }
+        let clock = gateway.clock
+        let target = clock.nowMs + duration.milliseconds
+        note("let \(duration) pass on the virtual clock")
+        var steps = 0
+        while clock.nowMs < target, steps < 10_000 {
+            steps += 1
+            var next = target
+            if let sleeper = clock.nextSleeperDeadlineMs, sleeper > clock.nowMs { next = min(next, sleeper) }
+            for gateway in gateways {
+                if let due = await gateway.nextTimerDeadlineMs(), due > clock.nowMs { next = min(next, due) }
+            }
+            await advanceQuietly(toMs: next)
+            await settle()
+        }
+    }
+
+    /// A short pause in real time that lets tasks woken by a clock jump run.
+    private func settle() async {
+        try? await Task.sleep(for: .milliseconds(Int64((3 * slowness).rounded(.up))))
+    }
+
+    private func advanceQuietly(toMs target: Int64) async {
+        let delta = target - gateway.clock.nowMs
+        guard delta > 0 else { return }
+        await gateway.advance(by: .milliseconds(delta))
+        for other in gateways where other !== gateway { await other.advance(by: .zero) }
+    }
+
     /// Moves the run's Gateway clock forward (timers, expiry), without real waiting.
     public func advance(by duration: Duration) async {
         note("advance the Gateway clock by \(duration)")
+        // The Gateways share one clock: move it once, then let each run what became due.
         await gateway.advance(by: duration)
+        for other in gateways where other !== gateway { await other.advance(by: .zero) }
     }
 
     // MARK: More Gateways
@@ -103,6 +150,8 @@ public final class ScenarioRun: Sendable {
         let label = "gateway\(index)"
         var configuration = GatewayLaunch.standardConfiguration(
             profile: profile ?? self.profile, seed: Seed.derive(seed, label), port: 0, sharedToken: sharedToken)
+        // Every Gateway of a run shares the run's timeline (virtual or real).
+        configuration.clock = self.gateway.clock
         configure(&configuration)
         let gateway = try await gatewayFactory(GatewayLaunch(configuration: configuration, label: label))
         state.withLock { $0.gateways.append(gateway) }

@@ -1,0 +1,84 @@
+import Conformance
+import Foundation
+import MockGateway
+import ReferenceNode
+import Synchronization
+
+/// The reference client as a `NodeUnderTest`, optionally with mutants switched on: what
+/// `harness run --node reference [--mutant NAME]` and `harness selftest` run.
+public final class ReferenceNodeUnderTest: NodeUnderTest {
+    /// The mutants switched on (none for the correct client).
+    public let mutants: Set<Mutant>
+    // The running client; guarded by the mutex so start, stop and apply may come from any task.
+    private let client = Mutex<ReferenceClient?>(nil)
+
+    /// Creates the adapter.
+    public init(mutants: Set<Mutant> = []) {
+        self.mutants = mutants
+    }
+
+    /// What the reference client can do, in the engine's terms.
+    public var supportedStimuli: Set<StimulusKind> {
+        // The operator session is on by default, so every stimulus name is supported.
+        Set(ReferenceStimulus.allNames.map { StimulusKind(rawValue: $0) })
+    }
+
+    /// Starts the client against the run's Gateway, on the run's virtual clock when there is one.
+    public func start(_ configuration: NodeConfiguration) async throws {
+        let clock: any ClientClock = configuration.clock.map(VirtualClientClock.init) ?? SystemClientClock()
+        let reference = ReferenceClient(configuration: ReferenceConfiguration(
+            gatewayURL: configuration.gatewayURL, sharedToken: configuration.sharedToken,
+            stateDirectory: configuration.stateDirectory, seed: configuration.seed, clock: clock, mutants: mutants))
+        let previous = client.withLock { current -> ReferenceClient? in
+            defer { current = reference }
+            return current
+        }
+        await previous?.stop()
+        try await reference.start()
+    }
+
+    /// Stops the client.
+    public func stop() async {
+        let current = client.withLock { current -> ReferenceClient? in
+            defer { current = nil }
+            return current
+        }
+        await current?.stop()
+    }
+
+    /// Applies a stimulus by its adapter-protocol name and parameters.
+    /// - Throws: `ScenarioUnsupported` when the client cannot act on it.
+    public func apply(_ stimulus: Stimulus) async throws -> StimulusReply {
+        guard let reference = client.withLock({ $0 }) else { return .error("the client is not running") }
+        switch await reference.apply(name: stimulus.kind.rawValue, params: stimulus.params) {
+        case .ok: return .ok
+        case .error(let message): return .error(message)
+        case .unsupported(let message): throw ScenarioUnsupported(message)
+        }
+    }
+}
+
+/// The Gateway's manual clock as the reference client's clock: the client's backoff, timeouts
+/// and tick watchdog wait in the run's virtual time.
+struct VirtualClientClock: ClientClock {
+    let clock: GatewayClock
+
+    var nowMs: Int64 { clock.nowMs }
+
+    func sleep(untilMs deadlineMs: Int64) async throws {
+        await clock.sleep(untilMs: deadlineMs)
+        try Task.checkCancellation()
+    }
+}
+
+extension NodeUnderTestRegistry {
+    /// Registers `reference` (the correct client) and, for each mutant, `reference+MUTANT`.
+    public mutating func registerReferenceClients() {
+        register("reference", summary: "the reference Swift client (correct)") { ReferenceNodeUnderTest() }
+        for mutant in Mutant.allCases {
+            register("reference+\(mutant.rawValue)", summary: "the reference client with the \(mutant.rawValue) bug") {
+                ReferenceNodeUnderTest(mutants: [mutant])
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let hs001 = Scenario(
+    "HS-001", .must,
+    title: "connect is the first request and answers this connection's challenge",
+    requirement: "The client waits for connect.challenge and sends connect as its first request, echoing the challenge nonce in device.nonce.",
+    source: "gateway-protocol.md §3.1-3.2, §4.4",
+    discussion: "Waits for the client's first connection and checks that its first frame is a connect request whose device.nonce is the nonce the Gateway sent on that connection.",
+    tags: ["handshake"],
+    profiles: .all
+) { run in
+    let (connectionId, nonce) = try await run.waitForEvent("the client's first connection") { event in
+        if case .connectionOpened(let id, _, let nonce) = event { (id, nonce) } else { nil }
+    }
+    let first = try await run.waitForEvent("the first frame on \(connectionId)") { event -> FirstFrame? in
+        if case .frameIn(let id, let frame, _) = event, id == connectionId { FirstFrame(frame: frame) } else { nil }
+    }
+    guard case .request(let request)? = first.frame else {
+        try run.fail("the first frame is not a request", expected: "a req frame with method connect",
+                     actual: first.frame.map { "\($0.json.jsonString.prefix(200))" } ?? "not a valid frame")
+    }
+    try run.expectEqual(request.method, "connect", "the first request is connect")
+    let sentNonce = request.params?["device"]?["nonce"]?.stringValue
+    try run.expectEqual(sentNonce, nonce, "device.nonce echoes this connection's challenge nonce")
+}
+
+/// A frame seen on the wire, or `nil` when the message was not a valid frame.
+struct FirstFrame: Sendable {
+    let frame: Frame?
+}
