@@ -132,6 +132,12 @@ extension GatewayCore {
         for connectionId in connections.keys.sorted() {
             close(connectionId, code: 1012, reason: "service restart")
         }
+        // The new process epoch: durable approvals still pending become `cancelled`
+        // (`gateway-restart`, approvals-and-questions.md A.8); questions live in memory only
+        // (B.4), so they are gone, and nobody is left waiting on either.
+        applyOperatorEffects(operatorState.approvals.cancelAllPendingForRestart(nowMs: nowMs))
+        operatorState.questions = QuestionStore(random: SeededRandom(seed: random.next()))
+        operatorWaiters = []
     }
 
     /// Resumes every waiter at shutdown so nothing hangs.

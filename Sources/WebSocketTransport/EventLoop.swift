@@ -294,9 +294,13 @@ final class EventLoop: Sendable {
     }
 
     private func drainWakeups() {
-        state.withLock { $0.wakeupPending = false }
+        // Empty the pipe first, then clear the flag: clearing first let a wake-up that landed in
+        // between have its byte consumed while the flag stayed set, so every later wake-up
+        // (including stop) was skipped. Work queued before the flag is cleared is picked up by
+        // this iteration; work queued after it writes a new byte.
         var buffer = [UInt8](repeating: 0, count: 64)
         while read(wakeRead, &buffer, buffer.count) > 0 {}
+        state.withLock { $0.wakeupPending = false }
     }
 
     private func runDueTimers() {
