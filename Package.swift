@@ -38,6 +38,7 @@ let package = Package(
         .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
         .testTarget(name: "ReferenceNodeTests", dependencies: ["ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
+        .testTarget(name: "CatalogueTests", dependencies: ["Scenarios", "ReferenceAdapter", "ReferenceNode", "Conformance"]),
         .testTarget(name: "MockGatewayTests", dependencies: ["MockGateway", "GatewayProtocol", "WebSocketTransport"]),
         .testTarget(name: "HarnessTests", dependencies: ["harness", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
         .testTarget(

@@ -132,6 +132,7 @@ public enum ConformanceCommands {
     /// The options of `harness run`, as a table (parsing and help both come from it).
     public static let runFlags: [FlagSpec] = [
         .option("--node", "NAME", help: "Run an in-process client registered under NAME (e.g. reference)."),
+        .option("--mutant", "NAME", help: "With --node: switch on one known bug of that client (harness reference-node --list-mutants lists them)."),
         .option("--node-command", "CMD", help: "Start CMD with /bin/sh -c per scenario; it speaks the adapter protocol (docs/adapter-protocol.md)."),
         .flag("--attach", help: "Wait for a client started by a person; stimuli become prompts on this terminal."),
         .option("--filter", "GLOB", help: "Only scenario IDs matching the glob (PAIR-*, HS-00?); comma-separated lists allowed.", repeatable: true),
@@ -177,7 +178,8 @@ public enum ConformanceCommands {
         }
     }
 
-    static func splitList(_ values: [String]) -> [String] {
+    /// Comma-separated option values, split and trimmed.
+    public static func splitList(_ values: [String]) -> [String] {
         values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
     }
 
@@ -222,6 +224,18 @@ public enum ConformanceCommands {
         guard chosen.count == 1 else {
             if chosen.isEmpty { throw UsageError("choose the client under test: --node NAME, --node-command CMD or --attach") }
             throw UsageError("choose only one of \(chosen.joined(separator: ", "))")
+        }
+        if let mutant = arguments.value("--mutant") {
+            guard let name = arguments.value("--node") else { throw UsageError("--mutant goes with --node (an in-process client with mutants)") }
+            let prefix = "\(name)+"
+            let mutants = context.nodes.names.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+            guard mutants.contains(mutant) else {
+                guard !mutants.isEmpty else { throw UsageError("the client \"\(name)\" has no mutants") }
+                var message = "unknown mutant '\(mutant)' of \"\(name)\""
+                if let suggestion = Suggestion.closest(to: mutant, among: mutants) { message += "; did you mean '\(suggestion)'?" }
+                throw UsageError(message)
+            }
+            return try context.nodes.driver(named: prefix + mutant)
         }
         if let name = arguments.value("--node") { return try context.nodes.driver(named: name) }
         if let command = arguments.value("--node-command") {

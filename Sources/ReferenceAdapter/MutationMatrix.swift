@@ -1,0 +1,106 @@
+import Conformance
+import Foundation
+import MockGateway
+import ReferenceNode
+
+/// The catalogue run against the correct reference client and against each mutant: which
+/// scenario catches which bug. A trustworthy catalogue passes the correct client and fails every
+/// mutant; a scenario that catches no mutant is either redundant or untested.
+public struct MutationMatrix: Sendable {
+    /// The correct client's results.
+    public var reference: [RunResult]
+    /// Each mutant's results, by mutant name.
+    public var mutants: [String: [RunResult]]
+    /// The scenario IDs, sorted.
+    public var scenarioIDs: [String]
+
+    /// Whether a verdict means the client broke the scenario's rule (a MUST as `fail`, a SHOULD
+    /// as `warn`, or a client that hung or crashed).
+    public static func isKill(_ verdict: Verdict) -> Bool {
+        switch verdict {
+        case .fail, .warn, .error, .timeout: true
+        case .pass, .unsupported: false
+        }
+    }
+
+    /// The reference client's runs that did not pass (and were not unsupported).
+    public var referenceFailures: [RunResult] {
+        reference.filter { Self.isKill($0.verdict) }
+    }
+
+    /// The scenario IDs that caught `mutant`.
+    public func killers(of mutant: String) -> [String] {
+        Array(Set((mutants[mutant] ?? []).filter { Self.isKill($0.verdict) }.map(\.id))).sorted()
+    }
+
+    /// Mutants no scenario caught.
+    public var survivors: [String] {
+        mutants.keys.sorted().filter { killers(of: $0).isEmpty }
+    }
+
+    /// Scenarios that caught no mutant.
+    public var scenariosWithoutKill: [String] {
+        let killing = Set(mutants.keys.flatMap(killers(of:)))
+        return scenarioIDs.filter { !killing.contains($0) }
+    }
+
+    /// Whether the catalogue is validated: the reference passes and every mutant is caught.
+    public var isValid: Bool { referenceFailures.isEmpty && survivors.isEmpty }
+
+    /// Runs `scenarios` against the reference client and every mutant in `mutants`.
+    /// - Parameters:
+    ///   - scenarios: the catalogue.
+    ///   - mutants: the mutants to check (default: all).
+    ///   - configuration: seed, selection, jobs, slowness; transcripts are not written.
+    ///   - progress: called after each client's run with its name.
+    /// - Throws: when the runner cannot run (for example no state directory).
+    public static func compute(
+        scenarios: [Scenario], mutants: [Mutant] = Mutant.allCases, configuration: RunConfiguration,
+        gatewayFactory: @escaping GatewayFactory = GatewayFactories.standard,
+        progress: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws -> MutationMatrix {
+        var configuration = configuration
+        configuration.transcripts = .none
+        func run(_ mutant: Mutant?) async throws -> [RunResult] {
+            let name = mutant.map { "reference+\($0.rawValue)" } ?? "reference"
+            let driver = InProcessDriver(name: name) { ReferenceNodeUnderTest(mutants: mutant.map { [$0] } ?? []) }
+            let runner = Runner(scenarios: scenarios, driver: driver, gatewayFactory: gatewayFactory, configuration: configuration)
+            let report = try await runner.run()
+            progress(name)
+            return report.results
+        }
+        let reference = try await run(nil)
+        var results: [String: [RunResult]] = [:]
+        for mutant in mutants {
+            results[mutant.rawValue] = try await run(mutant)
+        }
+        return MutationMatrix(reference: reference, mutants: results, scenarioIDs: Array(Set(scenarios.map(\.id))).sorted())
+    }
+
+    /// The matrix as text: the reference verdicts, a grid of scenarios x mutants (`X` = caught),
+    /// the mutants' legend with the scenarios that caught each, and what is missing.
+    public func rendered() -> String {
+        var out = ""
+        let names = mutants.keys.sorted()
+        out += "Reference client: \(reference.count) runs, \(referenceFailures.count) not passing\n"
+        for failure in referenceFailures {
+            out += "  \(failure.verdict.rawValue.uppercased()) \(failure.key): \(failure.message)\n"
+        }
+        out += "\nMutants (columns):\n"
+        for (index, name) in names.enumerated() {
+            let killers = killers(of: name)
+            out += "  \(String(format: "%2d", index + 1)) \(name): " + (killers.isEmpty ? "SURVIVED" : "caught by \(killers.joined(separator: ", "))") + "\n"
+        }
+        let width = scenarioIDs.map(\.count).max() ?? 8
+        out += "\nScenarios x mutants (X = the scenario caught the mutant):\n"
+        out += String(repeating: " ", count: width + 1) + names.indices.map { String(($0 + 1) % 10) }.joined() + "\n"
+        let killSets = Dictionary(uniqueKeysWithValues: names.map { ($0, Set(killers(of: $0))) })
+        for id in scenarioIDs {
+            let row = names.map { killSets[$0]?.contains(id) == true ? "X" : "." }.joined()
+            out += id.padding(toLength: width, withPad: " ", startingAt: 0) + " " + row + "\n"
+        }
+        out += "\nSurviving mutants: \(survivors.isEmpty ? "none" : survivors.joined(separator: ", "))\n"
+        out += "Scenarios that catch no mutant: \(scenariosWithoutKill.isEmpty ? "none" : scenariosWithoutKill.joined(separator: ", "))\n"
+        return out
+    }
+}

@@ -1,0 +1,63 @@
+import Conformance
+import Foundation
+import ReferenceAdapter
+import ReferenceNode
+
+/// `harness selftest`: the catalogue against the correct reference client and every mutant.
+enum SelftestCommand {
+    static let spec = CommandSpec(
+        name: "selftest",
+        summary: "Validate the catalogue: the reference client passes, every mutant is caught.",
+        discussion: """
+        Runs every scenario (on every profile it applies to) against the correct reference client and \
+        against each of its mutants, in process on virtual time, and prints which scenario caught \
+        which mutant. Exit codes: 0 the reference passes everything it can be tested on and every \
+        mutant is caught; 1 otherwise; 2 usage error.
+        """,
+        flags: [
+            .option("--mutant", "NAME", help: "Only this mutant (repeatable).", repeatable: true),
+            .option("--filter", "GLOB", help: "Only scenario IDs matching the glob.", repeatable: true),
+            .option("--seed", "N", help: "Seed every random choice (default: random, printed).", validate: { value in
+                UInt64(value) == nil ? "expected a non-negative integer" : nil
+            }),
+            .option("--jobs", "N", help: "Runs at once (default 4).", validate: { value in
+                guard let jobs = Int(value), jobs >= 1, jobs <= 64 else { return "expected an integer from 1 to 64" }
+                return nil
+            }),
+        ]
+    ) { arguments, io in
+        var mutants = Mutant.allCases
+        let chosen = arguments.allValues("--mutant")
+        if !chosen.isEmpty {
+            var selected: [Mutant] = []
+            for name in chosen {
+                guard let mutant = Mutant(rawValue: name) else {
+                    var message = "error: unknown mutant '\(name)'"
+                    if let suggestion = Suggestion.closest(to: name, among: Mutant.allCases.map(\.rawValue)) {
+                        message += "; did you mean '\(suggestion)'?"
+                    }
+                    io.err(message + "\n")
+                    return CommandLineTool.exitUsage
+                }
+                selected.append(mutant)
+            }
+            mutants = selected
+        }
+        var configuration = RunConfiguration()
+        if let seed = arguments.value("--seed").flatMap(UInt64.init) { configuration.seed = seed }
+        configuration.jobs = arguments.value("--jobs").flatMap(Int.init) ?? 4
+        configuration.selection = RunSelection(filters: ConformanceCommands.splitList(arguments.allValues("--filter")))
+        io.out("Selftest: \(HarnessCommands.scenarios.count) scenarios, \(mutants.count) mutants, seed \(configuration.seed)\n")
+        let start = ContinuousClock.now
+        do {
+            let matrix = try await MutationMatrix.compute(
+                scenarios: HarnessCommands.scenarios, mutants: mutants, configuration: configuration)
+            io.out(matrix.rendered())
+            io.out("Took \(ContinuousClock.now - start).\n")
+            return matrix.isValid ? CommandLineTool.exitSuccess : CommandLineTool.exitFailures
+        } catch {
+            io.err("error: \(error)\n")
+            return CommandLineTool.exitUsage
+        }
+    }
+}
