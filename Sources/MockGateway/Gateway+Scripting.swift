@@ -112,27 +112,10 @@ extension Gateway {
     ///   connected at all).
     public func invoke(nodeId: String, command: String, params: JSONValue? = nil, timeoutMs: Int = 30_000,
                        idempotencyKey: String? = nil, wait: Duration = .seconds(30)) async -> InvokeOutcome {
-        guard let id = await core.startInvoke(nodeId: nodeId, command: command, params: params,
-                                              timeoutMs: timeoutMs, idempotencyKey: idempotencyKey) else {
-            return .nodeDisconnected
-        }
-        return await withTaskGroup(of: InvokeOutcome?.self) { group in
-            group.addTask { await self.core.waitForInvoke(id) }
-            group.addTask {
-                try? await Task.sleep(for: wait)
-                await self.core.abandonInvoke(id)
-                return nil
-            }
-            var outcome: InvokeOutcome = .timedOut
-            for await result in group {
-                if let result {
-                    outcome = result
-                    break
-                }
-            }
-            group.cancelAll()
-            return outcome
-        }
+        // Sending and registering the waiter happen in one actor turn, so a node that answers at
+        // once is not missed.
+        await invokeAndWait(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs,
+                            idempotencyKey: idempotencyKey, wait: wait)
     }
 }
 

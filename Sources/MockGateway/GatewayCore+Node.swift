@@ -150,6 +150,9 @@ extension GatewayCore {
             // Older Gateways had no beacon handler: the event fell through to a bare `{ok:true}`
             // and nothing was recorded.
             decision = (false, "unhandled")
+        } else if let forced = takeForcedPresenceReply() {
+            // A scripted reply (Gateway+PresenceFault.swift): nothing is recorded.
+            decision = (forced.handled, forced.reason)
         } else if payload?.objectValue == nil {
             decision = (false, "invalid_payload")
         } else if session.deviceId == nil {
@@ -197,13 +200,6 @@ extension GatewayCore {
         sendTargeted(event: "node.invoke.request", payload: (try? JSONValue(encoding: request)) ?? .null, to: node.connectionId)
         events.append(.invokeSent(id: id, nodeId: nodeId, command: command, connectionId: node.connectionId))
         return id
-    }
-
-    /// Registers a scripting-API waiter for an invoke.
-    func waitForInvoke(_ id: String) async -> InvokeOutcome {
-        await withCheckedContinuation { continuation in
-            invokeWaiters[id] = continuation
-        }
     }
 
     /// Gives up waiting for an invoke (the caller's real-time deadline passed).

@@ -2,6 +2,5 @@ import Conformance
 import Foundation
 
 // The harness command line: every subcommand is one entry of `HarnessCommands.tool`.
-InterruptHandling.install()
 let status = await HarnessCommands.tool.main(Array(CommandLine.arguments.dropFirst()))
 exit(status)

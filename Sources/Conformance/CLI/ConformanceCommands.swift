@@ -246,6 +246,8 @@ public enum ConformanceCommands {
     }
 
     static func runCommand(_ arguments: ParsedArguments, io: CommandIO, context: HarnessContext) async -> Int32 {
+        // Only `run` starts client processes; on an interrupt they must not outlive the harness.
+        InterruptHandling.install()
         let configuration: RunConfiguration
         let driver: any ClientDriver
         do {

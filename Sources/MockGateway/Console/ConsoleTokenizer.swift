@@ -1,0 +1,95 @@
+/// One word of a console line.
+public struct ConsoleToken: Sendable, Hashable {
+    /// The word with quotes removed and escapes resolved.
+    public var text: String
+    /// Whether the word was written in double quotes.
+    public var quoted: Bool
+    /// The raw line from the start of this word to the end (trailing whitespace trimmed), for
+    /// arguments that take the rest of the line verbatim (JSON with spaces in it).
+    public var rest: String
+
+    /// Creates a token.
+    public init(text: String, quoted: Bool, rest: String) {
+        self.text = text
+        self.quoted = quoted
+        self.rest = rest
+    }
+}
+
+/// Splits a console line into words.
+///
+/// Words are separated by spaces or tabs. A word that starts with `"` runs to the next unescaped
+/// `"` and may contain spaces; inside it `\"` and `\\` stand for `"` and `\`. A `"` inside an
+/// unquoted word is an ordinary character, so JSON such as `{"q1":["a"]}` needs no quoting.
+public enum ConsoleTokenizer {
+    /// The words of `line`.
+    /// - Parameters:
+    ///   - line: the console line.
+    ///   - limit: when given, at most this many words: the last one is the raw rest of the line
+    ///     (for a trailing JSON argument, whose quotes are its own), unless it is exactly one
+    ///     quoted word.
+    /// - Throws: `ConsoleError` for a quoted word without its closing quote.
+    public static func split(_ line: String, limit: Int? = nil) throws(ConsoleError) -> [ConsoleToken] {
+        let characters = Array(line)
+        var tokens: [ConsoleToken] = []
+        var index = 0
+        func isSpace(_ character: Character) -> Bool { character == " " || character == "\t" }
+        while index < characters.count {
+            if isSpace(characters[index]) {
+                index += 1
+                continue
+            }
+            let start = index
+            let rest = String(characters[start...]).trimmingTrailingWhitespace()
+            if let limit, tokens.count == limit - 1 {
+                if let single = try? split(rest), single.count == 1, single[0].quoted {
+                    tokens.append(single[0])
+                } else {
+                    tokens.append(ConsoleToken(text: rest, quoted: false, rest: rest))
+                }
+                break
+            }
+            if characters[index] == "\"" {
+                index += 1
+                var text = ""
+                var closed = false
+                while index < characters.count {
+                    let character = characters[index]
+                    if character == "\\", index + 1 < characters.count,
+                       characters[index + 1] == "\"" || characters[index + 1] == "\\" {
+                        text.append(characters[index + 1])
+                        index += 2
+                        continue
+                    }
+                    index += 1
+                    if character == "\"" {
+                        closed = true
+                        break
+                    }
+                    text.append(character)
+                }
+                guard closed else { throw ConsoleError("missing closing quote in \(String(characters[start...]))") }
+                if index < characters.count, !isSpace(characters[index]) {
+                    throw ConsoleError("a quoted argument must be followed by a space")
+                }
+                tokens.append(ConsoleToken(text: text, quoted: true, rest: rest))
+            } else {
+                var text = ""
+                while index < characters.count, !isSpace(characters[index]) {
+                    text.append(characters[index])
+                    index += 1
+                }
+                tokens.append(ConsoleToken(text: text, quoted: false, rest: rest))
+            }
+        }
+        return tokens
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingWhitespace() -> String {
+        var copy = self
+        while let last = copy.last, last.isWhitespace { copy.removeLast() }
+        return copy
+    }
+}

@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Conformance
+import Dispatch
+import Foundation
+import MockGateway
+import Synchronization
+
+/// `harness serve`: a standalone fake Gateway with an operator console on stdin.
+///
+/// All behaviour lives in `MockGateway` (`GatewayConsole`, `GatewayConsoleSession`); this file
+/// turns flags into a `GatewayConfiguration` and wires stdin, stdout and signals.
+enum ServeCommand {
+    /// The command's flag table: its parser and its `--help`.
+    static let spec = CommandSpec(
+        name: "serve",
+        summary: "run a standalone fake Gateway with an operator console on stdin",
+        discussion: """
+            Prints `listening ws://HOST:PORT` first, then one line per gateway event, and answers \
+            one console command per stdin line (type `help`). With --json every line is a JSON \
+            object with an "event" member. Runs until `quit`, SIGINT or SIGTERM; closing stdin \
+            does not stop it. See docs/harness-serve.md.
+            """,
+        flags: [
+            .option("--host", "HOST", help: "Address to listen on (default 127.0.0.1)."),
+            .option("--port", "PORT", help: "Port to listen on; 0 picks a free one (default 18789).",
+                    validate: { Int($0).map { (0...65_535).contains($0) } == true ? nil : "expected a port from 0 to 65535" }),
+            .option("--profile", "NAME", help: "Gateway generation: current or legacy (default current).",
+                    validate: { GatewayProfile.named($0) == nil ? "expected current or legacy" : nil }),
+            .option("--auth", "MODE", help: "Shared secret: none, token:SECRET or password:SECRET (default none).",
+                    validate: { (try? ServeOptions.authMode($0)) == nil ? "expected none, token:SECRET or password:SECRET" : nil }),
+            .option("--pairing", "POLICY", help: "Pairing approval: manual, auto or local (default manual).",
+                    validate: { ["manual", "auto", "local"].contains($0) ? nil : "expected manual, auto or local" }),
+            .option("--trusted-cidr", "CIDR", help: "Approve fresh scopeless nodes from this network.", repeatable: true,
+                    validate: { entry in
+                        do { _ = try IPNetwork(parsing: entry); return nil } catch { return "\(error)" }
+                    }),
+            .option("--tick-interval-ms", "N", help: "Tick interval in milliseconds (default 30000).",
+                    validate: { Int($0).map { $0 > 0 } == true ? nil : "expected a positive number of milliseconds" }),
+            .option("--transcript", "FILE", help: "Also write every frame to this JSON Lines file."),
+            .option("--seed", "N", help: "Seed of every random choice (request ids, tokens).",
+                    validate: { ServeOptions.seed($0) == nil ? "expected a non-negative integer (decimal or 0x hex)" : nil }),
+            .flag("--show-secrets", help: "Do not redact tokens and passwords in the transcript and verbose frames."),
+            .flag("--json", help: "Write one JSON object per line."),
+            .flag("--verbose", help: "Also print every frame in and out."),
+        ],
+        action: { arguments, io in await run(arguments, io: io) })
+
+    static func run(_ arguments: ParsedArguments, io: CommandIO) async -> Int32 {
+        let configuration: GatewayConfiguration
+        do {
+            configuration = try ServeOptions.configuration(from: arguments)
+        } catch {
+            io.err("error: \(error)\n")
+            return CommandLineTool.exitUsage
+        }
+        let gateway: Gateway
+        do {
+            gateway = try await Gateway.start(configuration)
+        } catch {
+            io.err("error: cannot serve on \(configuration.host):\(configuration.port): \(error)\n")
+            return CommandLineTool.exitUsage
+        }
+        let format: ConsoleOutputFormat = arguments.isSet("--json") ? .json : .text
+        let session = GatewayConsoleSession(console: GatewayConsole(gateway: gateway), format: format,
+                                            verbose: arguments.isSet("--verbose"), write: io.out)
+        session.announceListening()
+        let signals = StopSignals()
+        ShutdownAtExit.arm()
+        _ = await session.run(commands: standardInputLines(), stop: signals.stream)
+        ShutdownAtExit.disarm()
+        signals.cancel()
+        return CommandLineTool.exitSuccess
+    }
+
+    /// Standard input, one element per line. A dedicated thread does the blocking reads so that
+    /// no task of the cooperative pool waits on the terminal.
+    static func standardInputLines() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        let thread = Thread {
+            while let line = readLine(strippingNewline: true) { continuation.yield(line) }
+            continuation.finish()
+        }
+        thread.start()
+        return stream
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP as a stream, so that the console session can shut the Gateway
+/// down cleanly (closing every connection) before the process exits.
+final class StopSignals: Sendable {
+    let stream: AsyncStream<Void>
+    private let sources: Mutex<[any DispatchSourceSignal]>
+
+    init() {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        self.stream = stream
+        let created = [SIGINT, SIGTERM, SIGHUP].map { number in
+            #if canImport(Darwin)
+            // kqueue reports signals only when their default action is disabled. On Linux,
+            // libdispatch installs its own handler for the first source of a signal, and setting
+            // SIG_IGN afterwards would silence every source of that signal.
+            signal(number, SIG_IGN)
+            #endif
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield() }
+            source.resume()
+            return source
+        }
+        sources = Mutex(created)
+    }
+
+    func cancel() {
+        sources.withLock { sources in
+            for source in sources { source.cancel() }
+        }
+    }
+}
+
+/// Holds the process exit back until the console session has shut the Gateway down.
+///
+/// The harness's own interrupt handler (`InterruptHandling`) exits the process on SIGINT,
+/// SIGTERM and SIGHUP. The same signal also reaches `StopSignals`, which ends the session and
+/// closes every connection (1001, going away); an `atexit` hook waits for that to finish, for at
+/// most a few seconds, so that clients see a clean close rather than a dropped connection.
+enum ShutdownAtExit {
+    private static let finished = Mutex<DispatchSemaphore?>(nil)
+    private static let hookInstalled = Mutex(false)
+
+    /// Called when serving starts.
+    static func arm() {
+        finished.withLock { $0 = DispatchSemaphore(value: 0) }
+        let install = hookInstalled.withLock { installed in
+            defer { installed = true }
+            return !installed
+        }
+        if install { atexit { ShutdownAtExit.waitForSession() } }
+    }
+
+    /// Called when the session has shut the Gateway down.
+    static func disarm() {
+        let semaphore = finished.withLock { semaphore in defer { semaphore = nil }; return semaphore }
+        semaphore?.signal()
+    }
+
+    private static func waitForSession() {
+        guard let semaphore = finished.withLock({ $0 }) else { return }
+        _ = semaphore.wait(timeout: .now() + 5)
+    }
+}
+
+/// Turning `serve` flags into a configuration.
+enum ServeOptions {
+    /// A flag value that passed its table check but still cannot be used.
+    struct Invalid: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func configuration(from arguments: ParsedArguments) throws -> GatewayConfiguration {
+        let pairing = arguments.value("--pairing") ?? "manual"
+        let networks = try arguments.allValues("--trusted-cidr").map { entry throws in try IPNetwork(parsing: entry) }
+        var configuration = GatewayConfiguration(
+            host: arguments.value("--host") ?? "127.0.0.1",
+            port: Int(arguments.value("--port") ?? "18789") ?? 18789,
+            profile: GatewayProfile.named(arguments.value("--profile") ?? "current") ?? .current,
+            auth: try authMode(arguments.value("--auth") ?? "none"),
+            autoApproval: AutoApprovalPolicy(approveEverything: pairing == "auto", approveLoopback: pairing == "local",
+                                             trustedNetworks: networks),
+            clock: .system(),
+            redactSecrets: !arguments.isSet("--show-secrets"),
+            transcriptFile: arguments.value("--transcript").map { URL(fileURLWithPath: $0) })
+        if let interval = arguments.value("--tick-interval-ms").flatMap(Int.init) { configuration.tickIntervalMs = interval }
+        if let text = arguments.value("--seed") {
+            guard let seed = seed(text) else { throw Invalid(description: "invalid --seed '\(text)'") }
+            configuration.seed = seed
+        }
+        return configuration
+    }
+
+    /// `none`, `token:SECRET` or `password:SECRET`.
+    static func authMode(_ text: String) throws -> GatewayAuthMode {
+        if text == "none" { return .none }
+        if text.hasPrefix("token:") { return .token(String(text.dropFirst("token:".count))) }
+        if text.hasPrefix("password:") { return .password(String(text.dropFirst("password:".count))) }
+        throw Invalid(description: "invalid --auth '\(text)': expected none, token:SECRET or password:SECRET")
+    }
+
+    /// A decimal or `0x` hexadecimal seed.
+    static func seed(_ text: String) -> UInt64? {
+        if text.lowercased().hasPrefix("0x") { return UInt64(text.dropFirst(2), radix: 16) }
+        return UInt64(text)
+    }
+}

@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import GatewayProtocol
+import Testing
+
+/// `harness serve`'s flags, text output and lifetime.
+@Suite("harness serve: command line")
+struct ServeCommandLineTests {
+    @Test func invalidFlagValuesExitWithUsageErrors() async throws {
+        for arguments in [["--auth", "bogus"], ["--port", "70000"], ["--profile", "ancient"], ["--pairing", "sometimes"],
+                          ["--trusted-cidr", "10.0.0.0/40"], ["--tick-interval-ms", "0"], ["--bogus"]] {
+            let serve = try ServeProcess.start(arguments)
+            let status = await serve.waitForExit(timeout: .seconds(30))
+            await serve.kill()
+            #expect(status == 2, "\(arguments)")
+            #expect(serve.errors.all.first?.hasPrefix("error: ") == true, "\(arguments): \(serve.transcript)")
+        }
+    }
+
+    @Test func textModePrintsTheListeningURLFirstAndTextReplies() async throws {
+        let serve = try ServeProcess.start(["--port", "0", "--profile", "legacy", "--pairing", "auto",
+                                            "--trusted-cidr", "10.0.0.0/8", "--tick-interval-ms", "5000", "--seed", "0x2a"])
+        defer { serve.sendSignal(SIGKILL) }
+        let listening = try #require(await serve.lines.first(from: 0, timeout: .seconds(30)) { _ in true }?.element,
+                                     "\(serve.transcript)")
+        #expect(listening.hasPrefix("listening ws://127.0.0.1:"))
+        #expect(Int(listening.dropFirst("listening ws://127.0.0.1:".count)).map { $0 > 0 } == true, "\(listening)")
+        let cursor = serve.lines.count
+        try serve.send("nonsense")
+        let error = try #require(await serve.lines.first(from: cursor, timeout: .seconds(30)) { _ in true }?.element)
+        #expect(error == "error: unknown command 'nonsense' (type 'help' for the list)")
+        try serve.send("quit")
+        #expect(await serve.waitForExit(timeout: .seconds(30)) == 0, "\(serve.transcript)")
+    }
+
+    @Test func closingStdinKeepsServingUntilSIGTERM() async throws {
+        let serve = try ServeProcess.start(["--port", "0", "--json"])
+        defer { serve.sendSignal(SIGKILL) }
+        let listening = try #require(await serve.object("event", "listening"), "\(serve.transcript)")
+        let url = try #require(listening["url"]?.stringValue)
+        serve.closeInput()
+        // Still accepting: a new connection gets its challenge.
+        let node = try await WireNode.open(url, identity: try DeviceIdentity(seed: Data(repeating: 3, count: 32)))
+        #expect(!node.challenge.nonce.isEmpty)
+        #expect(serve.process.isRunning)
+        serve.sendSignal(SIGTERM)
+        let closed = await node.connection.waitUntilClosed()
+        #expect(closed.code.rawValue == 1001, "a clean shutdown closes connections with 1001")
+        #expect(await serve.waitForExit(timeout: .seconds(30)) != nil, "\(serve.transcript)")
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import GatewayProtocol
+import Testing
+
+/// `harness serve` against independent clients written in Python (`websockets` for the
+/// transport, `cryptography` for Ed25519), driven through the console like a person would.
+@Suite(.enabled(if: InteropPython.shouldRun, "Python with websockets and cryptography not found (.venv or OPENCLAW_PYTHON)"))
+struct ServeInteropTests {
+    /// Runs `body` with the peer started against `url`; kills it afterwards.
+    private func withPeer<T: Sendable>(_ script: String, _ arguments: [String],
+                                       _ body: (LineProcess) async throws -> T) async throws -> T {
+        // Throws (fails) with the reason when OPENCLAW_REQUIRE_INTEROP=1 and Python is missing.
+        let peer = try InteropPython.start(script, arguments)
+        do {
+            let result = try await body(peer)
+            await peer.kill()
+            return result
+        } catch {
+            await peer.kill()
+            throw error
+        }
+    }
+
+    @Test func pythonNodePairsThroughTheConsoleIsInvokedAndSendsAPresenceBeacon() async throws {
+        try await ServeProcess.withServe { serve, url in
+            try await withPeer("gateway_node_peer.py", [url, "--timeout", "60"]) { peer in
+                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+
+                // Unpaired: PAIRING_REQUIRED; the console sees the request and approves it.
+                let refused = try #require(await peer.object("step", "pairing_required"), context())
+                let deviceId = try #require(refused["deviceId"]?.stringValue)
+                let requested = try #require(await serve.object("event", "pairing.requested"), context())
+                #expect(requested["requestId"] == refused["requestId"])
+                #expect(requested["deviceId"]?.stringValue == deviceId)
+                #expect(requested["role"] == "node")
+                try serve.send("approve latest")
+                let approved = try #require(await serve.object("event", "command.ok") { $0["command"] == "approve" }, context())
+                #expect(approved["result"]?["requestId"] == refused["requestId"])
+
+                // The peer retries on its own, gets a token, and reconnects with it.
+                let paired = try #require(await peer.object("step", "paired"), context())
+                #expect(paired["deviceToken"]?.stringValue?.isEmpty == false)
+                _ = try #require(await peer.object("step", "ready"), context())
+
+                let cursor = serve.objects.count
+                try serve.send("invoke latest device.info")
+                let reply = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "invoke" },
+                                         context())
+                #expect(reply["result"]?["ok"] == true)
+                #expect(reply["result"]?["nodeId"]?.stringValue == deviceId)
+                let payloadJSON = try #require(reply["result"]?["payloadJSON"]?.stringValue)
+                let payload = try JSONValue(parsing: payloadJSON)
+                #expect(payload["model"] == "PythonNode")
+                #expect(payload["command"] == "device.info")
+                let invokeId = try #require(reply["result"]?["id"]?.stringValue)
+                let result = try #require(await serve.object(after: cursor, "event", "invoke.result"), context())
+                #expect(result["id"]?.stringValue == invokeId)
+                #expect(result["ok"] == true)
+                let answered = try #require(await peer.object("step", "invoke"), context())
+                #expect(answered["id"]?.stringValue == invokeId)
+
+                // The beacon is persisted, as the peer and the console both report.
+                let presence = try #require(await peer.object("step", "presence"), context())
+                #expect(presence["handled"] == true)
+                #expect(presence["reason"] == "persisted")
+                let alive = try #require(await serve.object("event", "presence.alive"), context())
+                #expect(alive["nodeId"]?.stringValue == deviceId)
+                #expect(alive["handled"] == true)
+                #expect(alive["reason"] == "persisted")
+
+                _ = try #require(await peer.object("step", "done"), context())
+                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+            }
+        }
+    }
+
+    @Test func pythonOperatorApprovesANodeResolvesAnApprovalAndAnswersQuestions() async throws {
+        try await ServeProcess.withServe { serve, url in
+            let seed = String(repeating: "22", count: 32)
+            try await withPeer("gateway_operator_peer.py", [url, "--seed", seed, "--timeout", "90"]) { peer in
+                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+
+                // The operator itself is approved from the console.
+                let refused = try #require(await peer.object("step", "pairing_required"), context())
+                let requested = try #require(await serve.object("event", "pairing.requested") { $0["role"] == "operator" },
+                                             context())
+                #expect(requested["requestId"] == refused["requestId"])
+                try serve.send("approve latest")
+                _ = try #require(await peer.object("step", "operator_ready"), context())
+
+                // It lists and approves a node's request over the wire.
+                let nodeApproved = try #require(await peer.object("step", "node_approved"), context())
+                let nodeResolved = try #require(await serve.object("event", "pairing.resolved") {
+                    $0["requestId"] == nodeApproved["requestId"]
+                }, context())
+                #expect(nodeResolved["decision"] == "approved")
+                #expect(nodeResolved["deviceId"] == nodeApproved["nodeDeviceId"])
+
+                // An approval made on the console is resolved by the operator.
+                var cursor = serve.objects.count
+                try serve.send(#"approval "rm -rf /tmp/x" --expires-in 60"#)
+                let created = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "approval" },
+                                           context())
+                let approvalId = try #require(created["result"]?["id"]?.stringValue)
+                let resolvedByPeer = try #require(await peer.object("step", "approval_resolved"), context())
+                #expect(resolvedByPeer["id"]?.stringValue == approvalId)
+                let approvalResolved = try #require(await serve.object("event", "approval.resolved") {
+                    $0["id"]?.stringValue == approvalId
+                }, context())
+                #expect(approvalResolved["decision"] == "allow-once")
+                #expect(approvalResolved["status"] == "allowed")
+
+                // A console question answered by the operator.
+                cursor = serve.objects.count
+                try serve.send(#"question "Deploy to?" --options staging,production"#)
+                let question = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "question" },
+                                            context())
+                let questionId = try #require(question["result"]?["id"]?.stringValue)
+                let answered = try #require(await peer.object("step", "question_answered"), context())
+                #expect(answered["id"]?.stringValue == questionId)
+                let questionResolved = try #require(await serve.object("event", "question.resolved") {
+                    $0["id"]?.stringValue == questionId
+                }, context())
+                #expect(questionResolved["status"] == "answered")
+                #expect(questionResolved["answers"] == ["q1": ["staging"]])
+
+                // Done-when: created with --expires-in 900, expired by `advance 901`; every
+                // operator session with the scope is told, and a late answer is refused.
+                cursor = serve.objects.count
+                try serve.send(#"question "Still there?" --options yes,no --expires-in 900"#)
+                let expiring = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "question" },
+                                            context())
+                let expiringId = try #require(expiring["result"]?["id"]?.stringValue)
+                let pending = try #require(await peer.object("step", "question_pending"), context())
+                #expect(pending["id"]?.stringValue == expiringId)
+                try serve.send("advance 901")
+                let expired = try #require(await serve.object("event", "question.resolved") {
+                    $0["id"]?.stringValue == expiringId
+                }, context())
+                #expect(expired["status"] == "expired")
+                let seen = try #require(await peer.object("step", "question_expired"), context())
+                #expect(seen["sessions"] == ["A", "B"])
+                let late = try #require(await peer.object("step", "late_answer_rejected"), context())
+                #expect(late["code"] == "INVALID_REQUEST")
+                #expect(late["reason"] == "QUESTION_ALREADY_TERMINAL")
+                #expect(late["message"]?.stringValue == "question '\(expiringId)' is already expired")
+
+                _ = try #require(await peer.object("step", "done"), context())
+                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+            }
+        }
+    }
+}

@@ -1,0 +1,244 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import GatewayProtocol
+import MockGateway
+import Synchronization
+import Testing
+
+/// The package root, found from this file's path.
+let packageRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// Why a test's environment is not usable (a missing executable or interpreter).
+struct EnvironmentProblem: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A child process whose stdout is read live, one line at a time, into an `EventLog` that
+/// tests wait on with deadlines. Lines that are JSON objects are also parsed.
+final class LineProcess: Sendable {
+    let name: String
+    let process: Process
+    private let input: FileHandle
+    /// Every stdout line, in order.
+    let lines = EventLog<String>()
+    /// Every stdout line that is a JSON object, in order.
+    let objects = EventLog<JSONValue>()
+    /// Every stderr line.
+    let errors = EventLog<String>()
+    /// The exit status, once it exited.
+    let exits = EventLog<Int32>()
+
+    init(name: String, executable: URL, arguments: [String], environment: [String: String]? = nil) throws {
+        // A write to a child that already exited must fail, not kill the test runner.
+        signal(SIGPIPE, SIG_IGN)
+        self.name = name
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        self.process = process
+        self.input = stdin.fileHandleForWriting
+        let (lines, objects, errors, exits) = (self.lines, self.objects, self.errors, self.exits)
+        LineProcess.readLines(stdout.fileHandleForReading) { line in
+            lines.append(line)
+            if let value = try? JSONValue(parsing: line), value.objectValue != nil { objects.append(value) }
+        }
+        LineProcess.readLines(stderr.fileHandleForReading) { errors.append($0) }
+        process.terminationHandler = { exits.append($0.terminationStatus) }
+        try process.run()
+    }
+
+    private static func readLines(_ handle: FileHandle, _ deliver: @escaping @Sendable (String) -> Void) {
+        let buffer = Mutex(Data())
+        handle.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                let rest = buffer.withLock { buffer in defer { buffer = Data() }; return buffer }
+                if !rest.isEmpty { deliver(String(decoding: rest, as: UTF8.self)) }
+                return
+            }
+            let complete = buffer.withLock { buffer -> [String] in
+                buffer.append(data)
+                var lines: [String] = []
+                while let newline = buffer.firstIndex(of: 0x0A) {
+                    lines.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                    buffer = Data(buffer[(newline + 1)...])
+                }
+                return lines
+            }
+            for line in complete { deliver(line) }
+        }
+    }
+
+    /// Writes one line to the child's stdin.
+    func send(_ line: String) throws {
+        try input.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// Closes the child's stdin.
+    func closeInput() {
+        try? input.close()
+    }
+
+    /// The first JSON line at or after `cursor` that `predicate` accepts, or `nil` after `timeout`.
+    func object(after cursor: Int = 0, timeout: Duration = .seconds(30),
+                where predicate: @escaping @Sendable (JSONValue) -> Bool) async -> JSONValue? {
+        await objects.first(from: cursor, timeout: timeout, where: predicate)?.element
+    }
+
+    /// The first JSON line at or after `cursor` whose `key` member is the string `value`.
+    func object(after cursor: Int = 0, timeout: Duration = .seconds(30), _ key: String, _ value: String,
+                and predicate: @escaping @Sendable (JSONValue) -> Bool = { _ in true }) async -> JSONValue? {
+        await object(after: cursor, timeout: timeout) { $0[key]?.stringValue == value && predicate($0) }
+    }
+
+    /// The exit status, or `nil` if the child is still running after `timeout`.
+    func waitForExit(timeout: Duration) async -> Int32? {
+        await exits.first(from: 0, timeout: timeout) { _ in true }?.element
+    }
+
+    /// Sends SIGKILL if it is still running and waits for it to be reaped.
+    func kill() async {
+        if process.isRunning { deliverSignal(process.processIdentifier, SIGKILL) }
+        _ = await waitForExit(timeout: .seconds(10))
+    }
+
+    /// Sends `number` (SIGTERM, SIGINT) to the child.
+    func sendSignal(_ number: Int32) {
+        if process.isRunning { deliverSignal(process.processIdentifier, number) }
+    }
+
+    /// Everything it wrote, for failure messages.
+    var transcript: String {
+        "\(name) stdout:\n" + lines.all.joined(separator: "\n") + "\n\(name) stderr:\n" + errors.all.joined(separator: "\n")
+    }
+}
+
+private func deliverSignal(_ pid: pid_t, _ number: Int32) {
+    _ = kill(pid, number)
+}
+
+/// `harness serve` as a child process.
+enum ServeProcess {
+    /// The built `harness` executable: `OPENCLAW_HARNESS_BIN`, else next to the test bundle (the
+    /// build products directory), else `.build/debug/harness` in the package.
+    static func executable() throws -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let configured = environment["OPENCLAW_HARNESS_BIN"] {
+            guard FileManager.default.isExecutableFile(atPath: configured) else {
+                throw EnvironmentProblem(description: "OPENCLAW_HARNESS_BIN=\(configured) is not an executable file")
+            }
+            return URL(fileURLWithPath: configured)
+        }
+        var directories: [URL] = []
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            directories.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        if let executable = Bundle.main.executableURL {
+            // Linux: the test executable itself lies in the products directory; macOS: inside
+            // `<name>.xctest/Contents/MacOS/`.
+            var directory = executable.deletingLastPathComponent()
+            for _ in 0..<4 {
+                directories.append(directory)
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        directories.append(URL(fileURLWithPath: CommandLine.arguments.first ?? ".").deletingLastPathComponent())
+        directories.append(packageRoot.appendingPathComponent(".build/debug"))
+        for directory in directories {
+            let candidate = directory.appendingPathComponent("harness")
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+               FileManager.default.isExecutableFile(atPath: candidate.path) {
+                return candidate
+            }
+        }
+        throw EnvironmentProblem(description: """
+            the harness executable was not found next to the test bundle (looked in \
+            \(directories.map(\.path).joined(separator: ", "))); build it with `swift build` or set OPENCLAW_HARNESS_BIN
+            """)
+    }
+
+    /// Starts `harness serve <arguments>`.
+    static func start(_ arguments: [String]) throws -> LineProcess {
+        try LineProcess(name: "harness serve", executable: try executable(), arguments: ["serve"] + arguments)
+    }
+
+    /// Runs `body` with `harness serve --port 0 --json <extra>` started and its `listening` line
+    /// read; stops the server afterwards (`quit`, then SIGKILL if it does not exit).
+    static func withServe<T: Sendable>(_ extra: [String] = [],
+                                       _ body: (LineProcess, String) async throws -> T) async throws -> T {
+        let serve = try start(["--port", "0", "--json"] + extra)
+        do {
+            let listening = try #require(await serve.object("event", "listening"), "no listening line\n\(serve.transcript)")
+            let url = try #require(listening["url"]?.stringValue)
+            let result = try await body(serve, url)
+            try? serve.send("quit")
+            if await serve.waitForExit(timeout: .seconds(15)) == nil {
+                Issue.record("harness serve did not exit after quit\n\(serve.transcript)")
+            }
+            await serve.kill()
+            return result
+        } catch {
+            await serve.kill()
+            throw error
+        }
+    }
+}
+
+/// The Python interpreter of the interop tests.
+enum InteropPython {
+    /// CI sets `OPENCLAW_REQUIRE_INTEROP=1`: a missing interpreter is then a failure, not a skip.
+    static let isRequired = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_INTEROP"] == "1"
+
+    /// `OPENCLAW_PYTHON`, else `.venv/bin/python3` in the package root, when it can import
+    /// `websockets` and `cryptography`; otherwise why not.
+    static let interpreter: Result<String, EnvironmentProblem> = {
+        let environment = ProcessInfo.processInfo.environment
+        let path = environment["OPENCLAW_PYTHON"] ?? packageRoot.appendingPathComponent(".venv/bin/python3").path
+        let setup = "python3 -m venv .venv && .venv/bin/pip install -r Tests/Interop/requirements.txt"
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            return .failure(EnvironmentProblem(description: "no Python at \(path); run `\(setup)` or set OPENCLAW_PYTHON"))
+        }
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: path)
+        check.arguments = ["-c", "import websockets, cryptography"]
+        check.standardOutput = FileHandle.nullDevice
+        check.standardError = FileHandle.nullDevice
+        do {
+            try check.run()
+            check.waitUntilExit()
+        } catch {
+            return .failure(EnvironmentProblem(description: "\(path) does not run: \(error)"))
+        }
+        guard check.terminationStatus == 0 else {
+            return .failure(EnvironmentProblem(description: "\(path) cannot import websockets and cryptography; run `\(setup)`"))
+        }
+        return .success(path)
+    }()
+
+    /// Whether the interop tests run: the interpreter is usable, or CI requires them (they then
+    /// fail with the reason).
+    static var shouldRun: Bool {
+        if isRequired { return true }
+        if case .success = interpreter { return true }
+        return false
+    }
+
+    /// Starts `Tests/Interop/<script> <arguments>`.
+    static func start(_ script: String, _ arguments: [String]) throws -> LineProcess {
+        let python = try interpreter.get()
+        let path = packageRoot.appendingPathComponent("Tests/Interop/\(script)").path
+        return try LineProcess(name: script, executable: URL(fileURLWithPath: python), arguments: ["-u", path] + arguments)
+    }
+}
