@@ -91,14 +91,16 @@ struct InboundQueue: Sendable {
     /// Whether the connection has ended (no message will be added).
     private(set) var isFinished = false
 
-    /// Hands a message to the longest-waiting consumer, or keeps it.
-    mutating func deliver(_ message: WebSocketMessage) {
+    /// Keeps a message, or returns the longest-waiting consumer that must be given it. The
+    /// caller resumes that consumer after releasing its lock: resuming under the lock deadlocks
+    /// with a consumer whose cancellation handler takes the same lock.
+    mutating func deliver(_ message: WebSocketMessage) -> CheckedContinuation<WebSocketMessage?, Never>? {
         if !waiters.isEmpty {
-            waiters.removeFirst().continuation.resume(returning: message)
-            return
+            return waiters.removeFirst().continuation
         }
         messages.append(message)
         byteCount += message.byteCount
+        return nil
     }
 
     /// The oldest waiting message.
@@ -129,11 +131,12 @@ struct InboundQueue: Sendable {
         return waiters.remove(at: index).continuation
     }
 
-    /// Marks the end; parked consumers get `nil`. Queued messages stay readable.
-    mutating func finish() {
+    /// Marks the end and returns the parked consumers, which the caller resumes with `nil` after
+    /// releasing its lock. Queued messages stay readable.
+    mutating func finish() -> [CheckedContinuation<WebSocketMessage?, Never>] {
         isFinished = true
-        let parked = waiters
+        let parked = waiters.map(\.continuation)
         waiters.removeAll()
-        for waiter in parked { waiter.continuation.resume(returning: nil) }
+        return parked
     }
 }

@@ -68,6 +68,55 @@ public final class WebSocketConnection: Sendable {
         var messagesToDrop = 0
         var automaticPongs: Bool
         var maxOutboundBytes: Int
+        /// Continuations to resume once the lock is released (see `withState`).
+        var deferred: [DeferredResume] = []
+    }
+
+    /// A continuation to resume outside the lock.
+    private enum DeferredResume: Sendable {
+        case message(CheckedContinuation<WebSocketMessage?, Never>, WebSocketMessage?)
+        case closed(CheckedContinuation<WebSocketCloseInfo, Never>, WebSocketCloseInfo)
+        case ping(CheckedContinuation<Void, any Error>, failure: WebSocketError?)
+
+        func resume() {
+            switch self {
+            case .message(let continuation, let message): continuation.resume(returning: message)
+            case .closed(let continuation, let info): continuation.resume(returning: info)
+            case .ping(let continuation, let failure):
+                if let failure { continuation.resume(throwing: failure) } else { continuation.resume() }
+            }
+        }
+    }
+
+    /// Runs `body` under the lock, then resumes the continuations it queued. Resuming a
+    /// continuation while holding the lock can deadlock: the resumed task's cancellation handler
+    /// may be running at that moment (holding the task's lock) and waiting for this lock.
+    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        let (result, deferred) = state.withLock { state -> (Result, [DeferredResume]) in
+            let result = body(&state)
+            let deferred = state.deferred
+            state.deferred.removeAll()
+            return (result, deferred)
+        }
+        for item in deferred { item.resume() }
+        return result
+    }
+
+    /// `withState` for a body that throws a `WebSocketError`.
+    private func withState<Result>(_ body: (inout State) throws(WebSocketError) -> Result) throws(WebSocketError) -> Result {
+        let (outcome, deferred) = state.withLock { state -> (Swift.Result<Result, WebSocketError>, [DeferredResume]) in
+            let outcome: Swift.Result<Result, WebSocketError>
+            do throws(WebSocketError) {
+                outcome = .success(try body(&state))
+            } catch {
+                outcome = .failure(error)
+            }
+            let deferred = state.deferred
+            state.deferred.removeAll()
+            return (outcome, deferred)
+        }
+        for item in deferred { item.resume() }
+        return try outcome.get()
     }
 
     private static let idCounter = Atomic<UInt64>(0)
@@ -100,7 +149,7 @@ public final class WebSocketConnection: Sendable {
     /// parses bytes that arrived together with the handshake. Called on the loop thread.
     func start(initialOutput: [UInt8], leftover: [UInt8]) {
         loop.replaceHandler(registration, with: self)
-        state.withLock { state in
+        withState { state in
             state.outbound.append(initialOutput, separateWrite: false)
             if !leftover.isEmpty {
                 leftover.withUnsafeBytes { consume(&state, $0) }
@@ -170,13 +219,13 @@ public final class WebSocketConnection: Sendable {
     public func ping(_ payload: [UInt8] = []) async throws {
         guard payload.count <= 125 else { throw WebSocketError.invalidArgument.with(detail: "ping payload over 125 bytes") }
         let frame = encodeFrame(fin: true, opcode: .ping, payload: payload)
-        let waiterID = state.withLock { state -> UInt64 in
+        let waiterID = withState { state -> UInt64 in
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let failure = state.withLock { state -> (any Error)? in
+                let failure = withState { state -> (any Error)? in
                     if Task.isCancelled { return CancellationError() }
                     guard state.fd >= 0, !state.writeShut, state.closeSent == nil else { return WebSocketError.connectionClosed }
                     state.pingWaiters.append(PingWaiter(id: waiterID, payload: payload, continuation: continuation))
@@ -187,7 +236,7 @@ public final class WebSocketConnection: Sendable {
                 if let failure { continuation.resume(throwing: failure) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> PingWaiter? in
+            let waiter = withState { state -> PingWaiter? in
                 guard let index = state.pingWaiters.firstIndex(where: { $0.id == waiterID }) else { return nil }
                 return state.pingWaiters.remove(at: index)
             }
@@ -204,7 +253,7 @@ public final class WebSocketConnection: Sendable {
     @discardableResult
     public func close(code: WebSocketCloseCode = .normal, reason: String = "") async -> WebSocketCloseInfo {
         let frame = WebSocketCloseFrame(code: code == .noStatus ? nil : code, reason: Self.truncatedReason(reason))
-        state.withLock { state in
+        withState { state in
             guard state.fd >= 0, state.closeSent == nil, !state.writeShut else { return }
             sendClose(&state, frame, initiatedLocally: true)
             flush(&state)
@@ -216,7 +265,7 @@ public final class WebSocketConnection: Sendable {
     /// close frame. The peer sees an abnormal end (1006); so does ``closeInfo`` here unless a
     /// close frame had already been sent.
     public func abort() {
-        state.withLock { state in
+        withState { state in
             guard state.fd >= 0 else { return }
             if state.closeSent == nil { state.initiatedLocally = true }
             Socket.setLingerZero(state.fd)
@@ -225,12 +274,12 @@ public final class WebSocketConnection: Sendable {
     }
 
     /// How the connection ended; `nil` while it is open or closing.
-    public var closeInfo: WebSocketCloseInfo? { state.withLock { $0.closeInfo } }
+    public var closeInfo: WebSocketCloseInfo? { withState { $0.closeInfo } }
 
     /// Waits until the connection has ended and tells how.
     public func waitUntilClosed() async -> WebSocketCloseInfo {
         await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketCloseInfo, Never>) in
-            let info = state.withLock { state -> WebSocketCloseInfo? in
+            let info = withState { state -> WebSocketCloseInfo? in
                 if let info = state.closeInfo { return info }
                 state.closeWaiters.append(continuation)
                 return nil
@@ -246,39 +295,39 @@ public final class WebSocketConnection: Sendable {
     ///   - bytes: the largest accepted message.
     ///   - closeReason: the reason sent with 1009 when exceeded; `nil` keeps the current one.
     public func setMaxMessageSize(_ bytes: Int, closeReason: String? = nil) {
-        state.withLock { state in
+        withState { state in
             state.parser.maxMessageSize = bytes
             if let closeReason { state.parser.messageTooBigReason = Self.truncatedReason(closeReason) }
         }
     }
 
     /// The current inbound message size limit.
-    public var maxMessageSize: Int { state.withLock { $0.parser.maxMessageSize } }
+    public var maxMessageSize: Int { withState { $0.parser.maxMessageSize } }
 
     /// Changes the outbound queue limit of this connection.
     public func setMaxOutboundBufferBytes(_ bytes: Int) {
-        state.withLock { $0.maxOutboundBytes = bytes }
+        withState { $0.maxOutboundBytes = bytes }
     }
 
     /// Bytes queued for sending and not yet accepted by the kernel.
-    public var outboundBufferedBytes: Int { state.withLock { $0.outbound.byteCount } }
+    public var outboundBufferedBytes: Int { withState { $0.outbound.byteCount } }
 
     /// Turns automatic pong replies off (a fault) or back on.
     public func setAutomaticPongs(_ enabled: Bool) {
-        state.withLock { $0.automaticPongs = enabled }
+        withState { $0.automaticPongs = enabled }
     }
 
     /// Silently discards the next `count` messages passed to ``send(_:fault:)`` (they report
     /// success but never reach the wire), e.g. to lose an acknowledgement.
     public func dropNextOutboundMessages(_ count: Int = 1) {
-        state.withLock { $0.messagesToDrop += max(0, count) }
+        withState { $0.messagesToDrop += max(0, count) }
     }
 
     // MARK: - Consumer side
 
     func nextMessage() async -> WebSocketMessage? {
         enum Immediate { case message(WebSocketMessage), end, wait(UInt64) }
-        let immediate = state.withLock { state -> Immediate in
+        let immediate = withState { state -> Immediate in
             if let message = state.inbound.pop() {
                 resumeReadingIfDrained(&state)
                 return .message(message)
@@ -295,7 +344,7 @@ public final class WebSocketConnection: Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketMessage?, Never>) in
-                let ready = state.withLock { state -> WebSocketMessage?? in
+                let ready = withState { state -> WebSocketMessage?? in
                     if let message = state.inbound.pop() {
                         resumeReadingIfDrained(&state)
                         return .some(message)
@@ -307,7 +356,7 @@ public final class WebSocketConnection: Sendable {
                 if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
-            let waiter = state.withLock { $0.inbound.removeWaiter(id: waiterID) }
+            let waiter = withState { $0.inbound.removeWaiter(id: waiterID) }
             waiter?.resume(returning: nil)
         }
     }
@@ -369,7 +418,7 @@ public final class WebSocketConnection: Sendable {
     }
 
     private func enqueue(_ writes: [[UInt8]], split: Bool, isMessage: Bool, raw: Bool) throws(WebSocketError) {
-        try state.withLock { (state: inout State) throws(WebSocketError) in
+        try withState { (state: inout State) throws(WebSocketError) in
             guard state.fd >= 0, !state.writeShut, raw || state.closeSent == nil else { throw WebSocketError.connectionClosed }
             if isMessage, state.messagesToDrop > 0 {
                 state.messagesToDrop -= 1
@@ -403,7 +452,7 @@ public final class WebSocketConnection: Sendable {
     private func armCloseTimer(_ state: inout State) {
         guard state.closeTimer == nil, state.fd >= 0 else { return }
         state.closeTimer = loop.schedule(after: closeTimeout) { [weak self] in
-            self?.state.withLock { state in
+            self?.withState { state in
                 state.closeTimer = nil
                 self?.finish(&state)
             }
@@ -417,7 +466,7 @@ public final class WebSocketConnection: Sendable {
         for event in events {
             switch event {
             case .message(let message):
-                state.inbound.deliver(message)
+                if let consumer = state.inbound.deliver(message) { state.deferred.append(.message(consumer, message)) }
                 if state.inbound.byteCount >= inboundHighWaterMark { state.readPaused = true }
             case .ping(let payload):
                 if state.automaticPongs, state.closeSent == nil {
@@ -447,7 +496,7 @@ public final class WebSocketConnection: Sendable {
         guard let index = state.pingWaiters.firstIndex(where: { $0.payload == payload }) else { return }
         let resolved = state.pingWaiters[...index]
         state.pingWaiters.removeFirst(index + 1)
-        for waiter in resolved { waiter.continuation.resume() }
+        for waiter in resolved { state.deferred.append(.ping(waiter.continuation, failure: nil)) }
     }
 
     private func flush(_ state: inout State) {
@@ -517,13 +566,11 @@ public final class WebSocketConnection: Sendable {
         state.outbound.removeAll()
         let info = WebSocketCloseInfo(sent: state.closeSent, received: state.closeReceived, initiatedLocally: state.initiatedLocally)
         state.closeInfo = info
-        state.inbound.finish()
-        let closeWaiters = state.closeWaiters
+        for consumer in state.inbound.finish() { state.deferred.append(.message(consumer, nil)) }
+        for waiter in state.closeWaiters { state.deferred.append(.closed(waiter, info)) }
         state.closeWaiters.removeAll()
-        for waiter in closeWaiters { waiter.resume(returning: info) }
-        let pingWaiters = state.pingWaiters
+        for waiter in state.pingWaiters { state.deferred.append(.ping(waiter.continuation, failure: .connectionClosed)) }
         state.pingWaiters.removeAll()
-        for waiter in pingWaiters { waiter.continuation.resume(throwing: WebSocketError.connectionClosed) }
         onEnd?()
     }
 
@@ -540,7 +587,7 @@ public final class WebSocketConnection: Sendable {
 
 extension WebSocketConnection: EventLoopHandler {
     func handleIO(_ readiness: IOReadiness, scratch: UnsafeMutableRawBufferPointer) {
-        state.withLock { state in
+        withState { state in
             guard state.fd >= 0 else { return }
             if readiness.writable { flush(&state) }
             if readiness.readable || readiness.hangup { readAvailable(&state, scratch: scratch, hangup: readiness.hangup) }
@@ -548,7 +595,7 @@ extension WebSocketConnection: EventLoopHandler {
     }
 
     func handleLoopStop() {
-        state.withLock { state in
+        withState { state in
             guard state.fd >= 0 else { return }
             if state.closeSent == nil, !state.writeShut {
                 sendClose(&state, WebSocketCloseFrame(code: .goingAway, reason: "server shutting down"), initiatedLocally: true)
