@@ -1,0 +1,258 @@
+/// A known client bug that the reference client can switch on, to prove that a conformance
+/// scenario catches it.
+///
+/// Each mutant breaks exactly one rule, at the one place in the client where that rule lives (a
+/// single `configuration.has(.x)` check), so the mutated client differs from the correct one in
+/// nothing else. ``catalogueIDs`` names the scenarios (docs: `CATALOGUE.md`) expected to fail
+/// against it; ``rule`` states the rule it breaks.
+public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
+    // MARK: Handshake
+
+    /// Sends `connect` as soon as the socket opens, without waiting for `connect.challenge`
+    /// (so it has no nonce to echo).
+    case connectBeforeChallenge = "connect-before-challenge"
+    /// Offers `minProtocol 5, maxProtocol 5`, a range that contains neither 4 nor 3.
+    case wrongProtocolRange = "wrong-protocol-range"
+    /// Sends a `device.id` that is the SHA-256 of the base64url key text instead of the raw key.
+    case wrongDeviceId = "wrong-device-id"
+    /// Signs the legacy v1 payload (no nonce) and omits `device.nonce`.
+    case signWithoutNonce = "sign-without-nonce"
+    /// Signs with a `signedAt` five minutes before the challenge `ts`.
+    case staleSignedAt = "stale-signed-at"
+    /// Keeps reconnecting after `PROTOCOL_MISMATCH` / close 1002.
+    case reconnectAfterProtocolMismatch = "reconnect-after-protocol-mismatch"
+    /// Drops the connection on an unknown `hello-ok` member or an unknown event name.
+    case rejectUnknownFields = "reject-unknown-fields"
+    /// Never checks ticks: a silent Gateway keeps the socket forever.
+    case noTickWatchdog = "no-tick-watchdog"
+    /// Treats close 1012 (service restart) as final and stops reconnecting.
+    case noReconnectAfterRestart = "no-reconnect-after-restart"
+    /// Ignores `retryAfterMs` on `UNAVAILABLE` / close 1013 and retries after 100 ms ("retry
+    /// shortly" taken as "retry now").
+    case ignoreRetryAfter = "ignore-retry-after"
+
+    // MARK: Pairing and tokens
+
+    /// Creates a new device identity for each retry while pairing is pending.
+    case pairingChurn = "pairing-churn"
+    /// Creates a new device identity for every connect.
+    case newKeyEveryConnect = "new-key-every-connect"
+    /// Reconnects every 100 ms whatever happened (no exponential backoff, no pairing pause).
+    case tightReconnectLoop = "tight-reconnect-loop"
+    /// Never stores `hello-ok.auth.deviceToken`.
+    case forgetDeviceToken = "forget-device-token"
+    /// When a retry reports a different `requestId`, believes its own request was rejected and
+    /// stops retrying instead of following the new request.
+    case followSupersededRequest = "follow-superseded-request"
+    /// After a pairing wait ends in `hello-ok`, opens a second, parallel node session.
+    case secondSessionAfterApproval = "second-session-after-approval"
+    /// On reinstall keeps the old device tokens and presents them with the new key.
+    case oldTokenAfterReinstall = "old-token-after-reinstall"
+    /// Keeps presenting a stored device token that the Gateway refused.
+    case keepRevokedToken = "keep-revoked-token"
+    /// Stops reconnecting after a session is closed with 1008 (policy), e.g. a removed device.
+    case stopOnPolicyClose = "stop-on-policy-close"
+    /// Sends operator scopes on its node connect.
+    case nodeSendsScopes = "node-sends-scopes"
+    /// Pauses for good on `PAIRING_REQUIRED` (resumes only on an explicit `connect`).
+    case noPairingRetry = "no-pairing-retry"
+    /// Keeps presenting the setup-code bootstrap token after device tokens were issued.
+    case reuseBootstrapToken = "reuse-bootstrap-token"
+
+    // MARK: node.invoke
+
+    /// Sends every `node.invoke.result` twice.
+    case duplicateInvokeResult = "duplicate-invoke-result"
+    /// Puts the Gateway's `nodeId` placeholder `"?"` into results instead of its own id.
+    case wrongResultNodeId = "wrong-result-node-id"
+    /// Sends error results with a `message` but no `code`.
+    case errorWithoutCode = "error-without-code"
+    /// Never answers an unknown command.
+    case unknownCommandSilence = "unknown-command-silence"
+    /// Answers each invoke with the id of the most recently received invoke.
+    case mixedInvokeIds = "mixed-invoke-ids"
+    /// Does not race commands against `timeoutMs`.
+    case noInvokeTimeout = "no-invoke-timeout"
+    /// Runs a repeated `idempotencyKey` again instead of returning the first result.
+    case noIdempotency = "no-idempotency"
+    /// Runs foreground-only commands while in the background.
+    case ignoreBackground = "ignore-background"
+    /// Sends a result on the new socket for an invoke received on an earlier socket.
+    case staleSocketResult = "stale-socket-result"
+
+    // MARK: Presence beacons
+
+    /// Reconnects on a background wake but sends no `node.presence.alive`.
+    case noWakeBeacon = "no-wake-beacon"
+    /// Counts a bare `{ok:true}` reply as a durable beacon.
+    case okTrueIsDurable = "ok-true-is-durable"
+    /// Sends a beacon on every wake, ignoring the 10-minute minimum interval.
+    case beaconEveryWake = "beacon-every-wake"
+    /// Counts `handled:false` as a durable beacon.
+    case handledFalseIsDurable = "handled-false-is-durable"
+    /// Sends the beacon over its operator session instead of its node session.
+    case beaconOnOperatorSession = "beacon-on-operator-session"
+
+    // MARK: Push
+
+    /// Registers relay push with its own device id as `gatewayDeviceId`.
+    case pushWrongGatewayId = "push-wrong-gateway-id"
+    /// Does not register push again after switching Gateways.
+    case noPushAfterSwitch = "no-push-after-switch"
+
+    // MARK: Approvals
+
+    /// Sends any requested decision, also one not in `allowedDecisions`.
+    case ignoreAllowedDecisions = "ignore-allowed-decisions"
+    /// Resolves again after a loser answer (`applied:false` / `APPROVAL_ALREADY_RESOLVED`).
+    case retryAfterLosingRace = "retry-after-losing-race"
+    /// Unlocks the card after a lost resolve reply without reading the record back.
+    case noReadbackAfterLostAck = "no-readback-after-lost-ack"
+    /// Resolves an approval that expired.
+    case resolveExpiredApproval = "resolve-expired-approval"
+    /// Uses `approval.*` even when `hello-ok.features.methods` offers only `exec.approval.*`.
+    case legacyOnlyUnifiedApprovals = "legacy-only-unified-approvals"
+    /// Resolves a prompt of the previous Gateway on the new connection after a switch.
+    case resolveOldGatewayPrompt = "resolve-old-gateway-prompt"
+
+    // MARK: Questions
+
+    /// Does not reload pending questions (`question.list`) after reconnecting.
+    case noQuestionReload = "no-question-reload"
+    /// Answers a question that expired.
+    case answerExpiredQuestion = "answer-expired-question"
+    /// Answers again after `QUESTION_ALREADY_TERMINAL`.
+    case retryTerminalQuestion = "retry-terminal-question"
+    /// Answers a cancelled question.
+    case answerCancelledQuestion = "answer-cancelled-question"
+    /// Sends several values for a single-select question.
+    case singleSelectMultiAnswer = "single-select-multi-answer"
+
+    // MARK: Lifecycle
+
+    /// Disconnects when an event `seq` skips a number.
+    case seqGapDisconnect = "seq-gap-disconnect"
+    /// Gives up on a request after 1 s (instead of 15 s, 30 s for `connect`).
+    case giveUpSlowResponse = "give-up-slow-response"
+    /// Ignores binary WebSocket messages from the Gateway.
+    case dropBinaryFrames = "drop-binary-frames"
+
+    /// The catalogue scenarios expected to fail against this mutant.
+    public var catalogueIDs: [String] {
+        switch self {
+        case .connectBeforeChallenge: ["HS-001", "HS-004"]
+        case .wrongProtocolRange: ["HS-002"]
+        case .wrongDeviceId: ["HS-003"]
+        case .signWithoutNonce: ["HS-001", "HS-004"]
+        case .staleSignedAt: ["HS-005"]
+        case .reconnectAfterProtocolMismatch: ["HS-006"]
+        case .rejectUnknownFields: ["HS-007"]
+        case .noTickWatchdog: ["HS-008"]
+        case .noReconnectAfterRestart: ["HS-009"]
+        case .ignoreRetryAfter: ["HS-010"]
+        case .pairingChurn: ["PAIR-001", "PAIR-002"]
+        case .newKeyEveryConnect: ["PAIR-002", "PAIR-004"]
+        case .tightReconnectLoop: ["PAIR-003", "PAIR-005", "LIFE-001"]
+        case .forgetDeviceToken: ["PAIR-004"]
+        case .followSupersededRequest: ["PAIR-006"]
+        case .secondSessionAfterApproval: ["PAIR-007"]
+        case .oldTokenAfterReinstall: ["PAIR-008"]
+        case .keepRevokedToken: ["PAIR-009"]
+        case .stopOnPolicyClose: ["PAIR-010"]
+        case .nodeSendsScopes: ["PAIR-011"]
+        case .noPairingRetry: ["PAIR-012"]
+        case .reuseBootstrapToken: ["PAIR-013"]
+        case .duplicateInvokeResult: ["INV-001"]
+        case .wrongResultNodeId: ["INV-001"]
+        case .errorWithoutCode: ["INV-002"]
+        case .unknownCommandSilence: ["INV-003"]
+        case .mixedInvokeIds: ["INV-004"]
+        case .noInvokeTimeout: ["INV-005"]
+        case .noIdempotency: ["INV-006"]
+        case .ignoreBackground: ["INV-007"]
+        case .staleSocketResult: ["INV-008"]
+        case .noWakeBeacon: ["PRES-001"]
+        case .okTrueIsDurable: ["PRES-002"]
+        case .beaconEveryWake: ["PRES-003"]
+        case .handledFalseIsDurable: ["PRES-004"]
+        case .beaconOnOperatorSession: ["PRES-005", "PRES-001"]
+        case .pushWrongGatewayId: ["PUSH-001"]
+        case .noPushAfterSwitch: ["PUSH-002"]
+        case .ignoreAllowedDecisions: ["APPR-001"]
+        case .retryAfterLosingRace: ["APPR-002"]
+        case .noReadbackAfterLostAck: ["APPR-003"]
+        case .resolveExpiredApproval: ["APPR-004"]
+        case .legacyOnlyUnifiedApprovals: ["APPR-005", "APPR-001", "APPR-002", "APPR-003", "APPR-006"]
+        case .resolveOldGatewayPrompt: ["APPR-006"]
+        case .noQuestionReload: ["QUES-001"]
+        case .answerExpiredQuestion: ["QUES-002"]
+        case .retryTerminalQuestion: ["QUES-003"]
+        case .answerCancelledQuestion: ["QUES-004"]
+        case .singleSelectMultiAnswer: ["QUES-005"]
+        case .seqGapDisconnect: ["LIFE-002"]
+        case .giveUpSlowResponse: ["LIFE-003"]
+        case .dropBinaryFrames: ["LIFE-004"]
+        }
+    }
+
+    /// The rule the mutant breaks, with its source in the protocol documents.
+    public var rule: String {
+        switch self {
+        case .connectBeforeChallenge: "Wait for connect.challenge, then send connect as the first request (GP 3.1-3.2)."
+        case .wrongProtocolRange: "minProtocol..maxProtocol contains 4, or 3 for a node (GP 3.4)."
+        case .wrongDeviceId: "device.id is the lowercase hex SHA-256 of the raw public key (GP 4.1)."
+        case .signWithoutNonce: "Sign v3 or v2 including the challenge nonce and echo it (GP 4.2-4.4)."
+        case .staleSignedAt: "signedAt is the challenge ts, within 2 minutes of the Gateway clock (GP 4.4)."
+        case .reconnectAfterProtocolMismatch: "Stop reconnecting after PROTOCOL_MISMATCH (GP 3.4, 9.4)."
+        case .rejectUnknownFields: "Ignore unknown hello-ok members, events and features (GP 9.2)."
+        case .noTickWatchdog: "Drop and reconnect when no tick arrives for 2x tickIntervalMs (GP 2.9)."
+        case .noReconnectAfterRestart: "Reconnect after shutdown and close 1012 (GP 9.5)."
+        case .ignoreRetryAfter: "Wait at least retryAfterMs after UNAVAILABLE / 1013 (GP 3.5)."
+        case .pairingChurn: "While pending, every retry presents the same identity (GP 6.3)."
+        case .newKeyEveryConnect: "Keep one persistent device identity (GP 4.1, 6.3)."
+        case .tightReconnectLoop: "Back off (0.5 s doubling to 30 s); pairing retries at most 2/s (GP 9.4)."
+        case .forgetDeviceToken: "Store hello-ok.auth.deviceToken and present it next time (GP 5.2, 5.4)."
+        case .followSupersededRequest: "Follow the newest requestId after supersession (GP 6.3)."
+        case .secondSessionAfterApproval: "One session per role; an approval race ends with one session (GP 6.4)."
+        case .oldTokenAfterReinstall: "A reinstall wipes identity and tokens together (GP 6.8)."
+        case .keepRevokedToken: "Clear a refused device token and fall back to pairing (GP 5.5-5.6)."
+        case .stopOnPolicyClose: "Reconnect after a removal closes the session, to get a fresh request (GP 5.6)."
+        case .nodeSendsScopes: "Node connects send scopes [] (GP 3.3, 6.4)."
+        case .noPairingRetry: "While pairing is pending, keep retrying with backoff (GP 6.3, 9.4)."
+        case .reuseBootstrapToken: "Never present a bootstrap token after tokens were issued (GP 6.7)."
+        case .duplicateInvokeResult: "Exactly one node.invoke.result per invoke id (GP 7.3-7.4)."
+        case .wrongResultNodeId: "Results carry the client's own nodeId (GP 7.4)."
+        case .errorWithoutCode: "Error results carry code and message (GP 7.4)."
+        case .unknownCommandSilence: "Unknown commands are answered ok:false with an error code (GP 7.4)."
+        case .mixedInvokeIds: "Concurrent invokes are answered independently, ids never mix (GP 7.3)."
+        case .noInvokeTimeout: "Answer with an error before timeoutMs (GP 7.3)."
+        case .noIdempotency: "A repeated idempotencyKey returns the first result (GP 7.3)."
+        case .ignoreBackground: "Foreground-only commands fail with NODE_BACKGROUND_UNAVAILABLE in the background (GP 7.4)."
+        case .staleSocketResult: "Never send a result for an invoke of a previous socket (GP 7.3)."
+        case .noWakeBeacon: "Send node.presence.alive after a background wake (GP 7.6)."
+        case .okTrueIsDurable: "A bare {ok:true} is not a durable beacon (GP 7.6)."
+        case .beaconEveryWake: "After handled:true, do not resend within 10 minutes (GP 7.6)."
+        case .handledFalseIsDurable: "handled:false is not a durable beacon (GP 7.6)."
+        case .beaconOnOperatorSession: "Beacons travel on the authenticated node session (GP 7.6)."
+        case .pushWrongGatewayId: "Relay push carries gatewayDeviceId from gateway.identity.get (GP 7.7)."
+        case .noPushAfterSwitch: "Register push again after switching Gateways (GP 7.7)."
+        case .ignoreAllowedDecisions: "Offer and send only allowedDecisions (AQ A.2, A.5)."
+        case .retryAfterLosingRace: "Accept the loser answer and do not retry (AQ A.6)."
+        case .noReadbackAfterLostAck: "Read the record back after a lost reply before another decision (AQ D.3)."
+        case .resolveExpiredApproval: "Send no resolve after expiry (AQ A.8)."
+        case .legacyOnlyUnifiedApprovals: "Use exec.approval.* when approval.* is not advertised (AQ A.9)."
+        case .resolveOldGatewayPrompt: "Old Gateway prompts cannot be resolved after a switch (AQ D.4)."
+        case .noQuestionReload: "Reload pending questions with question.list after reconnect (AQ B.5)."
+        case .answerExpiredQuestion: "Never answer an expired question (AQ B.4)."
+        case .retryTerminalQuestion: "Lock the card on QUESTION_ALREADY_TERMINAL without retrying (AQ B.3)."
+        case .answerCancelledQuestion: "Never answer a cancelled question (AQ B.4)."
+        case .singleSelectMultiAnswer: "Answers respect single/multi select and isOther (AQ B.2)."
+        case .seqGapDisconnect: "Tolerate a gap in event seq (GP 2.8)."
+        case .giveUpSlowResponse: "Do not give up on a slow (2 s) response early (GP 9.3)."
+        case .dropBinaryFrames: "Understand binary and fragmented frames (GP 1)."
+        }
+    }
+
+    /// Every catalogue ID covered by at least one mutant.
+    public static var coveredCatalogueIDs: Set<String> { Set(allCases.flatMap(\.catalogueIDs)) }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import GatewayProtocol
+
+/// How the reference client presents itself in `connect.params.client` (gateway-protocol.md §3.3).
+public struct ClientPersona: Sendable, Hashable {
+    /// `client.id`; `openclaw-ios` by default.
+    public var clientId: ClientID
+    /// `client.displayName`.
+    public var displayName: String
+    /// `client.version`.
+    public var version: String
+    /// `client.platform`; signed (normalised) in v3.
+    public var platform: String
+    /// `client.deviceFamily`; signed (normalised) in v3.
+    public var deviceFamily: String?
+    /// `client.modelIdentifier`.
+    public var modelIdentifier: String?
+    /// `locale`.
+    public var locale: String
+    /// `userAgent`.
+    public var userAgent: String
+
+    /// Creates a persona.
+    public init(clientId: ClientID = .iOS, displayName: String = "Reference iPhone", version: String = "2026.8.1",
+                platform: String = "iOS 18.4.0", deviceFamily: String? = "iPhone", modelIdentifier: String? = "iPhone17,1",
+                locale: String = "en-US", userAgent: String = "Version 18.4 (Build 22E240)") {
+        self.clientId = clientId
+        self.displayName = displayName
+        self.version = version
+        self.platform = platform
+        self.deviceFamily = deviceFamily
+        self.modelIdentifier = modelIdentifier
+        self.locale = locale
+        self.userAgent = userAgent
+    }
+
+    /// The iOS app (`openclaw-ios`, `iOS 18.4.0`, `iPhone`), the default.
+    public static let iPhone = ClientPersona()
+
+    /// The TypeScript node host (`node-host`, platform `linux`, no family).
+    public static let nodeHost = ClientPersona(
+        clientId: "node-host", displayName: "Reference node host", version: "2026.8.1", platform: "linux",
+        deviceFamily: nil, modelIdentifier: nil, userAgent: "node-host")
+}
+
+/// When the operator session of the reference client runs.
+public enum OperatorSessionPolicy: String, Sendable, Hashable {
+    /// Never: a node-only client. Operator stimuli are unsupported.
+    case disabled
+    /// Next to the node session, as the iOS app does. Its first connect waits until the node
+    /// session's first connect was answered, so that on a fresh device the node request comes
+    /// first and the operator request supersedes it with one merged request.
+    case enabled
+}
+
+/// Everything the reference client needs to run.
+public struct ReferenceConfiguration: Sendable {
+    /// The Gateway (`ws://host:port`).
+    public var gatewayURL: String
+    /// The shared Gateway token, when the Gateway uses token auth.
+    public var sharedToken: String?
+    /// Where the identity (`identity.json`) and device tokens (`device-auth.json`) live.
+    /// Deleting the directory's contents is a reinstall.
+    public var stateDirectory: URL
+    /// Seed for backoff jitter.
+    public var seed: UInt64
+    /// The time source of every protocol timer.
+    public var clock: any ClientClock
+    /// The switched-on bugs (empty for the correct client).
+    public var mutants: Set<Mutant>
+    /// The signature payload layout: v3 (default, as the TypeScript client) or v2 (as Swift).
+    public var signatureVersion: DeviceAuthPayload.Version
+    /// `client` fields.
+    public var persona: ClientPersona
+    /// Whether an operator session runs next to the node session.
+    public var operatorSession: OperatorSessionPolicy
+    /// Scopes the operator session asks for when it has no stored token scopes to reuse.
+    public var operatorScopes: [String]
+    /// How long a stimulus may wait for the client to reach the state it asks for (real time).
+    public var stimulusTimeout: Duration
+    /// Whether frames are sent as binary WebSocket messages (Swift does) or as text.
+    public var sendsBinaryFrames: Bool
+    /// A setup code to pair with on the first connect (base64url JSON `{url, bootstrapToken}`,
+    /// optionally as an `oc-pair://` link). Ignored when the device already holds a token for
+    /// that Gateway, so a relaunch never presents the bootstrap token again.
+    public var setupCode: String?
+
+    /// Creates a configuration.
+    public init(
+        gatewayURL: String, sharedToken: String? = nil, stateDirectory: URL, seed: UInt64 = 0,
+        clock: any ClientClock = SystemClientClock(), mutants: Set<Mutant> = [],
+        signatureVersion: DeviceAuthPayload.Version = .v3, persona: ClientPersona = .iPhone,
+        operatorSession: OperatorSessionPolicy = .enabled,
+        operatorScopes: [String] = ReferenceConfiguration.defaultOperatorScopes,
+        stimulusTimeout: Duration = .seconds(10), sendsBinaryFrames: Bool = true, setupCode: String? = nil
+    ) {
+        self.gatewayURL = gatewayURL
+        self.sharedToken = sharedToken
+        self.stateDirectory = stateDirectory
+        self.seed = seed
+        self.clock = clock
+        self.mutants = mutants
+        self.signatureVersion = signatureVersion
+        self.persona = persona
+        self.operatorSession = operatorSession
+        self.operatorScopes = operatorScopes
+        self.stimulusTimeout = stimulusTimeout
+        self.sendsBinaryFrames = sendsBinaryFrames
+        self.setupCode = setupCode
+    }
+
+    /// `operator.read, operator.write, operator.approvals, operator.questions`.
+    public static let defaultOperatorScopes = ["operator.read", "operator.write", "operator.approvals", "operator.questions"]
+
+    /// Whether `mutant` is switched on.
+    public func has(_ mutant: Mutant) -> Bool { mutants.contains(mutant) }
+}
+
+/// Protocol timer values of the reference client, in one place (gateway-protocol.md §3.2, §9.3,
+/// §9.4, §7.3, §7.6).
+public enum ClientTimers {
+    /// How long to wait for `connect.challenge` (Swift: 6 s).
+    public static let challengeTimeoutMs: Int64 = 6_000
+    /// How long the whole connect may take (Swift: 30 s).
+    public static let connectTimeoutMs: Int64 = 30_000
+    /// Default request timeout (Swift: 15 s).
+    public static let requestTimeoutMs: Int64 = 15_000
+    /// The request timeout of the `give-up-slow-response` mutant.
+    public static let impatientRequestTimeoutMs: Int64 = 1_000
+    /// First reconnect delay.
+    public static let backoffInitialMs: Int64 = 500
+    /// Reconnect delay cap.
+    public static let backoffMaximumMs: Int64 = 30_000
+    /// First retry while pairing is pending; never below 500 ms (at most 2 attempts per second).
+    public static let pairingRetryInitialMs: Int64 = 1_000
+    /// Cap of the pairing retry delay (the iOS app loop's 8 s).
+    public static let pairingRetryMaximumMs: Int64 = 8_000
+    /// Delay of the one-shot retry after a device-token refusal.
+    public static let fastRetryMs: Int64 = 250
+    /// The reconnect delay of the `tight-reconnect-loop` mutant.
+    public static let tightLoopMs: Int64 = 100
+    /// Default `node.invoke` timeout when the request has none.
+    public static let defaultInvokeTimeoutMs: Int64 = 30_000
+    /// Minimum interval between durable presence beacons (10 minutes).
+    public static let beaconMinimumIntervalMs: Int64 = 600_000
+}

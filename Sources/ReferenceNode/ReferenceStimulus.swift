@@ -1,0 +1,144 @@
+import Foundation
+import GatewayProtocol
+
+/// Something the harness asks the reference client to do, with the wire names of the adapter
+/// protocol (`docs/adapter-protocol.md`).
+public enum ReferenceStimulus: Sendable, Hashable {
+    /// Connect now (also resumes a paused or waiting session).
+    case connect
+    /// Close both sessions and stay disconnected until `connect`.
+    case disconnect
+    /// Stop and start again with the same state directory (an app relaunch).
+    case restart
+    /// Wipe the identity and every token (a reinstall), then start again.
+    case resetIdentity
+    /// A background wake for `trigger`: reconnect if needed and send the presence beacon.
+    case backgroundWake(trigger: String)
+    /// Move to the background.
+    case enterBackground
+    /// Move to the foreground.
+    case enterForeground
+    /// Ask for additional operator scopes (reconnects the operator session).
+    case requestScopes([String])
+    /// Register for push (`relay` or `direct`).
+    case pushRegister(transport: String, environment: String?)
+    /// Switch to another Gateway.
+    case switchGateway(url: String, token: String?)
+    /// Resolve approval `id` with `decision`.
+    case resolveApproval(id: String, decision: String)
+    /// Answer question `id`.
+    case answerQuestion(id: String, answer: JSONValue)
+    /// Pair with a setup code (base64url JSON `{url, bootstrapToken}`).
+    case setupCode(String)
+
+    /// Every wire name, in documentation order.
+    public static let allNames = [
+        "connect", "disconnect", "restart", "reset-identity", "background-wake", "enter-background", "enter-foreground",
+        "request-scopes", "push-register", "switch-gateway", "resolve-approval", "answer-question", "setup-code",
+    ]
+
+    /// The stimuli that need the operator session.
+    static let operatorNames: Set<String> = ["request-scopes", "resolve-approval", "answer-question"]
+
+    /// The wire name.
+    public var name: String {
+        switch self {
+        case .connect: "connect"
+        case .disconnect: "disconnect"
+        case .restart: "restart"
+        case .resetIdentity: "reset-identity"
+        case .backgroundWake: "background-wake"
+        case .enterBackground: "enter-background"
+        case .enterForeground: "enter-foreground"
+        case .requestScopes: "request-scopes"
+        case .pushRegister: "push-register"
+        case .switchGateway: "switch-gateway"
+        case .resolveApproval: "resolve-approval"
+        case .answerQuestion: "answer-question"
+        case .setupCode: "setup-code"
+        }
+    }
+
+    /// Reads a stimulus from its wire name and `params` object.
+    /// - Throws: `StimulusParseError` for an unknown name or missing parameters.
+    public init(name: String, params: [String: JSONValue] = [:]) throws {
+        func string(_ key: String) throws -> String {
+            guard let value = params[key]?.stringValue, !value.isEmpty else {
+                throw StimulusParseError("\(name) needs a string \"\(key)\"")
+            }
+            return value
+        }
+        switch name {
+        case "connect": self = .connect
+        case "disconnect": self = .disconnect
+        case "restart": self = .restart
+        case "reset-identity": self = .resetIdentity
+        case "background-wake": self = .backgroundWake(trigger: params["trigger"]?.stringValue ?? "background")
+        case "enter-background": self = .enterBackground
+        case "enter-foreground": self = .enterForeground
+        case "request-scopes":
+            let scopes = params["scopes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            guard !scopes.isEmpty else { throw StimulusParseError("request-scopes needs a non-empty \"scopes\" array") }
+            self = .requestScopes(scopes)
+        case "push-register":
+            self = .pushRegister(transport: params["transport"]?.stringValue ?? "relay", environment: params["environment"]?.stringValue)
+        case "switch-gateway": self = .switchGateway(url: try string("url"), token: params["token"]?.stringValue)
+        case "resolve-approval": self = .resolveApproval(id: try string("id"), decision: try string("decision"))
+        case "answer-question":
+            guard let answer = params["answer"] else { throw StimulusParseError("answer-question needs \"answer\"") }
+            self = .answerQuestion(id: try string("id"), answer: answer)
+        case "setup-code": self = .setupCode(try string("code"))
+        default: throw StimulusParseError("unknown stimulus \"\(name)\"")
+        }
+    }
+}
+
+/// A stimulus that could not be read.
+public struct StimulusParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong.
+    public var description: String
+    /// Creates an error.
+    public init(_ description: String) { self.description = description }
+}
+
+/// How the reference client answered a stimulus.
+public enum StimulusOutcome: Sendable, Hashable {
+    /// Done.
+    case ok
+    /// Tried and refused or failed (which may be the correct behaviour, e.g. refusing to answer
+    /// an expired question).
+    case error(String)
+    /// This client cannot act on the stimulus.
+    case unsupported(String)
+
+    /// `true` for `.ok`.
+    public var isOK: Bool { self == .ok }
+}
+
+/// A decoded setup code (gateway-protocol.md §6.7): base64url of `{url, urls?, bootstrapToken}`,
+/// optionally as an `oc-pair://` link.
+public struct SetupCodePayload: Sendable, Hashable {
+    /// The Gateway URL.
+    public var url: String?
+    /// The single-use bootstrap token.
+    public var bootstrapToken: String
+
+    /// Decodes `code`.
+    /// - Throws: `StimulusParseError` when it is not base64url JSON with a `bootstrapToken`.
+    public init(decoding code: String) throws {
+        var text = code.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("oc-pair://") { text.removeFirst("oc-pair://".count) }
+        guard let data = Base64URL.decode(text), let json = try? JSONValue(parsing: data),
+              let token = json["bootstrapToken"]?.stringValue, !token.isEmpty else {
+            throw StimulusParseError("not a setup code")
+        }
+        bootstrapToken = token
+        url = json["url"]?.stringValue ?? json["urls"]?.arrayValue?.first?.stringValue
+    }
+
+    /// Encodes a setup code (for tests and tools).
+    public static func encode(url: String, bootstrapToken: String) -> String {
+        let json: JSONValue = ["url": .string(url), "bootstrapToken": .string(bootstrapToken)]
+        return Base64URL.encode(json.encoded())
+    }
+}

@@ -1,0 +1,213 @@
+import GatewayProtocol
+
+/// How one connection attempt or session ended.
+public enum ConnectionEnd: Sendable, Hashable {
+    /// No session came about: the socket could not be opened, closed before `hello-ok`, or the
+    /// challenge or connect reply did not arrive in time.
+    case transportFailure(String)
+    /// The Gateway refused `connect` with this error (the socket is closed afterwards).
+    case rejected(ErrorShape)
+    /// An established session ended with this close code (1006 when the TCP connection dropped).
+    case ended(closeCode: Int, reason: String)
+    /// The client itself dropped the session for `reason` (tick watchdog, seq gap, ...).
+    case droppedByClient(reason: String)
+    /// The client was told to disconnect or stop.
+    case stoppedByClient
+}
+
+/// What a session does after a connection ended.
+public enum ReconnectDecision: Sendable, Hashable {
+    /// Connect again after this many milliseconds.
+    case retry(afterMs: Int64)
+    /// Pairing is pending: retry (same identity) after this many milliseconds.
+    case pairingWait(afterMs: Int64, requestId: String?)
+    /// Stop reconnecting automatically until an explicit `connect` (§9.4 non-recoverable).
+    case pause(reason: String)
+    /// Nothing to do: the client stopped.
+    case idle
+}
+
+/// A side effect the owner performs together with a decision.
+enum ReconnectEffect: Sendable, Hashable {
+    /// Forget the stored device token of this session's role.
+    case clearStoredToken
+    /// Next connect: the one-shot retry `{token: shared, deviceToken: stored}`.
+    case useDeviceTokenRetry
+    /// Replace the device identity (the `pairing-churn` mutant).
+    case regenerateIdentity
+}
+
+/// The credentials used by the attempt being judged.
+struct AttemptContext: Sendable, Hashable {
+    var authSource: ConnectAuthSource
+    var hadStoredToken: Bool
+    var usedDeviceTokenRetry: Bool
+}
+
+/// The reconnect rules of gateway-protocol.md §9.4 as a value: capped exponential backoff
+/// (0.5 s doubling to 30 s, reset after a session), `retryAfterMs` on `UNAVAILABLE`, a pause on
+/// the non-recoverable codes, a slower retry loop (at most 2 per second) while pairing is
+/// pending, and token hygiene after refusals (§5.6).
+struct ReconnectPolicy: Sendable {
+    /// Codes after which Swift pauses automatic reconnects (§9.4), plus `CLIENT_VERSION_MISMATCH`.
+    static let nonRecoverable: Set<String> = [
+        "AUTH_TOKEN_MISSING", "AUTH_BOOTSTRAP_TOKEN_INVALID", "AUTH_TOKEN_NOT_CONFIGURED", "AUTH_PASSWORD_MISSING",
+        "AUTH_PASSWORD_MISMATCH", "AUTH_PASSWORD_NOT_CONFIGURED", "AUTH_RATE_LIMITED", "AUTH_SCOPE_MISMATCH",
+        "CONTROL_UI_DEVICE_IDENTITY_REQUIRED", "DEVICE_IDENTITY_REQUIRED", "CLIENT_VERSION_MISMATCH",
+    ]
+
+    private(set) var backoffAttempt = 0
+    private(set) var pairingAttempt = 0
+    /// The newest pairing `requestId` reported to this session.
+    private(set) var pairingRequestId: String?
+    private var random: SeededGenerator
+    private let mutants: Set<Mutant>
+
+    init(seed: UInt64, mutants: Set<Mutant>) {
+        random = SeededGenerator(seed: seed)
+        self.mutants = mutants
+    }
+
+    /// A session was established: backoff and pairing state start over.
+    mutating func sessionEstablished() {
+        backoffAttempt = 0
+        pairingAttempt = 0
+        pairingRequestId = nil
+    }
+
+    /// An explicit `connect` stimulus: the next failure starts a fresh pairing loop.
+    mutating func explicitResume() {
+        pairingAttempt = 0
+    }
+
+    /// The next delay of the capped exponential backoff, with up to 25 % positive jitter (never
+    /// shorter than the nominal delay, so the rate limit holds).
+    mutating func nextBackoffMs() -> Int64 {
+        let base = min(ClientTimers.backoffMaximumMs, ClientTimers.backoffInitialMs << Int64(min(backoffAttempt, 16)))
+        backoffAttempt += 1
+        return base + Int64.random(in: 0...(base / 4), using: &random)
+    }
+
+    /// The next pairing retry delay: 1 s × 1.7ⁿ capped at 8 s, with positive jitter.
+    mutating func nextPairingDelayMs() -> Int64 {
+        var base = Double(ClientTimers.pairingRetryInitialMs)
+        for _ in 0..<min(pairingAttempt, 16) { base *= 1.7 }
+        let capped = min(Int64(base), ClientTimers.pairingRetryMaximumMs)
+        pairingAttempt += 1
+        return capped + Int64.random(in: 0...(capped / 10), using: &random)
+    }
+
+    /// Decides what to do after `end`.
+    mutating func decide(_ end: ConnectionEnd, context: AttemptContext) -> (ReconnectDecision, [ReconnectEffect]) {
+        let (decision, effects) = classify(end, context: context)
+        return (paced(decision), effects)
+    }
+
+    /// The one place where delays become real: the `tight-reconnect-loop` mutant replaces every
+    /// delay with 100 ms.
+    private func paced(_ decision: ReconnectDecision) -> ReconnectDecision {
+        guard mutants.contains(.tightReconnectLoop) else { return decision }
+        switch decision {
+        case .retry: return .retry(afterMs: ClientTimers.tightLoopMs)
+        case .pairingWait(_, let requestId): return .pairingWait(afterMs: ClientTimers.tightLoopMs, requestId: requestId)
+        case .pause, .idle: return decision
+        }
+    }
+
+    private mutating func classify(_ end: ConnectionEnd, context: AttemptContext) -> (ReconnectDecision, [ReconnectEffect]) {
+        switch end {
+        case .stoppedByClient:
+            return (.idle, [])
+        case .transportFailure, .droppedByClient:
+            return (.retry(afterMs: nextBackoffMs()), [])
+        case .ended(let closeCode, _):
+            return (afterSession(closeCode: closeCode), [])
+        case .rejected(let error):
+            return afterRejection(error, context: context)
+        }
+    }
+
+    private mutating func afterSession(closeCode: Int) -> ReconnectDecision {
+        switch closeCode {
+        case 1002:
+            if mutants.contains(.reconnectAfterProtocolMismatch) { return .retry(afterMs: nextBackoffMs()) }
+            return .pause(reason: "protocol mismatch")
+        case 1012:
+            // A planned restart (§9.5): reconnect with backoff until the Gateway is back.
+            if mutants.contains(.noReconnectAfterRestart) { return .pause(reason: "gateway restarted") }
+            return .retry(afterMs: nextBackoffMs())
+        case 1008:
+            // Policy closes include a removed device or a revoked token (§5.5-5.6): the next connect
+            // gets a fresh pairing request or a new token.
+            if mutants.contains(.stopOnPolicyClose) { return .pause(reason: "closed by policy") }
+            return .retry(afterMs: nextBackoffMs())
+        default:
+            return .retry(afterMs: nextBackoffMs())
+        }
+    }
+
+    private mutating func afterRejection(_ error: ErrorShape, context: AttemptContext) -> (ReconnectDecision, [ReconnectEffect]) {
+        // Swift drives the policy by `details.code`, falling back to the top-level code (§2.5).
+        let code = error.detailCode ?? error.code
+        switch code {
+        case ConnectErrorDetailCode.protocolMismatch.rawValue:
+            if mutants.contains(.reconnectAfterProtocolMismatch) { return (.retry(afterMs: nextBackoffMs()), []) }
+            return (.pause(reason: "protocol mismatch"), [])
+        case ConnectErrorDetailCode.pairingRequired.rawValue:
+            return afterPairingRequired(error)
+        case ConnectErrorDetailCode.pairingRejected.rawValue, ConnectErrorDetailCode.pairingExpired.rawValue:
+            return (.pairingWait(afterMs: nextPairingDelayMs(), requestId: pairingRequestId), [])
+        case ConnectErrorDetailCode.authDeviceTokenMismatch.rawValue:
+            // The stored token is dead (§5.6): forget it, then pair again.
+            let effects: [ReconnectEffect] = mutants.contains(.keepRevokedToken) ? [] : [.clearStoredToken]
+            return (.retry(afterMs: nextBackoffMs()), effects)
+        case ConnectErrorDetailCode.authTokenMismatch.rawValue:
+            return afterTokenMismatch(context: context)
+        default:
+            break
+        }
+        if Self.nonRecoverable.contains(code) { return (.pause(reason: code), []) }
+        if error.code == ErrorCode.unavailable.rawValue {
+            let backoff = nextBackoffMs()
+            guard let retryAfter = error.retryAfterMs else { return (.retry(afterMs: backoff), []) }
+            // The mutant takes "retry shortly" as "retry now"; the Gateway's 500 ms hint equals the
+            // first backoff step, so merely ignoring it would go unnoticed.
+            if mutants.contains(.ignoreRetryAfter) { return (.retry(afterMs: ClientTimers.tightLoopMs), []) }
+            return (.retry(afterMs: max(backoff, Int64(retryAfter))), [])
+        }
+        return (.retry(afterMs: nextBackoffMs()), [])
+    }
+
+    private mutating func afterPairingRequired(_ error: ErrorShape) -> (ReconnectDecision, [ReconnectEffect]) {
+        let details = error.details
+        let requestId = details?["requestId"]?.stringValue
+        let previous = pairingRequestId
+        if let requestId { pairingRequestId = requestId }
+        // A detached approval may still land (bootstrap, SSH verify): keep retrying normally (§6.2).
+        if details?["pauseReconnect"]?.boolValue == false
+            || details?["recommendedNextStep"]?.stringValue == RecommendedNextStep.waitThenRetry.rawValue {
+            return (.retry(afterMs: nextBackoffMs()), [])
+        }
+        if mutants.contains(.followSupersededRequest), let previous, let requestId, previous != requestId {
+            return (.pause(reason: "pairing request \(previous) was replaced"), [])
+        }
+        if mutants.contains(.noPairingRetry) { return (.pause(reason: "pairing required"), []) }
+        let effects: [ReconnectEffect] = mutants.contains(.pairingChurn) ? [.regenerateIdentity] : []
+        return (.pairingWait(afterMs: nextPairingDelayMs(), requestId: pairingRequestId), effects)
+    }
+
+    private mutating func afterTokenMismatch(context: AttemptContext) -> (ReconnectDecision, [ReconnectEffect]) {
+        switch context.authSource {
+        case .storedDeviceToken:
+            // The Gateway refused the stored device token sent as auth.token: it is revoked or
+            // belongs to another Gateway generation. Forget it and fall back to pairing (§5.6).
+            let effects: [ReconnectEffect] = mutants.contains(.keepRevokedToken) ? [] : [.clearStoredToken]
+            return (.retry(afterMs: nextBackoffMs()), effects)
+        case .sharedToken where context.hadStoredToken && !context.usedDeviceTokenRetry:
+            // Swift's one-shot retry with the stored device token next to the shared token.
+            return (.retry(afterMs: ClientTimers.fastRetryMs), [.useDeviceTokenRetry])
+        default:
+            return (.pause(reason: ConnectErrorDetailCode.authTokenMismatch.rawValue), [])
+        }
+    }
+}

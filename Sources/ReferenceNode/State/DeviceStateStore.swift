@@ -1,0 +1,186 @@
+import Foundation
+import GatewayProtocol
+import Synchronization
+
+/// A device token the client holds for one (Gateway, role).
+public struct StoredDeviceToken: Sendable, Hashable, Codable {
+    /// The bearer token.
+    public var token: String
+    /// The scopes issued with it (`[]` for node tokens).
+    public var scopes: [String]
+    /// When it was issued (Gateway clock), if known.
+    public var issuedAtMs: Int?
+
+    /// Creates a stored token.
+    public init(token: String, scopes: [String], issuedAtMs: Int? = nil) {
+        self.token = token
+        self.scopes = scopes
+        self.issuedAtMs = issuedAtMs
+    }
+}
+
+/// Why the state directory could not be used.
+public struct DeviceStateError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The persistent state of the device: its identity (`identity.json`) and its device tokens per
+/// Gateway and role, plus a not-yet-used setup-code bootstrap token (`device-auth.json`).
+///
+/// Tokens are keyed by Gateway URL (a device may be paired with several Gateways, §4.1:
+/// "stored separately per (deviceId, role[, gateway])") and bound to the device id they were
+/// issued to: on load, tokens of another device id are discarded, so a new key never presents
+/// an old key's token.
+final class DeviceStateStore: Sendable {
+    static let identityFileName = "identity.json"
+    static let tokensFileName = "device-auth.json"
+
+    private struct TokenFile: Codable {
+        var version = 1
+        var deviceId: String
+        var gateways: [String: [String: StoredDeviceToken]] = [:]
+        var bootstrapTokens: [String: String] = [:]
+    }
+
+    private struct State {
+        var identity: DeviceIdentity
+        var tokens: TokenFile
+    }
+
+    let directory: URL
+    // The identity and token file are read and written only under this lock.
+    private let state: Mutex<State>
+
+    /// Opens (or creates) the state in `directory`.
+    /// - Throws: `DeviceStateError` when the directory cannot be created or a new key cannot be
+    ///   generated. An unreadable identity file is replaced by a new identity (as a fresh install).
+    init(directory: URL, nowMs: Int64) throws {
+        self.directory = directory
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw DeviceStateError("cannot create state directory \(directory.path): \(error)")
+        }
+        let identityURL = directory.appendingPathComponent(Self.identityFileName)
+        let identity: DeviceIdentity
+        if let loaded = try? DeviceIdentity.load(from: identityURL) {
+            identity = loaded
+        } else {
+            identity = try Self.newIdentity(nowMs: nowMs)
+            try? identity.save(to: identityURL)
+        }
+        var tokens = TokenFile(deviceId: identity.deviceId)
+        let tokensURL = directory.appendingPathComponent(Self.tokensFileName)
+        if let data = try? Data(contentsOf: tokensURL), let file = try? JSONDecoder().decode(TokenFile.self, from: data),
+           file.deviceId == identity.deviceId {
+            tokens = file
+        }
+        state = Mutex(State(identity: identity, tokens: tokens))
+    }
+
+    private static func newIdentity(nowMs: Int64) throws -> DeviceIdentity {
+        do {
+            return try DeviceIdentity.generate(createdAtMs: Int(nowMs))
+        } catch {
+            throw DeviceStateError("cannot generate a device key: \(error)")
+        }
+    }
+
+    /// A stable key for a Gateway URL.
+    static func gatewayKey(_ url: String) -> String {
+        var key = url.trimmingCharacters(in: .whitespaces).lowercased()
+        while key.hasSuffix("/") { key.removeLast() }
+        return key
+    }
+
+    /// The device identity.
+    var identity: DeviceIdentity { state.withLock { $0.identity } }
+
+    /// The stored token for `role` on `gateway`.
+    func token(gateway: String, role: GatewayRole) -> StoredDeviceToken? {
+        state.withLock { $0.tokens.gateways[Self.gatewayKey(gateway)]?[role.rawValue] }
+    }
+
+    /// Every stored token, by Gateway key and role (for inspection).
+    var allTokens: [String: [String: StoredDeviceToken]] { state.withLock { $0.tokens.gateways } }
+
+    /// Stores a token issued for `role` on `gateway`. When the token equals the stored one the
+    /// stored scopes are kept (docs: "when the token equals the stored one, keep the stored scopes").
+    func storeToken(_ token: StoredDeviceToken, gateway: String, role: GatewayRole) {
+        mutate { file in
+            let key = Self.gatewayKey(gateway)
+            var roles = file.gateways[key] ?? [:]
+            if let existing = roles[role.rawValue], existing.token == token.token, token.scopes.isEmpty {
+                roles[role.rawValue] = StoredDeviceToken(token: token.token, scopes: existing.scopes,
+                                                         issuedAtMs: token.issuedAtMs ?? existing.issuedAtMs)
+            } else {
+                roles[role.rawValue] = token
+            }
+            file.gateways[key] = roles
+        }
+    }
+
+    /// Forgets the token for `role` on `gateway`.
+    func clearToken(gateway: String, role: GatewayRole) {
+        mutate { file in
+            let key = Self.gatewayKey(gateway)
+            file.gateways[key]?[role.rawValue] = nil
+            if file.gateways[key]?.isEmpty == true { file.gateways[key] = nil }
+        }
+    }
+
+    /// The setup-code bootstrap token waiting to be used on `gateway`.
+    func bootstrapToken(gateway: String) -> String? {
+        state.withLock { $0.tokens.bootstrapTokens[Self.gatewayKey(gateway)] }
+    }
+
+    /// Remembers a bootstrap token for `gateway` (from a setup code).
+    func setBootstrapToken(_ token: String?, gateway: String) {
+        mutate { $0.bootstrapTokens[Self.gatewayKey(gateway)] = token }
+    }
+
+    /// Replaces the identity with a new key pair (used by mutants only; a correct client never
+    /// changes its key outside a reinstall).
+    func regenerateIdentity(nowMs: Int64) throws -> DeviceIdentity {
+        let identity = try Self.newIdentity(nowMs: nowMs)
+        state.withLock { state in
+            state.identity = identity
+            try? identity.save(to: directory.appendingPathComponent(Self.identityFileName))
+        }
+        return identity
+    }
+
+    /// A reinstall: a new identity, and (unless `keepTokensForNewKey`) no tokens at all.
+    ///
+    /// - Parameter keepTokensForNewKey: re-binds the old tokens to the new key instead of
+    ///   deleting them (a bug: the `old-token-after-reinstall` mutant).
+    func reinstall(nowMs: Int64, keepTokensForNewKey: Bool) throws {
+        let identity = try Self.newIdentity(nowMs: nowMs)
+        state.withLock { state in
+            state.identity = identity
+            try? identity.save(to: directory.appendingPathComponent(Self.identityFileName))
+            if keepTokensForNewKey {
+                state.tokens.deviceId = identity.deviceId
+            } else {
+                state.tokens = TokenFile(deviceId: identity.deviceId)
+            }
+            write(state.tokens)
+        }
+    }
+
+    private func mutate(_ body: (inout TokenFile) -> Void) {
+        state.withLock { state in
+            body(&state.tokens)
+            write(state.tokens)
+        }
+    }
+
+    private func write(_ file: TokenFile) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        guard let data = try? encoder.encode(file) else { return }
+        try? data.write(to: directory.appendingPathComponent(Self.tokensFileName), options: .atomic)
+    }
+}

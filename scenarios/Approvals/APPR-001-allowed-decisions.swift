@@ -1,0 +1,50 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let appr001 = Scenario(
+    "APPR-001", .must,
+    title: "only the decisions in allowedDecisions are offered and sent",
+    requirement: "The client offers only the decisions listed in the approval's allowedDecisions and resolves with one of them; it never sends a decision the prompt did not offer (the unified Gateway would force-deny the approval as a malformed verdict).",
+    source: "approvals-and-questions.md A.2, A.5, D.1",
+    discussion: """
+        Pairs the client's node and operator sessions at once, creates an exec approval that \
+        offers allow-once and deny only, and waits until the prompt reached the operator session. \
+        Asks the client to resolve it with allow-always (not offered): the client may refuse the \
+        request, but it must send no resolve. Then asks for allow-once and requires that the \
+        client's only resolve attempt carries allow-once and that it ended the approval as allowed.
+        """,
+    tags: ["approvals", "operator"],
+    needs: [.resolveApproval],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
+        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
+    }
+    let record = try await run.gateway.createApproval(command: "npm publish", allowedDecisions: [.allowOnce],
+                                                      expiresIn: .seconds(1_800))
+    let id = record.id
+    try await run.waitForEvent("exec.approval.requested for \(id) on the operator session", where: { event in
+        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
+        return frame.event == "exec.approval.requested" && frame.payload?["id"]?.stringValue == id
+    })
+    // The resolve attempts that came over the wire (the client is the only wire caller).
+    @Sendable func clientAttempts() async -> [ResolveAttempt] {
+        await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+    }
+
+    _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-always"))
+    let notOffered = await clientAttempts()
+    try run.expect(notOffered.isEmpty, "the client sent a decision the approval does not offer",
+                   expected: "no resolve request (allowedDecisions: allow-once, deny)",
+                   actual: notOffered.map { "\($0.channel.rawValue) \($0.requested)" }.joined(separator: "; "))
+
+    let reply = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
+    try run.expectEqual(reply, .ok, "the client resolves with an offered decision")
+    let attempts = await clientAttempts()
+    try run.expectEqual(attempts.map(\.requested), ["allow-once"], "the client's resolve requests for \(id)")
+    let final = await run.gateway.approval(id: id)
+    try run.expectEqual(final.map { "\($0.status.rawValue) \($0.decision?.rawValue ?? "-")" }, "allowed allow-once",
+                        "the approval ends allowed with the client's decision")
+}

@@ -1,0 +1,58 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let appr002 = Scenario(
+    "APPR-002", .must,
+    title: "a lost approval race is accepted, shown as final and not retried",
+    requirement: "When another surface resolved the approval first, the client accepts the loser answer (approval.resolve → applied:false with the recorded winner; exec.approval.resolve → APPROVAL_ALREADY_RESOLVED), locks the card on that outcome and never resolves again.",
+    source: "approvals-and-questions.md A.6, D.1, D.2",
+    discussion: """
+        Pairs the client's node and operator sessions at once, creates an exec approval and waits \
+        until the prompt reached the operator session. Arms a race so that a watch answers \
+        allow-always just before the client's request is handled, then asks the client to deny. \
+        Requires exactly one resolve attempt from the client (the loser), still one after a \
+        moment of client time, and still one after the user taps the card again: a terminal card \
+        offers no decisions.
+        """,
+    tags: ["approvals", "operator", "race"],
+    needs: [.resolveApproval],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
+        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
+    }
+    let record = try await run.gateway.createApproval(command: "npm publish", expiresIn: .seconds(1_800))
+    let id = record.id
+    try await run.waitForEvent("exec.approval.requested for \(id) on the operator session", where: { event in
+        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
+        return frame.event == "exec.approval.requested" && frame.payload?["id"]?.stringValue == id
+    })
+    @Sendable func clientAttempts() async -> [ResolveAttempt] {
+        await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+    }
+    func describe(_ attempts: [ResolveAttempt]) -> String {
+        attempts.map { "\($0.channel.rawValue) \($0.requested) → \($0.result)" }.joined(separator: "; ")
+    }
+
+    await run.gateway.raceApproval(id: id, surfaceDecision: .allowAlways, order: .surfaceFirst)
+    _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "deny"))
+    let first = await clientAttempts()
+    try run.expect(!first.isEmpty, "the client sent no resolve for the approval",
+                   expected: "one resolve request with deny", actual: "none")
+    try run.expectEqual(first.count, 1, "resolve requests after the loser answer (\(describe(first)))")
+    try run.expectEqual(first[0].result, .lost(winnerStatus: "allowed"), "the client's resolve lost to the watch's allow-always")
+
+    // A retry on a timer would show up now.
+    await run.elapse(.seconds(2))
+    let later = await clientAttempts()
+    try run.expectEqual(later.count, 1, "resolve requests after the loser answer, 2 s later (\(describe(later)))")
+
+    // The card shows the recorded outcome: tapping it again sends nothing.
+    _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
+    let afterTap = await clientAttempts()
+    try run.expectEqual(afterTap.count, 1, "resolve requests after a second tap on the resolved card (\(describe(afterTap)))")
+    let final = await run.gateway.approval(id: id)
+    try run.expectEqual(final?.decision, .allowAlways, "the recorded winner is still the watch's decision")
+}

@@ -1,0 +1,72 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let appr003 = Scenario(
+    "APPR-003", .must,
+    title: "a lost resolve reply is followed by a read-back, not by another decision",
+    requirement: "When the reply to a resolve is lost, the outcome is unknown: the client keeps the card locked and reads the record back (approval.get, or exec.approval.get on a legacy Gateway) before it allows another decision; it never simply resolves again.",
+    source: "approvals-and-questions.md D.1, D.2, D.3, A.7",
+    discussion: """
+        Pairs the client's node and operator sessions at once, creates an exec approval and waits \
+        until the prompt reached the operator session. Arms the Gateway to apply the next resolve \
+        but drop its reply and cut the connection, then asks the client to allow once. The user \
+        then taps deny while the outcome is unknown: a second resolve fails the run unless a \
+        read-back of the approval (approval.get or exec.approval.get with its id) came before it. \
+        Finally requires that the client read the record back at all.
+        """,
+    tags: ["approvals", "operator", "faults"],
+    needs: [.resolveApproval],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
+        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
+    }
+    let record = try await run.gateway.createApproval(command: "rm -rf ./build", expiresIn: .seconds(1_800))
+    let id = record.id
+    try await run.waitForEvent("exec.approval.requested for \(id) on the operator session", where: { event in
+        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
+        return frame.event == "exec.approval.requested" && frame.payload?["id"]?.stringValue == id
+    })
+    @Sendable func clientAttempts() async -> [ResolveAttempt] {
+        await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+    }
+
+    // Whichever family the client uses, its resolve is applied and the reply never arrives.
+    let resolveMethods = run.profile.hasUnifiedApprovals ? ["approval.resolve", "exec.approval.resolve"] : ["exec.approval.resolve"]
+    for method in resolveMethods { await run.gateway.dropNextResponse(to: method) }
+    let cursor = run.mark()
+    _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
+    let first = await clientAttempts()
+    try run.expectEqual(first.map(\.requested), ["allow-once"], "the client's resolve requests for \(id)")
+    let applied = await run.gateway.approval(id: id)
+    try run.expectEqual(applied?.status, .allowed, "the Gateway applied the decision whose reply was dropped")
+
+    // The user taps again while the outcome is unknown (this also brings the operator session back).
+    _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "deny"))
+    let getMethods: Set<String> = ["approval.get", "exec.approval.get"]
+    @Sendable func isReadBack(_ event: MockGateway.GatewayEvent) -> Bool {
+        guard case .frameIn(_, .request(let request)?, _) = event else { return false }
+        return getMethods.contains(request.method) && request.params?["id"]?.stringValue == id
+    }
+    // Only a read-back after the lost resolve counts (a client may fetch the record before it).
+    let log = run.gateway.events.elements(from: cursor.position)
+    let resolves = log.indices.filter { index in
+        guard case .operatorRecord(let change) = log[index] else { return false }
+        return change.id == id && change.action == .resolveAttempt && change.method != ResolveAttempt.Channel.script.rawValue
+    }
+    guard let lost = resolves.first else {
+        try run.fail("the client's first resolve is missing from the event log", expected: "a resolve attempt for \(id)", actual: "none")
+    }
+    if resolves.count > 1 {
+        let readBack = log[(lost + 1)...].firstIndex(where: isReadBack)
+        try run.expect(readBack.map { $0 < resolves[1] } ?? false,
+                       "the client decided again after the lost reply without reading the record back",
+                       expected: "approval.get or exec.approval.get for \(id) between the lost resolve and any other",
+                       actual: "a second resolve (\(log[resolves[1]])) with no read-back before it")
+    }
+
+    try await run.waitForEvent("a read-back of \(id) (approval.get or exec.approval.get) after the lost reply",
+                               from: EventCursor(position: cursor.position + lost + 1), where: isReadBack)
+}

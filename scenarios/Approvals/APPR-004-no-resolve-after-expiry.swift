@@ -1,0 +1,43 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let appr004 = Scenario(
+    "APPR-004", .must,
+    title: "an expired approval is never resolved",
+    requirement: "Once an approval has expired (its expiresAtMs has passed on the Gateway clock, as the prompt, an event or a read-back shows), the client locks it and sends no resolve.",
+    source: "approvals-and-questions.md A.8, A.2, D.1",
+    discussion: """
+        Pairs the client's node and operator sessions at once, creates an exec approval that \
+        expires after 20 s and waits until the prompt reached the operator session. Moves the \
+        Gateway clock 21 s on, so the Gateway expires the approval (the legacy family announces no \
+        expiry; the deadline is in the prompt). Then asks the client to allow once: it may refuse \
+        or read the record back, but it must send no resolve request.
+        """,
+    tags: ["approvals", "operator", "expiry"],
+    needs: [.resolveApproval],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
+        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
+    }
+    let record = try await run.gateway.createApproval(command: "git push --force", expiresIn: .seconds(20))
+    let id = record.id
+    try await run.waitForEvent("exec.approval.requested for \(id) on the operator session", where: { event in
+        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
+        return frame.event == "exec.approval.requested" && frame.payload?["id"]?.stringValue == id
+    })
+
+    await run.advance(by: .seconds(21))
+    try await run.waitForEvent("the Gateway expiring \(id)", where: { event in
+        guard case .operatorRecord(let change) = event else { return false }
+        return change.id == id && change.action == .resolved && change.status == "expired"
+    })
+
+    _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
+    let attempts = await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+    try run.expect(attempts.isEmpty, "the client tried to resolve an expired approval",
+                   expected: "no resolve request for \(id) after its expiresAtMs",
+                   actual: attempts.map { "\($0.channel.rawValue) \($0.requested) → \($0.result)" }.joined(separator: "; "))
+}

@@ -1,0 +1,46 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let appr005 = Scenario(
+    "APPR-005", .must,
+    title: "a Gateway without approval.* is served through exec.approval.*",
+    requirement: "When hello-ok.features.methods offers neither approval.get nor approval.resolve but offers exec.approval.get and exec.approval.resolve, the client reads and resolves exec approvals with the exec.approval.* methods and never calls approval.*.",
+    source: "approvals-and-questions.md A.9, D.2",
+    discussion: """
+        Runs against the legacy profile, whose hello-ok advertises only the exec.approval.* family. \
+        Pairs the client's node and operator sessions at once, creates an exec approval, waits until \
+        the prompt reached the operator session and asks the client to allow once. Requires that \
+        the client sent no approval.* request, that its resolve came through exec.approval.resolve \
+        and that it ended the approval as allowed.
+        """,
+    tags: ["approvals", "operator", "legacy"],
+    needs: [.resolveApproval],
+    profiles: .legacy,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
+        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
+    }
+    let record = try await run.gateway.createApproval(command: "make deploy", expiresIn: .seconds(1_800))
+    let id = record.id
+    try await run.waitForEvent("exec.approval.requested for \(id) on the operator session", where: { event in
+        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
+        return frame.event == "exec.approval.requested" && frame.payload?["id"]?.stringValue == id
+    })
+
+    let cursor = run.mark()
+    let reply = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
+    let unified = run.gateway.events.elements(from: cursor.position).compactMap { event -> String? in
+        guard case .frameIn(_, .request(let request)?, _) = event, request.method.hasPrefix("approval.") else { return nil }
+        return request.method
+    }
+    try run.expect(unified.isEmpty, "the client called unified approval methods that this Gateway does not advertise",
+                   expected: "only exec.approval.* requests", actual: unified.joined(separator: ", "))
+    try run.expectEqual(reply, .ok, "the client resolves through the legacy family")
+    let attempts = await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+    try run.expectEqual(attempts.map { "\($0.channel.rawValue) \($0.requested)" }, ["exec.approval.resolve allow-once"],
+                        "the client's resolve requests for \(id)")
+    let final = await run.gateway.approval(id: id)
+    try run.expectEqual(final?.status, .allowed, "the approval ends allowed")
+}

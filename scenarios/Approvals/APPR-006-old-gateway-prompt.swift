@@ -1,0 +1,61 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let appr006 = Scenario(
+    "APPR-006", .must,
+    title: "prompts of a previous Gateway are not resolved on the new one",
+    requirement: "After the client switches Gateways, approval prompts that came from the old Gateway belong to it: the client refuses to resolve them and never sends their ids to the new Gateway, while prompts of the new Gateway resolve normally.",
+    source: "approvals-and-questions.md D.4, D.2, A.5",
+    discussion: """
+        Pairs the client's sessions with the run's Gateway, creates an exec approval there and waits \
+        until the prompt reached the operator session. Starts a second Gateway and switches the \
+        client to it; once its operator session is open there, asks the client to allow the old \
+        prompt: no resolve for that id may reach either Gateway. Then creates an approval on the new \
+        Gateway and requires that the client resolves it there.
+        """,
+    tags: ["approvals", "operator", "switch-gateway"],
+    needs: [.resolveApproval, .switchGateway],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
+        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
+    }
+    let oldPrompt = try await run.gateway.createApproval(command: "terraform apply", expiresIn: .seconds(1_800))
+    let oldId = oldPrompt.id
+    try await run.waitForEvent("exec.approval.requested for \(oldId) on the operator session", where: { event in
+        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
+        return frame.event == "exec.approval.requested" && frame.payload?["id"]?.stringValue == oldId
+    })
+
+    // Let the client present the prompt before the user switches away.
+    await run.elapse(.milliseconds(200))
+    let newGateway = try await run.startGateway(configure: { $0.autoApproval = .auto })
+    try await run.client.stimulate(.switchGateway(url: newGateway.url))
+    let newSession = try await run.waitForEvent("the client's operator session on the new Gateway", on: newGateway) { event in
+        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
+    }
+
+    _ = try await run.client.reply(to: .resolveApproval(id: oldId, decision: "allow-once"))
+    var stray: [String] = []
+    for (name, gateway) in [("old", run.gateway), ("new", newGateway)] {
+        let attempts = await gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == oldId }
+        stray += attempts.map { "\($0.channel.rawValue) \($0.requested) on the \(name) Gateway → \($0.result)" }
+    }
+    try run.expect(stray.isEmpty, "the client resolved a prompt of the previous Gateway",
+                   expected: "no resolve request for \(oldId) after the switch", actual: stray.joined(separator: "; "))
+    let untouched = await run.gateway.approval(id: oldId)
+    try run.expectEqual(untouched?.status, .pending, "the old Gateway's approval is still pending")
+
+    let newPrompt = try await newGateway.createApproval(command: "terraform plan", expiresIn: .seconds(1_800))
+    let newId = newPrompt.id
+    try await run.waitForEvent("exec.approval.requested for \(newId) on the new operator session", on: newGateway, where: { event in
+        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == newSession.connectionId else { return false }
+        return frame.event == "exec.approval.requested" && frame.payload?["id"]?.stringValue == newId
+    })
+    let reply = try await run.client.reply(to: .resolveApproval(id: newId, decision: "allow-once"))
+    try run.expectEqual(reply, .ok, "the client resolves a prompt of the new Gateway")
+    let resolved = await newGateway.approval(id: newId)
+    try run.expectEqual(resolved?.status, .allowed, "the new Gateway's approval ends allowed")
+}

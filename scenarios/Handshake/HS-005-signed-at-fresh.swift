@@ -1,0 +1,36 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let hs005 = Scenario(
+    "HS-005", .must,
+    title: "device.signedAt is fresh on the Gateway clock",
+    requirement: "device.signedAt equals the challenge ts or lies within 2 minutes of the Gateway clock when connect arrives.",
+    source: "gateway-protocol.md §4.4",
+    discussion: "Waits for the client's first connection, reads the ts of its connect.challenge, then checks device.signedAt of the connect request: it must equal that ts (what the newest Swift client sends) or differ from the Gateway clock by at most 2 minutes (DEVICE_SIGNATURE_SKEW_MS); otherwise a real Gateway answers DEVICE_AUTH_SIGNATURE_EXPIRED.",
+    tags: ["handshake", "identity"],
+    profiles: .all
+) { run in
+    let connectionId = try await run.waitForEvent("the client's first connection") { event in
+        if case .connectionOpened(let id, _, _) = event { id } else { nil }
+    }
+    let challengeTs = try await run.waitForEvent("the connect.challenge on \(connectionId)") { event -> Int64? in
+        if case .frameOut(let id, .event(let challenge)) = event, id == connectionId,
+           challenge.event == GatewayEventName.connectChallenge.rawValue { challenge.payload?["ts"]?.int64Value } else { nil }
+    }
+    let request = try await run.waitForEvent("the connect request on \(connectionId)") { event -> RequestFrame? in
+        if case .frameIn(let id, .request(let request)?, _) = event, id == connectionId,
+           request.method == GatewayMethod.connect.rawValue { request } else { nil }
+    }
+    let gatewayNowMs = run.gateway.clock.nowMs
+    guard let signedAt = request.params?["device"]?["signedAt"]?.int64Value else {
+        try run.fail("connect carries no integer device.signedAt", expected: "an integer in milliseconds",
+                     actual: request.params?["device"]?["signedAt"]?.jsonString ?? "absent")
+    }
+    let skewMs = (signedAt - gatewayNowMs).magnitude
+    try run.expect(
+        signedAt == challengeTs || skewMs <= UInt64(DeviceProofVerifier.signatureSkewMs),
+        "device.signedAt is more than 2 minutes away from the Gateway clock",
+        expected: "the challenge ts \(challengeTs), or within 120000 ms of the Gateway clock \(gatewayNowMs)",
+        actual: "signedAt \(signedAt) (\(signedAt - gatewayNowMs) ms from the Gateway clock)")
+}

@@ -1,0 +1,42 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let hs007 = Scenario(
+    "HS-007", .must,
+    title: "unknown events, fields and features are ignored",
+    requirement: "The client ignores unknown hello-ok members and features, unknown event names and unknown fields in known events, and keeps its session.",
+    source: "gateway-protocol.md §9.2, §3.6",
+    discussion: "Pairs the client automatically (hello-ok already advertises methods, events and snapshot members a minimal client does not know). On the node session it then sends events with unknown names (with and without seq, with nested payloads) and a tick carrying unknown fields, and finally invokes device.info: the invoke must reach the same connection and be answered, proving the session survived.",
+    tags: ["handshake", "compatibility"],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let (connectionId, nodeId) = try await run.waitForEvent("the client's node session") { event -> (String, String)? in
+        if case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue, let deviceId = session.deviceId {
+            (session.connectionId, deviceId)
+        } else {
+            nil
+        }
+    }
+    let gateway = run.gateway
+    await gateway.sendEvent("gateway.future.announcement", payload: [
+        "version": 7, "nested": ["list": [1, "two", ["three": .null]], "flag": true],
+    ], to: connectionId, sequenced: true)
+    await gateway.sendEvent("plugin.future.signal", payload: ["reason": "unannounced"], to: connectionId, sequenced: false)
+    await gateway.sendEvent("tick", payload: [
+        "ts": .int(gateway.clock.nowMs), "uptimeMs": 12_345, "future": ["field": "value"],
+    ], to: connectionId, sequenced: true)
+
+    let start = run.mark()
+    async let outcome = gateway.invoke(nodeId: nodeId, command: "device.info", params: [:], wait: run.stepTimeout)
+    let sentOn = try await run.waitForEvent("the node.invoke.request after the unknown events", from: start) { event in
+        if case .invokeSent(_, _, _, let id) = event { id } else { nil }
+    }
+    try run.expectEqual(sentOn, connectionId, "the node is still on the connection that received the unknown events")
+    let result = await outcome
+    guard case .result = result else {
+        try run.fail("the client did not answer an invoke after receiving unknown events",
+                     expected: "a node.invoke.result on \(connectionId)", actual: "\(result)")
+    }
+}

@@ -1,0 +1,93 @@
+import Conformance
+import Foundation
+import GatewayProtocol
+import MockGateway
+
+let hs010 = Scenario(
+    "HS-010", .should,
+    title: "UNAVAILABLE with retryAfterMs is honoured",
+    requirement: "After a connect is refused with UNAVAILABLE and retryAfterMs (close 1013, gateway starting), the client waits at least retryAfterMs before it connects again with that role, and keeps retrying until the Gateway is up.",
+    source: "gateway-protocol.md §3.5, §3.7, §9.4",
+    discussion: "Starts the Gateway in its starting-up state, so every connect is refused with UNAVAILABLE, retryAfterMs 500 and close 1013. Lets 3 s of client time pass and, for every refusal, measures on the Gateway clock the time from the refusal to the next connection of the same role (node or operator): it must be at least retryAfterMs. Then the Gateway finishes starting and the client must connect within 30 s.",
+    tags: ["handshake", "reconnect"],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { configuration in
+        configuration.autoApproval = .auto
+        configuration.startingUp = true
+    })
+) { run in
+    let start = run.mark()
+    let refused = try await run.waitForEvent("a connect refused with UNAVAILABLE") { event -> String? in
+        if case .handshakeRejected(let id, let error, _) = event, error.code == ErrorCode.unavailable.rawValue { id } else { nil }
+    }
+    let refusedRole = run.gateway.events.elements(from: start.position).lazy.compactMap { event -> String? in
+        if case .frameIn(let id, .request(let request)?, _) = event, id == refused, request.method == GatewayMethod.connect.rawValue {
+            request.params?["role"]?.stringValue ?? GatewayRole.operator.rawValue
+        } else {
+            nil
+        }
+    }.first
+    // Small steps: a single jump could carry the clock past a retry the client is about to
+    // schedule, hiding how early it comes.
+    for _ in 0..<30 { await run.elapse(.milliseconds(100)) }
+    // The client gets real time to finish what the last step started.
+    try await run.waitForEvent("another \(refusedRole ?? "") connect within 3 s after the refusal", from: start) { event in
+        if case .frameIn(let id, .request(let request)?, _) = event, id != refused, request.method == GatewayMethod.connect.rawValue {
+            (request.params?["role"]?.stringValue ?? GatewayRole.operator.rawValue) == refusedRole
+        } else {
+            false
+        }
+    }
+
+    // Per connection: its role, when it opened and when it was refused (Gateway clock, from the
+    // transcript), in order of opening.
+    var order: [String] = []
+    var roleOf: [String: String] = [:]
+    var refusals: [String: (retryAfterMs: Int, closeCode: Int)] = [:]
+    for event in run.gateway.events.elements(from: start.position) {
+        switch event {
+        case .connectionOpened(let id, _, _):
+            order.append(id)
+        case .frameIn(let id, .request(let request)?, _) where request.method == GatewayMethod.connect.rawValue:
+            roleOf[id] = request.params?["role"]?.stringValue ?? GatewayRole.operator.rawValue
+        case .handshakeRejected(let id, let error, let closeCode) where error.code == ErrorCode.unavailable.rawValue:
+            refusals[id] = (error.retryAfterMs ?? 0, closeCode)
+        default:
+            break
+        }
+    }
+    var openedAt: [String: Int64] = [:]
+    var refusedAt: [String: Int64] = [:]
+    for entry in run.gateway.transcript.entries {
+        switch entry.kind {
+        case .open: openedAt[entry.connectionId] = openedAt[entry.connectionId] ?? entry.gatewayMs
+        case .outbound where entry.message?["type"]?.stringValue == "res" && refusals[entry.connectionId] != nil:
+            refusedAt[entry.connectionId] = refusedAt[entry.connectionId] ?? entry.gatewayMs
+        default: break
+        }
+    }
+    var measured = 0
+    for (index, id) in order.enumerated() {
+        guard let refusal = refusals[id], let role = roleOf[id], let refused = refusedAt[id] else { continue }
+        try run.expectEqual(refusal.closeCode, 1013, "the refused connection \(id) was closed with 1013")
+        guard let next = order[(index + 1)...].first(where: { roleOf[$0] == role }), let reopened = openedAt[next] else { continue }
+        measured += 1
+        try run.expect(
+            reopened - refused >= Int64(refusal.retryAfterMs),
+            "the client connected again (\(role)) sooner than retryAfterMs after UNAVAILABLE",
+            expected: "at least \(refusal.retryAfterMs) ms between the refusal of \(id) and the next \(role) connection",
+            actual: "\(reopened - refused) ms")
+    }
+    try run.expect(measured > 0, "the client did not retry after UNAVAILABLE",
+                   expected: "another connect within 3 s after a refusal with retryAfterMs 500", actual: "none")
+
+    await run.gateway.setStartingUp(false)
+    let started = run.mark()
+    let connected: @Sendable (GatewayEvent) -> Bool = { event in
+        if case .sessionOpened(let session) = event { session.role == GatewayRole.node.rawValue } else { false }
+    }
+    for _ in 0..<60 where !run.gateway.events.elements(from: started.position).contains(where: connected) {
+        await run.elapse(.milliseconds(500))
+    }
+    try await run.waitForEvent("a node session within 30 s after the Gateway finished starting", from: started, where: connected)
+}

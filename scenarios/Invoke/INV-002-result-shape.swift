@@ -1,0 +1,60 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let inv002 = Scenario(
+    "INV-002", .must,
+    title: "results carry payloadJSON or payload; errors carry code and message",
+    requirement: "A successful node.invoke.result carries its result as payloadJSON (a JSON text in a string) or as payload; a failed one carries error.code and error.message.",
+    source: "gateway-protocol.md §7.4",
+    discussion: """
+        Pairs the client automatically, invokes device.info (which succeeds) and system.notify \
+        without a title or body (which fails), and reads the node.invoke.result requests as they \
+        arrived on the wire, before the Gateway normalises them: the success must have a string \
+        payloadJSON holding JSON, or a non-null payload; the failure must have ok:false and an \
+        error object with a non-empty string code and message.
+        """,
+    tags: ["invoke"],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let nodeId = try await run.waitForEvent("the client's node session") { event in
+        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
+    }
+    for (command, succeeds) in [("device.info", true), ("system.notify", false)] {
+        let start = run.mark()
+        async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: [:], wait: run.stepTimeout)
+        let id = try await run.waitForEvent("the node.invoke.request for \(command)", from: start) { event in
+            if case .invokeSent(let id, _, let sent, _) = event, sent == command { id } else { nil }
+        }
+        let params = try await run.waitForEvent("the node.invoke.result request for \(command) (id \(id))", from: start) { event -> JSONValue? in
+            guard case .frameIn(_, .request(let request)?, _) = event, request.method == "node.invoke.result",
+                  request.params?["id"]?.stringValue == id else { return nil }
+            return request.params ?? .null
+        }
+        let shown = String(params.jsonString.prefix(300))
+        try run.expectEqual(params["ok"]?.boolValue, succeeds, "ok of the \(command) result")
+        if succeeds {
+            let payloadJSON = params["payloadJSON"]
+            let payload = params["payload"]
+            if let text = payloadJSON?.stringValue {
+                try run.expect((try? JSONValue(parsing: text)) != nil, "payloadJSON of the \(command) result is JSON text",
+                               expected: "a string holding JSON", actual: String(text.prefix(200)))
+            } else {
+                try run.expect(payloadJSON == nil || payloadJSON?.isNull == true,
+                               "payloadJSON of the \(command) result is a string",
+                               expected: "payloadJSON as a string (or a payload value)", actual: shown)
+                try run.expect(payload != nil && payload?.isNull == false, "the \(command) result carries its result",
+                               expected: "payloadJSON (a string) or payload", actual: shown)
+            }
+        } else {
+            let code = params["error"]?["code"]?.stringValue ?? ""
+            let message = params["error"]?["message"]?.stringValue ?? ""
+            try run.expect(!code.isEmpty, "the failed \(command) result carries error.code",
+                           expected: "error {code, message} with a non-empty string code", actual: shown)
+            try run.expect(!message.isEmpty, "the failed \(command) result carries error.message",
+                           expected: "error {code, message} with a non-empty string message", actual: shown)
+        }
+        _ = await outcome
+    }
+}

@@ -1,0 +1,39 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let inv003 = Scenario(
+    "INV-003", .must,
+    title: "an unknown command is answered with ok:false and an error code",
+    requirement: "An undeclared or unknown command is answered with a node.invoke.result with ok:false and an error code, never with silence.",
+    source: "gateway-protocol.md §7.4",
+    discussion: """
+        Pairs the client automatically and invokes a command no client declares. The client must \
+        answer that invoke (same id) with ok:false and an error carrying a code; the Gateway must \
+        not be left waiting until the invoke's timeout.
+        """,
+    tags: ["invoke"],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let nodeId = try await run.waitForEvent("the client's node session") { event in
+        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
+    }
+    let command = "conformance.unknown.command"
+    let start = run.mark()
+    async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: ["probe": true], wait: run.stepTimeout)
+    let id = try await run.waitForEvent("the node.invoke.request for \(command)", from: start) { event in
+        if case .invokeSent(let id, _, let sent, _) = event, sent == command { id } else { nil }
+    }
+    let params = try await run.waitForEvent("a node.invoke.result for the unknown command (id \(id))", from: start) { event -> JSONValue? in
+        guard case .frameIn(_, .request(let request)?, _) = event, request.method == "node.invoke.result",
+              request.params?["id"]?.stringValue == id else { return nil }
+        return request.params ?? .null
+    }
+    let shown = String(params.jsonString.prefix(300))
+    try run.expectEqual(params["ok"]?.boolValue, false, "ok of the result for an unknown command")
+    let code = params["error"]?["code"]?.stringValue ?? ""
+    try run.expect(!code.isEmpty, "the refusal of an unknown command carries an error code",
+                   expected: "error.code, e.g. INVALID_REQUEST", actual: shown)
+    _ = await outcome
+}

@@ -1,0 +1,81 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let inv004 = Scenario(
+    "INV-004", .must,
+    title: "concurrent invokes are answered independently and their ids never mix",
+    requirement: "Concurrent invokes are answered independently: a quick command is not held up by a slow one still running, and every result carries the id of the invoke it answers.",
+    source: "gateway-protocol.md §7.3",
+    discussion: """
+        Pairs the client automatically, invokes the test command debug.slow (answers after \
+        durationMs of client time; the scenario is unsupported for a client that does not \
+        declare it) and, while it runs, device.info. The device.info result must arrive first, \
+        under its own id; then the scenario lets the slow command finish and requires its result \
+        under the debug.slow invoke's id, with its own payload (not the other invoke's).
+        """,
+    tags: ["invoke"],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let nodeId = try await run.waitForEvent("the client's node session") { event in
+        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
+    }
+    let declared = await run.gateway.connectedNodes().first { $0.nodeId == nodeId }?.commands ?? []
+    guard declared.contains("debug.slow") else {
+        try run.unsupported("the client does not declare the test command debug.slow")
+    }
+    let slowMs = 2_000
+    let start = run.mark()
+    async let slow = run.gateway.invoke(nodeId: nodeId, command: "debug.slow", params: ["durationMs": .int(Int64(slowMs))],
+                                        timeoutMs: 60_000, wait: run.stepTimeout * 2)
+    let slowId = try await run.waitForEvent("the node.invoke.request for debug.slow", from: start) { event in
+        if case .invokeSent(let id, _, "debug.slow", _) = event { id } else { nil }
+    }
+    async let quick = run.gateway.invoke(nodeId: nodeId, command: "device.info", wait: run.stepTimeout)
+    let quickId = try await run.waitForEvent("the node.invoke.request for device.info") { event in
+        if case .invokeSent(let id, _, "device.info", _) = event { id } else { nil }
+    }
+    let ids: Set<String> = [slowId, quickId]
+    let names = [slowId: "debug.slow", quickId: "device.info"]
+
+    // The quick command finishes while the slow one still runs (no client time has passed).
+    let first = try await run.waitForEvent("a result for device.info while debug.slow still runs", from: start) { event in
+        if case .invokeResult(let id, _, _, _, _) = event, ids.contains(id) { id } else { nil }
+    }
+    try run.expect(first == quickId, "the first result answers device.info, the invoke that could finish",
+                   expected: "a result with id \(quickId) (device.info)",
+                   actual: "a result with id \(first) (\(names[first] ?? "?"))")
+    let afterQuick = run.mark()
+    if case .result(let result) = await quick {
+        try run.expect(result.payloadJSON?.contains("deviceName") == true || result.payload?["deviceName"] != nil,
+                       "the device.info invoke got the device.info payload",
+                       expected: "a device.info payload (deviceName, ...)",
+                       actual: result.payloadJSON.map { String($0.prefix(200)) } ?? result.payload?.jsonString ?? "none")
+    }
+
+    // Let the slow command finish; its result must carry its own id.
+    for _ in 0..<4 { await run.elapse(.milliseconds(Int64(slowMs / 2))) }
+    let slowResult = try? await run.waitForEvent("the result for debug.slow", from: afterQuick) { event in
+        if case .invokeResult(slowId, _, _, let matched, _) = event { matched } else { nil }
+    }
+    let laterQuick = run.gateway.events.elements(from: afterQuick.position).filter { event in
+        if case .invokeResult(quickId, _, _, _, _) = event { true } else { false }
+    }
+    guard let slowResult else {
+        try run.fail("the debug.slow invoke got no result under its own id",
+                     expected: "a result with id \(slowId) (debug.slow)",
+                     actual: laterQuick.isEmpty ? "no result" : "a result under the id of device.info (\(quickId)): the ids mixed")
+    }
+    try run.expect(laterQuick.isEmpty, "device.info is answered exactly once",
+                   expected: "one result with id \(quickId)", actual: "\(laterQuick.count + 1) results with that id")
+    try run.expect(slowResult, "the Gateway matches the debug.slow result to its invoke",
+                   expected: "a result accepted for \(slowId)", actual: "a result the Gateway ignored")
+    guard case .result(let result) = await slow else {
+        try run.fail("the Gateway got no result for debug.slow", expected: "a result", actual: "none")
+    }
+    try run.expect(result.ok && (result.payloadJSON?.contains("sleptMs") == true || result.payload?["sleptMs"] != nil),
+                   "the debug.slow invoke got the debug.slow payload",
+                   expected: "ok:true with the debug.slow payload (sleptMs)",
+                   actual: result.payloadJSON.map { String($0.prefix(200)) } ?? result.payload?.jsonString ?? "ok:\(result.ok)")
+}

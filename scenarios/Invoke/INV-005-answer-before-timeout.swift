@@ -1,0 +1,51 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let inv005 = Scenario(
+    "INV-005", .should,
+    title: "a command that cannot finish is answered with an error before timeoutMs",
+    requirement: "A command that cannot finish within the invoke's timeoutMs is answered with ok:false and an error before timeoutMs passes.",
+    source: "gateway-protocol.md §7.3",
+    discussion: """
+        Pairs the client automatically and invokes the test command debug.slow (it answers only \
+        after durationMs, here 10 minutes; the scenario is unsupported for a client that does not \
+        declare it) with timeoutMs 5000, then lets 5 s of time pass. The client must answer with \
+        ok:false and an error code while the Gateway still waits for the invoke, that is before \
+        the Gateway's own deadline drops it.
+        """,
+    tags: ["invoke", "time"],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let nodeId = try await run.waitForEvent("the client's node session") { event in
+        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
+    }
+    let declared = await run.gateway.connectedNodes().first { $0.nodeId == nodeId }?.commands ?? []
+    guard declared.contains("debug.slow") else {
+        try run.unsupported("the client does not declare the test command debug.slow")
+    }
+    let timeoutMs = 5_000
+    let start = run.mark()
+    async let outcome = run.gateway.invoke(nodeId: nodeId, command: "debug.slow", params: ["durationMs": 600_000],
+                                           timeoutMs: timeoutMs, wait: run.stepTimeout + run.deadline(ms: timeoutMs))
+    let id = try await run.waitForEvent("the node.invoke.request for debug.slow", from: start) { event in
+        if case .invokeSent(let id, _, "debug.slow", _) = event { id } else { nil }
+    }
+    // A quick invoke behind it on the same socket: once it is answered, the client has taken the
+    // slow one and started its timer.
+    _ = await run.gateway.invoke(nodeId: nodeId, command: "device.info", wait: run.stepTimeout)
+
+    // Up to timeoutMs, in steps, so that every timer the client set meanwhile fires in order.
+    for _ in 0..<(timeoutMs / 500) { await run.elapse(.milliseconds(500)) }
+    let (ok, matched) = try await run.waitForEvent("a result for debug.slow (id \(id)) before timeoutMs \(timeoutMs)", from: start) { event in
+        if case .invokeResult(let resultId, _, let ok, let matched, _) = event, resultId == id { (ok, matched) } else { nil }
+    }
+    try run.expect(matched, "the result for debug.slow arrives before the invoke's timeoutMs",
+                   expected: "a result within \(timeoutMs) ms of the request", actual: "a result after the Gateway gave up on the invoke")
+    try run.expect(!ok, "a command that cannot finish is answered with an error", expected: "ok:false", actual: "ok:true")
+    if case .result(let result) = await outcome {
+        try run.expect(!(result.error?.code ?? "").isEmpty, "the timeout error carries a code",
+                       expected: "error.code (e.g. UNAVAILABLE)", actual: "error \(String(describing: result.error))")
+    }
+}

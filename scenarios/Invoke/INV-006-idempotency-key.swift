@@ -1,0 +1,41 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let inv006 = Scenario(
+    "INV-006", .should,
+    title: "a repeated idempotencyKey returns the first result instead of running again",
+    requirement: "An invoke that repeats an earlier invoke's idempotencyKey is answered with the first invoke's result instead of running the command a second time.",
+    source: "gateway-protocol.md §7.3",
+    discussion: """
+        Pairs the client automatically and invokes the test command debug.counter (each run \
+        returns a higher count; the scenario is unsupported for a client that does not declare \
+        it) twice with the same idempotencyKey, one after the other. The second invoke has a new \
+        id and must get the same payload as the first; a different payload means the command ran \
+        again.
+        """,
+    tags: ["invoke"],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let nodeId = try await run.waitForEvent("the client's node session") { event in
+        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
+    }
+    let declared = await run.gateway.connectedNodes().first { $0.nodeId == nodeId }?.commands ?? []
+    guard declared.contains("debug.counter") else {
+        try run.unsupported("the client does not declare the test command debug.counter")
+    }
+    let key = "conformance-inv006-\(run.random(in: 1_000...9_999))"
+    var payloads: [String] = []
+    for attempt in 1...2 {
+        let outcome = await run.gateway.invoke(nodeId: nodeId, command: "debug.counter", idempotencyKey: key, wait: run.stepTimeout)
+        guard case .result(let result) = outcome else {
+            try run.fail("invoke \(attempt) with idempotencyKey \(key) got no result", expected: "a result", actual: "\(outcome)")
+        }
+        try run.expect(result.ok, "invoke \(attempt) of debug.counter succeeds",
+                       expected: "ok:true", actual: "ok:false \(result.error?.code ?? "") \(result.error?.message ?? "")")
+        payloads.append(result.payloadJSON ?? result.payload?.jsonString ?? "")
+    }
+    try run.expectEqual(payloads[1], payloads[0],
+                        "the repeated idempotencyKey returns the first result (the command did not run again)")
+}

@@ -1,0 +1,41 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let inv007 = Scenario(
+    "INV-007", .must,
+    title: "foreground-only commands fail with NODE_BACKGROUND_UNAVAILABLE in the background",
+    requirement: "While the app is in the background, foreground-only commands (canvas.*, camera.*, screen.*) are answered with ok:false and error code NODE_BACKGROUND_UNAVAILABLE.",
+    source: "gateway-protocol.md §7.4",
+    discussion: """
+        Pairs the client automatically, sends it to the background (enter-background) and \
+        invokes each foreground-only command the client declares among canvas.*, camera.* and \
+        screen.* (at most one per family). Each must be refused with NODE_BACKGROUND_UNAVAILABLE.
+        """,
+    tags: ["invoke", "background"],
+    needs: [.enterBackground],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let nodeId = try await run.waitForEvent("the client's node session") { event in
+        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
+    }
+    let declared = await run.gateway.connectedNodes().first { $0.nodeId == nodeId }?.commands ?? []
+    let commands = ["canvas.", "camera.", "screen."].compactMap { family in
+        declared.filter { $0.hasPrefix(family) }.sorted().first
+    }
+    guard !commands.isEmpty else {
+        try run.unsupported("the client declares no canvas.*, camera.* or screen.* command")
+    }
+    try await run.client.stimulate(.enterBackground)
+    for command in commands {
+        let outcome = await run.gateway.invoke(nodeId: nodeId, command: command, params: [:], wait: run.stepTimeout)
+        guard case .result(let result) = outcome else {
+            try run.fail("\(command) in the background got no result", expected: "ok:false NODE_BACKGROUND_UNAVAILABLE",
+                         actual: "\(outcome)")
+        }
+        try run.expect(!result.ok, "\(command) is refused in the background",
+                       expected: "ok:false NODE_BACKGROUND_UNAVAILABLE", actual: "ok:true")
+        try run.expectEqual(result.error?.code, "NODE_BACKGROUND_UNAVAILABLE", "the error code of \(command) in the background")
+    }
+}

@@ -1,0 +1,60 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let inv008 = Scenario(
+    "INV-008", .must,
+    title: "a result for an invoke of a previous socket is not sent on the new socket",
+    requirement: "When the socket that carried a node.invoke.request is gone, the client drops that invoke's result instead of sending it on a newer socket.",
+    source: "gateway-protocol.md §7.3",
+    discussion: """
+        Pairs the client automatically and invokes the test command debug.slow (answers after \
+        durationMs; the scenario is unsupported for a client that does not declare it). While it \
+        runs, the client is disconnected (disconnect) and reconnected (connect); then the slow \
+        command is allowed to finish. No node.invoke.result for the old invoke may arrive on the \
+        new socket. A later invoke on the new socket proves the client is answering there.
+        """,
+    tags: ["invoke", "reconnect"],
+    needs: [.disconnect, .connect],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let (nodeId, firstSocket) = try await run.waitForEvent("the client's node session") { event in
+        if case .nodeConnected(let nodeId, let connectionId) = event { (nodeId, connectionId) } else { nil }
+    }
+    let declared = await run.gateway.connectedNodes().first { $0.nodeId == nodeId }?.commands ?? []
+    guard declared.contains("debug.slow") else {
+        try run.unsupported("the client does not declare the test command debug.slow")
+    }
+    let slowMs = 3_000
+    let start = run.mark()
+    async let stale = run.gateway.invoke(nodeId: nodeId, command: "debug.slow", params: ["durationMs": .int(Int64(slowMs))],
+                                         timeoutMs: 60_000, wait: run.stepTimeout)
+    let staleId = try await run.waitForEvent("the node.invoke.request for debug.slow", from: start) { event in
+        if case .invokeSent(let id, _, "debug.slow", _) = event { id } else { nil }
+    }
+    // A quick invoke behind it on the same socket: once it is answered, the slow one is running.
+    _ = await run.gateway.invoke(nodeId: nodeId, command: "device.info", wait: run.stepTimeout)
+
+    let beforeDisconnect = run.mark()
+    try await run.client.stimulate(.disconnect)
+    try await run.waitForEvent("the first node socket to close", from: beforeDisconnect) { event in
+        if case .nodeDisconnected(_, firstSocket) = event { true } else { false }
+    }
+    _ = await stale
+    try await run.client.stimulate(.connect)
+    try await run.waitForEvent("the node session on a new socket", from: beforeDisconnect) { event in
+        if case .nodeConnected(nodeId, let connectionId) = event { connectionId != firstSocket } else { false }
+    }
+
+    // Let the old invoke's command finish on the client.
+    for _ in 0..<4 { await run.elapse(.milliseconds(Int64(slowMs / 2))) }
+    let probe = await run.gateway.invoke(nodeId: nodeId, command: "device.info", wait: run.stepTimeout)
+    guard case .result = probe else {
+        try run.fail("an invoke on the new socket got no result", expected: "a result for device.info", actual: "\(probe)")
+    }
+    try await run.expectNoEvent(within: .milliseconds(100), "node.invoke.result for the old socket's invoke \(staleId)",
+                                from: beforeDisconnect) { event in
+        if case .invokeResult(staleId, _, _, _, let connectionId) = event { connectionId != firstSocket } else { false }
+    }
+}

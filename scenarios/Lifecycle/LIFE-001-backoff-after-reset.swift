@@ -1,0 +1,76 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let life001 = Scenario(
+    "LIFE-001", .must,
+    title: "reconnects after a TCP reset back off",
+    requirement: "After an abrupt TCP reset the client reconnects with backoff: while its reconnects keep failing, each session (node, operator) makes no more than 2 connection attempts per second.",
+    source: "gateway-protocol.md §9.4",
+    discussion: "Pairs the client automatically, then resets its node connection without a close frame. For the next 10 s of client time the network stays broken: the reply to every connect is lost and its connection reset (a reconnect that still gets through is reset as soon as its session shows up). The client must try again, but with at most 20 connects per role in those 10 s. Then the network recovers and the client must get a node session again within 60 s.",
+    tags: ["lifecycle", "reconnect"],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let gateway = run.gateway
+    let connect = GatewayMethod.connect.rawValue
+    let first = try await run.waitForEvent("the client's node session") { event -> String? in
+        if case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue { session.connectionId } else { nil }
+    }
+    let broken = run.mark()
+    let windowMs = 10_000
+    let stepMs = 250
+    var reset: Set<String> = []
+    await gateway.dropNextResponse(to: connect, cutConnection: true)
+    await gateway.reset(connectionId: first)
+    await withTaskGroup(of: Void.self) { group in
+        // The broken network: as soon as a connect reply was swallowed, the next one will be too.
+        group.addTask {
+            for await event in gateway.events.stream(from: broken.position) {
+                if case .requestHandled(_, let method, _, _) = event, method == connect {
+                    await gateway.dropNextResponse(to: connect, cutConnection: true)
+                }
+            }
+        }
+        for _ in 0..<(windowMs / stepMs) {
+            await run.elapse(.milliseconds(stepMs))
+            // A connect that slipped through between two faults gets its session reset.
+            for event in gateway.events.elements(from: broken.position) {
+                if case .sessionOpened(let session) = event, session.connectionId != first, reset.insert(session.connectionId).inserted {
+                    await gateway.reset(connectionId: session.connectionId)
+                }
+            }
+        }
+        group.cancelAll()
+    }
+    let window = run.mark()
+
+    var attempts: [String: Int] = [:]
+    for event in gateway.events.elements(from: broken.position).prefix(window.position - broken.position) {
+        if case .frameIn(_, .request(let request)?, _) = event, request.method == connect {
+            attempts[request.params?["role"]?.stringValue ?? GatewayRole.operator.rawValue, default: 0] += 1
+        }
+    }
+    try run.expect(!attempts.isEmpty, "the client did not try to reconnect after the TCP reset",
+                   expected: "at least one connect within \(windowMs) ms", actual: "none")
+    let limit = 2 * windowMs / 1_000
+    for (role, count) in attempts.sorted(by: { $0.key < $1.key }) {
+        try run.expect(count <= limit, "the client's \(role) session reconnected more than 2 times per second while every attempt failed",
+                       expected: "at most \(limit) \(role) connects in \(windowMs) ms", actual: "\(count) connects")
+    }
+
+    // The network recovers: no fault is armed any more, except perhaps the last one, which
+    // swallows one more connect. A session whose reply was swallowed does not count.
+    var reconnected = false
+    for _ in 0..<120 where !reconnected {
+        let sessions = gateway.events.elements(from: window.position).compactMap { event -> String? in
+            if case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue { session.connectionId } else { nil }
+        }
+        // The Gateway records a swallowed reply before it reports the session.
+        let swallowed = Set(gateway.transcript.entries.filter { $0.kind == .dropped }.map(\.connectionId))
+        reconnected = sessions.contains { !swallowed.contains($0) }
+        if !reconnected { await run.elapse(.milliseconds(500)) }
+    }
+    try run.expect(reconnected, "the client did not reconnect once the network recovered",
+                   expected: "a node session within 60 s", actual: "none")
+}

@@ -1,0 +1,46 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let life003 = Scenario(
+    "LIFE-003", .must,
+    title: "a reply that takes 2 s is waited for",
+    requirement: "A Gateway that answers slowly (2 s) does not make the client give up on a request early: the connect reply arriving after 2 s is accepted on the same socket.",
+    source: "gateway-protocol.md §9.3",
+    discussion: "Holds every Gateway reply back, then starts the client; its connect is answered 2 s late on the client's clock (with virtual time the reply is held for a short real delay while 2 s of client time pass; with a real client it is held for 2 s). The client must neither close nor replace that socket: an invoke sent afterwards goes to the same connection and is answered. Known request timeouts are far longer (Swift 30 s for connect and 15 s per request, TypeScript 30 s).",
+    tags: ["lifecycle", "timeouts"],
+    profiles: .all,
+    options: Scenario.Options(startsClient: false, configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let gateway = run.gateway
+    // With virtual time the client's clock moves only in `elapse`, which takes a few real
+    // milliseconds: a short real hold is enough for 2 s of client time to pass before the reply.
+    let hold: Duration = run.usesVirtualTime ? .milliseconds(300) : run.scaled(.seconds(2))
+    await gateway.delayResponses(by: hold)
+    try await run.client.start()
+    let (connectionId, nodeId) = try await run.waitForEvent("the client's node connect") { event -> (String, String)? in
+        if case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue, let deviceId = session.deviceId {
+            (session.connectionId, deviceId)
+        } else {
+            nil
+        }
+    }
+    await run.elapse(.seconds(2))
+    await gateway.delayResponses(by: nil)
+
+    // The invoke is queued behind the held hello-ok, so it arrives after it.
+    let start = run.mark()
+    async let outcome = gateway.invoke(nodeId: nodeId, command: "device.info", params: [:], wait: run.stepTimeout)
+    let sentOn = try await run.waitForEvent("the node.invoke.request after the slow connect reply", from: start) { event in
+        if case .invokeSent(_, _, _, let id) = event { id } else { nil }
+    }
+    try run.expectEqual(sentOn, connectionId, "the node still uses the connection whose connect reply was slow")
+    let result = await outcome
+    guard case .result = result else {
+        try run.fail("the client gave up on the connection whose connect reply took 2 s",
+                     expected: "a node.invoke.result on \(connectionId)", actual: "\(result)")
+    }
+    try await run.expectNoEvent(within: .zero, "close of \(connectionId)", from: start) { event in
+        if case .connectionClosed(let id, _, _) = event { id == connectionId } else { false }
+    }
+}

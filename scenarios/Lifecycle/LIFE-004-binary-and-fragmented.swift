@@ -1,0 +1,43 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let life004 = Scenario(
+    "LIFE-004", .must,
+    title: "binary and fragmented messages from the Gateway are understood",
+    requirement: "Binary as well as text WebSocket messages from the Gateway are read as JSON frames, and fragmented messages are reassembled.",
+    source: "gateway-protocol.md §1, §9.2",
+    discussion: "Pairs the client automatically, then sends every event as a binary message and invokes device.info; then every event fragmented into three continuation frames with pings in between; then both at once. Each invoke must be answered on the same connection.",
+    tags: ["lifecycle", "transport"],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let gateway = run.gateway
+    let (connectionId, nodeId) = try await run.waitForEvent("the client's node session") { event -> (String, String)? in
+        if case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue, let deviceId = session.deviceId {
+            (session.connectionId, deviceId)
+        } else {
+            nil
+        }
+    }
+    // Every event until the counters are reset (other broadcasts may come in between).
+    let plenty = 10_000
+    for (binary, fragmented) in [(true, false), (false, true), (true, true)] {
+        let form = [binary ? "binary" : "text", fragmented ? "fragmented" : nil].compactMap { $0 }.joined(separator: ", ")
+        await gateway.sendNextEventsAsBinary(binary ? plenty : 0)
+        await gateway.fragmentNextEvents(fragmented ? plenty : 0)
+        let start = run.mark()
+        async let outcome = gateway.invoke(nodeId: nodeId, command: "device.info", params: [:], wait: run.stepTimeout)
+        let sentOn = try await run.waitForEvent("the node.invoke.request sent as \(form)", from: start) { event in
+            if case .invokeSent(_, _, _, let id) = event { id } else { nil }
+        }
+        try run.expectEqual(sentOn, connectionId, "the node is still on its first connection")
+        let result = await outcome
+        guard case .result = result else {
+            try run.fail("the client did not answer a node.invoke.request sent as a \(form) message",
+                         expected: "a node.invoke.result on \(connectionId)", actual: "\(result)")
+        }
+    }
+    await gateway.sendNextEventsAsBinary(0)
+    await gateway.fragmentNextEvents(0)
+}

@@ -1,0 +1,38 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let pair004 = Scenario(
+    "PAIR-004", .must,
+    title: "the issued device token is stored and presented after a relaunch",
+    requirement: "After approval the client stores hello-ok.auth.deviceToken and presents it (auth.token or auth.deviceToken) on its next connect, also after a relaunch.",
+    source: "gateway-protocol.md §5.2, §5.4",
+    discussion: """
+        Pairs the client, notes the node token its hello-ok carried, restarts the client (keeping \
+        its state) and requires the first node connect after the restart to present that token with \
+        the same device identity, and to be admitted.
+        """,
+    tags: ["pairing", "tokens"],
+    needs: [.restart],
+    profiles: .all
+) { run in
+    let session = try await PairingSteps.pairClient(run)
+    guard let deviceId = session.deviceId, let token = session.issuedDeviceToken else {
+        try run.fail("the approved node session has no device token", expected: "hello-ok.auth.deviceToken", actual: "none")
+    }
+
+    try await PairingSteps.holdSession(run, session)
+    let cursor = run.mark()
+    try await run.client.restart()
+    let connect = try await PairingSteps.awaitClient(run, "the first node connect after the restart", from: cursor) { event in
+        PairingSteps.connect(in: event).flatMap { $0.role == GatewayRole.node.rawValue ? $0 : nil }
+    }
+    try run.expectEqual(connect.deviceId, deviceId, "the device.id of the first node connect after the restart")
+    try run.expect(connect.presents(token), "the first node connect after the restart presents the stored device token",
+                   expected: "auth.token or auth.deviceToken = the token from hello-ok",
+                   actual: connect.params["auth"].map(\.jsonString) ?? "no auth")
+    let connectionId = connect.connectionId
+    _ = try await run.waitForEvent("hello-ok for the node connect that presented the token", from: cursor) { event in
+        if case .sessionOpened(let info) = event, info.connectionId == connectionId { info } else { nil }
+    }
+}

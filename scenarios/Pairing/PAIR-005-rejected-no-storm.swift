@@ -1,0 +1,35 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let pair005 = Scenario(
+    "PAIR-005", .should,
+    title: "a rejected request does not cause a reconnect storm",
+    requirement: "When an operator rejects the client's pairing request (and each request it makes after that), each session of the client still reconnects at most twice per second and backs off or pauses.",
+    source: "gateway-protocol.md §6.4, §9.4",
+    discussion: """
+        Rejects the device's pending request, then, for 12 seconds of client time, rejects every new \
+        request of the device at the start of each second while counting connection attempts per \
+        session role: no second may hold more than 2, and the last 6 s may not hold more than the \
+        first 6 s.
+        """,
+    tags: ["pairing", "reconnect"],
+    profiles: .all
+) { run in
+    let deviceId = try await PairingSteps.firstRequest(run).deviceId
+    let gateway = run.gateway
+    @Sendable func rejectPending() async {
+        for request in await gateway.pendingPairingRequests() where request.deviceId == deviceId {
+            do {
+                try await gateway.reject(requestId: request.requestId)
+                run.note("rejected pairing request \(request.requestId)")
+            } catch {
+                run.note("could not reject \(request.requestId): \(error)")
+            }
+        }
+    }
+    await PairingSteps.settle(run)
+    await rejectPending()
+    let bins = await PairingSteps.attemptsPerSecond(run, seconds: 12) { await rejectPending() }
+    try PairingSteps.checkRate(run, bins, while: "after its pairing request was rejected")
+}

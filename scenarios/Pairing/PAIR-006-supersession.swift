@@ -1,0 +1,76 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let pair006 = Scenario(
+    "PAIR-006", .must,
+    title: "a changed ask supersedes the pending request; the client follows the new requestId",
+    requirement: "A retry of the same device with a changed role or scope set replaces every pending request of the device with one new request whose roles and scopes merge the old and the new ask; the client keeps waiting on (and retrying for) the new requestId, approving a superseded id fails, and approving the new one lets every session of the device in.",
+    source: "gateway-protocol.md §6.3-6.4",
+    discussion: """
+        After the first pairing request, asks the client for more operator scopes (request-scopes), \
+        then requires one pending request of the device with a new requestId that merges the node \
+        role with the new scopes, refuses to approve the first requestId, lets the client retry and \
+        requires its node session to be told the new requestId, approves the new request and \
+        requires every role the device asked for to get a session. A client that retried by itself \
+        must reconnect by itself after the approval; one that waits for an explicit reconnect gets \
+        the connect stimulus.
+        """,
+    tags: ["pairing", "supersession"],
+    needs: [.requestScopes],
+    profiles: .all
+) { run in
+    let first = try await PairingSteps.firstRequest(run)
+    let deviceId = first.deviceId
+    let addedScope = "operator.admin"
+    try await run.client.reply(to: .requestScopes([addedScope]))
+    await PairingSteps.settle(run)
+
+    // The Gateway now holds one merged request under a new id.
+    let pending = await run.gateway.pendingPairingRequests().filter { $0.deviceId == deviceId }
+    guard pending.count == 1, let merged = pending.first else {
+        try run.fail("the device does not have exactly one pending request after asking for more scopes",
+                     expected: "1 pending request", actual: "\(pending.count): \(pending.map(\.requestId))")
+    }
+    try run.expect(merged.requestId != first.requestId, "the changed ask gets a new requestId",
+                   expected: "an id other than \(first.requestId)", actual: merged.requestId)
+    try run.expect(merged.roles.contains(GatewayRole.node.rawValue) && merged.scopes.contains(addedScope),
+                   "the new request merges the pending node ask with the new scopes",
+                   expected: "roles ⊇ [node], scopes ⊇ [\(addedScope)]", actual: "roles \(merged.roles), scopes \(merged.scopes)")
+    let supersededFirst = run.gateway.events.all.contains { event in
+        if case .pairingSuperseded(let old, _, _) = event { old.contains(first.requestId) } else { false }
+    }
+    try run.expect(supersededFirst, "the first request was superseded", expected: "\(first.requestId) superseded", actual: "not superseded")
+    try await run.expectThrows("approving the superseded request \(first.requestId) fails") {
+        _ = try await run.gateway.approve(requestId: first.requestId)
+    }
+
+    // The client follows the new id: its node session retries and is told the merged requestId.
+    let beforeRetry = run.mark()
+    await PairingSteps.pass(run, .seconds(12))
+    let retriesBySelf = PairingSteps.connects(run, from: .start).filter { $0.role == GatewayRole.node.rawValue }.count > 1
+    if !retriesBySelf, run.client.supports(.connect) {
+        run.note("the client does not retry by itself: prompting a retry with the connect stimulus")
+        try await run.client.reply(to: .connect)
+        await PairingSteps.settle(run)
+    }
+    let nodeRetries = PairingSteps.connects(run, from: beforeRetry).filter { $0.role == GatewayRole.node.rawValue }
+    let told = nodeRetries.compactMap { retry in
+        run.gateway.events.all.lazy.compactMap(PairingSteps.pairingRejection)
+            .first { $0.connectionId == retry.connectionId }?.error.details?["requestId"]?.stringValue
+    }
+    try run.expect(told.last == merged.requestId, "the node session's retry after the supersession is told the new requestId",
+                   expected: merged.requestId, actual: told.isEmpty ? "no node retry" : told.joined(separator: ", "))
+
+    // Approving the new request lets every session of the device in.
+    let roles = Set(PairingSteps.connects(run, from: .start).filter { $0.deviceId == deviceId }.map(\.role))
+    let cursor = run.mark()
+    try await run.gateway.approve(requestId: merged.requestId)
+    run.note("approved the merged request \(merged.requestId)")
+    for role in roles.sorted() {
+        _ = try await PairingSteps.awaitClient(run, "a \(role) session of \(deviceId) after approving the merged request",
+                                               from: cursor, connectFallback: !retriesBySelf) { event in
+            if case .sessionOpened(let info) = event, info.role == role, info.deviceId == deviceId { info } else { nil }
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let pair007 = Scenario(
+    "PAIR-007", .must,
+    title: "two simultaneous approvals: one applies, the client ends with one session and one token",
+    requirement: "When two operators approve the same pending request at once, exactly one approval applies (the other fails as an unknown request); the client then ends with exactly one node session and one node device token.",
+    source: "gateway-protocol.md §6.4, §5.4",
+    discussion: """
+        Lets the client's first pairing round settle, approves the device's pending request twice \
+        concurrently, requires exactly one success and one approved resolution, lets the client \
+        reconnect, then requires exactly one node session of the device and one node token.
+        """,
+    tags: ["pairing", "race"],
+    profiles: .all
+) { run in
+    let deviceId = try await PairingSteps.firstRequest(run).deviceId
+    // Let the client's sessions finish their first asks, so the request stays the same.
+    await PairingSteps.pass(run, .seconds(2))
+
+    let gateway = run.gateway
+    let beforeApproval = run.mark()
+    var approved: String?
+    for _ in 0..<3 where approved == nil {
+        guard let request = await gateway.pendingPairingRequests().last(where: { $0.deviceId == deviceId }) else { break }
+        let requestId = request.requestId
+        run.note("approving \(requestId) twice at once")
+        async let firstApproval = (try? await gateway.approve(requestId: requestId)) != nil
+        async let secondApproval = (try? await gateway.approve(requestId: requestId)) != nil
+        let applied = [await firstApproval, await secondApproval].filter { $0 }.count
+        // Both fail only when the client superseded the request just before: try its replacement.
+        if applied == 0 { continue }
+        try run.expectEqual(applied, 1, "the number of simultaneous approvals of \(requestId) that applied")
+        approved = requestId
+    }
+    guard let requestId = approved else {
+        try run.fail("neither approval applied", expected: "one approval applies", actual: "both failed")
+    }
+    let resolutions = gateway.events.all.filter { event in
+        if case .pairingResolved(let id, _, let decision) = event { id == requestId && decision == "approved" } else { false }
+    }
+    try run.expectEqual(resolutions.count, 1, "the number of device.pair.resolved approved for \(requestId)")
+
+    _ = try await PairingSteps.awaitClient(run, "a node session of \(deviceId) after the approval", from: beforeApproval) { event in
+        if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue, info.deviceId == deviceId { info } else { nil }
+    }
+    // Give a second session every chance to show up before counting.
+    await PairingSteps.pass(run, .seconds(3))
+    try await run.expectNoEvent(within: .milliseconds(250), "second node session of \(deviceId)") { event in
+        if case .sessionOpened(let info) = event { info.role == GatewayRole.node.rawValue && info.deviceId == deviceId } else { false }
+    }
+    let sessions = PairingSteps.nodeSessions(run, deviceId: deviceId, from: .start)
+    try run.expectEqual(sessions.count, 1, "the number of node sessions of \(deviceId) after the approval race")
+    let tokens = Set(sessions.compactMap(\.issuedDeviceToken))
+    try run.expectEqual(tokens.count, 1, "the number of distinct node device tokens issued to \(deviceId)")
+}

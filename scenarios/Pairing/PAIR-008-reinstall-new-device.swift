@@ -1,0 +1,47 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let pair008 = Scenario(
+    "PAIR-008", .must,
+    title: "after a reinstall the client pairs again as a new device, without the old tokens",
+    requirement: "After a reinstall (identity and tokens wiped) the client connects with a new device identity, asks for pairing as a new device and never presents a device token of its old identity with the new key.",
+    source: "gateway-protocol.md §6.8, §5.4",
+    discussion: """
+        Pairs the client and notes every device token issued to its identity, sends reset-identity, \
+        then requires every later connect to carry a new device.id and none of the old tokens, a \
+        pairing request for the new device, and, after approving it, a node session with a new token.
+        """,
+    tags: ["pairing", "identity", "tokens"],
+    needs: [.resetIdentity],
+    profiles: .all
+) { run in
+    let session = try await PairingSteps.pairClient(run)
+    guard let oldDevice = session.deviceId else { try run.fail("the node session has no device id") }
+    // Let the client's other sessions (if any) collect their tokens too.
+    await PairingSteps.pass(run, .seconds(2))
+    let oldTokens = Set(run.gateway.events.all.compactMap { event in
+        if case .sessionOpened(let info) = event, info.deviceId == oldDevice { info.issuedDeviceToken } else { nil }
+    })
+
+    let cursor = run.mark()
+    try await run.client.stimulate(.resetIdentity)
+    let request = try await PairingSteps.awaitClient(run, "a pairing request of a new device after the reinstall", from: cursor) { event in
+        if case .pairingRequested(let request) = event, request.deviceId != oldDevice { request } else { nil }
+    }
+    try await PairingSteps.approveNewest(run, deviceId: request.deviceId)
+    let newSession = try await PairingSteps.awaitClient(run, "a node session of the new device \(request.deviceId)", from: cursor) { event in
+        if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue, info.deviceId == request.deviceId { info } else { nil }
+    }
+
+    for connect in PairingSteps.connects(run, from: cursor) {
+        try run.expect(connect.deviceId != oldDevice, "no connect after the reinstall uses the old identity",
+                       expected: "a new device.id", actual: "\(oldDevice) on \(connect.connectionId)")
+        let stale = connect.presentedTokens.filter(oldTokens.contains)
+        try run.expect(stale.isEmpty, "no connect after the reinstall presents a token of the old identity",
+                       expected: "no token issued to \(oldDevice)",
+                       actual: "\(connect.role) connect \(connect.connectionId) presents one with device \(connect.deviceId ?? "none")")
+    }
+    try run.expect(newSession.issuedDeviceToken.map { !oldTokens.contains($0) } ?? false,
+                   "the new device gets a new node token", expected: "a token not issued before", actual: newSession.issuedDeviceToken ?? "none")
+}

@@ -1,0 +1,56 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let pres001 = Scenario(
+    "PRES-001", .must,
+    title: "a background wake reconnects and sends node.presence.alive",
+    requirement: "After a background wake the client reconnects its node session and sends node.event node.presence.alive on it, with a payloadJSON string whose trigger is one the schema knows.",
+    source: "gateway-protocol.md §7.5-7.6",
+    discussion: """
+        Pairs the client automatically. If the client supports disconnect, it is first \
+        disconnected (a suspended app has no socket), so the wake has to reconnect. Then \
+        background-wake with trigger silent_push: a node.event request with event \
+        node.presence.alive must arrive on a node session, with payloadJSON a string holding an \
+        object whose trigger is one of background, silent_push, bg_app_refresh, \
+        significant_location, manual, connect.
+        """,
+    tags: ["presence", "background"],
+    needs: [.backgroundWake],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let firstSocket = try await run.waitForEvent("the client's node session") { event in
+        if case .nodeConnected(_, let connectionId) = event { connectionId } else { nil }
+    }
+    if run.client.supports(.disconnect) {
+        let cursor = run.mark()
+        try await run.client.stimulate(.disconnect)
+        try await run.waitForEvent("the node socket to close after disconnect", from: cursor) { event in
+            if case .nodeDisconnected(_, firstSocket) = event { true } else { false }
+        }
+    }
+    let start = run.mark()
+    try await run.client.reply(to: .backgroundWake(trigger: "silent_push"))
+    let (connectionId, params) = try await run.waitForEvent("node.event node.presence.alive after the wake", from: start) { event -> (String, JSONValue)? in
+        guard case .frameIn(let connectionId, .request(let request)?, _) = event, request.method == "node.event",
+              request.params?["event"]?.stringValue == "node.presence.alive" else { return nil }
+        return (connectionId, request.params ?? .null)
+    }
+    let session = run.gateway.events.elements(from: 0).lazy.compactMap { event -> SessionInfo? in
+        if case .sessionOpened(let info) = event, info.connectionId == connectionId { info } else { nil }
+    }.first
+    try run.expectEqual(session?.role ?? "unknown", "node", "the role of the session that carried the beacon")
+    let shown = String(params.jsonString.prefix(300))
+    guard let text = params["payloadJSON"]?.stringValue else {
+        try run.fail("the beacon's payloadJSON is not a string", expected: "payloadJSON: a JSON object as a string", actual: shown)
+    }
+    guard let payload = try? JSONValue(parsing: text), payload.objectValue != nil else {
+        try run.fail("the beacon's payloadJSON is not a JSON object", expected: "a JSON object as text", actual: String(text.prefix(200)))
+    }
+    let valid: Set<String> = ["background", "silent_push", "bg_app_refresh", "significant_location", "manual", "connect"]
+    let trigger = payload["trigger"]?.stringValue
+    try run.expect(trigger.map(valid.contains) ?? false, "the beacon names a known trigger",
+                   expected: "trigger one of \(valid.sorted().joined(separator: ", "))",
+                   actual: trigger.map { "trigger \"\($0)\"" } ?? "no trigger")
+}

@@ -1,0 +1,33 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let pres002 = Scenario(
+    "PRES-002", .must,
+    title: "a bare {ok:true} beacon reply is not durable: the next wake sends again",
+    requirement: "Against an older Gateway that answers node.presence.alive with a bare {\"ok\":true}, the client does not count the beacon as recorded: on the next background wake it sends the beacon again.",
+    source: "gateway-protocol.md §7.5-7.6",
+    discussion: """
+        Legacy profile (node.event answered with a bare {ok:true}). Pairs the client \
+        automatically, wakes it in the background (bg_app_refresh) and waits for the beacon on \
+        its node session (answered with a bare {ok:true}); two minutes later (well inside any \
+        minimum interval for recorded beacons) wakes it again: a second node.presence.alive must \
+        follow.
+        """,
+    tags: ["presence", "background"],
+    needs: [.backgroundWake],
+    profiles: .legacy,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    try await run.waitForEvent("the client's node session") { event in
+        if case .nodeConnected = event { true } else { false }
+    }
+    for wake in 1...2 {
+        let start = run.mark()
+        try await run.client.reply(to: .backgroundWake(trigger: "bg_app_refresh"))
+        try await run.waitForEvent("node.presence.alive on the node session after wake \(wake)", from: start) { event in
+            if case .nodeEvent(_, "node.presence.alive", _, _) = event { true } else { false }
+        }
+        if wake == 1 { await run.elapse(.seconds(120)) }
+    }
+}

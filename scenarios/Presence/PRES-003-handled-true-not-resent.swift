@@ -1,0 +1,37 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let pres003 = Scenario(
+    "PRES-003", .should,
+    title: "after handled:true the beacon is not resent within the minimum interval",
+    requirement: "After a node.presence.alive reply with handled:true (persisted or throttled) the client does not send another beacon on wakes within its minimum interval (10 minutes in the official apps).",
+    source: "gateway-protocol.md §7.6",
+    discussion: """
+        Current profile (structured node.event replies). Pairs the client automatically and \
+        wakes it in the background (silent_push): the beacon is answered handled:true, \
+        persisted. Two minutes later it is woken again (bg_app_refresh): no beacon may follow.
+        """,
+    tags: ["presence", "background"],
+    needs: [.backgroundWake],
+    profiles: .current,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    try await run.waitForEvent("the client's node session") { event in
+        if case .nodeConnected = event { true } else { false }
+    }
+    let start = run.mark()
+    try await run.client.reply(to: .backgroundWake(trigger: "silent_push"))
+    let (handled, reason) = try await run.waitForEvent("the Gateway's answer to the first beacon", from: start) { event in
+        if case .presenceHandled(_, _, let handled, let reason) = event { (handled, reason) } else { nil }
+    }
+    try run.expect(handled, "the first beacon is recorded (precondition)", expected: "handled:true", actual: "handled:false \(reason)")
+
+    await run.elapse(.seconds(120))
+    let second = run.mark()
+    try await run.client.reply(to: .backgroundWake(trigger: "bg_app_refresh"))
+    try await run.expectNoEvent(within: .milliseconds(200), "node.presence.alive two minutes after a recorded beacon",
+                                from: second) { event in
+        if case .nodeEvent(_, "node.presence.alive", _, _) = event { true } else { false }
+    }
+}

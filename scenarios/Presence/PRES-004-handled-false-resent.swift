@@ -1,0 +1,44 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let pres004 = Scenario(
+    "PRES-004", .must,
+    title: "a handled:false beacon reply is not durable: the next wake sends again",
+    requirement: "A node.presence.alive reply with handled:false (pairing_changed, persist_failed, ...) does not count as recorded: on the next background wake the client sends the beacon again.",
+    source: "gateway-protocol.md §7.6",
+    discussion: """
+        Current profile. Pairs the client automatically; the Gateway is set to answer the next \
+        beacon with handled:false, pairing_changed, and the client is woken (silent_push). Two \
+        minutes later the Gateway is set to answer handled:false, persist_failed, and the client \
+        is woken again: a beacon must follow. Two minutes later a third wake must send the beacon \
+        once more (this one is persisted).
+        """,
+    tags: ["presence", "background"],
+    needs: [.backgroundWake],
+    profiles: .current,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    try await run.waitForEvent("the client's node session") { event in
+        if case .nodeConnected = event { true } else { false }
+    }
+    let refusals: [String?] = ["pairing_changed", "persist_failed", nil]
+    for (index, refusal) in refusals.enumerated() {
+        let wake = index + 1
+        if let refusal { await run.gateway.forceNextPresenceReply(handled: false, reason: refusal) }
+        let start = run.mark()
+        try await run.client.reply(to: .backgroundWake(trigger: "silent_push"))
+        let (handled, reason) = try await run.waitForEvent(
+            wake == 1 ? "node.presence.alive after the first wake"
+                : "node.presence.alive after wake \(wake), the previous beacon having been answered handled:false",
+            from: start
+        ) { event in
+            if case .presenceHandled(_, _, let handled, let reason) = event { (handled, reason) } else { nil }
+        }
+        if let refusal {
+            try run.expect(!handled && reason == refusal, "the Gateway answered beacon \(wake) as scripted (precondition)",
+                           expected: "handled:false \(refusal)", actual: "handled:\(handled) \(reason)")
+            await run.elapse(.seconds(120))
+        }
+    }
+}

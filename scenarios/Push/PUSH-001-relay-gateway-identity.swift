@@ -1,0 +1,37 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let push001 = Scenario(
+    "PUSH-001", .must,
+    title: "relay push registration names this Gateway's identity",
+    requirement: "Relay push registration reaches the Gateway as node.event push.apns.register on the node session, with gatewayDeviceId equal to the Gateway's own identity (gateway.identity.get).",
+    source: "gateway-protocol.md §7.7",
+    discussion: """
+        Pairs the client automatically and asks it to register for relay push (push-register \
+        transport relay). A node.event push.apns.register must arrive on a node session with \
+        transport relay and gatewayDeviceId equal to the Gateway's device id, so that the \
+        Gateway accepts the registration.
+        """,
+    tags: ["push"],
+    needs: [.pushRegister],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    try await run.waitForEvent("the client's node session") { event in
+        if case .nodeConnected = event { true } else { false }
+    }
+    let start = run.mark()
+    try await run.client.stimulate(.pushRegister(transport: "relay"))
+    let (transport, accepted, gatewayDeviceId) = try await run.waitForEvent("push.apns.register on the node session", from: start) { event in
+        if case .pushRegistered(_, let transport, let accepted, let gatewayDeviceId) = event {
+            (transport, accepted, gatewayDeviceId)
+        } else {
+            nil
+        }
+    }
+    try run.expectEqual(transport, "relay", "the registration's transport")
+    try run.expectEqual(gatewayDeviceId, run.gateway.identity.deviceId,
+                        "gatewayDeviceId is the Gateway's own identity (gateway.identity.get)")
+    try run.expect(accepted, "the Gateway accepts the registration", expected: "accepted", actual: "ignored")
+}

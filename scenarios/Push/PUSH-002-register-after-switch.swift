@@ -1,0 +1,40 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let push002 = Scenario(
+    "PUSH-002", .must,
+    title: "after switching Gateways the client registers push again with the new identity",
+    requirement: "After switching to another Gateway the client registers for push again on the new Gateway, with the new Gateway's identity as gatewayDeviceId.",
+    source: "gateway-protocol.md §7.7",
+    discussion: """
+        Pairs the client automatically and registers it for relay push with the run's Gateway. \
+        A second Gateway (its own identity, approving automatically) is started and the client \
+        is switched to it (switch-gateway). A push.apns.register must reach the second Gateway \
+        with transport relay and gatewayDeviceId equal to the second Gateway's identity, not the \
+        first's.
+        """,
+    tags: ["push", "switch"],
+    needs: [.pushRegister, .switchGateway],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    try await run.waitForEvent("the client's node session") { event in
+        if case .nodeConnected = event { true } else { false }
+    }
+    try await run.client.stimulate(.pushRegister(transport: "relay"))
+    let firstId = try await run.waitForEvent("push.apns.register on the first Gateway") { event in
+        if case .pushRegistered(_, "relay", _, let gatewayDeviceId) = event { gatewayDeviceId ?? "" } else { nil }
+    }
+    try run.expectEqual(firstId, run.gateway.identity.deviceId, "gatewayDeviceId of the first registration (precondition)")
+
+    let second = try await run.startGateway { $0.autoApproval = .auto }
+    try run.expect(second.identity.deviceId != run.gateway.identity.deviceId, "the two Gateways have different identities (precondition)")
+    try await run.client.stimulate(.switchGateway(url: second.url))
+    let (accepted, gatewayDeviceId) = try await run.waitForEvent("push.apns.register on the new Gateway", on: second) { event in
+        if case .pushRegistered(_, "relay", let accepted, let gatewayDeviceId) = event { (accepted, gatewayDeviceId) } else { nil }
+    }
+    try run.expectEqual(gatewayDeviceId, second.identity.deviceId,
+                        "gatewayDeviceId of the registration on the new Gateway (its own identity, not the old one's)")
+    try run.expect(accepted, "the new Gateway accepts the registration", expected: "accepted", actual: "ignored")
+}

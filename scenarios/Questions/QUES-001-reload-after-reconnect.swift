@@ -1,0 +1,46 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let ques001 = Scenario(
+    "QUES-001", .must,
+    title: "pending questions are reloaded after a reconnect",
+    requirement: "After its operator session reconnects, the client reloads the pending questions with question.list (events sent while it was away are lost), so a question asked meanwhile can be answered.",
+    source: "approvals-and-questions.md B.5, D.5",
+    discussion: """
+        Pairs the client's node and operator sessions at once, disconnects the client and, while it \
+        is away, opens a question. Reconnects the client and requires a question.list request on \
+        its new operator session, then asks the client to answer the question and requires that \
+        the answer reached the Gateway.
+        """,
+    tags: ["questions", "operator", "reconnect"],
+    needs: [.disconnect, .connect, .answerQuestion],
+    profiles: .current,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
+        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
+    }
+    try await run.client.stimulate(.disconnect)
+    try await run.waitForEvent("the operator session closing", where: { event in
+        if case .connectionClosed(let connectionId, _, _) = event { connectionId == operatorSession.connectionId } else { false }
+    })
+    let question = try await run.gateway.createQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
+                                                        expiresIn: .seconds(900))
+    let id = question.id
+
+    let cursor = run.mark()
+    try await run.client.stimulate(.connect)
+    let reconnected = try await run.waitForEvent("the operator session reconnecting", from: cursor) { event in
+        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
+    }
+    try await run.waitForEvent("question.list on the reconnected operator session", from: cursor, where: { event in
+        guard case .frameIn(let connectionId, .request(let request)?, _) = event else { return false }
+        return connectionId == reconnected.connectionId && request.method == "question.list"
+    })
+
+    let reply = try await run.client.reply(to: .answerQuestion(id: id, answer: "Staging"))
+    try run.expectEqual(reply, .ok, "the client answers the question asked while it was away")
+    let answered = await run.gateway.question(id: id)
+    try run.expectEqual(answered?.answers, ["q1": ["Staging"]], "the recorded answer")
+}

@@ -1,0 +1,57 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let ques003 = Scenario(
+    "QUES-003", .must,
+    title: "a question answered elsewhere is locked without a retry",
+    requirement: "When another surface answered first, the client's answer gets QUESTION_ALREADY_TERMINAL; the client locks the card (answered elsewhere) and does not submit again.",
+    source: "approvals-and-questions.md B.3, D.5",
+    discussion: """
+        Pairs the client's node and operator sessions at once, opens a question and waits until it \
+        reached the operator session. Arms a race so that a watch answers Production just before \
+        the client's question.resolve is handled, then asks the client to answer Staging. Requires \
+        exactly one question.resolve from the client (the loser), still one after a moment of client \
+        time, and still one after the user answers the locked card again.
+        """,
+    tags: ["questions", "operator", "race"],
+    needs: [.answerQuestion],
+    profiles: .current,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
+        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
+    }
+    let question = try await run.gateway.createQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
+                                                        expiresIn: .seconds(900))
+    let id = question.id
+    try await run.waitForEvent("question.requested for \(id) on the operator session", where: { event in
+        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
+        return frame.event == "question.requested" && frame.payload?["id"]?.stringValue == id
+    })
+    @Sendable func clientAttempts() async -> [ResolveAttempt] {
+        await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+    }
+    func describe(_ attempts: [ResolveAttempt]) -> String {
+        attempts.map { "\($0.requested) → \($0.result)" }.joined(separator: "; ")
+    }
+
+    await run.gateway.raceQuestion(id: id, surfaceAnswers: ["q1": ["Production"]], order: .surfaceFirst)
+    _ = try await run.client.reply(to: .answerQuestion(id: id, answer: "Staging"))
+    let first = await clientAttempts()
+    try run.expect(!first.isEmpty, "the client sent no answer", expected: "one question.resolve with Staging", actual: "none")
+    try run.expectEqual(first.count, 1, "question.resolve requests after QUESTION_ALREADY_TERMINAL (\(describe(first)))")
+    try run.expectEqual(first[0].result, .lost(winnerStatus: "answered"), "the client's answer lost to the watch's")
+
+    // A retry on a timer would show up now.
+    await run.elapse(.seconds(2))
+    let later = await clientAttempts()
+    try run.expectEqual(later.count, 1, "question.resolve requests 2 s after QUESTION_ALREADY_TERMINAL (\(describe(later)))")
+
+    // The card is locked: answering it again sends nothing.
+    _ = try await run.client.reply(to: .answerQuestion(id: id, answer: "Staging"))
+    let afterTap = await clientAttempts()
+    try run.expectEqual(afterTap.count, 1, "question.resolve requests after answering the locked card again (\(describe(afterTap)))")
+    let final = await run.gateway.question(id: id)
+    try run.expectEqual(final?.answers, ["q1": ["Production"]], "the recorded answer is still the watch's")
+}

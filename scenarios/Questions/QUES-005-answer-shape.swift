@@ -1,0 +1,58 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let ques005 = Scenario(
+    "QUES-005", .must,
+    title: "answers respect the question's shape",
+    requirement: "Answers respect the question's shape: a single-select question gets exactly one value, a multi-select question may get several, free text goes only to a question with isOther (or without options), sent in the newest shape {answers: {<questionId>: [values]}}.",
+    source: "approvals-and-questions.md B.2, B.3",
+    discussion: """
+        Pairs the client's node and operator sessions at once. Opens a single-select question and \
+        asks the client to answer it with two options: the client may refuse, but it must send no \
+        question.resolve (the Gateway would reject it as QUESTION_INVALID_ANSWER). Then requires \
+        that a single option, two options of a multi-select question and free text for an isOther \
+        question are each answered and recorded as given.
+        """,
+    tags: ["questions", "operator"],
+    needs: [.answerQuestion],
+    profiles: .current,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
+        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
+    }
+    @Sendable func open(_ prompt: String, options: [String], multiSelect: Bool = false, allowOther: Bool = false) async throws -> String {
+        let question = try await run.gateway.createQuestion(prompt, options: options, multiSelect: multiSelect,
+                                                            allowOther: allowOther, expiresIn: .seconds(900))
+        let id = question.id
+        try await run.waitForEvent("question.requested for \(id) on the operator session", where: { event in
+            guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
+            return frame.event == "question.requested" && frame.payload?["id"]?.stringValue == id
+        })
+        return id
+    }
+    @Sendable func clientAttempts(_ id: String) async -> [ResolveAttempt] {
+        await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+    }
+    @Sendable func requireAnswered(_ id: String, with answer: JSONValue, recorded expected: [String], _ what: String) async throws {
+        let reply = try await run.client.reply(to: .answerQuestion(id: id, answer: answer))
+        try run.expectEqual(reply, .ok, "the client answers \(what)")
+        let record = await run.gateway.question(id: id)
+        try run.expectEqual(record?.answers?["q1"], expected, "the recorded answer to \(what)")
+    }
+
+    let single = try await open("Where should I deploy the build?", options: ["Staging", "Production"])
+    _ = try await run.client.reply(to: .answerQuestion(id: single, answer: ["Staging", "Production"]))
+    let tooMany = await clientAttempts(single)
+    try run.expect(tooMany.isEmpty, "the client sent several values for a single-select question",
+                   expected: "no question.resolve for two options of a single-select question",
+                   actual: tooMany.map { "\($0.requested) → \($0.result)" }.joined(separator: "; "))
+    try await requireAnswered(single, with: "Staging", recorded: ["Staging"], "a single-select question with one option")
+
+    let multi = try await open("Which checks should run?", options: ["Lint", "Tests", "Docs"], multiSelect: true)
+    try await requireAnswered(multi, with: ["Lint", "Docs"], recorded: ["Lint", "Docs"], "a multi-select question with two options")
+
+    let other = try await open("Where should I deploy the build?", options: ["Staging", "Production"], allowOther: true)
+    try await requireAnswered(other, with: ["other": "Canary"], recorded: ["Canary"], "an isOther question with free text")
+}
