@@ -47,15 +47,26 @@ public struct MutationMatrix: Sendable {
     /// Whether the catalogue is validated: the reference passes and every mutant is caught.
     public var isValid: Bool { referenceFailures.isEmpty && survivors.isEmpty }
 
+    /// Which scenarios a mutant is run against.
+    public enum Coverage: Sendable, Hashable {
+        /// Every scenario: the full matrix.
+        case full
+        /// Only the scenarios the mutant names as the rules it breaks (`Mutant.catalogueIDs`):
+        /// enough to prove that every mutant is caught, in a fraction of the time.
+        case mapped
+    }
+
     /// Runs `scenarios` against the reference client and every mutant in `mutants`.
     /// - Parameters:
     ///   - scenarios: the catalogue.
     ///   - mutants: the mutants to check (default: all).
+    ///   - coverage: every scenario per mutant, or only the mapped ones.
     ///   - configuration: seed, selection, jobs, slowness; transcripts are not written.
     ///   - progress: called after each client's run with its name.
     /// - Throws: when the runner cannot run (for example no state directory).
     public static func compute(
-        scenarios: [Scenario], mutants: [Mutant] = Mutant.allCases, configuration: RunConfiguration,
+        scenarios: [Scenario], mutants: [Mutant] = Mutant.allCases, coverage: Coverage = .full,
+        configuration: RunConfiguration,
         gatewayFactory: @escaping GatewayFactory = GatewayFactories.standard,
         progress: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws -> MutationMatrix {
@@ -64,6 +75,14 @@ public struct MutationMatrix: Sendable {
         func run(_ mutant: Mutant?) async throws -> [RunResult] {
             let name = mutant.map { "reference+\($0.rawValue)" } ?? "reference"
             let driver = InProcessDriver(name: name) { ReferenceNodeUnderTest(mutants: mutant.map { [$0] } ?? []) }
+            var configuration = configuration
+            if let mutant, coverage == .mapped {
+                let mapped = Set(mutant.catalogueIDs)
+                let selected = configuration.selection.filters.isEmpty
+                    ? mapped : mapped.filter { id in scenarios.contains { $0.id == id } }
+                configuration.selection.filters = selected.sorted()
+                if selected.isEmpty { return [] }
+            }
             let runner = Runner(scenarios: scenarios, driver: driver, gatewayFactory: gatewayFactory, configuration: configuration)
             let report = try await runner.run()
             progress(name)

@@ -152,7 +152,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .ignoreRetryAfter: ["HS-010"]
         case .pairingChurn: ["PAIR-001", "PAIR-002"]
         case .newKeyEveryConnect: ["PAIR-002", "PAIR-004"]
-        case .tightReconnectLoop: ["PAIR-003", "PAIR-005", "LIFE-001"]
+        case .tightReconnectLoop: ["PAIR-003", "PAIR-005", "LIFE-001", "HS-010"]
         case .forgetDeviceToken: ["PAIR-004"]
         case .followSupersededRequest: ["PAIR-006"]
         case .secondSessionAfterApproval: ["PAIR-007"]

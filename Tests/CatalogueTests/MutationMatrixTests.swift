@@ -10,9 +10,10 @@ import Testing
 @Suite("Catalogue validated by mutation")
 struct MutationMatrixTests {
     static let matrix = Task { () throws -> MutationMatrix in
-        var configuration = RunConfiguration(seed: 20_261_130)
+        // A mutant fails at a step deadline; in process, on virtual time, 2 s is ample.
+        var configuration = RunConfiguration(seed: 20_261_130, stepTimeoutMs: 2_000)
         configuration.jobs = 4
-        return try await MutationMatrix.compute(scenarios: allScenarios, configuration: configuration)
+        return try await MutationMatrix.compute(scenarios: allScenarios, coverage: .mapped, configuration: configuration)
     }
 
     @Test func theReferenceClientPassesEveryScenario() async throws {
@@ -31,5 +32,15 @@ struct MutationMatrixTests {
         let ids = Set(allScenarios.map(\.id))
         #expect(ids.count == allScenarios.count, "scenario IDs are unique")
         #expect(ids.contains("HS-001"))
+    }
+
+    @Test func everyMutantNamesOnlyExistingScenarios() {
+        let ids = Set(allScenarios.map(\.id))
+        for mutant in Mutant.allCases {
+            #expect(!mutant.catalogueIDs.isEmpty, "\(mutant.rawValue) names the rule it breaks")
+            for id in mutant.catalogueIDs {
+                #expect(ids.contains(id), "\(mutant.rawValue) names \(id), which is not a scenario")
+            }
+        }
     }
 }

@@ -1,5 +1,4 @@
 import Conformance
-import Foundation
 import GatewayProtocol
 import MockGateway
 

@@ -15,7 +15,7 @@ let life003 = Scenario(
     let gateway = run.gateway
     // With virtual time the client's clock moves only in `elapse`, which takes a few real
     // milliseconds: a short real hold is enough for 2 s of client time to pass before the reply.
-    let hold: Duration = run.usesVirtualTime ? .milliseconds(300) : run.scaled(.seconds(2))
+    let hold: Duration = run.usesVirtualTime ? .milliseconds(200) : run.scaled(.seconds(2))
     await gateway.delayResponses(by: hold)
     try await run.client.start()
     let (connectionId, nodeId) = try await run.waitForEvent("the client's node connect") { event -> (String, String)? in

@@ -18,18 +18,23 @@ let pair005 = Scenario(
 ) { run in
     let deviceId = try await PairingSteps.firstRequest(run).deviceId
     let gateway = run.gateway
-    @Sendable func rejectPending() async {
+    @Sendable func rejectPending() async -> Int {
+        var rejected = 0
         for request in await gateway.pendingPairingRequests() where request.deviceId == deviceId {
             do {
                 try await gateway.reject(requestId: request.requestId)
                 run.note("rejected pairing request \(request.requestId)")
+                rejected += 1
             } catch {
                 run.note("could not reject \(request.requestId): \(error)")
             }
         }
+        return rejected
     }
     await PairingSteps.settle(run)
-    await rejectPending()
-    let bins = await PairingSteps.attemptsPerSecond(run, seconds: 12) { await rejectPending() }
+    var rejections = await rejectPending()
+    try run.expect(rejections > 0, "the client's pending request could be rejected", expected: "a pending request", actual: "none")
+    let bins = await PairingSteps.attemptsPerSecond(run, seconds: 12) { rejections += await rejectPending() }
+    run.note("rejected \(rejections) requests in all")
     try PairingSteps.checkRate(run, bins, while: "after its pairing request was rejected")
 }

@@ -9,13 +9,13 @@ let pres005 = Scenario(
     source: "gateway-protocol.md §7.6",
     discussion: """
         Checks the fake Gateway's beacon handler against the client. Pairs the client \
-        automatically, lets 90 s pass, wakes it in the background (bg_app_refresh) and reads the \
-        paired records once the beacon is answered. The beacon must have come on a node session \
-        authenticated as the client's device. Current profile: that device's record now has \
-        lastSeenAtMs = the Gateway time of the beacon and lastSeenReason bg_app_refresh. Legacy \
-        profile (no beacon handler, bare {ok:true}): the record does not take the beacon's \
-        trigger. A beacon on another session must not be stored either. Every other record is \
-        unchanged on both profiles.
+        automatically, lets 90 s pass (1 s with a real clock), wakes it in the background \
+        (bg_app_refresh) and reads the paired records once the beacon is answered. The beacon \
+        must have come on a node session authenticated as the client's device. Current \
+        profile: that device's record now has lastSeenAtMs = the Gateway time of the beacon and \
+        lastSeenReason bg_app_refresh. Legacy profile (no beacon handler, bare {ok:true}): the \
+        record does not take the beacon's trigger. A beacon on another session must not be \
+        stored either. Every other record is unchanged on both profiles.
         """,
     tags: ["presence", "background", "gateway"],
     needs: [.backgroundWake],
@@ -25,7 +25,8 @@ let pres005 = Scenario(
     let nodeId = try await run.waitForEvent("the client's node session") { event in
         if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
     }
-    await run.elapse(.seconds(90))
+    // Some time after the connect, so that the beacon's lastSeenAtMs differs from the connect's.
+    await run.elapse(run.usesVirtualTime ? .seconds(90) : .seconds(1))
     let before = await run.gateway.pairedDevices()
     let start = run.mark()
     let wokenAtMs = run.gateway.clock.nowMs
