@@ -10,8 +10,9 @@ import Testing
 @Suite("Catalogue validated by mutation")
 struct MutationMatrixTests {
     static let matrix = Task { () throws -> MutationMatrix in
-        // A mutant fails at a step deadline; in process, on virtual time, 2 s is ample.
-        var configuration = RunConfiguration(seed: 20_261_130, stepTimeoutMs: 2_000)
+        // A mutant fails at a step deadline; in process, on virtual time, 2 s is ample. The tests
+        // share the machine with every other suite, so deadlines and settles are doubled.
+        var configuration = RunConfiguration(seed: 20_261_130, slowness: 2, stepTimeoutMs: 2_000)
         configuration.jobs = 4
         return try await MutationMatrix.compute(scenarios: allScenarios, coverage: .mapped, configuration: configuration)
     }

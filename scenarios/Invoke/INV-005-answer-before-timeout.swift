@@ -36,8 +36,10 @@ let inv005 = Scenario(
     // slow one and started its timer.
     _ = await run.gateway.invoke(nodeId: nodeId, command: "device.info", wait: run.stepTimeout)
 
-    // Up to timeoutMs, in steps, so that every timer the client set meanwhile fires in order.
-    for _ in 0..<(timeoutMs / 500) { await run.elapse(.milliseconds(500)) }
+    // Up to just before timeoutMs, in steps, so that every timer the client set meanwhile fires
+    // in order; never past it, so the Gateway's own deadline cannot race the client's answer.
+    for _ in 0..<(timeoutMs / 500 - 1) { await run.elapse(.milliseconds(500)) }
+    await run.elapse(.milliseconds(499))
     let (ok, matched) = try await run.waitForEvent("a result for debug.slow (id \(id)) before timeoutMs \(timeoutMs)", from: start) { event in
         if case .invokeResult(let resultId, _, let ok, let matched, _) = event, resultId == id { (ok, matched) } else { nil }
     }
