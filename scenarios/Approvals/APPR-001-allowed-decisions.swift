@@ -19,16 +19,9 @@ let appr001 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
-        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
-    }
-    let record = try await run.gateway.createApproval(command: "npm publish", allowedDecisions: [.allowOnce],
-                                                      expiresIn: .seconds(1_800))
-    let id = record.id
-    try await run.waitForEvent("exec.approval.requested for \(id) on the operator session", where: { event in
-        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
-        return frame.event == "exec.approval.requested" && frame.payload?["id"]?.stringValue == id
-    })
+    let operatorSession = try await OperatorSteps.operatorSession(run)
+    let id = try await OperatorSteps.openApproval(run, command: "npm publish", allowedDecisions: [.allowOnce],
+                                                  expiresIn: .seconds(1_800), to: operatorSession)
     // The resolve attempts that came over the wire (the client is the only wire caller).
     @Sendable func clientAttempts() async -> [ResolveAttempt] {
         await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }

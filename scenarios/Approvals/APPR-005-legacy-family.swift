@@ -19,15 +19,8 @@ let appr005 = Scenario(
     profiles: .legacy,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
-        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
-    }
-    let record = try await run.gateway.createApproval(command: "make deploy", expiresIn: .seconds(1_800))
-    let id = record.id
-    try await run.waitForEvent("exec.approval.requested for \(id) on the operator session", where: { event in
-        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
-        return frame.event == "exec.approval.requested" && frame.payload?["id"]?.stringValue == id
-    })
+    let operatorSession = try await OperatorSteps.operatorSession(run)
+    let id = try await OperatorSteps.openApproval(run, command: "make deploy", expiresIn: .seconds(1_800), to: operatorSession)
 
     let cursor = run.mark()
     let reply = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))

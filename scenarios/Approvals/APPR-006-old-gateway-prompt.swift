@@ -19,15 +19,8 @@ let appr006 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
-        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
-    }
-    let oldPrompt = try await run.gateway.createApproval(command: "terraform apply", expiresIn: .seconds(1_800))
-    let oldId = oldPrompt.id
-    try await run.waitForEvent("exec.approval.requested for \(oldId) on the operator session", where: { event in
-        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
-        return frame.event == "exec.approval.requested" && frame.payload?["id"]?.stringValue == oldId
-    })
+    let operatorSession = try await OperatorSteps.operatorSession(run)
+    let oldId = try await OperatorSteps.openApproval(run, command: "terraform apply", expiresIn: .seconds(1_800), to: operatorSession)
 
     // Let the client present the prompt before the user switches away.
     await run.elapse(.milliseconds(200))
@@ -48,12 +41,8 @@ let appr006 = Scenario(
     let untouched = await run.gateway.approval(id: oldId)
     try run.expectEqual(untouched?.status, .pending, "the old Gateway's approval is still pending")
 
-    let newPrompt = try await newGateway.createApproval(command: "terraform plan", expiresIn: .seconds(1_800))
-    let newId = newPrompt.id
-    try await run.waitForEvent("exec.approval.requested for \(newId) on the new operator session", on: newGateway, where: { event in
-        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == newSession.connectionId else { return false }
-        return frame.event == "exec.approval.requested" && frame.payload?["id"]?.stringValue == newId
-    })
+    let newId = try await OperatorSteps.openApproval(run, command: "terraform plan", expiresIn: .seconds(1_800),
+                                                     to: newSession, on: newGateway, sessionName: "new operator session")
     let reply = try await run.client.reply(to: .resolveApproval(id: newId, decision: "allow-once"))
     try run.expectEqual(reply, .ok, "the client resolves a prompt of the new Gateway")
     let resolved = await newGateway.approval(id: newId)

@@ -18,9 +18,7 @@ let ques001 = Scenario(
     profiles: .current,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
-        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
-    }
+    let operatorSession = try await OperatorSteps.operatorSession(run)
     try await run.client.stimulate(.disconnect)
     try await run.waitForEvent("the operator session closing", where: { event in
         if case .connectionClosed(let connectionId, _, _) = event { connectionId == operatorSession.connectionId } else { false }

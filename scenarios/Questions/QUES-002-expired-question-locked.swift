@@ -18,23 +18,12 @@ let ques002 = Scenario(
     profiles: .current,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
-        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
-    }
-    let question = try await run.gateway.createQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
-                                                        expiresIn: .seconds(20))
-    let id = question.id
-    try await run.waitForEvent("question.requested for \(id) on the operator session", where: { event in
-        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
-        return frame.event == "question.requested" && frame.payload?["id"]?.stringValue == id
-    })
+    let operatorSession = try await OperatorSteps.operatorSession(run)
+    let id = try await OperatorSteps.openQuestion(run, "Where should I deploy the build?", options: ["Staging", "Production"],
+                                                  expiresIn: .seconds(20), to: operatorSession)
 
     await run.advance(by: .seconds(21))
-    try await run.waitForEvent("question.resolved {status: expired} for \(id) on the operator session", where: { event in
-        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
-        return frame.event == "question.resolved" && frame.payload?["id"]?.stringValue == id
-            && frame.payload?["status"]?.stringValue == "expired"
-    })
+    try await OperatorSteps.awaitEvent(run, "question.resolved", id: id, status: "expired", to: operatorSession)
 
     _ = try await run.client.reply(to: .answerQuestion(id: id, answer: "Staging"))
     let attempts = await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }

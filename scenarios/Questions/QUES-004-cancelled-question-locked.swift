@@ -20,23 +20,12 @@ let ques004 = Scenario(
     profiles: .current,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
-        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
-    }
-    let question = try await run.gateway.createQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
-                                                        expiresIn: .seconds(900))
-    let id = question.id
-    try await run.waitForEvent("question.requested for \(id) on the operator session", where: { event in
-        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
-        return frame.event == "question.requested" && frame.payload?["id"]?.stringValue == id
-    })
+    let operatorSession = try await OperatorSteps.operatorSession(run)
+    let id = try await OperatorSteps.openQuestion(run, "Where should I deploy the build?", options: ["Staging", "Production"],
+                                                  expiresIn: .seconds(900), to: operatorSession)
 
     try await run.gateway.cancelQuestion(id: id, surface: "agent")
-    try await run.waitForEvent("question.resolved {status: cancelled} for \(id) on the operator session", where: { event in
-        guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
-        return frame.event == "question.resolved" && frame.payload?["id"]?.stringValue == id
-            && frame.payload?["status"]?.stringValue == "cancelled"
-    })
+    try await OperatorSteps.awaitEvent(run, "question.resolved", id: id, status: "cancelled", to: operatorSession)
 
     _ = try await run.client.reply(to: .answerQuestion(id: id, answer: "Staging"))
     _ = try await run.client.reply(to: .answerQuestion(id: id, answer: "Production"))

@@ -19,18 +19,10 @@ let ques005 = Scenario(
     profiles: .current,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.waitForEvent("the client's operator session (hello-ok with role operator)") { event in
-        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
-    }
+    let operatorSession = try await OperatorSteps.operatorSession(run)
     @Sendable func open(_ prompt: String, options: [String], multiSelect: Bool = false, allowOther: Bool = false) async throws -> String {
-        let question = try await run.gateway.createQuestion(prompt, options: options, multiSelect: multiSelect,
-                                                            allowOther: allowOther, expiresIn: .seconds(900))
-        let id = question.id
-        try await run.waitForEvent("question.requested for \(id) on the operator session", where: { event in
-            guard case .frameOut(let connectionId, .event(let frame)) = event, connectionId == operatorSession.connectionId else { return false }
-            return frame.event == "question.requested" && frame.payload?["id"]?.stringValue == id
-        })
-        return id
+        try await OperatorSteps.openQuestion(run, prompt, options: options, multiSelect: multiSelect, allowOther: allowOther,
+                                             expiresIn: .seconds(900), to: operatorSession)
     }
     @Sendable func clientAttempts(_ id: String) async -> [ResolveAttempt] {
         await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
