@@ -19,7 +19,7 @@ measure() {
     local json; json="$(mktemp)"
     local start end
     start=$(date +%s%N)
-    "$harness" run "$@" --seed 1 --json "$json" >/dev/null || true
+    "$harness" run "$@" --seed 1 --json "$json" >/dev/null 2>&1 || true
     end=$(date +%s%N)
     times+=("$(( (end - start) / 1000000 ))")
     count=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["summary"]; print(s.get("total", len(d["runs"])))' "$json")
@@ -30,4 +30,5 @@ measure() {
 }
 
 measure "in-process reference client" --node reference
+measure "in-process reference client, --jobs 4" --node reference --jobs 4
 measure "process driver, --jobs 2" --node-command "$harness reference-node" --jobs 2

@@ -75,6 +75,8 @@ public final class EventLog<Element: Sendable>: Sendable {
     }
 
     /// Waits for the first value at or after position `from` that satisfies `predicate`.
+    ///
+    /// `predicate` runs while the log's lock is held: it must not read this log.
     /// - Parameters:
     ///   - from: the cursor to start at (`count` before the action that should cause the value).
     ///   - timeout: how long to wait, in real time.

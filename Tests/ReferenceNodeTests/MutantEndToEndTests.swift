@@ -299,6 +299,28 @@ struct MutantEndToEndTests {
     }
 
     @Test(arguments: [false, true])
+    func aRemovedDeviceReconnectsAndAsksForPairingAgain(mutant: Bool) async throws {
+        try await EndToEnd.run(approval: .manual, mutants: mutant ? [.stopOnPolicyClose] : []) { pair in
+            let request = try #require(await pair.gateway.nextPairingRequest(timeout: EndToEnd.wait))
+            _ = await pair.observed { if case .pairingPending = $0 { return true } else { return false } }
+            _ = try await pair.gateway.approve(requestId: request.requestId)
+            #expect(await pair.client.apply(.connect) == .ok)
+            // A connect during the session must not make a later pause skip its wait.
+            #expect(await pair.client.apply(.connect) == .ok)
+            let nodeId = try await pair.connectedNodeId()
+            let cursor = pair.gateway.events.count
+            try await pair.gateway.removeDevice(nodeId)
+            var fresh: PairingRequestInfo?
+            for _ in 0..<12 where fresh == nil {
+                await pair.advance(1_000)
+                fresh = await pair.gateway.nextPairingRequest(after: cursor, timeout: .milliseconds(150))
+            }
+            #expect((fresh != nil) == !mutant, "\(pair.client.observations.all.suffix(8))")
+            #expect(fresh.map { $0.requestId != request.requestId && $0.deviceId == nodeId } ?? mutant)
+        }
+    }
+
+    @Test(arguments: [false, true])
     func anApprovalRaceEndsWithOneSession(mutant: Bool) async throws {
         try await EndToEnd.run(approval: .manual, mutants: mutant ? [.secondSessionAfterApproval] : []) { pair in
             let request = try #require(await pair.gateway.nextPairingRequest(timeout: EndToEnd.wait))

@@ -9,10 +9,12 @@ let appr004 = Scenario(
     source: "approvals-and-questions.md A.8, A.2, D.1",
     discussion: """
         Pairs the client's node and operator sessions at once, creates an exec approval that \
-        expires after 20 s and waits until the prompt reached the operator session. Moves the \
-        Gateway clock 21 s on, so the Gateway expires the approval (the legacy family announces no \
-        expiry; the deadline is in the prompt). Then asks the client to allow once: it may refuse \
-        or read the record back, but it must send no resolve request.
+        expires after 5 s and waits until the prompt reached the operator session. Lets 6 s of \
+        the run's time pass (virtual time for an in-process client, real time for a client with its \
+        own clock, so that both sides see the deadline pass), so the Gateway expires the approval \
+        (the legacy family announces no expiry; the deadline is in the prompt). Then asks the \
+        client to allow once: it may refuse or read the record back, but it must send no resolve \
+        request.
         """,
     tags: ["approvals", "operator", "expiry"],
     needs: [.resolveApproval],
@@ -20,9 +22,10 @@ let appr004 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let operatorSession = try await OperatorSteps.operatorSession(run)
-    let id = try await OperatorSteps.openApproval(run, command: "git push --force", expiresIn: .seconds(20), to: operatorSession)
+    let id = try await OperatorSteps.openApproval(run, command: "git push --force", expiresIn: .seconds(5), to: operatorSession)
 
-    await run.advance(by: .seconds(21))
+    // Time passes for the client too: a client with its own clock cannot see a Gateway-only jump.
+    await run.elapse(.seconds(6))
     try await run.waitForEvent("the Gateway expiring \(id)", where: { event in
         guard case .operatorRecord(let change) = event else { return false }
         return change.id == id && change.action == .resolved && change.status == "expired"

@@ -177,7 +177,8 @@ public final class ScenarioRun: Sendable {
     ///   - from: where to start looking.
     ///   - gateway: which Gateway (default: the run's).
     ///   - level: the level of this check, when it differs from the scenario's.
-    ///   - match: returns a value for the wanted event, `nil` for others.
+    ///   - match: returns a value for the wanted event, `nil` for others. It runs while the event
+    ///     log's lock is held, so it must not read the log (`gateway.events`) itself.
     /// - Returns: the matched value.
     /// - Throws: `ScenarioFailure` when the deadline passes first.
     public func waitForEvent<T: Sendable>(

@@ -131,10 +131,13 @@ actor GatewaySession {
 
     /// An explicit `connect`: starts the loop, or cuts a pause or retry wait short.
     func resume() {
-        policy.explicitResume()
         if loop == nil {
+            policy.explicitResume()
             start()
-        } else {
+        } else if status != .connected {
+            // Only a session that is not up is hurried; a `connect` that arrives during a session
+            // must not turn a later pause (for example after a removal) into an instant retry.
+            policy.explicitResume()
             skipNextWait = true
             wake.signal()
         }
@@ -411,6 +414,8 @@ actor GatewaySession {
         if usedBootstrap, !configuration.has(.reuseBootstrapToken) { store.setBootstrapToken(nil, gateway: gatewayURL) }
         if waitingForPairing, configuration.has(.secondSessionAfterApproval) { openShadowSession() }
         waitingForPairing = false
+        // A `connect` that arrived during the handshake is satisfied by this session.
+        skipNextWait = false
         policy.sessionEstablished()
         current = connection
         status = .connected
