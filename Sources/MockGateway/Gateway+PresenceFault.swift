@@ -1,5 +1,3 @@
-import Synchronization
-
 // MARK: - Presence beacon faults
 
 extension Gateway {
@@ -27,40 +25,13 @@ struct PresenceForcedReply: Sendable, Hashable {
 
 extension GatewayCore {
     func armPresenceReply(_ reply: PresenceForcedReply) {
-        PresenceFaults.arm(reply, for: self)
+        faults.forcedPresenceReply = reply
         noteFault("answer the next node.presence.alive with handled:\(reply.handled) reason:\(reply.reason)")
     }
 
     /// Takes the armed presence reply, if any: it applies to one beacon only.
     func takeForcedPresenceReply() -> PresenceForcedReply? {
-        PresenceFaults.take(for: self)
-    }
-}
-
-/// The armed presence replies, per Gateway core. They live outside the core's stored state
-/// (kept in this file so the fault stays self-contained); a weak reference ties each entry to
-/// its core, so an entry can never apply to another core that reuses the address.
-private enum PresenceFaults {
-    private struct Entry: Sendable {
-        weak var core: GatewayCore?
-        var reply: PresenceForcedReply
-    }
-
-    private static let armed = Mutex<[ObjectIdentifier: Entry]>([:])
-
-    static func arm(_ reply: PresenceForcedReply, for core: GatewayCore) {
-        armed.withLock { entries in
-            entries = entries.filter { $0.value.core != nil }
-            entries[ObjectIdentifier(core)] = Entry(core: core, reply: reply)
-        }
-    }
-
-    static func take(for core: GatewayCore) -> PresenceForcedReply? {
-        armed.withLock { entries in
-            let key = ObjectIdentifier(core)
-            guard let entry = entries[key] else { return nil }
-            entries.removeValue(forKey: key)
-            return entry.core === core ? entry.reply : nil
-        }
+        defer { faults.forcedPresenceReply = nil }
+        return faults.forcedPresenceReply
     }
 }

@@ -53,6 +53,8 @@ struct FaultPlan: Sendable {
     /// How the next outbound event frames are sent: as binary, fragmented.
     var nextEventsAsBinary = 0
     var nextEventsFragmented = 0
+    /// The reply the next `node.presence.alive` gets instead of the server algorithm.
+    var forcedPresenceReply: PresenceForcedReply?
 }
 
 /// How a scripting-API invoke ended.
@@ -153,6 +155,9 @@ actor GatewayCore {
         // Also when a newer socket had replaced this one: nothing can answer an invoke sent on a
         // closed socket.
         failInvokes(onConnection: connectionId)
+        // Requests parked on this socket (waitAnswer, two-phase exec approvals) have nobody to
+        // answer any more.
+        operatorWaiters.removeAll { $0.connectionId == connectionId }
         events.append(.connectionClosed(connectionId: connectionId, code: code, reason: info.reason))
     }
 

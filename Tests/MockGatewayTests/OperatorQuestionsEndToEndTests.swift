@@ -159,4 +159,28 @@ struct OperatorQuestionsEndToEndTests {
             #expect(waited.payload == ["status": "pending"])
         }
     }
+
+    @Test func aWaitParkedOnAClosedConnectionIsDropped() async throws {
+        try await Gateway.withGateway { gateway in
+            let (asker, answerer, _) = try await Self.audience(gateway, seed: 0x88)
+            let question = try await gateway.createQuestion("Pick one", options: ["A", "B"])
+            try await asker.client.sendRequest("question.waitAnswer", params: ["id": .string(question.id)], id: "wait")
+            _ = try await asker.client.barrier()
+            let connectionId = asker.connectionId
+            await asker.client.close()
+            let closed = await gateway.waitForEvent(timeout: .seconds(10)) { event in
+                if case .connectionClosed(let id, _, _) = event { return id == connectionId }
+                return false
+            }
+            #expect(closed != nil)
+            try await gateway.answerQuestion(id: question.id, answers: ["q1": ["A"]])
+            // The answer is settled and broadcast; nothing is answered on the closed connection.
+            _ = try await Self.resolvedEvents(answerer)
+            let answeredOnClosed = gateway.events.all.contains { event in
+                if case .requestHandled(let id, "question.waitAnswer", _, _) = event { return id == connectionId }
+                return false
+            }
+            #expect(!answeredOnClosed, "a parked waitAnswer of a closed connection is not answered")
+        }
+    }
 }
