@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "GatewayProtocol", targets: ["GatewayProtocol"]),
         .library(name: "WebSocketTransport", targets: ["WebSocketTransport"]),
         .library(name: "MockGateway", targets: ["MockGateway"]),
+        .library(name: "Simulation", targets: ["Simulation"]),
     ],
     targets: [
         .systemLibrary(
@@ -17,11 +18,12 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        .target(name: "Simulation"),
         .target(name: "GatewayProtocol", dependencies: ["COpenSSL"]),
         .target(name: "WebSocketTransport", dependencies: ["COpenSSL"]),
-        .target(name: "MockGateway", dependencies: ["GatewayProtocol", "WebSocketTransport"]),
-        .target(name: "ReferenceNode", dependencies: ["GatewayProtocol", "WebSocketTransport"]),
-        .target(name: "Conformance", dependencies: ["MockGateway", "GatewayProtocol"]),
+        .target(name: "MockGateway", dependencies: ["GatewayProtocol", "WebSocketTransport", "Simulation"]),
+        .target(name: "ReferenceNode", dependencies: ["GatewayProtocol", "WebSocketTransport", "Simulation"]),
+        .target(name: "Conformance", dependencies: ["MockGateway", "GatewayProtocol", "Simulation", "WebSocketTransport"]),
         .target(name: "ReferenceAdapter", dependencies: ["Conformance", "MockGateway", "ReferenceNode"]),
         .target(
             name: "Scenarios", dependencies: ["Conformance", "MockGateway", "GatewayProtocol"],
@@ -35,6 +37,7 @@ let package = Package(
         .executableTarget(name: "ScenarioIndexGenerator", path: "Plugins/ScenarioIndexGenerator"),
         .plugin(name: "ScenarioIndexPlugin", capability: .buildTool(), dependencies: ["ScenarioIndexGenerator"]),
         .executableTarget(name: "WebSocketBench", dependencies: ["WebSocketTransport"], path: "Benchmarks/WebSocketBench"),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation"]),
         .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
         .testTarget(name: "ReferenceNodeTests", dependencies: ["ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),

@@ -21,7 +21,8 @@ extension Gateway {
                                                    timeoutMs: timeoutMs, idempotencyKey: idempotencyKey, ticket: ticket)
             }
             group.addTask {
-                try? await Task.sleep(for: wait)
+                // The caller's patience, on the Gateway's wait time line (virtual in a simulated run).
+                if await self.clock.waitTimeline.sleep(for: wait, purpose: .deadline) == .cancelled { return nil }
                 if let id = ticket.expire() { await self.core.abandonInvoke(id) }
                 return nil
             }

@@ -30,10 +30,10 @@ extension Gateway {
     /// - Parameters:
     ///   - cursor: an `events.count` taken before the action expected to cause the request;
     ///     0 finds the first request ever made.
-    ///   - timeout: real time.
+    ///   - timeout: on the clock's `waitTimeline` (virtual time in a simulated run, real time otherwise).
     /// - Returns: the request, or `nil` on timeout.
     public func nextPairingRequest(after cursor: Int = 0, timeout: Duration) async -> PairingRequestInfo? {
-        let event = await events.first(from: cursor, timeout: timeout) { event in
+        let event = await events.first(from: cursor, timeout: timeout, on: clock.waitTimeline) { event in
             if case .pairingRequested = event { return true }
             return false
         }
@@ -107,7 +107,8 @@ extension Gateway {
     ///   - params: sent as `paramsJSON`.
     ///   - timeoutMs: `timeoutMs` of the request; the Gateway gives up after it on its clock.
     ///   - idempotencyKey: sent as `idempotencyKey`.
-    ///   - wait: how long to wait in real time before giving up (`.timedOut`).
+    ///   - wait: how long to wait before giving up (`.timedOut`), on the clock's `waitTimeline`
+    ///     (virtual time in a simulated run, real time otherwise).
     /// - Returns: the result, `.timedOut`, or `.nodeDisconnected` (also when the node is not
     ///   connected at all).
     public func invoke(nodeId: String, command: String, params: JSONValue? = nil, timeoutMs: Int = 30_000,

@@ -31,11 +31,25 @@ public final class Gateway: Sendable {
     let core: GatewayCore
     private let runtime: Mutex<Runtime>
 
+    /// Where connections come from: a real socket, or an in-memory network.
+    private enum Listener: Sendable {
+        case socket(WebSocketServer)
+        case memory(InMemoryListener)
+
+        var connections: AsyncStream<WebSocketConnection> {
+            switch self {
+            case .socket(let server): server.connections
+            case .memory(let listener): listener.connections
+            }
+        }
+    }
+
     private struct Runtime: Sendable {
-        var server: WebSocketServer?
+        var listener: Listener?
         var acceptTask: Task<Void, Never>?
         var timerTask: Task<Void, Never>?
         var connectionTasks: [UInt64: Task<Void, Never>] = [:]
+        var sockets: [UInt64: WebSocketConnection] = [:]
         var stopped = false
     }
 
@@ -45,7 +59,8 @@ public final class Gateway: Sendable {
     public var clock: GatewayClock { configuration.clock }
     /// The host it listens on.
     public var host: String { configuration.host }
-    /// `ws://host:port`, the URL clients connect to.
+    /// `ws://host:port`, the URL clients connect to (on the in-memory network when
+    /// ``GatewayConfiguration/network`` is set).
     public var url: String {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         return "ws://\(host):\(port)"
@@ -62,19 +77,33 @@ public final class Gateway: Sendable {
         self.runtime = Mutex(Runtime())
     }
 
-    /// Starts a Gateway and begins accepting connections.
+    /// Starts a Gateway and begins accepting connections, on a real socket or, when
+    /// ``GatewayConfiguration/network`` is set, on that in-memory network.
     /// - Throws: when the address cannot be bound, the identity seed is not 32 bytes, or the
     ///   transcript file cannot be created.
     public static func start(_ configuration: GatewayConfiguration = GatewayConfiguration()) async throws -> Gateway {
         let identity = try DeviceIdentity(seed: Data(configuration.identitySeed))
         let transcript = try Transcript(redactSecrets: configuration.redactSecrets, fileURL: configuration.transcriptFile)
         let events = EventLog<GatewayEvent>()
-        let core = GatewayCore(configuration: configuration, events: events, transcript: transcript, identity: identity)
-        let server = try await WebSocketServer.start(
-            host: configuration.host, port: configuration.port, configuration: Self.socketConfiguration(configuration))
-        let gateway = Gateway(configuration: configuration, events: events, transcript: transcript, identity: identity,
-                              port: server.port, core: core)
-        gateway.begin(server)
+        let listener: Listener
+        let port: Int
+        if let network = configuration.network {
+            let memory = try network.listen(host: configuration.host, port: configuration.port == 0 ? nil : configuration.port,
+                                            configuration: Self.socketConfiguration(configuration))
+            listener = .memory(memory)
+            port = memory.port
+        } else {
+            let server = try await WebSocketServer.start(
+                host: configuration.host, port: configuration.port, configuration: Self.socketConfiguration(configuration))
+            listener = .socket(server)
+            port = server.port
+        }
+        var bound = configuration
+        bound.port = port
+        let core = GatewayCore(configuration: bound, events: events, transcript: transcript, identity: identity)
+        let gateway = Gateway(configuration: bound, events: events, transcript: transcript, identity: identity,
+                              port: port, core: core)
+        gateway.begin(listener)
         return gateway
     }
 
@@ -102,44 +131,64 @@ public final class Gateway: Sendable {
             maxOutboundBufferBytes: configuration.maxBufferedBytes)
     }
 
-    private func begin(_ server: WebSocketServer) {
-        let acceptTask = Task { [weak self] in
-            for await socket in server.connections {
+    /// Whether timers fire by themselves: on the wall clock, or on a virtual clock that a
+    /// simulation drives. A manual clock in a plain test moves only with ``advance(by:)``, which
+    /// runs the timers itself.
+    private var timersRunThemselves: Bool {
+        guard let timeline = clock.virtualTimeline else { return true }
+        return timeline.isDriven
+    }
+
+    private func begin(_ listener: Listener) {
+        let acceptTask = spawnTask { [weak self] in
+            for await socket in listener.connections {
                 guard let self else { socket.abort(); continue }
                 self.accept(socket)
             }
         }
-        let timerTask: Task<Void, Never>? = configuration.clock.isManual ? nil : Task { [weak self] in
-            // With a wall clock, timers (ticks, expiries) fire on their own. The loop sleeps until
-            // the next deadline, at most 100 ms, so that deadlines added meanwhile are not late.
-            while !Task.isCancelled {
-                guard let self else { return }
-                let now = self.clock.nowMs
-                let next = await self.core.nextDeadlineMs() ?? (now + 100)
-                let wait = min(max(next - now, 1), 100)
-                try? await Task.sleep(for: .milliseconds(wait))
-                await self.core.processTimers()
-            }
-        }
+        let timerTask: Task<Void, Never>? = timersRunThemselves ? spawnTask { [weak self] in await self?.runTimers() } : nil
         runtime.withLock { runtime in
-            runtime.server = server
+            runtime.listener = listener
             runtime.acceptTask = acceptTask
             runtime.timerTask = timerTask
         }
     }
 
+    /// Fires timers (ticks, expiries, timeouts) when they are due: sleeps until the next
+    /// deadline, or until anything happens that may have set an earlier one (every change of the
+    /// Gateway's state is an event in ``events``).
+    private func runTimers() async {
+        while !Task.isCancelled {
+            let cursor = events.count
+            let next = await core.nextDeadlineMs()
+            let wait = next.map { Duration.milliseconds(max(0, $0 - clock.nowMs)) }
+            let outcome = await events.wait(from: cursor, timeout: wait, on: clock.waitTimeline, purpose: .activity) { _ in true }
+            switch outcome {
+            case .cancelled, .finished: return
+            case .timedOut: await core.processTimers()
+            case .found: continue
+            }
+        }
+    }
+
     private func accept(_ socket: WebSocketConnection) {
-        let task = Task { [core] in
+        let clock = clock
+        let task = spawnTask { [core] in
             guard let (connectionId, outbox) = await core.open(socket) else {
                 socket.abort()
                 return
             }
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    // The writer: sends what the Gateway queued, in order.
+                    // The writer: sends what the Gateway queued, in order; a response delay
+                    // (a fault) passes on the Gateway's time line, virtual in simulated runs.
                     for await item in outbox {
                         switch item {
-                        case .message(let message, let fault):
+                        case .message(let message, var fault):
+                            if let delay = fault?.delay {
+                                await clock.waitTimeline.sleep(for: delay, purpose: .activity)
+                                fault?.delay = nil
+                            }
                             try? await socket.send(message, fault: fault)
                         case .close(let code, let reason):
                             _ = await socket.close(code: code, reason: reason)
@@ -161,24 +210,42 @@ public final class Gateway: Sendable {
             }
         }
         runtime.withLock { runtime in
-            if runtime.stopped { task.cancel() } else { runtime.connectionTasks[socket.id] = task }
+            if runtime.stopped {
+                task.cancel()
+            } else {
+                runtime.connectionTasks[socket.id] = task
+                runtime.sockets[socket.id] = socket
+            }
         }
-        Task { [weak self] in
+        spawnTask { [weak self] in
             await task.value
-            self?.runtime.withLock { _ = $0.connectionTasks.removeValue(forKey: socket.id) }
+            self?.runtime.withLock { runtime in
+                runtime.connectionTasks[socket.id] = nil
+                runtime.sockets[socket.id] = nil
+            }
         }
     }
 
     /// Stops the Gateway: closes every connection (1001), stops listening and ends ``events``.
     /// Calling it twice is harmless.
     public func shutdown() async {
-        let (server, tasks, acceptTask, timerTask) = runtime.withLock { runtime in
+        let (listener, tasks, sockets, acceptTask, timerTask) = runtime.withLock { runtime in
             runtime.stopped = true
-            defer { runtime.server = nil; runtime.connectionTasks = [:] }
-            return (runtime.server, Array(runtime.connectionTasks.values), runtime.acceptTask, runtime.timerTask)
+            defer { runtime.listener = nil; runtime.connectionTasks = [:]; runtime.sockets = [:] }
+            return (runtime.listener, runtime.connectionTasks.sorted { $0.key < $1.key }.map(\.value),
+                    runtime.sockets.sorted { $0.key < $1.key }.map(\.value), runtime.acceptTask, runtime.timerTask)
         }
         timerTask?.cancel()
-        await server?.shutdown()
+        switch listener {
+        case .socket(let server):
+            await server.shutdown()
+        case .memory(let memory):
+            memory.close()
+            // As a stopping socket server does: a going-away close on every connection.
+            for socket in sockets { _ = await socket.close(code: .goingAway, reason: "server shutting down") }
+        case nil:
+            break
+        }
         acceptTask?.cancel()
         for task in tasks { await task.value }
         await core.finishWaiters()
@@ -208,7 +275,8 @@ public final class Gateway: Sendable {
         await core.setDropNextResponse(method: method, cut: cutConnection)
     }
 
-    /// Delays every response by `delay` (real time); `nil` answers promptly again.
+    /// Delays every response by `delay` on the Gateway's time line (virtual in simulated runs);
+    /// `nil` answers promptly again.
     public func delayResponses(by delay: Duration?) async {
         await core.setResponseDelay(delay)
     }
@@ -282,10 +350,11 @@ public final class Gateway: Sendable {
     /// Waits for the first event at or after `cursor` that `predicate` accepts.
     /// - Parameters:
     ///   - cursor: a position from `events.count`; 0 searches from the beginning.
-    ///   - timeout: real time.
+    ///   - timeout: on the clock's ``GatewayClock/waitTimeline``: virtual time in a simulated
+    ///     run, real time otherwise.
     /// - Returns: the event, or `nil` on timeout.
     public func waitForEvent(from cursor: Int = 0, timeout: Duration,
                              where predicate: @escaping @Sendable (GatewayEvent) -> Bool) async -> GatewayEvent? {
-        await events.first(from: cursor, timeout: timeout, where: predicate)?.element
+        await events.first(from: cursor, timeout: timeout, on: clock.waitTimeline, where: predicate)?.element
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WebSocketTransport
 
 /// Everything a fake Gateway is started with. Every field has a default that matches a real
 /// Gateway in its default configuration, except the port (0: any free port) and the clock
@@ -40,6 +41,9 @@ public struct GatewayConfiguration: Sendable {
     /// Answer every connect with `UNAVAILABLE` / close 1013 ("gateway starting") until cleared
     /// with `Gateway.setStartingUp(false)`.
     public var startingUp: Bool
+    /// Listen on this in-memory network instead of a real socket (simulated conformance runs);
+    /// `nil` binds ``host``:``port``.
+    public var network: InMemoryNetwork?
 
     /// Creates a configuration; every parameter has its default.
     public init(
@@ -59,7 +63,8 @@ public struct GatewayConfiguration: Sendable {
         redactSecrets: Bool = true,
         transcriptFile: URL? = nil,
         voiceWakeTriggers: [String] = ["openclaw", "claude"],
-        startingUp: Bool = false
+        startingUp: Bool = false,
+        network: InMemoryNetwork? = nil
     ) {
         self.host = host
         self.port = port
@@ -78,5 +83,6 @@ public struct GatewayConfiguration: Sendable {
         self.transcriptFile = transcriptFile
         self.voiceWakeTriggers = voiceWakeTriggers
         self.startingUp = startingUp
+        self.network = network
     }
 }

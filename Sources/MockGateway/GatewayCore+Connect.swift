@@ -42,7 +42,8 @@ extension GatewayCore {
             auth: configuration.auth, profile: profile, isStartingUp: startingUp,
             maxPreauthPayloadBytes: configuration.maxPreauthPayloadBytes)
         var credentials = GatewayCredentials(pairing: pairingStore, bootstrap: bootstrapTokens, nowMs: nowMs)
-        let decision = ConnectAdmission.evaluate(message: bytes, nonce: state.nonce, nowMs: Int(nowMs),
+        // `signedAt` is judged on the clients' time line (see `GatewayClock.peerNowMs`).
+        let decision = ConnectAdmission.evaluate(message: bytes, nonce: state.nonce, nowMs: Int(clock.peerNowMs),
                                                  configuration: admissionConfiguration, credentials: &credentials)
         pairingStore = credentials.pairing
         bootstrapTokens = credentials.bootstrap

@@ -92,7 +92,7 @@ extension GatewayCore {
 
     /// One gap per connection: the skip is consumed by each connection's next sequenced event.
     func setSeqSkip(_ count: Int) {
-        for connectionId in connections.keys {
+        for connectionId in connections.keys.sorted() {
             connections[connectionId]?.pendingSeqSkip = max(0, count)
         }
         noteFault("skip \(count) seq numbers")
@@ -142,7 +142,7 @@ extension GatewayCore {
 
     /// Resumes every waiter at shutdown so nothing hangs.
     func finishWaiters() {
-        for (_, waiter) in invokeWaiters { waiter.resume(returning: .nodeDisconnected) }
+        for (_, waiter) in invokeWaiters.sorted(by: { $0.key < $1.key }) { waiter.resume(returning: .nodeDisconnected) }
         invokeWaiters = [:]
         finishOperatorWaiters()
     }

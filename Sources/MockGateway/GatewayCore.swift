@@ -32,7 +32,6 @@ struct ConnectionState: Sendable {
     let outbox: AsyncStream<OutboundItem>.Continuation
     let remoteAddress: String
     let nonce: String
-    let challengeTs: Int64
     var handshakeDeadlineMs: Int64?
     var session: Session?
     var seq = 0
@@ -131,13 +130,15 @@ actor GatewayCore {
         socket.setMaxMessageSize(configuration.maxPreauthPayloadBytes, closeReason: "preauth payload too large")
         let state = ConnectionState(
             id: connectionId, socket: socket, outbox: continuation, remoteAddress: socket.remoteAddress,
-            nonce: nonce, challengeTs: now, handshakeDeadlineMs: now + Int64(configuration.handshakeTimeoutMs))
+            nonce: nonce, handshakeDeadlineMs: now + Int64(configuration.handshakeTimeoutMs))
         connections[connectionId] = state
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: now, connectionId: connectionId,
                                           kind: .open, text: "\(socket.remoteAddress) \(socket.requestPath)"))
         events.append(.connectionOpened(connectionId: connectionId, remoteAddress: socket.remoteAddress, nonce: nonce))
-        // The challenge carries no seq (gateway-protocol.md §2.8).
-        send(.event(ConnectChallenge(nonce: nonce, ts: Int(now)).eventFrame), to: connectionId)
+        // The challenge carries no seq (gateway-protocol.md §2.8). Its `ts` is on the clients'
+        // time line, against which `signedAt` is judged too: skipping Gateway time (an advance)
+        // never makes a client that signs with its own clock look stale.
+        send(.event(ConnectChallenge(nonce: nonce, ts: Int(clock.peerNowMs)).eventFrame), to: connectionId)
         return (connectionId, stream)
     }
 
@@ -295,7 +296,7 @@ actor GatewayCore {
     /// Runs everything that is due at the current Gateway time.
     func processTimers() {
         let now = nowMs
-        for (connectionId, state) in connections where state.session == nil && !state.closing {
+        for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) where state.session == nil && !state.closing {
             if let deadline = state.handshakeDeadlineMs, deadline <= now {
                 // Protocol-3-era servers closed with 1000 and no reason; the newest close code is
                 // unconfirmed (gateway-protocol.md §11 item 4). 1000 is what clients already handle.
@@ -326,7 +327,7 @@ actor GatewayCore {
     }
 
     func failInvokes(onConnection connectionId: String) {
-        for invoke in nodes.pendingInvokes.values where invoke.connectionId == connectionId {
+        for invoke in nodes.pendingInvokes.values.sorted(by: { $0.id < $1.id }) where invoke.connectionId == connectionId {
             _ = nodes.cancelInvoke(id: invoke.id)
             finishInvoke(invoke.id, with: .nodeDisconnected)
         }

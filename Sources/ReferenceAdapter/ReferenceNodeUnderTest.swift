@@ -23,12 +23,14 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
         Set(ReferenceStimulus.allNames.map { StimulusKind(rawValue: $0) })
     }
 
-    /// Starts the client against the run's Gateway, on the run's virtual clock when there is one.
+    /// Starts the client against the run's Gateway: on the run's virtual clock and in-memory
+    /// network in a simulated run, with keys and request ids derived from the run's seed.
     public func start(_ configuration: NodeConfiguration) async throws {
         let clock: any ClientClock = configuration.clock.map(VirtualClientClock.init) ?? SystemClientClock()
         let reference = ReferenceClient(configuration: ReferenceConfiguration(
             gatewayURL: configuration.gatewayURL, sharedToken: configuration.sharedToken,
-            stateDirectory: configuration.stateDirectory, seed: configuration.seed, clock: clock, mutants: mutants))
+            stateDirectory: configuration.stateDirectory, seed: configuration.seed, clock: clock, mutants: mutants,
+            connector: configuration.connector, reproducible: true))
         let previous = client.withLock { current -> ReferenceClient? in
             defer { current = reference }
             return current
@@ -69,6 +71,8 @@ struct VirtualClientClock: ClientClock {
         await clock.sleep(untilMs: deadlineMs)
         try Task.checkCancellation()
     }
+
+    var waitTimeline: any Timeline { clock.waitTimeline }
 }
 
 extension NodeUnderTestRegistry {

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayProtocol
+import Simulation
 
 /// A point-in-time view of the reference client, for tests and tools.
 public struct ReferenceClientSnapshot: Sendable {
@@ -107,7 +108,8 @@ public actor ReferenceClient {
     /// - Throws: `DeviceStateError` when the state directory cannot be used.
     public func start() async throws {
         guard node == nil else { return }
-        let store = try DeviceStateStore(directory: configuration.stateDirectory, nowMs: clock.nowMs)
+        let store = try DeviceStateStore(directory: configuration.stateDirectory, nowMs: clock.nowMs,
+                                         identifiers: IdentifierSource(seed: configuration.reproducible ? Self.keySeed(configuration.seed) : nil))
         self.store = store
         if let code = configuration.setupCode, let setup = try? SetupCodePayload(decoding: code) {
             let url = setup.url ?? gatewayURL
@@ -118,6 +120,13 @@ public actor ReferenceClient {
             }
         }
         startSessions(store)
+    }
+
+    /// The seed of the client's device keys, mixed from the run's seed so that it never equals
+    /// another seed derived from it (the fake Gateway derives its own identity from the same one).
+    static func keySeed(_ seed: UInt64) -> UInt64 {
+        var random = SeededRandom(seed: seed ^ 0xC11E_47DE_71CE_5EED)
+        return random.next()
     }
 
     /// Disconnects both sessions and stops every timer.
@@ -136,7 +145,7 @@ public actor ReferenceClient {
                                   sharedToken: sharedToken, commands: commands, startGate: nil, seed: sessionSeed,
                                   signals: nodeSignals)
         self.node = node
-        consumers.append(Task { [weak self] in
+        consumers.append(spawnTask { [weak self] in
             for await signal in nodeStream { await self?.handle(signal) }
         })
         if configuration.operatorSession == .enabled {
@@ -147,12 +156,12 @@ public actor ReferenceClient {
                                          sharedToken: sharedToken, commands: [], startGate: gate, seed: sessionSeed &+ 0x5EED,
                                          signals: operatorSignals)
             operatorSession = session
-            consumers.append(Task { [weak self] in
+            consumers.append(spawnTask { [weak self] in
                 for await signal in operatorStream { await self?.handle(signal) }
             })
-            Task { await session.start() }
+            spawnTask { await session.start() }
         }
-        Task { await node.start() }
+        spawnTask { await node.start() }
     }
 
     private func stopSessions() async {
@@ -195,11 +204,11 @@ public actor ReferenceClient {
             if connection.role == .node {
                 currentNode = connection
                 operatorGate?.open()
-                Task { _ = await self.registerPushIfNeeded() }
+                spawnTask { _ = await self.registerPushIfNeeded() }
             } else {
                 currentOperator = connection
                 approvalFamily = ApprovalFamily.choose(methods: hello.methods, configuration: configuration)
-                Task { await self.operatorConnected(connection, hello: hello) }
+                spawnTask { await self.operatorConnected(connection, hello: hello) }
             }
         case .event(let connection, let event):
             if connection.role == .node {
@@ -280,7 +289,7 @@ public actor ReferenceClient {
         guard let request = try? object?.decode(as: NodeInvokeRequest.self) else { return }
         lastInvokeId = request.id
         let receivedAtMs = clock.nowMs
-        Task { await self.runInvoke(request, receivedAtMs: receivedAtMs, on: connection) }
+        spawnTask { await self.runInvoke(request, receivedAtMs: receivedAtMs, on: connection) }
     }
 
     private func runInvoke(_ request: NodeInvokeRequest, receivedAtMs: Int64, on connection: GatewayConnection) async {
@@ -291,7 +300,7 @@ public actor ReferenceClient {
             // A repeated idempotency key returns the first result (§7.3).
             outcome = await first.value
         } else {
-            let run = Task { await self.execute(request, receivedAtMs: receivedAtMs) }
+            let run = spawnTask { await self.execute(request, receivedAtMs: receivedAtMs) }
             if let key = request.idempotencyKey { idempotentRuns[key] = run }
             outcome = await run.value
         }
@@ -456,7 +465,7 @@ public actor ReferenceClient {
 
     private func nextAttemptResult(role: GatewayRole, from cursor: Int) async -> ClientObservation? {
         let name = role.rawValue
-        return await observations.first(from: cursor, timeout: configuration.stimulusTimeout) { observation in
+        return await observations.first(from: cursor, timeout: configuration.stimulusTimeout, on: clock.waitTimeline) { observation in
             switch observation {
             case .connected(let r, _): return r == name
             case .ended(let r, .rejected, _), .ended(let r, .transportFailure, _): return r == name

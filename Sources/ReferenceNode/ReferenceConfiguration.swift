@@ -1,5 +1,6 @@
 import Foundation
 import GatewayProtocol
+import WebSocketTransport
 
 /// How the reference client presents itself in `connect.params.client` (gateway-protocol.md §3.3).
 public struct ClientPersona: Sendable, Hashable {
@@ -84,6 +85,11 @@ public struct ReferenceConfiguration: Sendable {
     /// optionally as an `oc-pair://` link). Ignored when the device already holds a token for
     /// that Gateway, so a relaunch never presents the bootstrap token again.
     public var setupCode: String?
+    /// How sockets are opened: real TCP by default, an `InMemoryNetwork` in a simulated run.
+    public var connector: any WebSocketConnector
+    /// Derive device keys and request ids from ``seed`` instead of the system's random source,
+    /// so that a run with the same seed produces the same frames (conformance runs).
+    public var reproducible: Bool
 
     /// Creates a configuration.
     public init(
@@ -92,7 +98,8 @@ public struct ReferenceConfiguration: Sendable {
         signatureVersion: DeviceAuthPayload.Version = .v3, persona: ClientPersona = .iPhone,
         operatorSession: OperatorSessionPolicy = .enabled,
         operatorScopes: [String] = ReferenceConfiguration.defaultOperatorScopes,
-        stimulusTimeout: Duration = .seconds(10), sendsBinaryFrames: Bool = true, setupCode: String? = nil
+        stimulusTimeout: Duration = .seconds(10), sendsBinaryFrames: Bool = true, setupCode: String? = nil,
+        connector: any WebSocketConnector = SocketConnector(), reproducible: Bool = false
     ) {
         self.gatewayURL = gatewayURL
         self.sharedToken = sharedToken
@@ -107,6 +114,8 @@ public struct ReferenceConfiguration: Sendable {
         self.stimulusTimeout = stimulusTimeout
         self.sendsBinaryFrames = sendsBinaryFrames
         self.setupCode = setupCode
+        self.connector = connector
+        self.reproducible = reproducible
     }
 
     /// `operator.read, operator.write, operator.approvals, operator.questions`.

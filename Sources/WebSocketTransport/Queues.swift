@@ -73,6 +73,21 @@ struct OutboundQueue: Sendable {
         return .drained
     }
 
+    /// Takes every queued byte out, one array per write a socket would make (split-write
+    /// faults keep their pieces apart): what an in-memory connection hands to its peer.
+    mutating func takeAll() -> [[UInt8]] {
+        var writes: [[UInt8]] = []
+        while head < segments.count {
+            let segment = segments[head]
+            if segment.offset < segment.bytes.count {
+                writes.append(segment.offset == 0 ? segment.bytes : Array(segment.bytes[segment.offset...]))
+            }
+            head += 1
+        }
+        removeAll()
+        return writes
+    }
+
     /// Discards everything.
     mutating func removeAll() {
         segments = []

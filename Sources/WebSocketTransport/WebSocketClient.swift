@@ -5,7 +5,7 @@ import Darwin
 #endif
 import Synchronization
 
-/// Opens client connections (`ws://` only; `wss` is not supported).
+/// Opens client connections over TCP (`ws://` only; `wss` is not supported).
 ///
 /// Client connections share one event loop thread, started with the first connection and
 /// stopped when the last one has ended.
@@ -115,6 +115,8 @@ final class ClientConnector: EventLoopHandler {
         var continuation: CheckedContinuation<WebSocketConnection, any Error>?
         var timer: TimerID?
         var remote = ("", 0)
+        /// A failure to deliver once the lock is released (see `withState`).
+        var deferredFailure: (CheckedContinuation<WebSocketConnection, any Error>, any Error)?
     }
 
     private let url: WebSocketURL
@@ -131,8 +133,21 @@ final class ClientConnector: EventLoopHandler {
         self.state = Mutex(State(addresses: addresses, handshake: ClientHandshake(maxBytes: configuration.maxHandshakeBytes)))
     }
 
+    /// Runs `body` under the lock, then resumes a continuation it failed. Resuming under the
+    /// lock can deadlock: the resumed task's cancellation handler (``fail(_:)``) may be running
+    /// at that moment and waiting for this lock.
+    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        let (result, failure) = state.withLock { state -> (Result, (CheckedContinuation<WebSocketConnection, any Error>, any Error)?) in
+            let result = body(&state)
+            defer { state.deferredFailure = nil }
+            return (result, state.deferredFailure)
+        }
+        if let (continuation, error) = failure { continuation.resume(throwing: error) }
+        return result
+    }
+
     func begin(_ continuation: CheckedContinuation<WebSocketConnection, any Error>) {
-        let failure = state.withLock { state -> (any Error)? in
+        let failure = withState { state -> (any Error)? in
             // Cancelled before the continuation existed.
             guard state.phase == .idle else { return CancellationError() }
             state.continuation = continuation
@@ -150,7 +165,7 @@ final class ClientConnector: EventLoopHandler {
 
     /// Ends the attempt with `error` (timeout, cancellation); no effect once finished.
     func fail(_ error: any Error) {
-        state.withLock { failLocked(&$0, error) }
+        withState { failLocked(&$0, error) }
     }
 
     private func failLocked(_ state: inout State, _ error: any Error) {
@@ -161,7 +176,7 @@ final class ClientConnector: EventLoopHandler {
         if let timer = state.timer { loop.cancel(timer) }
         if let continuation = state.continuation {
             state.continuation = nil
-            continuation.resume(throwing: error)
+            state.deferredFailure = (continuation, error)
         }
         // An idle connector has not taken over the loop reference yet: `begin` releases it.
         if !wasIdle { SharedClientLoop.release(loop) }
@@ -211,7 +226,7 @@ final class ClientConnector: EventLoopHandler {
     }
 
     func handleIO(_ readiness: IOReadiness, scratch: UnsafeMutableRawBufferPointer) {
-        let outcome = state.withLock { state -> Outcome in
+        let outcome = withState { state -> Outcome in
             guard state.fd >= 0, let registration = state.registration else { return .none }
             switch state.phase {
             case .connecting:

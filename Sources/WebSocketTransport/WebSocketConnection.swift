@@ -19,7 +19,13 @@ import Synchronization
 /// and the TCP connection is then shut down. A closing handshake that does not finish within
 /// ``WebSocketConfiguration/closeTimeout`` drops the TCP connection.
 ///
-/// All I/O runs on an event loop thread; the methods may be called from any task.
+/// All socket I/O runs on an event loop thread; the methods may be called from any task.
+///
+/// A connection can also be one end of an in-memory pair (``InMemoryWebSocket``): the same
+/// framing, parser, close handshake and fault hooks, with the bytes handed to the peer directly
+/// instead of through a socket. In-memory connections have no close timeout (both ends answer a
+/// close frame at once) and no backpressure (a send is delivered to the peer's parser before it
+/// returns).
 public final class WebSocketConnection: Sendable {
     /// A process-wide unique number, for logs and transcripts.
     public let id: UInt64
@@ -35,8 +41,9 @@ public final class WebSocketConnection: Sendable {
     /// this client added to its request.
     public let requestHeaders: WebSocketHTTPHeaders
 
-    let loop: EventLoop
-    let registration: RegistrationID
+    /// The event loop and registration of a socket connection; `nil` for an in-memory one.
+    let loop: EventLoop?
+    let registration: RegistrationID?
     private let closeTimeout: Duration
     private let inboundHighWaterMark: Int
     private let onEnd: (@Sendable () -> Void)?
@@ -48,8 +55,18 @@ public final class WebSocketConnection: Sendable {
         var continuation: CheckedContinuation<Void, any Error>
     }
 
+    /// Where the bytes go.
+    private enum Link: Sendable {
+        /// A socket on the event loop.
+        case socket(fd: Int32)
+        /// The peer of an in-memory pair.
+        case memory(MemoryPeer)
+        /// Ended.
+        case closed
+    }
+
     private struct State: Sendable {
-        var fd: Int32
+        var link: Link
         var parser: WebSocketInboundParser
         var outbound = OutboundQueue()
         var interest: IOInterest = []
@@ -70,13 +87,22 @@ public final class WebSocketConnection: Sendable {
         var maxOutboundBytes: Int
         /// Continuations to resume once the lock is released (see `withState`).
         var deferred: [DeferredResume] = []
+
+        /// Whether the connection has not ended yet.
+        var isOpen: Bool {
+            if case .closed = link { false } else { true }
+        }
     }
 
-    /// A continuation to resume outside the lock.
+    /// A continuation to resume, or bytes to hand to an in-memory peer, outside the lock.
     private enum DeferredResume: Sendable {
         case message(CheckedContinuation<WebSocketMessage?, Never>, WebSocketMessage?)
         case closed(CheckedContinuation<WebSocketCloseInfo, Never>, WebSocketCloseInfo)
         case ping(CheckedContinuation<Void, any Error>, failure: WebSocketError?)
+        /// Writes for an in-memory peer, each delivered on its own as a socket read would.
+        case deliver(WebSocketConnection, [[UInt8]])
+        /// The in-memory peer sees the end of the byte stream (a half-close or a reset).
+        case endOfStream(WebSocketConnection)
 
         func resume() {
             switch self {
@@ -84,6 +110,10 @@ public final class WebSocketConnection: Sendable {
             case .closed(let continuation, let info): continuation.resume(returning: info)
             case .ping(let continuation, let failure):
                 if let failure { continuation.resume(throwing: failure) } else { continuation.resume() }
+            case .deliver(let peer, let writes):
+                for write in writes { peer.receiveFromPeer(write) }
+            case .endOfStream(let peer):
+                peer.peerEndedStream()
             }
         }
     }
@@ -121,10 +151,30 @@ public final class WebSocketConnection: Sendable {
 
     private static let idCounter = Atomic<UInt64>(0)
 
-    init(
+    convenience init(
         fd: Int32, registration: RegistrationID, loop: EventLoop, isClient: Bool,
         configuration: WebSocketConfiguration, remoteAddress: String, remotePort: Int,
         requestPath: String, requestHeaders: WebSocketHTTPHeaders, onEnd: (@Sendable () -> Void)? = nil
+    ) {
+        self.init(link: .socket(fd: fd), registration: registration, loop: loop, isClient: isClient,
+                  configuration: configuration, remoteAddress: remoteAddress, remotePort: remotePort,
+                  requestPath: requestPath, requestHeaders: requestHeaders, onEnd: onEnd)
+    }
+
+    /// One end of an in-memory pair; ``InMemoryWebSocket/pair(path:headers:client:server:)`` joins two.
+    convenience init(
+        memoryPeer: MemoryPeer, isClient: Bool, configuration: WebSocketConfiguration, remoteAddress: String,
+        remotePort: Int, requestPath: String, requestHeaders: WebSocketHTTPHeaders
+    ) {
+        self.init(link: .memory(memoryPeer), registration: nil, loop: nil, isClient: isClient,
+                  configuration: configuration, remoteAddress: remoteAddress, remotePort: remotePort,
+                  requestPath: requestPath, requestHeaders: requestHeaders, onEnd: nil)
+    }
+
+    private init(
+        link: Link, registration: RegistrationID?, loop: EventLoop?, isClient: Bool,
+        configuration: WebSocketConfiguration, remoteAddress: String, remotePort: Int,
+        requestPath: String, requestHeaders: WebSocketHTTPHeaders, onEnd: (@Sendable () -> Void)?
     ) {
         self.id = Self.idCounter.wrappingAdd(1, ordering: .relaxed).newValue
         self.isClient = isClient
@@ -141,13 +191,14 @@ public final class WebSocketConnection: Sendable {
             role: isClient ? .client : .server, maxMessageSize: configuration.maxMessageSize,
             messageTooBigReason: configuration.messageTooBigReason)
         self.state = Mutex(State(
-            fd: fd, parser: parser, automaticPongs: configuration.automaticPongs,
+            link: link, parser: parser, automaticPongs: configuration.automaticPongs,
             maxOutboundBytes: configuration.maxOutboundBufferBytes))
     }
 
     /// Takes over the registration, sends `initialOutput` (the server's 101 response) and
     /// parses bytes that arrived together with the handshake. Called on the loop thread.
     func start(initialOutput: [UInt8], leftover: [UInt8]) {
+        guard let loop, let registration else { return }
         loop.replaceHandler(registration, with: self)
         withState { state in
             state.outbound.append(initialOutput, separateWrite: false)
@@ -155,12 +206,28 @@ public final class WebSocketConnection: Sendable {
                 leftover.withUnsafeBytes { consume(&state, $0) }
             }
             flush(&state)
-            if state.fd >= 0 {
+            if state.isOpen {
                 let interest = desiredInterest(state)
                 state.interest = interest
                 loop.setInterest(registration, interest)
             }
         }
+    }
+
+    // MARK: - In-memory peer side
+
+    /// Bytes written by the in-memory peer: parsed as if read from a socket.
+    fileprivate func receiveFromPeer(_ bytes: [UInt8]) {
+        withState { state in
+            guard state.isOpen else { return }
+            bytes.withUnsafeBytes { consume(&state, $0) }
+            flush(&state)
+        }
+    }
+
+    /// The in-memory peer half-closed or dropped the connection: the end of the byte stream.
+    fileprivate func peerEndedStream() {
+        withState { state in finish(&state) }
     }
 
     // MARK: - Public API
@@ -227,7 +294,7 @@ public final class WebSocketConnection: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let failure = withState { state -> (any Error)? in
                     if Task.isCancelled { return CancellationError() }
-                    guard state.fd >= 0, !state.writeShut, state.closeSent == nil else { return WebSocketError.connectionClosed }
+                    guard state.isOpen, !state.writeShut, state.closeSent == nil else { return WebSocketError.connectionClosed }
                     state.pingWaiters.append(PingWaiter(id: waiterID, payload: payload, continuation: continuation))
                     state.outbound.append(frame, separateWrite: false)
                     flush(&state)
@@ -254,7 +321,7 @@ public final class WebSocketConnection: Sendable {
     public func close(code: WebSocketCloseCode = .normal, reason: String = "") async -> WebSocketCloseInfo {
         let frame = WebSocketCloseFrame(code: code == .noStatus ? nil : code, reason: Self.truncatedReason(reason))
         withState { state in
-            guard state.fd >= 0, state.closeSent == nil, !state.writeShut else { return }
+            guard state.isOpen, state.closeSent == nil, !state.writeShut else { return }
             sendClose(&state, frame, initiatedLocally: true)
             flush(&state)
         }
@@ -266,9 +333,9 @@ public final class WebSocketConnection: Sendable {
     /// close frame had already been sent.
     public func abort() {
         withState { state in
-            guard state.fd >= 0 else { return }
+            guard state.isOpen else { return }
             if state.closeSent == nil { state.initiatedLocally = true }
-            Socket.setLingerZero(state.fd)
+            if case .socket(let fd) = state.link { Socket.setLingerZero(fd) }
             finish(&state)
         }
     }
@@ -419,7 +486,7 @@ public final class WebSocketConnection: Sendable {
 
     private func enqueue(_ writes: [[UInt8]], split: Bool, isMessage: Bool, raw: Bool) throws(WebSocketError) {
         try withState { (state: inout State) throws(WebSocketError) in
-            guard state.fd >= 0, !state.writeShut, raw || state.closeSent == nil else { throw WebSocketError.connectionClosed }
+            guard state.isOpen, !state.writeShut, raw || state.closeSent == nil else { throw WebSocketError.connectionClosed }
             if isMessage, state.messagesToDrop > 0 {
                 state.messagesToDrop -= 1
                 return
@@ -450,7 +517,8 @@ public final class WebSocketConnection: Sendable {
     }
 
     private func armCloseTimer(_ state: inout State) {
-        guard state.closeTimer == nil, state.fd >= 0 else { return }
+        // In memory both ends answer a close frame at once: no timer is needed.
+        guard state.closeTimer == nil, case .socket = state.link, let loop else { return }
         state.closeTimer = loop.schedule(after: closeTimeout) { [weak self] in
             self?.withState { state in
                 state.closeTimer = nil
@@ -500,20 +568,33 @@ public final class WebSocketConnection: Sendable {
     }
 
     private func flush(_ state: inout State) {
-        guard state.fd >= 0 else { return }
-        switch state.outbound.write(to: state.fd) {
-        case .drained:
-            if state.shutdownAfterFlush, !state.writeShut {
-                Socket.shutdownWrite(state.fd)
-                state.writeShut = true
-            }
-        case .wouldBlock:
-            break
-        case .failed:
-            finish(&state)
+        switch state.link {
+        case .closed:
             return
+        case .memory(let peer):
+            let writes = state.outbound.takeAll()
+            if let connection = peer.connection {
+                if !writes.isEmpty { state.deferred.append(.deliver(connection, writes)) }
+                if state.shutdownAfterFlush, !state.writeShut {
+                    state.writeShut = true
+                    state.deferred.append(.endOfStream(connection))
+                }
+            }
+        case .socket(let fd):
+            switch state.outbound.write(to: fd) {
+            case .drained:
+                if state.shutdownAfterFlush, !state.writeShut {
+                    Socket.shutdownWrite(fd)
+                    state.writeShut = true
+                }
+            case .wouldBlock:
+                break
+            case .failed:
+                finish(&state)
+                return
+            }
+            updateInterest(&state)
         }
-        updateInterest(&state)
     }
 
     private func desiredInterest(_ state: State) -> IOInterest {
@@ -524,7 +605,7 @@ public final class WebSocketConnection: Sendable {
     }
 
     private func updateInterest(_ state: inout State) {
-        guard state.fd >= 0 else { return }
+        guard case .socket = state.link, let loop, let registration else { return }
         let interest = desiredInterest(state)
         guard interest != state.interest else { return }
         state.interest = interest
@@ -533,8 +614,8 @@ public final class WebSocketConnection: Sendable {
 
     private func readAvailable(_ state: inout State, scratch: UnsafeMutableRawBufferPointer, hangup: Bool) {
         var rounds = 0
-        while state.fd >= 0, !state.readPaused || hangup, rounds < 8 {
-            let count = Socket.receive(state.fd, scratch)
+        while case .socket(let fd) = state.link, !state.readPaused || hangup, rounds < 8 {
+            let count = Socket.receive(fd, scratch)
             if count > 0 {
                 consume(&state, UnsafeRawBufferPointer(rebasing: scratch[..<count]))
                 flush(&state)
@@ -555,12 +636,20 @@ public final class WebSocketConnection: Sendable {
 
     /// Closes the socket and tells everyone waiting how the connection ended.
     private func finish(_ state: inout State) {
-        guard state.fd >= 0 else { return }
-        loop.deregister(registration)
-        Socket.closeDescriptor(state.fd)
-        state.fd = -1
+        switch state.link {
+        case .closed:
+            return
+        case .socket(let fd):
+            if let loop, let registration { loop.deregister(registration) }
+            Socket.closeDescriptor(fd)
+        case .memory(let peer):
+            // The peer sees the end of the stream (EOF or reset), and the pair stops referencing
+            // each other.
+            if let connection = peer.take() { state.deferred.append(.endOfStream(connection)) }
+        }
+        state.link = .closed
         if let timer = state.closeTimer {
-            loop.cancel(timer)
+            loop?.cancel(timer)
             state.closeTimer = nil
         }
         state.outbound.removeAll()
@@ -588,7 +677,7 @@ public final class WebSocketConnection: Sendable {
 extension WebSocketConnection: EventLoopHandler {
     func handleIO(_ readiness: IOReadiness, scratch: UnsafeMutableRawBufferPointer) {
         withState { state in
-            guard state.fd >= 0 else { return }
+            guard state.isOpen else { return }
             if readiness.writable { flush(&state) }
             if readiness.readable || readiness.hangup { readAvailable(&state, scratch: scratch, hangup: readiness.hangup) }
         }
@@ -596,10 +685,10 @@ extension WebSocketConnection: EventLoopHandler {
 
     func handleLoopStop() {
         withState { state in
-            guard state.fd >= 0 else { return }
+            guard case .socket(let fd) = state.link else { return }
             if state.closeSent == nil, !state.writeShut {
                 sendClose(&state, WebSocketCloseFrame(code: .goingAway, reason: "server shutting down"), initiatedLocally: true)
-                _ = state.outbound.write(to: state.fd)  // best effort, once
+                _ = state.outbound.write(to: fd)  // best effort, once
             }
             finish(&state)
         }

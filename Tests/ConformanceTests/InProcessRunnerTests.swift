@@ -63,16 +63,16 @@ import Testing
     }
 
     @Test func aScenarioRunsOncePerProfileAgainstAFreshGateway() async throws {
-        let urls = Mutex<[String: String]>([:])
+        let identities = Mutex<[String: String]>([:])
         let scenario = Self.scenario("PAIR-001", profiles: .all) { run in
-            urls.withLock { $0[run.profile.name] = run.gateway.url }
+            identities.withLock { $0[run.profile.name] = run.gateway.identity.deviceId }
             try run.expectEqual(run.gateway.profile.name, run.profile.name, "the Gateway runs the run's profile")
             try run.expect(FileManager.default.fileExists(atPath: run.stateDirectory.path), "a state directory exists")
         }
         let report = try await runScenarios([scenario], driver: InProcessDriver(name: "fake") { FakeNode() }) { $0.jobs = 2 }
         #expect(report.results.map(\.key) == ["PAIR-001@current", "PAIR-001@legacy"])
         #expect(report.results.allSatisfy { $0.verdict == .pass })
-        let seen = urls.withLock { $0 }
+        let seen = identities.withLock { $0 }
         #expect(seen.count == 2 && seen["current"] != seen["legacy"])
     }
 
@@ -82,11 +82,42 @@ import Testing
                 if case .pairingRequested(let request) = event { request } else { nil }
             }
         }
+        // Real time: the deadline passes.
+        let sockets = try await runScenarios([scenario], driver: InProcessDriver(name: "fake", transport: .loopbackSockets) { FakeNode() })
+        let timedOut = try #require(sockets.result("PAIR-002@current"))
+        #expect(timedOut.verdict == .fail)
+        #expect(timedOut.message == "timed out waiting for a pairing request")
+        #expect(timedOut.expected == "a pairing request within 100 ms")
+        // Simulated: the fake client has no timer and no connection, so nothing can ever happen
+        // and the wait fails at once, saying so.
+        let simulated = try await runScenarios([scenario], driver: InProcessDriver(name: "fake") { FakeNode() })
+        let stuck = try #require(simulated.result("PAIR-002@current"))
+        #expect(stuck.verdict == .fail)
+        #expect(stuck.message == "a pairing request never came: nothing more can happen in the run")
+        #expect(stuck.expected == "a pairing request within 100 ms")
+        #expect(stuck.actual?.contains("no client or Gateway timer is pending") == true)
+    }
+
+    @Test func aSimulatedWaitLetsVirtualTimePassUntilItsDeadline() async throws {
+        let scenario = Self.scenario("PAIR-004") { run in
+            // A Gateway timer keeps the run busy (a question expiring in a minute): the wait
+            // times out at its own deadline, on the virtual clock.
+            _ = try await run.gateway.createQuestion("Deploy?", options: ["yes", "no"], expiresIn: .seconds(60))
+            let before = run.gateway.clock.nowMs
+            do {
+                _ = try await run.waitForEvent("a pairing request", within: .seconds(30)) { event in
+                    if case .pairingRequested(let request) = event { request } else { nil }
+                }
+            } catch let failure as ScenarioFailure {
+                try run.expectEqual(failure.message, "timed out waiting for a pairing request", "a plain timeout")
+                try run.expectEqual(run.gateway.clock.nowMs - before, 30_000, "30 s of virtual time passed")
+                return
+            }
+            try run.fail("the wait did not time out")
+        }
         let report = try await runScenarios([scenario], driver: InProcessDriver(name: "fake") { FakeNode() })
-        let result = try #require(report.result("PAIR-002@current"))
-        #expect(result.verdict == .fail)
-        #expect(result.message == "timed out waiting for a pairing request")
-        #expect(result.expected == "a pairing request within 100 ms")
+        let result = try #require(report.result("PAIR-004@current"))
+        #expect(result.verdict == .pass, "\(result.message) \(result.expected ?? "") \(result.actual ?? "")")
     }
 
     @Test func expectNoEventPassesWhenTheGatewayStaysQuiet() async throws {
@@ -104,8 +135,13 @@ import Testing
         let scenario = Self.scenario("LIFE-002") { run in
             seen.withLock { $0 = run.deadline(ms: 1_000) }
         }
-        _ = try await runScenarios([scenario], driver: InProcessDriver(name: "fake") { FakeNode() }) { $0.slowness = 2.5 }
+        _ = try await runScenarios([scenario], driver: InProcessDriver(name: "fake", transport: .loopbackSockets) { FakeNode() }) {
+            $0.slowness = 2.5
+        }
         #expect(seen.withLock { $0 } == .milliseconds(2_500))
+        // A simulated run's deadlines are virtual time: the machine's speed does not matter.
+        _ = try await runScenarios([scenario], driver: InProcessDriver(name: "fake") { FakeNode() }) { $0.slowness = 2.5 }
+        #expect(seen.withLock { $0 } == .milliseconds(1_000))
     }
 
     @Test func aSecondGatewayHasItsOwnIdentityAndTranscript() async throws {

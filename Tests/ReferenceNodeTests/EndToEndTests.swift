@@ -1,45 +1,98 @@
 import Foundation
 import GatewayProtocol
 import MockGateway
+import Simulation
 import Testing
+import WebSocketTransport
 @testable import ReferenceNode
 
-/// A fake Gateway and a reference client sharing the Gateway's manual clock.
+/// The Gateway's clock as the reference client's clock (both on the run's virtual time).
+struct GatewayTimeClock: ClientClock {
+    let clock: GatewayClock
+
+    var nowMs: Int64 { clock.nowMs }
+
+    func sleep(untilMs deadlineMs: Int64) async throws {
+        await clock.sleep(untilMs: deadlineMs)
+        try Task.checkCancellation()
+    }
+
+    var waitTimeline: any Timeline { clock.waitTimeline }
+}
+
+/// A fake Gateway and a reference client in one deterministic simulation: an in-memory network,
+/// one virtual time line, every task on the simulation's executor. (`sockets: true` puts them on
+/// real loopback sockets and real time instead, to keep that path covered.)
 struct EndToEnd {
     let gateway: Gateway
-    let clock: ManualClientClock
     let client: ReferenceClient
+    let simulation: (VirtualTimeline, InMemoryNetwork)?
 
     static let wait: Duration = .seconds(10)
 
     static func start(profile: GatewayProfile = .current, approval: AutoApprovalPolicy = .auto,
                       operatorSession: OperatorSessionPolicy = .disabled, mutants: Set<Mutant> = [],
-                      withSetupCode: Bool = false,
+                      withSetupCode: Bool = false, startingUp: Bool = false, simulation: (VirtualTimeline, InMemoryNetwork)?,
                       stateDirectory: URL = TestSupport.temporaryDirectory()) async throws -> EndToEnd {
-        let gateway = try await Gateway.start(GatewayConfiguration(profile: profile, autoApproval: approval))
-        let gatewayClock = gateway.clock
-        let clock = ManualClientClock(reading: { gatewayClock.nowMs })
+        var configuration = GatewayConfiguration(profile: profile, autoApproval: approval, startingUp: startingUp)
+        let connector: any WebSocketConnector
+        if let (timeline, network) = simulation {
+            configuration.clock = .manual(on: timeline)
+            configuration.network = network
+            connector = network
+        } else {
+            connector = SocketConnector()
+        }
+        let gateway = try await Gateway.start(configuration)
+        let clock: any ClientClock
+        if simulation != nil {
+            clock = GatewayTimeClock(clock: gateway.clock)
+        } else {
+            let gatewayClock = gateway.clock
+            clock = ManualClientClock(reading: { gatewayClock.nowMs })
+        }
         let setupCode = withSetupCode ? await gateway.makeSetupCode().encoded : nil
         let client = ReferenceClient(configuration: ReferenceConfiguration(
-            gatewayURL: gateway.url, stateDirectory: stateDirectory, clock: clock, mutants: mutants,
-            operatorSession: operatorSession, setupCode: setupCode))
+            gatewayURL: gateway.url, stateDirectory: stateDirectory, seed: 42, clock: clock, mutants: mutants,
+            operatorSession: operatorSession, setupCode: setupCode, connector: connector, reproducible: true))
         try await client.start()
-        return EndToEnd(gateway: gateway, clock: clock, client: client)
+        return EndToEnd(gateway: gateway, client: client, simulation: simulation)
     }
 
-    /// Runs `body` against a started pair and shuts both down afterwards.
+    /// Starts another Gateway in the same world (time line and network); the caller shuts it down.
+    func startGateway(_ configuration: GatewayConfiguration) async throws -> Gateway {
+        var configuration = configuration
+        if let (timeline, network) = simulation {
+            configuration.clock = .manual(on: timeline)
+            configuration.network = network
+        }
+        return try await Gateway.start(configuration)
+    }
+
+    /// Runs `body` against a started pair and shuts both down afterwards: in a simulation, or on
+    /// real sockets with `sockets: true`.
     static func run(profile: GatewayProfile = .current, approval: AutoApprovalPolicy = .auto,
                     operatorSession: OperatorSessionPolicy = .disabled, mutants: Set<Mutant> = [],
-                    withSetupCode: Bool = false, _ body: (EndToEnd) async throws -> Void) async throws {
-        let pair = try await start(profile: profile, approval: approval, operatorSession: operatorSession, mutants: mutants,
-                                   withSetupCode: withSetupCode)
-        do {
-            try await body(pair)
-        } catch {
+                    withSetupCode: Bool = false, startingUp: Bool = false, sockets: Bool = false, seed: UInt64 = 1,
+                    _ body: @escaping @Sendable (EndToEnd) async throws -> Void) async throws {
+        let scenario: @Sendable ((VirtualTimeline, InMemoryNetwork)?) async throws -> Void = { simulation in
+            let pair = try await start(profile: profile, approval: approval, operatorSession: operatorSession, mutants: mutants,
+                                       withSetupCode: withSetupCode, startingUp: startingUp, simulation: simulation)
+            do {
+                try await body(pair)
+            } catch {
+                await pair.shutdown()
+                throw error
+            }
             await pair.shutdown()
-            throw error
         }
-        await pair.shutdown()
+        if sockets {
+            try await scenario(nil)
+            return
+        }
+        let timeline = VirtualTimeline()
+        let executor = SimulationExecutor(seed: seed, timeline: timeline, limits: .init(wallClock: .seconds(60)))
+        try await executor.run { try await scenario((timeline, InMemoryNetwork())) }
     }
 
     func shutdown() async {
@@ -47,16 +100,15 @@ struct EndToEnd {
         await gateway.shutdown()
     }
 
-    /// Moves both clocks forward.
+    /// Moves the clock forward (a jump: everything due wakes at the new time).
     func advance(_ milliseconds: Int64) async {
         await gateway.advance(by: .milliseconds(milliseconds))
-        clock.wake()
     }
 
     /// Waits for a client observation at or after `cursor`.
     func observed(from cursor: Int = 0, timeout: Duration = EndToEnd.wait,
                   _ predicate: @escaping @Sendable (ClientObservation) -> Bool) async -> ClientObservation? {
-        await client.observations.first(from: cursor, timeout: timeout, where: predicate)
+        await client.observations.first(from: cursor, timeout: timeout, on: gateway.clock.waitTimeline, where: predicate)
     }
 
     /// Waits until the session of `role` is connected, advancing the clocks in steps of
@@ -92,8 +144,10 @@ struct EndToEnd {
 
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct EndToEndTests {
-    @Test func pairingApprovalThenReconnectPresentsTheStoredToken() async throws {
-        try await EndToEnd.run(approval: .manual) { pair in
+    /// Also over real loopback sockets and real time, to keep the client's socket path covered.
+    @Test(arguments: [false, true])
+    func pairingApprovalThenReconnectPresentsTheStoredToken(sockets: Bool) async throws {
+        try await EndToEnd.run(approval: .manual, sockets: sockets) { pair in
             let request = try #require(await pair.gateway.nextPairingRequest(timeout: EndToEnd.wait))
             let pending = await pair.observed { if case .pairingPending = $0 { return true } else { return false } }
             #expect(pending == .pairingPending(role: "node", requestId: request.requestId))
@@ -175,7 +229,7 @@ struct EndToEndTests {
             #expect(await pair.connected("node"))
             let deviceId = try #require(await pair.client.deviceId)
             let gateway = pair.gateway
-            let outcome = Task { await gateway.invoke(nodeId: deviceId, command: "debug.slow", timeoutMs: 10_000) }
+            let outcome = spawnTask { await gateway.invoke(nodeId: deviceId, command: "debug.slow", timeoutMs: 10_000) }
             // 9 steps of 1 s stay below the Gateway's own 10 s timeout; the client answers at 8 s.
             let answered = await pair.advance(until: { if case .invokeAnswered = $0 { return true } else { return false } },
                                               from: 0, stepMs: 1_000, steps: 9)

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayProtocol
 import MockGateway
+import Simulation
 import Testing
 @testable import ReferenceNode
 
@@ -31,7 +32,7 @@ extension EndToEnd {
     func invokeAdvancing(nodeId: String, command: String, params: JSONValue? = nil, timeoutMs: Int = 5_000,
                          idempotencyKey: String? = nil) async -> MockGateway.InvokeOutcome {
         let gateway = gateway
-        let task = Task {
+        let task = spawnTask {
             await gateway.invoke(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs,
                                  idempotencyKey: idempotencyKey, wait: .seconds(20))
         }
@@ -72,18 +73,12 @@ struct MutantEndToEndTests {
 
     @Test(arguments: [false, true])
     func aStartingGatewayIsRetriedNoSoonerThanRetryAfterMs(mutant: Bool) async throws {
-        let gateway = try await Gateway.start(GatewayConfiguration(autoApproval: .auto, startingUp: true))
-        let gatewayClock = gateway.clock
-        let clock = ManualClientClock(reading: { gatewayClock.nowMs })
-        let pair = EndToEnd(gateway: gateway, clock: clock, client: ReferenceClient(configuration: ReferenceConfiguration(
-            gatewayURL: gateway.url, stateDirectory: TestSupport.temporaryDirectory(), clock: clock,
-            mutants: mutant ? [.ignoreRetryAfter] : [], operatorSession: .disabled)))
-        try await pair.client.start()
-        let ended = await pair.observed { if case .ended("node", .rejected, _) = $0 { return true } else { return false } }
-        await pair.shutdown()
-        guard case .ended(_, .rejected(let error), .retry(let delay))? = ended else { Issue.record("no retry decision"); return }
-        let retryAfter = Int64(try #require(error.retryAfterMs))
-        #expect((delay >= retryAfter) == !mutant)
+        try await EndToEnd.run(mutants: mutant ? [.ignoreRetryAfter] : [], startingUp: true) { pair in
+            let ended = await pair.observed { if case .ended("node", .rejected, _) = $0 { return true } else { return false } }
+            guard case .ended(_, .rejected(let error), .retry(let delay))? = ended else { Issue.record("no retry decision"); return }
+            let retryAfter = Int64(try #require(error.retryAfterMs))
+            #expect((delay >= retryAfter) == !mutant)
+        }
     }
 
     @Test(arguments: [false, true])
@@ -184,7 +179,7 @@ struct MutantEndToEndTests {
         try await EndToEnd.run(mutants: mutant ? [.mixedInvokeIds] : []) { pair in
             let nodeId = try await pair.connectedNodeId()
             let gateway = pair.gateway
-            let slow = Task {
+            let slow = spawnTask {
                 await gateway.invoke(nodeId: nodeId, command: "debug.slow", params: ["durationMs": 2_000], timeoutMs: 6_000,
                                      wait: .seconds(20))
             }
@@ -224,7 +219,7 @@ struct MutantEndToEndTests {
         try await EndToEnd.run(mutants: mutant ? [.staleSocketResult] : []) { pair in
             let nodeId = try await pair.connectedNodeId()
             let gateway = pair.gateway
-            let invoke = Task {
+            let invoke = spawnTask {
                 await gateway.invoke(nodeId: nodeId, command: "debug.slow", params: ["durationMs": 3_000], timeoutMs: 20_000,
                                      wait: .seconds(20))
             }
@@ -279,7 +274,7 @@ struct MutantEndToEndTests {
             _ = try await pair.connectedNodeId()
             await pair.gateway.delayResponses(by: .seconds(2))
             let client = pair.client
-            let wake = Task { await client.apply(.backgroundWake(trigger: "manual")) }
+            let wake = spawnTask { await client.apply(.backgroundWake(trigger: "manual")) }
             _ = await pair.observed { if case .beaconSent = $0 { return true } else { return false } }
             await pair.advance(1_500)
             let outcome = await wake.value
@@ -422,28 +417,23 @@ struct PairingEndToEndTests {
 
     @Test(arguments: [false, true])
     func pushIsRegisteredAgainAfterASwitch(mutant: Bool) async throws {
-        let second = try await Gateway.start(GatewayConfiguration(autoApproval: .auto, identitySeed: Array(repeating: 0x52, count: 32)))
-        do {
-            try await EndToEnd.run(operatorSession: .enabled, mutants: mutant ? [.noPushAfterSwitch] : []) { pair in
-                _ = try await pair.connectedNodeId()
-                #expect(await pair.connected("operator"))
-                #expect(await pair.client.apply(.pushRegister(transport: "relay", environment: "production")) == .ok)
-                #expect(await pair.client.apply(.switchGateway(url: second.url, token: nil)) == .ok)
-                let registered = await second.waitForEvent(timeout: mutant ? .seconds(1) : EndToEnd.wait) { event in
-                    if case .pushRegistered = event { return true }
-                    return false
-                }
-                if case .pushRegistered(_, _, let accepted, let gatewayId)? = registered {
-                    #expect(!mutant && accepted && gatewayId == second.identity.deviceId)
-                } else {
-                    #expect(mutant)
-                }
+        try await EndToEnd.run(operatorSession: .enabled, mutants: mutant ? [.noPushAfterSwitch] : []) { pair in
+            let second = try await pair.startGateway(GatewayConfiguration(autoApproval: .auto, identitySeed: Array(repeating: 0x52, count: 32)))
+            _ = try await pair.connectedNodeId()
+            #expect(await pair.connected("operator"))
+            #expect(await pair.client.apply(.pushRegister(transport: "relay", environment: "production")) == .ok)
+            #expect(await pair.client.apply(.switchGateway(url: second.url, token: nil)) == .ok)
+            let registered = await second.waitForEvent(timeout: EndToEnd.wait) { event in
+                if case .pushRegistered = event { return true }
+                return false
             }
-        } catch {
             await second.shutdown()
-            throw error
+            if case .pushRegistered(_, _, let accepted, let gatewayId)? = registered {
+                #expect(!mutant && accepted && gatewayId == second.identity.deviceId)
+            } else {
+                #expect(mutant)
+            }
         }
-        await second.shutdown()
     }
 
     @Test(arguments: [false, true])

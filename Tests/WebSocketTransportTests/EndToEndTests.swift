@@ -423,7 +423,7 @@ struct EndToEndTests {
             var configuration = WebSocketConfiguration()
             configuration.poller = .poll  // its own shared loop, not used by other tests
             let client = try await WebSocketClient.connect(to: server.url, configuration: configuration)
-            let loop = client.loop
+            let loop = try #require(client.loop)
             #expect(!loop.isTerminated)
             await client.close()
             try await withDeadline(10, "shared loop stop") { await loop.waitUntilTerminated() }

@@ -163,6 +163,21 @@ struct RobustnessTests {
         await #expect(throws: CancellationError.self) { try await attempt.value }
     }
 
+    /// A refused connect fails its continuation while the caller's cancellation handler may be
+    /// running: the connector resumes only after releasing its lock, so the two never deadlock.
+    @Test func cancellationRacingARefusedConnectNeverHangs() async throws {
+        let (fd, port) = try Socket.listen(host: "127.0.0.1", port: 0)
+        Socket.closeDescriptor(fd)  // nothing listens there any more: every connect is refused
+        try await withDeadline(60, "300 cancelled connect attempts") {
+            for round in 0..<300 {
+                let attempt = Task { try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/") }
+                if round % 3 != 0 { await Task.yield() }
+                attempt.cancel()
+                _ = try? await attempt.value
+            }
+        }
+    }
+
     @Test func cancellingAWaitingConsumerEndsItsIteration() async throws {
         try await withEchoServer { server in
             let client = try await WebSocketClient.connect(to: server.url)

@@ -7,16 +7,14 @@ let life003 = Scenario(
     title: "a reply that takes 2 s is waited for",
     requirement: "A Gateway that answers slowly (2 s) does not make the client give up on a request early: the connect reply arriving after 2 s is accepted on the same socket.",
     source: "gateway-protocol.md §9.3",
-    discussion: "Holds every Gateway reply back, then starts the client; its connect is answered 2 s late on the client's clock (with virtual time the reply is held for a short real delay while 2 s of client time pass; with a real client it is held for 2 s). The client must neither close nor replace that socket: an invoke sent afterwards goes to the same connection and is answered. Known request timeouts are far longer (Swift 30 s for connect and 15 s per request, TypeScript 30 s).",
+    discussion: "Holds every Gateway reply back, then starts the client; its connect is answered 2 s late on the run's time line (virtual time in a simulated run, real time for a client process). The client must neither close nor replace that socket: an invoke sent afterwards goes to the same connection and is answered. Known request timeouts are far longer (Swift 30 s for connect and 15 s per request, TypeScript 30 s).",
     tags: ["lifecycle", "timeouts"],
     profiles: .all,
     options: Scenario.Options(startsClient: false, configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let gateway = run.gateway
-    // With virtual time the client's clock moves only in `elapse`, which takes a few real
-    // milliseconds: a short real hold is enough for 2 s of client time to pass before the reply.
-    let hold: Duration = run.usesVirtualTime ? .milliseconds(200) : run.scaled(.seconds(2))
-    await gateway.delayResponses(by: hold)
+    // The reply is held for 2 s on the run's time line (virtual in a simulated run).
+    await gateway.delayResponses(by: run.scaled(.seconds(2)))
     try await run.client.start()
     let (connectionId, nodeId) = try await run.waitForEvent("the client's node connect") { event -> (String, String)? in
         if case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue, let deviceId = session.deviceId {

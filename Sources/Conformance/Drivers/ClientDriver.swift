@@ -1,5 +1,6 @@
 import Foundation
 import MockGateway
+import WebSocketTransport
 
 /// Where and how a client under test is started: the values a real client reads from
 /// `OPENCLAW_GATEWAY_URL`, `OPENCLAW_GATEWAY_TOKEN` and `OPENCLAW_STATE_DIR`.
@@ -13,20 +14,31 @@ public struct NodeConfiguration: Sendable {
     public var stateDirectory: URL
     /// A seed for the client's own random choices, if it wants reproducible runs.
     public var seed: UInt64
-    /// The run's virtual clock, for drivers that use virtual time (`ClientDriver.usesVirtualTime`):
-    /// an in-process client that takes its time from here (backoff, timeouts, tick watchdog)
-    /// waits in virtual time, which the scenario moves with `advance(by:)`. `nil` for real time.
+    /// The run's virtual clock in a simulated run (``RunModel/simulation``): an in-process client
+    /// takes all its time from here (backoff, timeouts, tick watchdog), so it waits in the run's
+    /// virtual time, which moves whenever the run is idle. `nil` for real time.
     public var clock: GatewayClock?
+    /// How the client opens its sockets: the run's in-memory network in a simulated run, real
+    /// TCP otherwise. An in-process client must connect through it.
+    public var connector: any WebSocketConnector
 
     /// Creates a configuration.
     public init(gatewayURL: String, sharedToken: String? = nil, stateDirectory: URL, seed: UInt64 = 0,
-                clock: GatewayClock? = nil) {
+                clock: GatewayClock? = nil, connector: any WebSocketConnector = SocketConnector()) {
         self.gatewayURL = gatewayURL
         self.sharedToken = sharedToken
         self.stateDirectory = stateDirectory
         self.seed = seed
         self.clock = clock
+        self.connector = connector
     }
+
+    /// Whether the run is a simulation (the client runs on the run's virtual clock).
+    public var isSimulated: Bool { clock?.virtualTimeline?.isDriven ?? false }
+
+    /// The time line the client's deadlines run on: the run's virtual time in a simulation,
+    /// real time otherwise.
+    public var timeline: any Timeline { clock?.waitTimeline ?? WallTimeline() }
 }
 
 /// What a driver learns about the run it makes a session for.
@@ -39,19 +51,24 @@ public struct ClientSessionContext: Sendable {
     public var helloTimeoutMs: Int
     /// Called when the client dies on its own (a crash): the run ends with `error` and this message.
     public var reportFatal: @Sendable (String) -> Void
+    /// The time line of the run's deadlines: virtual time in a simulated run, real time otherwise.
+    public var timeline: any Timeline
 
     /// Creates a context.
     public init(runKey: String, slowness: Double = 1, helloTimeoutMs: Int = 10_000,
-                reportFatal: @escaping @Sendable (String) -> Void = { _ in }) {
+                reportFatal: @escaping @Sendable (String) -> Void = { _ in }, timeline: any Timeline = WallTimeline()) {
         self.runKey = runKey
         self.slowness = slowness
         self.helloTimeoutMs = helloTimeoutMs
         self.reportFatal = reportFatal
+        self.timeline = timeline
     }
 
-    /// `milliseconds` scaled by `slowness`.
+    /// `milliseconds` scaled by `slowness` (not scaled on virtual time, where the machine's
+    /// speed makes no difference).
     public func scaled(_ milliseconds: Int) -> Duration {
-        .milliseconds(Int64((Double(milliseconds) * slowness).rounded(.up)))
+        let factor = timeline is VirtualTimeline ? 1 : slowness
+        return .milliseconds(Int64((Double(milliseconds) * factor).rounded(.up)))
     }
 }
 
@@ -90,6 +107,17 @@ public protocol ClientSession: Sendable {
     func diagnostics() -> ClientDiagnostics
 }
 
+/// How a run passes time.
+public enum RunModel: Sendable, Hashable {
+    /// A deterministic simulation: the Gateway, the in-process client and the scenario share one
+    /// virtual time line and one executor; connections are in memory; time jumps to the next
+    /// deadline whenever every task is idle. The same seed gives the same run on any machine.
+    case simulation
+    /// Real time: the client has its own wall clock (a process, a phone, an in-process client on
+    /// real sockets); scenarios wait for the events that prove the client acted.
+    case realTime
+}
+
 /// Makes one `ClientSession` per run: in-process, a process speaking the adapter protocol, or a
 /// person at a terminal.
 public protocol ClientDriver: Sendable {
@@ -99,12 +127,12 @@ public protocol ClientDriver: Sendable {
     var maximumParallelRuns: Int? { get }
     /// Makes a session for one run.
     func makeSession(_ context: ClientSessionContext) async throws -> any ClientSession
-    /// Whether the client shares the Gateway's manual clock (in-process clients), so a run needs
-    /// no real waiting; `false` for clients with their own wall clock (processes, attached devices).
-    var usesVirtualTime: Bool { get }
+    /// How runs with this driver pass time: ``RunModel/simulation`` for in-process clients on
+    /// the in-memory network, ``RunModel/realTime`` for clients with their own wall clock.
+    var runModel: RunModel { get }
 }
 
 extension ClientDriver {
     /// Real time, unless a driver says otherwise.
-    public var usesVirtualTime: Bool { false }
+    public var runModel: RunModel { .realTime }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 import Synchronization
 
 /// A client implementation that runs inside the harness process (the reference node, or a
@@ -63,29 +64,47 @@ public struct NodeUnderTestRegistry: Sendable {
     }
 }
 
+/// How an in-process client reaches the Gateway.
+public enum InProcessTransport: String, Sendable, Hashable, CaseIterable {
+    /// The run's in-memory network: the run is a deterministic simulation (the default).
+    case simulated
+    /// Real loopback sockets and real time, as a client process would; keeps the socket path
+    /// of a client covered.
+    case loopbackSockets = "sockets"
+}
+
 /// Runs a `NodeUnderTest` inside the harness process.
 public struct InProcessDriver: ClientDriver {
     private let name: String
     private let factory: NodeUnderTestRegistry.Factory
+    /// How the client reaches the Gateway.
+    public let transport: InProcessTransport
 
     /// Creates a driver that makes a fresh client per run with `factory`.
-    public init(name: String, factory: @escaping NodeUnderTestRegistry.Factory) {
+    /// - Parameters:
+    ///   - name: the client's name for reports.
+    ///   - transport: simulated (in memory, virtual time; the default) or real loopback sockets.
+    ///   - factory: makes a fresh client for each run.
+    public init(name: String, transport: InProcessTransport = .simulated, factory: @escaping NodeUnderTestRegistry.Factory) {
         self.name = name
+        self.transport = transport
         self.factory = factory
     }
 
-    /// `in-process "NAME"`.
-    public var summary: String { "in-process \"\(name)\"" }
+    /// `in-process "NAME"`, with `over sockets` for the socket transport.
+    public var summary: String {
+        transport == .simulated ? "in-process \"\(name)\"" : "in-process \"\(name)\" over sockets"
+    }
 
-    /// In-process clients share the Gateway's manual clock.
-    public var usesVirtualTime: Bool { true }
+    /// Simulated runs, unless the client uses real sockets.
+    public var runModel: RunModel { transport == .simulated ? .simulation : .realTime }
 
     /// In-process clients run in parallel freely.
     public var maximumParallelRuns: Int? { nil }
 
     /// A session around a fresh client.
     public func makeSession(_ context: ClientSessionContext) async throws -> any ClientSession {
-        InProcessSession(node: factory(), helloTimeout: context.scaled(context.helloTimeoutMs))
+        InProcessSession(node: factory(), helloTimeout: context.scaled(context.helloTimeoutMs), timeline: context.timeline)
     }
 }
 
@@ -98,18 +117,21 @@ final class InProcessSession: ClientSession {
 
     private let node: any NodeUnderTest
     private let helloTimeout: Duration
+    private let timeline: any Timeline
     // Mutex guards the configuration remembered for restarts.
     private let state = Mutex(State())
 
-    init(node: any NodeUnderTest, helloTimeout: Duration) {
+    init(node: any NodeUnderTest, helloTimeout: Duration, timeline: any Timeline) {
         self.node = node
         self.helloTimeout = helloTimeout
+        self.timeline = timeline
     }
 
     func start(_ configuration: NodeConfiguration) async throws -> Set<StimulusKind> {
         state.withLock { $0.configuration = configuration; $0.started = true }
         let node = node
-        try await withDeadline(helloTimeout, ScenarioTimedOut("the client did not start within \(helloTimeout.milliseconds) ms")) {
+        try await withDeadline(helloTimeout, on: timeline,
+                               ScenarioTimedOut("the client did not start within \(helloTimeout.milliseconds) ms")) {
             try await node.start(configuration)
         }
         return node.supportedStimuli
@@ -117,7 +139,8 @@ final class InProcessSession: ClientSession {
 
     func apply(_ stimulus: Stimulus, timeout: Duration) async throws -> StimulusReply {
         let node = node
-        return try await withDeadline(timeout, ScenarioTimedOut("no reply to stimulus \"\(stimulus.kind)\" within \(timeout.milliseconds) ms")) {
+        return try await withDeadline(timeout, on: timeline,
+                                      ScenarioTimedOut("no reply to stimulus \"\(stimulus.kind)\" within \(timeout.milliseconds) ms")) {
             try await node.apply(stimulus)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 import Synchronization
 
 /// Starts the client under test as a process per run (`--node-command`) and talks to it over

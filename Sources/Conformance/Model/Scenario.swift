@@ -31,22 +31,30 @@ public struct Scenario: Sendable, Identifiable {
         public var startsClient: Bool
         /// The shared Gateway token the client is started with (`OPENCLAW_GATEWAY_TOKEN`).
         public var sharedToken: String?
-        /// The whole scenario's deadline in milliseconds, before `--slowness` scaling.
+        /// The whole scenario's deadline in milliseconds of real time, before `--slowness`
+        /// scaling (real-time runs).
         public var timeoutMs: Int
+        /// The whole scenario's deadline in milliseconds of virtual time (simulated runs, where
+        /// scenarios may let hours pass in microseconds; a run that stops making progress ends
+        /// at once anyway).
+        public var simulatedTimeoutMs: Int
         /// Adjusts the run's Gateway before it starts (auto-approval, tick interval, clock, ...).
         /// The runner has already set the profile, port, seed, identity and shared token.
         public var configureGateway: @Sendable (inout GatewayConfiguration) -> Void
 
         /// Creates options.
         public init(startsClient: Bool = true, sharedToken: String? = nil, timeoutMs: Int = 60_000,
+                    simulatedTimeoutMs: Int = 86_400_000,
                     configureGateway: @escaping @Sendable (inout GatewayConfiguration) -> Void = { _ in }) {
             self.startsClient = startsClient
             self.sharedToken = sharedToken
             self.timeoutMs = timeoutMs
+            self.simulatedTimeoutMs = simulatedTimeoutMs
             self.configureGateway = configureGateway
         }
 
-        /// The defaults: the client is started first, no shared token, a 60 s deadline.
+        /// The defaults: the client is started first, no shared token, a 60 s deadline (24 h of
+        /// virtual time in a simulated run).
         public static let standard = Options()
     }
 

@@ -1,6 +1,8 @@
 import Foundation
 import MockGateway
+import Simulation
 import Synchronization
+import WebSocketTransport
 
 /// Which transcripts to write.
 public enum TranscriptPolicy: Sendable, Hashable {
@@ -155,19 +157,66 @@ public struct Runner: Sendable {
         case finished
         case threw(any Error)
         case fatal(String)
-        case timedOut(Duration)
+        case timedOut(Duration, WakeReason)
         case cancelled
+    }
+
+    /// Where a simulated run's virtual time starts: 2026-01-01T00:00:00Z, the instant of the
+    /// specification's examples, so that every run of a seed sees the same timestamps.
+    public static let simulationStartMs: Int64 = 1_767_225_600_000
+
+    /// The real time one simulated run may take before it is stopped as a run that never
+    /// settles (a safety net; a simulated run normally takes milliseconds).
+    public static let simulationWallClockLimit: Duration = .seconds(120)
+
+    /// The time and network a run's Gateways and client live in.
+    private enum Environment: Sendable {
+        case simulated(VirtualTimeline, InMemoryNetwork)
+        case realTime
     }
 
     /// Runs one scenario against one profile; never throws: every problem becomes a verdict.
     private func execute(_ planned: PlannedRun, stateRoot: URL, transcripts: TranscriptDirectory) async -> RunResult {
+        switch driver.runModel {
+        case .realTime:
+            return await execute(planned, in: .realTime, stateRoot: stateRoot, transcripts: transcripts)
+        case .simulation:
+            let started = ContinuousClock.now
+            let runSeed = Seed.derive(configuration.seed, planned.key)
+            let timeline = VirtualTimeline(startMs: Self.simulationStartMs)
+            let executor = SimulationExecutor(
+                seed: Seed.derive(runSeed, "schedule"), timeline: timeline,
+                limits: .init(wallClock: Self.simulationWallClockLimit * max(1, configuration.slowness)))
+            let environment = Environment.simulated(timeline, InMemoryNetwork())
+            do {
+                return try await executor.run {
+                    await execute(planned, in: environment, stateRoot: stateRoot, transcripts: transcripts)
+                }
+            } catch {
+                // The simulation itself broke down (a task escaped it, or it never settled).
+                var result = Self.result(for: planned, seed: runSeed, baseSeed: configuration.seed)
+                result.verdict = .error
+                result.message = "\(error)"
+                result.durationMs = (ContinuousClock.now - started).milliseconds
+                return result
+            }
+        }
+    }
+
+    private static func result(for planned: PlannedRun, seed: UInt64, baseSeed: UInt64) -> RunResult {
+        let scenario = planned.scenario
+        return RunResult(
+            id: scenario.id, title: scenario.title, area: scenario.area.code, level: scenario.level,
+            requirement: scenario.requirement, source: scenario.source, profile: planned.profile.name, verdict: .pass,
+            seed: seed, baseSeed: baseSeed, durationMs: 0)
+    }
+
+    private func execute(_ planned: PlannedRun, in environment: Environment, stateRoot: URL,
+                         transcripts: TranscriptDirectory) async -> RunResult {
         let started = ContinuousClock.now
         let scenario = planned.scenario
         let runSeed = Seed.derive(configuration.seed, planned.key)
-        var result = RunResult(
-            id: scenario.id, title: scenario.title, area: scenario.area.code, level: scenario.level,
-            requirement: scenario.requirement, source: scenario.source, profile: planned.profile.name, verdict: .pass,
-            seed: runSeed, baseSeed: configuration.seed, durationMs: 0)
+        var result = Self.result(for: planned, seed: runSeed, baseSeed: configuration.seed)
         func finish(_ verdict: Verdict, _ message: String) -> RunResult {
             result.verdict = verdict
             result.message = message
@@ -187,10 +236,18 @@ public struct Runner: Sendable {
 
         var gatewayConfiguration = GatewayLaunch.standardConfiguration(
             profile: planned.profile, seed: runSeed, port: configuration.port, sharedToken: scenario.options.sharedToken)
-        if driver.usesVirtualTime {
-            // One virtual timeline for the run, starting at the wall clock so signatures made from
-            // a device clock are fresh; it moves only when the scenario advances it.
-            gatewayConfiguration.clock = .manual(startMs: Int64(Date().timeIntervalSince1970 * 1000))
+        let connector: any WebSocketConnector
+        let timeline: any Timeline
+        switch environment {
+        case .simulated(let virtual, let network):
+            // One virtual time line and one in-memory network for the run's Gateways and client.
+            gatewayConfiguration.clock = .manual(on: virtual)
+            gatewayConfiguration.network = network
+            connector = network
+            timeline = virtual
+        case .realTime:
+            connector = SocketConnector()
+            timeline = WallTimeline()
         }
         scenario.options.configureGateway(&gatewayConfiguration)
         let launch = GatewayLaunch(configuration: gatewayConfiguration, label: "gateway")
@@ -204,7 +261,7 @@ public struct Runner: Sendable {
         let (fatalMessages, fatalContinuation) = AsyncStream<String>.makeStream()
         let context = ClientSessionContext(
             runKey: planned.key, slowness: configuration.slowness, helloTimeoutMs: configuration.helloTimeoutMs,
-            reportFatal: { fatalContinuation.yield($0) })
+            reportFatal: { fatalContinuation.yield($0) }, timeline: timeline)
         let session: any ClientSession
         do {
             session = try await driver.makeSession(context)
@@ -212,20 +269,22 @@ public struct Runner: Sendable {
             await gateway.shutdown()
             return finish(.error, "cannot prepare the client: \(error)")
         }
+        let simulated: Bool = if case .simulated = environment { true } else { false }
         let nodeConfiguration = NodeConfiguration(
             gatewayURL: gateway.url, sharedToken: scenario.options.sharedToken, stateDirectory: stateDirectory, seed: runSeed,
-            clock: driver.usesVirtualTime ? gateway.clock : nil)
+            clock: simulated ? gateway.clock : nil, connector: connector)
         let client = ScenarioClient(
             session: session, configuration: nodeConfiguration, needs: scenario.needs,
-            stimulusTimeout: configuration.scaled(configuration.stimulusTimeoutMs),
+            stimulusTimeout: context.scaled(configuration.stimulusTimeoutMs),
             note: { ScenarioRun.note($0, on: gateway) })
         let run = ScenarioRun(
             scenario: scenario, profile: planned.profile, seed: runSeed, slowness: configuration.slowness,
             stepTimeoutMs: configuration.stepTimeoutMs, gateway: gateway, client: client, stateDirectory: stateDirectory,
             gatewayFactory: gatewayFactory)
-        run.note("run \(planned.key) seed \(runSeed) (--seed \(configuration.seed))")
+        run.note("run \(planned.key) seed \(runSeed) (--seed \(configuration.seed))\(simulated ? ", simulated" : ", real time")")
 
-        let deadline = configuration.scaled(scenario.options.timeoutMs)
+        let deadline = simulated ? .milliseconds(Int64(scenario.options.simulatedTimeoutMs))
+            : context.scaled(scenario.options.timeoutMs)
         let outcome: Outcome = await withTaskGroup(of: Outcome.self) { group in
             group.addTask {
                 do {
@@ -241,12 +300,8 @@ public struct Runner: Sendable {
                 return .cancelled
             }
             group.addTask {
-                do {
-                    try await Task.sleep(for: deadline)
-                    return .timedOut(deadline)
-                } catch {
-                    return .cancelled
-                }
+                let reason = await timeline.sleep(for: deadline, purpose: .deadline)
+                return reason == .cancelled ? .cancelled : .timedOut(deadline, reason)
             }
             let first = await group.next() ?? .cancelled
             group.cancelAll()
@@ -295,7 +350,10 @@ public struct Runner: Sendable {
             return (.error, "\(type(of: error)): \(error)")
         case .fatal(let message):
             return (.error, message)
-        case .timedOut(let deadline):
+        case .timedOut(_, .nothingPending):
+            return (.timeout, "the scenario stopped making progress: nothing more can happen in the simulated run (no task "
+                        + "is ready, no timer is pending) and it has not finished")
+        case .timedOut(let deadline, _):
             return (.timeout, "the scenario did not finish within \(deadline.milliseconds) ms")
         case .cancelled:
             return (.error, "the scenario was cancelled")

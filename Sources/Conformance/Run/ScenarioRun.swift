@@ -1,5 +1,6 @@
 import Foundation
 import MockGateway
+import Simulation
 import Synchronization
 
 /// A position in a Gateway's event log: waits look at events from here on.
@@ -17,9 +18,11 @@ public struct EventCursor: Sendable, Hashable {
 /// Everything one scenario run works with, and the DSL its script is written in: the Gateway,
 /// the client, deadlines, checks.
 ///
-/// Every wait has a deadline (default: the runner's step deadline), scaled by `--slowness`.
-/// Checks throw `ScenarioFailure` with expected and actual values; the runner turns that into
-/// `fail` (MUST) or `warn` (SHOULD).
+/// Every wait has a deadline (default: the runner's step deadline). In a simulated run
+/// (``isSimulated``) deadlines are virtual time: waiting lets the run's time pass, and a wait that
+/// nothing pending can satisfy fails at once. In a real-time run they are real time, scaled by
+/// `--slowness`. Checks throw `ScenarioFailure` with expected and actual values; the runner turns
+/// that into `fail` (MUST) or `warn` (SHOULD).
 public final class ScenarioRun: Sendable {
     private struct State: Sendable {
         var random: SeededRandom
@@ -57,7 +60,8 @@ public final class ScenarioRun: Sendable {
         self.profile = profile
         self.seed = seed
         self.slowness = slowness
-        self.stepTimeout = .milliseconds(Int64((Double(stepTimeoutMs) * slowness).rounded(.up)))
+        let simulated = gateway.clock.virtualTimeline?.isDriven ?? false
+        self.stepTimeout = .milliseconds(Int64((Double(stepTimeoutMs) * (simulated ? 1 : slowness)).rounded(.up)))
         self.gateway = gateway
         self.client = client
         self.stateDirectory = stateDirectory
@@ -67,9 +71,10 @@ public final class ScenarioRun: Sendable {
 
     // MARK: Time and randomness
 
-    /// `duration` multiplied by `--slowness`.
+    /// `duration` multiplied by `--slowness` in a real-time run; unchanged in a simulated run,
+    /// where the machine's speed makes no difference.
     public func scaled(_ duration: Duration) -> Duration {
-        duration * slowness
+        isSimulated ? duration : duration * slowness
     }
 
     /// `milliseconds` multiplied by `--slowness`.
@@ -83,52 +88,32 @@ public final class ScenarioRun: Sendable {
         state.withLock { Int.random(in: range, using: &$0.random) }
     }
 
-    /// Whether the run's time is virtual: the Gateway's manual clock, shared with an in-process
-    /// client. Then `elapse(_:)` moves time without real waiting.
-    public var usesVirtualTime: Bool { gateway.clock.isManual }
+    /// Whether the run is a deterministic simulation: the Gateway, an in-process client and this
+    /// script share the run's virtual time, which moves whenever every task is idle.
+    public var isSimulated: Bool { gateway.clock.virtualTimeline?.isDriven ?? false }
+
+    /// Whether the run's time is virtual (a simulated run).
+    public var usesVirtualTime: Bool { isSimulated }
+
+    /// The time line every deadline of the run is on: the run's virtual time in a simulation,
+    /// the wall clock otherwise.
+    public var timeline: any Timeline { gateway.clock.waitTimeline }
 
     /// Lets `duration` of the run's time pass, for rules about what a client does (or must not
     /// do) over time: backoff, reconnect rates, minimum intervals.
     ///
-    /// With virtual time the clock jumps from one pending deadline to the next (the client's
-    /// sleepers, the Gateway's timers) up to `duration`, and after each jump the run pauses a few
-    /// milliseconds of real time so that the tasks woken by the jump can act: a settle between
-    /// steps, not a wait for an expected event. With real time (a client process with its own
-    /// clock) it sleeps for `duration` scaled by `--slowness`.
+    /// In a simulated run, everything that is due meanwhile happens at its own instant (the
+    /// client's timers, the Gateway's), and the call returns when the run's virtual time has
+    /// moved by `duration`; no real time passes. In a real-time run it waits `duration` scaled by
+    /// `--slowness`: only rules about real time should need it there.
     public func elapse(_ duration: Duration) async {
-        guard usesVirtualTime else {
-            try? await Task.sleep(for: scaled(duration))
-            return
-        }
-        let clock = gateway.clock
-        let target = clock.nowMs + duration.milliseconds
-        note("let \(duration) pass on the virtual clock")
-        var steps = 0
-        while clock.nowMs < target, steps < 10_000 {
-            steps += 1
-            var next = target
-            if let sleeper = clock.nextSleeperDeadlineMs, sleeper > clock.nowMs { next = min(next, sleeper) }
-            for gateway in gateways {
-                if let due = await gateway.nextTimerDeadlineMs(), due > clock.nowMs { next = min(next, due) }
-            }
-            await advanceQuietly(toMs: next)
-            await settle()
-        }
+        note("let \(duration) pass\(isSimulated ? " on the virtual clock" : "")")
+        await timeline.sleep(for: scaled(duration), purpose: .activity)
     }
 
-    /// A short pause in real time that lets tasks woken by a clock jump run.
-    private func settle() async {
-        try? await Task.sleep(for: .milliseconds(Int64((3 * slowness).rounded(.up))))
-    }
-
-    private func advanceQuietly(toMs target: Int64) async {
-        let delta = target - gateway.clock.nowMs
-        guard delta > 0 else { return }
-        await gateway.advance(by: .milliseconds(delta))
-        for other in gateways where other !== gateway { await other.advance(by: .zero) }
-    }
-
-    /// Moves the run's Gateway clock forward (timers, expiry), without real waiting.
+    /// Jumps the run's Gateway clock forward (timers, expiry), without real waiting: everything
+    /// due by then happens at the new time, as after a sleep of the machine. A client that signs
+    /// with its own clock is not affected on a real-time run (see `GatewayClock.peerNowMs`).
     public func advance(by duration: Duration) async {
         note("advance the Gateway clock by \(duration)")
         // The Gateways share one clock: move it once, then let each run what became due.
@@ -150,8 +135,9 @@ public final class ScenarioRun: Sendable {
         let label = "gateway\(index)"
         var configuration = GatewayLaunch.standardConfiguration(
             profile: profile ?? self.profile, seed: Seed.derive(seed, label), port: 0, sharedToken: sharedToken)
-        // Every Gateway of a run shares the run's timeline (virtual or real).
+        // Every Gateway of a run shares the run's time line (virtual or real) and network.
         configuration.clock = self.gateway.clock
+        configuration.network = self.gateway.configuration.network
         configure(&configuration)
         let gateway = try await gatewayFactory(GatewayLaunch(configuration: configuration, label: label))
         state.withLock { $0.gateways.append(gateway) }
@@ -190,16 +176,25 @@ public final class ScenarioRun: Sendable {
         let start = from?.position ?? state.withLock { $0.cursors[key] ?? 0 }
         let timeout = within.map(scaled) ?? stepTimeout
         let events = gateway.events
-        let found = try await withDeadline(nil, CancellationError()) {
-            await events.first(from: start, timeout: timeout) { match($0) != nil }
-        }
-        guard let found, let value = match(found.element) else {
+        let outcome = await events.wait(from: start, timeout: timeout, on: timeline) { match($0) != nil }
+        switch outcome {
+        case .found(let position, let element):
+            guard let value = match(element) else { break }
+            state.withLock { $0.cursors[key] = max($0.cursors[key] ?? 0, position + 1) }
+            return value
+        case .cancelled:
+            throw CancellationError()
+        case .timedOut(.nothingPending):
             throw ScenarioFailure(
-                "timed out waiting for \(what)", expected: "\(what) within \(Self.format(timeout))",
-                actual: Self.describeNothing(events: events, from: start), level: level)
+                "\(what) never came: nothing more can happen in the run", expected: "\(what) within \(Self.format(timeout))",
+                actual: "no client or Gateway timer is pending and no task can run; "
+                    + Self.describeNothing(events: events, from: start), level: level)
+        case .timedOut, .finished:
+            break
         }
-        state.withLock { $0.cursors[key] = max($0.cursors[key] ?? 0, found.position + 1) }
-        return value
+        throw ScenarioFailure(
+            "timed out waiting for \(what)", expected: "\(what) within \(Self.format(timeout))",
+            actual: Self.describeNothing(events: events, from: start), level: level)
     }
 
     /// Waits for an event for which `predicate` holds; see `waitForEvent(_:within:from:on:level:_:)`.
@@ -222,14 +217,16 @@ public final class ScenarioRun: Sendable {
         let start = from ?? mark(on: gateway)
         let timeout = scaled(within)
         let events = gateway.events
-        let found = try await withDeadline(nil, CancellationError()) {
-            await events.first(from: start.position, timeout: timeout, where: predicate)
-        }
-        try Task.checkCancellation()
-        if let found {
+        let outcome = await events.wait(from: start.position, timeout: timeout, on: timeline, where: predicate)
+        switch outcome {
+        case .found(_, let element):
             throw ScenarioFailure(
                 "unexpected \(what)", expected: "no \(what) within \(Self.format(timeout))",
-                actual: "\(found.element)", level: level)
+                actual: "\(element)", level: level)
+        case .cancelled:
+            throw CancellationError()
+        case .timedOut, .finished:
+            return
         }
     }
 

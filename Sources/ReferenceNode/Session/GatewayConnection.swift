@@ -1,5 +1,6 @@
 import Foundation
 import GatewayProtocol
+import Simulation
 import Synchronization
 import WebSocketTransport
 
@@ -14,11 +15,13 @@ public enum RequestFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case timedOut
     /// The Gateway answered `ok:false`.
     case gateway(ErrorShape)
+    /// The waiting task was cancelled; the request may have been sent.
+    case cancelled
 
     /// Whether the outcome is unknown (the request may have been applied).
     public var isAmbiguous: Bool {
         switch self {
-        case .connectionLost, .timedOut: true
+        case .connectionLost, .timedOut, .cancelled: true
         case .notConnected, .gateway: false
         }
     }
@@ -29,6 +32,7 @@ public enum RequestFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .notConnected: "not connected"
         case .connectionLost: "connection lost before the reply"
         case .timedOut: "no reply in time"
+        case .cancelled: "cancelled before the reply"
         case .gateway(let error): "\(error.code): \(error.message)"
         }
     }
@@ -61,11 +65,13 @@ public final class GatewayConnection: Sendable {
     private let clock: any ClientClock
     private let binary: Bool
     private let defaultTimeoutMs: Int64
+    private let identifiers: IdentifierSource
     // Pending requests and liveness data, guarded by this Mutex.
     private let state = Mutex(State())
 
     init(socket: WebSocketConnection, generation: Int, role: GatewayRole, clock: any ClientClock, binary: Bool,
-         defaultTimeoutMs: Int64) {
+         defaultTimeoutMs: Int64, identifiers: IdentifierSource) {
+        self.identifiers = identifiers
         self.socket = socket
         self.generation = generation
         self.role = role
@@ -118,35 +124,43 @@ public final class GatewayConnection: Sendable {
     ///   - params: its params.
     ///   - timeoutMs: client-clock timeout; `nil` uses the session default (15 s).
     /// - Returns: the response (`ok` true or false).
-    /// - Throws: ``RequestFailure/connectionLost`` or ``RequestFailure/timedOut``.
+    /// - Throws: ``RequestFailure/connectionLost``, ``RequestFailure/timedOut`` or, when the
+    ///   waiting task is cancelled, ``RequestFailure/cancelled``.
     public func request(_ method: String, params: JSONValue?, timeoutMs: Int64? = nil) async throws -> ResponseFrame {
-        let id = UUID().uuidString
+        let id = identifiers.requestId()
         let frame = Frame.request(RequestFrame(id: id, method: method, params: params))
         let timeout = timeoutMs ?? defaultTimeoutMs
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ResponseFrame, any Error>) in
-            let accepted = state.withLock { state -> Bool in
-                guard !state.ended else { return false }
-                state.pending[id] = Pending(continuation: continuation, timer: nil)
-                return true
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ResponseFrame, any Error>) in
+                let refusal = state.withLock { state -> RequestFailure? in
+                    guard !state.ended else { return .connectionLost }
+                    // Registered under the lock that the cancellation handler takes too: a
+                    // cancellation either finds the request or is seen here.
+                    if Task.isCancelled { return .cancelled }
+                    state.pending[id] = Pending(continuation: continuation, timer: nil)
+                    return nil
+                }
+                if let refusal { continuation.resume(throwing: refusal); return }
+                let clock = clock
+                // The deadline is fixed now, not when the timer task first runs.
+                let deadline = clock.nowMs + timeout
+                let timer = spawnTask { [weak self] in
+                    do { try await clock.sleep(untilMs: deadline) } catch { return }
+                    self?.fail(id, with: .timedOut)
+                }
+                let stillPending = state.withLock { state -> Bool in
+                    guard state.pending[id] != nil else { return false }
+                    state.pending[id]?.timer = timer
+                    return true
+                }
+                if !stillPending { timer.cancel() }
+                spawnTask { [weak self] in
+                    guard let self else { return }
+                    do { try await self.send(frame) } catch { self.fail(id, with: .connectionLost) }
+                }
             }
-            guard accepted else { continuation.resume(throwing: RequestFailure.connectionLost); return }
-            let clock = clock
-            // The deadline is fixed now, not when the timer task first runs.
-            let deadline = clock.nowMs + timeout
-            let timer = Task { [weak self] in
-                do { try await clock.sleep(untilMs: deadline) } catch { return }
-                self?.fail(id, with: .timedOut)
-            }
-            let stillPending = state.withLock { state -> Bool in
-                guard state.pending[id] != nil else { return false }
-                state.pending[id]?.timer = timer
-                return true
-            }
-            if !stillPending { timer.cancel() }
-            Task { [weak self] in
-                guard let self else { return }
-                do { try await self.send(frame) } catch { self.fail(id, with: .connectionLost) }
-            }
+        } onCancel: {
+            fail(id, with: .cancelled)
         }
     }
 
@@ -201,7 +215,7 @@ public final class GatewayConnection: Sendable {
         guard first else { return }
         if let closeCode {
             let socket = socket
-            Task { _ = await socket.close(code: WebSocketCloseCode(closeCode), reason: reason) }
+            spawnTask { _ = await socket.close(code: WebSocketCloseCode(closeCode), reason: reason) }
         } else {
             socket.abort()
         }

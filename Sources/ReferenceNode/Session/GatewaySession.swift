@@ -1,5 +1,6 @@
 import Foundation
 import GatewayProtocol
+import Simulation
 import WebSocketTransport
 
 /// Where a session of the reference client stands.
@@ -52,6 +53,7 @@ actor GatewaySession {
     private let commands: [String]
     private let signals: AsyncStream<SessionSignal>.Continuation
     private let startGate: Latch?
+    private let identifiers: IdentifierSource
     private let wake = WakeSignal()
     private var clock: any ClientClock { configuration.clock }
 
@@ -87,6 +89,7 @@ actor GatewaySession {
         self.commands = commands
         self.startGate = startGate
         self.signals = signals
+        identifiers = IdentifierSource(seed: configuration.reproducible ? seed &+ 0x1D5 : nil)
         policy = ReconnectPolicy(seed: seed, mutants: configuration.mutants)
     }
 
@@ -95,7 +98,7 @@ actor GatewaySession {
     /// Starts the reconnect loop (no-op when running).
     func start() {
         guard loop == nil else { return }
-        loop = Task { await self.run() }
+        loop = spawnTask { await self.run() }
     }
 
     /// Whether the loop runs.
@@ -109,7 +112,7 @@ actor GatewaySession {
         wake.signal()
         let sockets = [inFlight, current].compactMap { $0 } + shadows
         shadows = []
-        for connection in sockets { await Self.closeBounded(connection) }
+        for connection in sockets { await Self.closeBounded(connection, clock: clock) }
         await task?.value
         status = .idle
         current = nil
@@ -117,11 +120,11 @@ actor GatewaySession {
     }
 
     /// Closes with 1000, or resets the socket when the close handshake does not finish quickly.
-    private static func closeBounded(_ connection: GatewayConnection) async {
+    private static func closeBounded(_ connection: GatewayConnection, clock: any ClientClock) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await connection.close(code: 1000, reason: "client disconnect") }
             group.addTask {
-                try? await Task.sleep(for: .seconds(2))
+                do { try await clock.sleep(forMs: 2_000) } catch { return }
                 connection.abort()
             }
             await group.next()
@@ -235,14 +238,14 @@ actor GatewaySession {
                                      hadStoredToken: stored != nil, usedDeviceTokenRetry: credentials.deviceTokenRetry)
         let socket: WebSocketConnection
         do {
-            socket = try await WebSocketClient.connect(to: gatewayURL)
+            socket = try await configuration.connector.connect(to: gatewayURL)
         } catch {
             return Attempt(end: Task.isCancelled ? .stoppedByClient : .transportFailure("connect failed: \(error)"),
                            context: context, established: false)
         }
         let connection = GatewayConnection(
             socket: socket, generation: generation, role: role, clock: clock, binary: configuration.sendsBinaryFrames,
-            defaultTimeoutMs: ClientTimers.replyTimeoutMs(connect: false, configuration))
+            defaultTimeoutMs: ClientTimers.replyTimeoutMs(connect: false, configuration), identifiers: identifiers)
         inFlight = connection
         if Task.isCancelled { connection.abort() }
         // The socket is read in its own task, which is never cancelled: cancelling a task that
@@ -250,7 +253,7 @@ actor GatewaySession {
         // (the loop resumes the reader while holding the connection lock, and the reader's
         // cancellation handler takes that lock). The reader ends when the socket ends; `stop()`
         // closes the socket for that.
-        let end = await Task { await self.drive(connection, credentials: credentials, shadow: false) }.value
+        let end = await spawnTask { await self.drive(connection, credentials: credentials, shadow: false) }.value
         inFlight = nil
         if current === connection { current = nil }
         return Attempt(end: Task.isCancelled ? .stoppedByClient : end.end, context: context, established: end.established)
@@ -261,11 +264,12 @@ actor GatewaySession {
         let credentials = ConnectCredentials(sharedToken: sharedToken, storedToken: store.token(gateway: gatewayURL, role: role),
                                              bootstrapToken: nil)
         let url = gatewayURL
-        Task {
-            guard let socket = try? await WebSocketClient.connect(to: url) else { return }
+        spawnTask {
+            guard let socket = try? await self.configuration.connector.connect(to: url) else { return }
             let connection = GatewayConnection(
-                socket: socket, generation: -generation, role: role, clock: clock, binary: configuration.sendsBinaryFrames,
-                defaultTimeoutMs: ClientTimers.replyTimeoutMs(connect: false, configuration))
+                socket: socket, generation: -self.generation, role: self.role, clock: self.clock,
+                binary: self.configuration.sendsBinaryFrames,
+                defaultTimeoutMs: ClientTimers.replyTimeoutMs(connect: false, self.configuration), identifiers: self.identifiers)
             self.shadows.append(connection)
             _ = await self.drive(connection, credentials: credentials, shadow: true)
         }
@@ -285,7 +289,7 @@ actor GatewaySession {
         let params = ConnectBuilder.params(
             role: role, identity: store.identity, challenge: challenge, auth: ConnectBuilder.auth(for: credentials).auth,
             scopes: scopes, commands: commands, configuration: configuration, fallbackNowMs: clock.nowMs)
-        let id = UUID().uuidString
+        let id = identifiers.requestId()
         let json = (try? JSONValue(encoding: params)) ?? .null
         return (id, .request(RequestFrame(id: id, method: GatewayMethod.connect.rawValue, params: json)))
     }
@@ -293,7 +297,7 @@ actor GatewaySession {
     private func startTimer(_ delayMs: Int64, _ connection: GatewayConnection, reason: String) -> Task<Void, Never> {
         let clock = clock
         let deadline = clock.nowMs + delayMs
-        return Task {
+        return spawnTask {
             do { try await clock.sleep(untilMs: deadline) } catch { return }
             connection.drop(reason: reason, closeCode: nil)
         }
@@ -389,7 +393,7 @@ actor GatewaySession {
         }
         let established: Bool = if case .open = phase { true } else { false }
         if rejection != nil || failure != nil, connection.socket.closeInfo == nil {
-            await Self.closeBounded(connection)
+            await Self.closeBounded(connection, clock: clock)
         }
         connection.markEnded()
         let info = await connection.socket.waitUntilClosed()
@@ -424,7 +428,7 @@ actor GatewaySession {
 
     private func startWatchdog(_ connection: GatewayConnection, tickIntervalMs: Int64) -> Task<Void, Never> {
         let clock = clock
-        return Task {
+        return spawnTask {
             var watchdog = TickWatchdog(tickIntervalMs: tickIntervalMs, lastTickMs: connection.lastTickMs)
             while !Task.isCancelled {
                 do { try await clock.sleep(untilMs: watchdog.deadlineMs) } catch { return }

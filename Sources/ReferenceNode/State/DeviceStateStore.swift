@@ -50,14 +50,16 @@ final class DeviceStateStore: Sendable {
     }
 
     let directory: URL
+    private let identifiers: IdentifierSource
     // The identity and token file are read and written only under this lock.
     private let state: Mutex<State>
 
     /// Opens (or creates) the state in `directory`.
     /// - Throws: `DeviceStateError` when the directory cannot be created or a new key cannot be
     ///   generated. An unreadable identity file is replaced by a new identity (as a fresh install).
-    init(directory: URL, nowMs: Int64) throws {
+    init(directory: URL, nowMs: Int64, identifiers: IdentifierSource = IdentifierSource(seed: nil)) throws {
         self.directory = directory
+        self.identifiers = identifiers
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -68,7 +70,7 @@ final class DeviceStateStore: Sendable {
         if let loaded = try? DeviceIdentity.load(from: identityURL) {
             identity = loaded
         } else {
-            identity = try Self.newIdentity(nowMs: nowMs)
+            identity = try Self.newIdentity(nowMs: nowMs, seed: identifiers.keySeed())
             try? identity.save(to: identityURL)
         }
         var tokens = TokenFile(deviceId: identity.deviceId)
@@ -80,8 +82,9 @@ final class DeviceStateStore: Sendable {
         state = Mutex(State(identity: identity, tokens: tokens))
     }
 
-    private static func newIdentity(nowMs: Int64) throws -> DeviceIdentity {
+    private static func newIdentity(nowMs: Int64, seed: Data?) throws -> DeviceIdentity {
         do {
+            if let seed { return try DeviceIdentity(seed: seed, createdAtMs: Int(nowMs)) }
             return try DeviceIdentity.generate(createdAtMs: Int(nowMs))
         } catch {
             throw DeviceStateError("cannot generate a device key: \(error)")
@@ -144,7 +147,7 @@ final class DeviceStateStore: Sendable {
     /// Replaces the identity with a new key pair (used by mutants only; a correct client never
     /// changes its key outside a reinstall).
     func regenerateIdentity(nowMs: Int64) throws -> DeviceIdentity {
-        let identity = try Self.newIdentity(nowMs: nowMs)
+        let identity = try Self.newIdentity(nowMs: nowMs, seed: identifiers.keySeed())
         state.withLock { state in
             state.identity = identity
             try? identity.save(to: directory.appendingPathComponent(Self.identityFileName))
@@ -157,7 +160,7 @@ final class DeviceStateStore: Sendable {
     /// - Parameter keepTokensForNewKey: re-binds the old tokens to the new key instead of
     ///   deleting them (a bug: the `old-token-after-reinstall` mutant).
     func reinstall(nowMs: Int64, keepTokensForNewKey: Bool) throws {
-        let identity = try Self.newIdentity(nowMs: nowMs)
+        let identity = try Self.newIdentity(nowMs: nowMs, seed: identifiers.keySeed())
         state.withLock { state in
             state.identity = identity
             try? identity.save(to: directory.appendingPathComponent(Self.identityFileName))

@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 import Synchronization
 
 /// The time source of the reference client: every protocol timer (backoff, challenge wait,
@@ -12,6 +13,14 @@ public protocol ClientClock: Sendable {
     /// Suspends until ``nowMs`` reaches `deadlineMs`.
     /// - Throws: `CancellationError` when the calling task is cancelled first.
     func sleep(untilMs deadlineMs: Int64) async throws
+    /// The time line the client's own waits with a deadline run on (waiting for the outcome of
+    /// a stimulus): real time, or a simulated run's virtual time.
+    var waitTimeline: any Timeline { get }
+}
+
+extension ClientClock {
+    /// Real time, unless a clock says otherwise.
+    public var waitTimeline: any Timeline { WallTimeline() }
 }
 
 extension ClientClock {
@@ -144,20 +153,5 @@ public final class ManualClientClock: ClientClock {
     }
 }
 
-/// A small deterministic generator (SplitMix64) for backoff jitter, so that runs with the same
-/// seed make the same choices.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    /// Creates a generator from `seed`.
-    public init(seed: UInt64) { state = seed }
-
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The seeded generator of backoff jitter: the project's one SplitMix64 (`SeededRandom`).
+public typealias SeededGenerator = SeededRandom

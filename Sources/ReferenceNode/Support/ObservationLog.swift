@@ -1,4 +1,4 @@
-import Synchronization
+import Simulation
 
 /// Something the reference client did, recorded so that tests and tools can wait for it (with
 /// a deadline) instead of sleeping.
@@ -35,72 +35,31 @@ public enum ClientObservation: Sendable, Hashable {
     case seqGap(role: String)
 }
 
-/// An append-only list of observations with deadline-bounded waiting.
+/// An append-only list of observations with deadline-bounded waiting (the project's one wait
+/// primitive, `EventLog`, holding ``ClientObservation`` values).
 public final class ObservationLog: Sendable {
-    private struct Waiter {
-        var from: Int
-        var predicate: @Sendable (ClientObservation) -> Bool
-        var continuation: CheckedContinuation<ClientObservation?, Never>
-    }
-
-    private struct State {
-        var items: [ClientObservation] = []
-        var nextID: UInt64 = 0
-        var waiters: [UInt64: Waiter] = [:]
-    }
-
-    // Items and waiters live behind this Mutex.
-    private let state = Mutex(State())
+    private let log = EventLog<ClientObservation>()
 
     init() {}
 
     /// Every observation so far.
-    public var all: [ClientObservation] { state.withLock { $0.items } }
+    public var all: [ClientObservation] { log.all }
 
-    /// The number of observations so far (a cursor for ``first(from:timeout:where:)``).
-    public var count: Int { state.withLock { $0.items.count } }
+    /// The number of observations so far (a cursor for ``first(from:timeout:on:where:)``).
+    public var count: Int { log.count }
 
-    func append(_ observation: ClientObservation) {
-        let ready = state.withLock { state -> [CheckedContinuation<ClientObservation?, Never>] in
-            state.items.append(observation)
-            let index = state.items.count - 1
-            let ids = state.waiters.filter { $0.value.from <= index && $0.value.predicate(observation) }.map(\.key)
-            return ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
-        }
-        for continuation in ready { continuation.resume(returning: observation) }
-    }
+    func append(_ observation: ClientObservation) { log.append(observation) }
 
     /// The first observation at or after `cursor` that `predicate` accepts, waiting up to
-    /// `timeout` (real time) for it.
+    /// `timeout` for it.
+    /// - Parameters:
+    ///   - cursor: where to start looking.
+    ///   - timeout: how long to wait on `timeline`.
+    ///   - timeline: real time by default; a simulated run's virtual time when the client runs in one.
+    ///   - predicate: which observation is wanted.
     /// - Returns: the observation, or `nil` on timeout or cancellation.
-    public func first(from cursor: Int = 0, timeout: Duration,
+    public func first(from cursor: Int = 0, timeout: Duration, on timeline: any Timeline = WallTimeline(),
                       where predicate: @escaping @Sendable (ClientObservation) -> Bool) async -> ClientObservation? {
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            self?.finish(id)
-        }
-        defer { timer.cancel() }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<ClientObservation?, Never>) in
-                let found = state.withLock { state -> ClientObservation?? in
-                    if let match = state.items.dropFirst(max(0, cursor)).first(where: predicate) { return .some(match) }
-                    if Task.isCancelled { return .some(nil) }
-                    state.waiters[id] = Waiter(from: cursor, predicate: predicate, continuation: continuation)
-                    return nil
-                }
-                if let found { continuation.resume(returning: found) }
-            }
-        } onCancel: {
-            finish(id)
-        }
-    }
-
-    private func finish(_ id: UInt64) {
-        let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-        waiter?.continuation.resume(returning: nil)
+        await log.first(from: cursor, timeout: timeout, on: timeline, where: predicate)?.element
     }
 }

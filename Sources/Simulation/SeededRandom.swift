@@ -1,7 +1,8 @@
 import Foundation
 
-/// A small, seedable random source (SplitMix64) for every choice the fake Gateway makes:
-/// request ids, nonces, tokens in deterministic mode, race interleavings.
+/// A small, seedable random source (SplitMix64) for every choice a run makes: the fake
+/// Gateway's request ids, nonces and tokens, a client's jitter, the order in which a simulation
+/// runs the tasks that are ready at the same time.
 ///
 /// The same seed yields the same sequence, so a failing conformance run can be replayed with
 /// `--seed`.

@@ -1,0 +1,4 @@
+// The event log, the seeded random source and the time lines are part of the fake Gateway's
+// API (`Gateway.events`, `GatewayConfiguration.seed`, `GatewayClock`); they live in `Simulation`
+// so that the reference client and the conformance engine share them.
+@_exported import Simulation
