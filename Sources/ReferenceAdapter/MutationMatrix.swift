@@ -28,10 +28,19 @@ public struct MutationMatrix: Sendable {
         reference.filter { Self.isKill($0.verdict) }
     }
 
-    /// The scenario IDs that caught `mutant`.
+    /// The scenario IDs that caught `mutant`; a run the handshake probe decided ran no script,
+    /// so it credits no scenario, but the probe itself caught the mutant (``probeKills``).
     public func killers(of mutant: String) -> [String] {
-        Array(Set((mutants[mutant] ?? []).filter { Self.isKill($0.verdict) }.map(\.id))).sorted()
+        let results = mutants[mutant] ?? []
+        var ids = Set(results.filter { Self.isKill($0.verdict) && !$0.decidedByProbe }.map(\.id))
+        if ids.isEmpty, results.contains(where: { $0.decidedByProbe && Self.isKill($0.verdict) }) {
+            ids.insert(Self.probeKiller)
+        }
+        return ids.sorted()
     }
+
+    /// How the matrix names a kill by the handshake probe alone.
+    public static let probeKiller = "(handshake probe)"
 
     /// Mutants no scenario caught.
     public var survivors: [String] {

@@ -11,6 +11,8 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
     public let mutants: Set<Mutant>
     // The running client; guarded by the mutex so start, stop and apply may come from any task.
     private let client = Mutex<ReferenceClient?>(nil)
+    // The observations of every client started so far (a restart starts a new one), for the log.
+    private let logs = Mutex<[ObservationLog]>([])
 
     /// Creates the adapter.
     public init(mutants: Set<Mutant> = []) {
@@ -35,6 +37,7 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
             defer { current = reference }
             return current
         }
+        logs.withLock { $0.append(reference.observations) }
         await previous?.stop()
         try await reference.start()
     }
@@ -46,6 +49,13 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
             return current
         }
         await current?.stop()
+    }
+
+    /// The client's observations (what it did and decided), one line each.
+    public func logLines() -> [String] {
+        logs.withLock { $0 }.enumerated().flatMap { index, log in
+            log.all.map { "reference[\(index + 1)]: \($0)" }
+        }
     }
 
     /// Applies a stimulus by its adapter-protocol name and parameters.

@@ -169,6 +169,8 @@ public final class SimulationExecutor: TaskExecutor {
                 switch timeline.advanceToNextDeadline() {
                 case .advanced, .wokeDeadlines:
                     jobsThisInstant = 0
+                case .wokeIdleWaiters:
+                    break
                 case .nothingPending:
                     return SimulationError(
                         "the simulated run stalled at virtual time \(timeline.nowMs): no task can run and nothing sleeps on "

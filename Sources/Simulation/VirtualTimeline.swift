@@ -19,12 +19,15 @@ public final class VirtualTimeline: Timeline {
         var sleepers: [UInt64: Sleeper] = [:]
         var nextID: UInt64 = 0
         var driven = false
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     /// What ``advanceToNextDeadline()`` did.
     public enum IdleStep: Sendable, Hashable {
         /// Time moved to `ms` and the sleepers due then were woken.
         case advanced(toMs: Int64)
+        /// Tasks waiting for the run to be idle (``untilIdle()``) were woken; time did not move.
+        case wokeIdleWaiters(count: Int)
         /// Only wait deadlines were pending: the earliest were woken with
         /// ``WakeReason/nothingPending`` and time did not move.
         case wokeDeadlines(count: Int)
@@ -73,6 +76,16 @@ public final class VirtualTimeline: Timeline {
         }
     }
 
+    /// Returns once every other task of the simulation that drives this time line is idle at the
+    /// current instant (has done everything it can without time passing), before time moves on.
+    /// Outside a simulation it returns at once: nothing can tell when real tasks are idle.
+    public func untilIdle() async {
+        guard isDriven else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            state.withLock { $0.idleWaiters.append(continuation) }
+        }
+    }
+
     /// Moves the time line forward by `milliseconds` (negative values are ignored) and wakes
     /// every sleeper whose deadline passed. Everything due wakes at the new time: a jump.
     public func advance(byMs milliseconds: Int64) {
@@ -107,11 +120,20 @@ public final class VirtualTimeline: Timeline {
         }
     }
 
-    /// What an idle simulation does: jump to the earliest activity deadline (or a wait deadline
-    /// that comes before it) and wake what is due; when only wait deadlines remain, wake the
-    /// earliest of them with ``WakeReason/nothingPending`` without moving time.
+    /// What an idle simulation does: wake the tasks waiting for idleness (``untilIdle()``) if
+    /// any; otherwise jump to the earliest activity deadline (or a wait deadline that comes before
+    /// it) and wake what is due; when only wait deadlines remain, wake the earliest of them with
+    /// ``WakeReason/nothingPending`` without moving time.
     @discardableResult
     public func advanceToNextDeadline() -> IdleStep {
+        let idle = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state.idleWaiters = [] }
+            return state.idleWaiters
+        }
+        if !idle.isEmpty {
+            for waiter in idle { waiter.resume() }
+            return .wokeIdleWaiters(count: idle.count)
+        }
         let (step, woken): (IdleStep, [(Sleeper, WakeReason)]) = state.withLock { state in
             guard !state.sleepers.isEmpty else { return (.nothingPending, []) }
             let activity = state.sleepers.values.filter { $0.purpose == .activity }.map(\.deadlineMs).min()

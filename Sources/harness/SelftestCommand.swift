@@ -21,7 +21,7 @@ enum SelftestCommand {
                 UInt64(value) == nil ? "expected a non-negative integer" : nil
             }),
             .flag("--mapped", help: "Run each mutant only against the scenarios it names (fast; proves every mutant is caught)."),
-            .option("--jobs", "N", help: "Runs at once (default 4).", validate: { value in
+            .option("--jobs", "N", help: "Runs at once (default: the number of cores).", validate: { value in
                 guard let jobs = Int(value), jobs >= 1, jobs <= 64 else { return "expected an integer from 1 to 64" }
                 return nil
             }),
@@ -47,7 +47,7 @@ enum SelftestCommand {
         // A mutant fails at a step deadline; in process, on virtual time, 2 s is ample.
         var configuration = RunConfiguration(stepTimeoutMs: 2_000)
         if let seed = arguments.value("--seed").flatMap(UInt64.init) { configuration.seed = seed }
-        configuration.jobs = arguments.value("--jobs").flatMap(Int.init) ?? 4
+        configuration.jobs = arguments.value("--jobs").flatMap(Int.init) ?? 0
         configuration.selection = RunSelection(filters: ConformanceCommands.splitList(arguments.allValues("--filter")))
         io.out("Selftest: \(HarnessCommands.scenarios.count) scenarios, \(mutants.count) mutants, seed \(configuration.seed)\n")
         let start = ContinuousClock.now

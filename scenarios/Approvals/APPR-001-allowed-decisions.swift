@@ -19,12 +19,12 @@ let appr001 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await OperatorSteps.operatorSession(run)
-    let id = try await OperatorSteps.openApproval(run, command: "npm publish", allowedDecisions: [.allowOnce],
+    let operatorSession = try await run.operatorSession()
+    let id = try await run.openApproval(command: "npm publish", allowedDecisions: [.allowOnce],
                                                   expiresIn: .seconds(1_800), to: operatorSession)
     // The resolve attempts that came over the wire (the client is the only wire caller).
     @Sendable func clientAttempts() async -> [ResolveAttempt] {
-        await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+        await run.clientResolveAttempts(id: id)
     }
 
     _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-always"))

@@ -20,10 +20,10 @@ let appr003 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await OperatorSteps.operatorSession(run)
-    let id = try await OperatorSteps.openApproval(run, command: "rm -rf ./build", expiresIn: .seconds(1_800), to: operatorSession)
+    let operatorSession = try await run.operatorSession()
+    let id = try await run.openApproval(command: "rm -rf ./build", expiresIn: .seconds(1_800), to: operatorSession)
     @Sendable func clientAttempts() async -> [ResolveAttempt] {
-        await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+        await run.clientResolveAttempts(id: id)
     }
 
     // Whichever family the client uses, its resolve is applied and the reply never arrives.

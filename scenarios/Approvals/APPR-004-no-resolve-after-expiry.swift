@@ -21,8 +21,8 @@ let appr004 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await OperatorSteps.operatorSession(run)
-    let id = try await OperatorSteps.openApproval(run, command: "git push --force", expiresIn: .seconds(5), to: operatorSession)
+    let operatorSession = try await run.operatorSession()
+    let id = try await run.openApproval(command: "git push --force", expiresIn: .seconds(5), to: operatorSession)
 
     // Time passes for the client too: a client with its own clock cannot see a Gateway-only jump.
     await run.elapse(.seconds(6))
@@ -32,7 +32,7 @@ let appr004 = Scenario(
     })
 
     _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
-    let attempts = await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+    let attempts = await run.clientResolveAttempts(id: id)
     try run.expect(attempts.isEmpty, "the client tried to resolve an expired approval",
                    expected: "no resolve request for \(id) after its expiresAtMs",
                    actual: attempts.map { "\($0.channel.rawValue) \($0.requested) → \($0.result)" }.joined(separator: "; "))

@@ -19,8 +19,8 @@ let appr005 = Scenario(
     profiles: .legacy,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await OperatorSteps.operatorSession(run)
-    let id = try await OperatorSteps.openApproval(run, command: "make deploy", expiresIn: .seconds(1_800), to: operatorSession)
+    let operatorSession = try await run.operatorSession()
+    let id = try await run.openApproval(command: "make deploy", expiresIn: .seconds(1_800), to: operatorSession)
 
     let cursor = run.mark()
     let reply = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
@@ -31,7 +31,7 @@ let appr005 = Scenario(
     try run.expect(unified.isEmpty, "the client called unified approval methods that this Gateway does not advertise",
                    expected: "only exec.approval.* requests", actual: unified.joined(separator: ", "))
     try run.expectEqual(reply, .ok, "the client resolves through the legacy family")
-    let attempts = await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+    let attempts = await run.clientResolveAttempts(id: id)
     try run.expectEqual(attempts.map { "\($0.channel.rawValue) \($0.requested)" }, ["exec.approval.resolve allow-once"],
                         "the client's resolve requests for \(id)")
     let final = await run.gateway.approval(id: id)

@@ -19,8 +19,8 @@ let appr006 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await OperatorSteps.operatorSession(run)
-    let oldId = try await OperatorSteps.openApproval(run, command: "terraform apply", expiresIn: .seconds(1_800), to: operatorSession)
+    let operatorSession = try await run.operatorSession()
+    let oldId = try await run.openApproval(command: "terraform apply", expiresIn: .seconds(1_800), to: operatorSession)
 
     // Let the client present the prompt before the user switches away.
     await run.elapse(.milliseconds(200))
@@ -33,7 +33,7 @@ let appr006 = Scenario(
     _ = try await run.client.reply(to: .resolveApproval(id: oldId, decision: "allow-once"))
     var stray: [String] = []
     for (name, gateway) in [("old", run.gateway), ("new", newGateway)] {
-        let attempts = await gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == oldId }
+        let attempts = await run.clientResolveAttempts(id: oldId, on: gateway)
         stray += attempts.map { "\($0.channel.rawValue) \($0.requested) on the \(name) Gateway → \($0.result)" }
     }
     try run.expect(stray.isEmpty, "the client resolved a prompt of the previous Gateway",
@@ -41,7 +41,7 @@ let appr006 = Scenario(
     let untouched = await run.gateway.approval(id: oldId)
     try run.expectEqual(untouched?.status, .pending, "the old Gateway's approval is still pending")
 
-    let newId = try await OperatorSteps.openApproval(run, command: "terraform plan", expiresIn: .seconds(1_800),
+    let newId = try await run.openApproval(command: "terraform plan", expiresIn: .seconds(1_800),
                                                      to: newSession, on: newGateway, sessionName: "new operator session")
     let reply = try await run.client.reply(to: .resolveApproval(id: newId, decision: "allow-once"))
     try run.expectEqual(reply, .ok, "the client resolves a prompt of the new Gateway")

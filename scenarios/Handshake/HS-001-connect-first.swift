@@ -9,7 +9,9 @@ let hs001 = Scenario(
     source: "gateway-protocol.md §3.1-3.2, §4.4",
     discussion: "Waits for the client's first connection and checks that its first frame is a connect request whose device.nonce is the nonce the Gateway sent on that connection.",
     tags: ["handshake"],
-    profiles: .all
+    profiles: .all,
+    // Judges the handshake itself: it runs even when the client never gets a session.
+    options: Scenario.Options(needsSession: false)
 ) { run in
     let (connectionId, nonce) = try await run.waitForEvent("the client's first connection") { event in
         if case .connectionOpened(let id, _, let nonce) = event { (id, nonce) } else { nil }

@@ -9,7 +9,9 @@ let hs002 = Scenario(
     source: "gateway-protocol.md §3.4",
     discussion: "Waits for the client's first connect request and checks its minProtocol/maxProtocol against the Gateway's negotiation rule: the range must contain protocol 4, or contain 3 when role and client.mode are both \"node\" (the legacy N-1 window). A client outside both windows gets PROTOCOL_MISMATCH and close 1002 from a real Gateway.",
     tags: ["handshake"],
-    profiles: .all
+    profiles: .all,
+    // Judges the handshake itself: it runs even when the client never gets a session.
+    options: Scenario.Options(needsSession: false)
 ) { run in
     let request = try await run.waitForEvent("the client's first connect request") { event -> RequestFrame? in
         if case .frameIn(_, .request(let request)?, _) = event, request.method == GatewayMethod.connect.rawValue { request } else { nil }

@@ -10,7 +10,9 @@ let hs003 = Scenario(
     source: "gateway-protocol.md §4.1",
     discussion: "Waits for the client's first connect request and checks its device block: publicKey must be 43 base64url characters (no padding, no '+' or '/') decoding to 32 bytes, and device.id must be the 64-character lowercase hex SHA-256 of those bytes. A real Gateway answers a mismatch with DEVICE_AUTH_DEVICE_ID_MISMATCH.",
     tags: ["handshake", "identity"],
-    profiles: .all
+    profiles: .all,
+    // Judges the handshake itself: it runs even when the client never gets a session.
+    options: Scenario.Options(needsSession: false)
 ) { run in
     let request = try await run.waitForEvent("the client's first connect request") { event -> RequestFrame? in
         if case .frameIn(_, .request(let request)?, _) = event, request.method == GatewayMethod.connect.rawValue { request } else { nil }

@@ -9,7 +9,9 @@ let hs004 = Scenario(
     source: "gateway-protocol.md §4.2-4.4",
     discussion: "Waits for the client's first connection and its connect request, then checks that device.nonce is that connection's challenge nonce and verifies device.signature against the v3 payload and, failing that, the v2 payload rebuilt from the connect params with the challenge nonce (the legacy v1 payload, which has no nonce, is not accepted).",
     tags: ["handshake", "identity"],
-    profiles: .all
+    profiles: .all,
+    // Judges the handshake itself: it runs even when the client never gets a session.
+    options: Scenario.Options(needsSession: false)
 ) { run in
     let (connectionId, nonce) = try await run.waitForEvent("the client's first connection") { event in
         if case .connectionOpened(let id, _, let nonce) = event { (id, nonce) } else { nil }

@@ -9,7 +9,9 @@ let hs005 = Scenario(
     source: "gateway-protocol.md §4.4",
     discussion: "Waits for the client's first connection, reads the ts of its connect.challenge, then checks device.signedAt of the connect request: it must equal that ts (what the newest Swift client sends) or differ from the Gateway clock by at most 2 minutes (DEVICE_SIGNATURE_SKEW_MS); otherwise a real Gateway answers DEVICE_AUTH_SIGNATURE_EXPIRED.",
     tags: ["handshake", "identity"],
-    profiles: .all
+    profiles: .all,
+    // Judges the handshake itself: it runs even when the client never gets a session.
+    options: Scenario.Options(needsSession: false)
 ) { run in
     let connectionId = try await run.waitForEvent("the client's first connection") { event in
         if case .connectionOpened(let id, _, _) = event { id } else { nil }

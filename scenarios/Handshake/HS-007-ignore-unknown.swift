@@ -12,13 +12,10 @@ let hs007 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let (connectionId, nodeId) = try await run.waitForEvent("the client's node session") { event -> (String, String)? in
-        if case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue, let deviceId = session.deviceId {
-            (session.connectionId, deviceId)
-        } else {
-            nil
-        }
-    }
+    let probe = try await run.probeCommand()
+    let session = try await run.nodeSession()
+    let connectionId = session.connectionId
+    guard let nodeId = session.deviceId else { try run.fail("the node session has no device id") }
     let gateway = run.gateway
     await gateway.sendEvent("gateway.future.announcement", payload: [
         "version": 7, "nested": ["list": [1, "two", ["three": .null]], "flag": true],
@@ -29,7 +26,7 @@ let hs007 = Scenario(
     ], to: connectionId, sequenced: true)
 
     let start = run.mark()
-    async let outcome = gateway.invoke(nodeId: nodeId, command: "device.info", params: [:], wait: run.stepTimeout)
+    async let outcome = gateway.invoke(nodeId: nodeId, command: probe, params: [:], wait: run.stepTimeout)
     let sentOn = try await run.waitForEvent("the node.invoke.request after the unknown events", from: start) { event in
         if case .invokeSent(_, _, _, let id) = event { id } else { nil }
     }

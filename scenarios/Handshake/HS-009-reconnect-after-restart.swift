@@ -12,27 +12,14 @@ let hs009 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let connectionId = try await run.waitForEvent("the client's node session") { event -> String? in
-        if case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue { session.connectionId } else { nil }
-    }
+    let connectionId = try await run.nodeSession().connectionId
     let restart = run.mark()
     await run.gateway.beginRestart(restartExpectedMs: 1_000)
-    let closeCode = try await run.waitForEvent("the end of \(connectionId)", from: restart) { event -> Int? in
-        if case .connectionClosed(let id, let code, _) = event, id == connectionId { code } else { nil }
-    }
+    let (closeCode, _) = try await run.expectClosed(connectionId, "the end of \(connectionId)", from: restart)
     try run.expectEqual(closeCode, 1012, "the node session ended with close 1012 (service restart)")
     await run.elapse(.seconds(1))
     await run.gateway.resumeAfterRestart()
     let back = run.mark()
-
-    let reconnected: @Sendable (GatewayEvent) -> Bool = { event in
-        if case .sessionOpened(let session) = event { session.role == GatewayRole.node.rawValue } else { false }
-    }
-    // Client time passes in small steps until the node is back (at most 30 s); then the client
-    // gets real time to finish what the last step started.
-    for _ in 0..<60 where !run.gateway.events.elements(from: back.position).contains(where: reconnected) {
-        await run.elapse(.milliseconds(500))
-    }
-    try await run.waitForEvent("a new node session within 30 s after the Gateway accepted connections again",
-                               from: back, where: reconnected)
+    try await run.nodeSession("a new node session within 30 s after the Gateway accepted connections again",
+                              from: back, within: .seconds(30))
 }

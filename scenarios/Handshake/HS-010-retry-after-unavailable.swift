@@ -19,18 +19,15 @@ let hs010 = Scenario(
     let refused = try await run.waitForEvent("a connect refused with UNAVAILABLE") { event -> String? in
         if case .handshakeRejected(let id, let error, _) = event, error.code == ErrorCode.unavailable.rawValue { id } else { nil }
     }
-    let refusedRole = run.gateway.events.elements(from: start.position).lazy.compactMap { event -> String? in
+    let refusedRole = run.events(from: start).lazy.compactMap { event -> String? in
         if case .frameIn(let id, .request(let request)?, _) = event, id == refused, request.method == GatewayMethod.connect.rawValue {
             request.params?["role"]?.stringValue ?? GatewayRole.operator.rawValue
         } else {
             nil
         }
     }.first
-    // Small steps: a single jump could carry the clock past a retry the client is about to
-    // schedule, hiding how early it comes.
-    for _ in 0..<30 { await run.elapse(.milliseconds(100)) }
-    // The client gets real time to finish what the last step started.
-    try await run.waitForEvent("another \(refusedRole ?? "") connect within 3 s after the refusal", from: start) { event in
+    try await run.waitForEvent("another \(refusedRole ?? "") connect within 3 s after the refusal", within: .seconds(3),
+                               from: start) { event in
         if case .frameIn(let id, .request(let request)?, _) = event, id != refused, request.method == GatewayMethod.connect.rawValue {
             (request.params?["role"]?.stringValue ?? GatewayRole.operator.rawValue) == refusedRole
         } else {
@@ -43,7 +40,7 @@ let hs010 = Scenario(
     var order: [String] = []
     var roleOf: [String: String] = [:]
     var refusals: [String: (retryAfterMs: Int, closeCode: Int)] = [:]
-    for event in run.gateway.events.elements(from: start.position) {
+    for event in run.events(from: start) {
         switch event {
         case .connectionOpened(let id, _, _):
             order.append(id)
@@ -82,11 +79,5 @@ let hs010 = Scenario(
 
     await run.gateway.setStartingUp(false)
     let started = run.mark()
-    let connected: @Sendable (GatewayEvent) -> Bool = { event in
-        if case .sessionOpened(let session) = event { session.role == GatewayRole.node.rawValue } else { false }
-    }
-    for _ in 0..<60 where !run.gateway.events.elements(from: started.position).contains(where: connected) {
-        await run.elapse(.milliseconds(500))
-    }
-    try await run.waitForEvent("a node session within 30 s after the Gateway finished starting", from: started, where: connected)
+    try await run.nodeSession("a node session within 30 s after the Gateway finished starting", from: started, within: .seconds(30))
 }

@@ -8,8 +8,10 @@ let inv001 = Scenario(
     requirement: "Every node.invoke.request gets exactly one node.invoke.result with the same id and the client's own nodeId.",
     source: "gateway-protocol.md §7.3-7.4",
     discussion: """
-        Pairs the client automatically, then invokes a command that succeeds (device.info) and \
-        one that fails (system.notify without a title or body). Each invoke must be answered by \
+        Pairs the client automatically, then invokes a harmless command the client declares \
+        (device.info, device.status or debug.counter) and, when declared, one that fails \
+        (system.notify without a title or body); unsupported for a client that declares none of \
+        them. Each invoke must be answered by \
         a node.invoke.result carrying the request's id and the client's node id (its device id), \
         which the Gateway matches to the invoke; no second result for either id may follow.
         """,
@@ -17,11 +19,11 @@ let inv001 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let nodeId = try await run.waitForEvent("the client's node session") { event in
-        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
-    }
+    let probe = try await run.probeCommand()
+    let declared = try await run.declaredCommands()
+    let nodeId = try await run.nodeId()
     var answered: [(id: String, cursor: EventCursor)] = []
-    for command in ["device.info", "system.notify"] {
+    for command in [probe] + (declared.contains("system.notify") ? ["system.notify"] : []) {
         let start = run.mark()
         async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: [:], wait: run.stepTimeout)
         let id = try await run.waitForEvent("the node.invoke.request for \(command)", from: start) { event in

@@ -8,8 +8,10 @@ let inv002 = Scenario(
     requirement: "A successful node.invoke.result carries its result as payloadJSON (a JSON text in a string) or as payload; a failed one carries error.code and error.message.",
     source: "gateway-protocol.md §7.4",
     discussion: """
-        Pairs the client automatically, invokes device.info (which succeeds) and system.notify \
-        without a title or body (which fails), and reads the node.invoke.result requests as they \
+        Pairs the client automatically, invokes a harmless command the client declares \
+        (device.info, device.status or debug.counter; it succeeds) and, when declared, \
+        system.notify without a title or body (which fails), and reads the node.invoke.result \
+        requests as they \
         arrived on the wire, before the Gateway normalises them: the success must have a string \
         payloadJSON holding JSON, or a non-null payload; the failure must have ok:false and an \
         error object with a non-empty string code and message.
@@ -18,10 +20,16 @@ let inv002 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let nodeId = try await run.waitForEvent("the client's node session") { event in
-        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
+    let probe = try await run.probeCommand()
+    let declared = try await run.declaredCommands()
+    let nodeId = try await run.nodeId()
+    var cases = [(probe, true)]
+    if declared.contains("system.notify") {
+        cases.append(("system.notify", false))
+    } else {
+        run.note("the client does not declare system.notify: only the success shape is checked")
     }
-    for (command, succeeds) in [("device.info", true), ("system.notify", false)] {
+    for (command, succeeds) in cases {
         let start = run.mark()
         async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: [:], wait: run.stepTimeout)
         let id = try await run.waitForEvent("the node.invoke.request for \(command)", from: start) { event in

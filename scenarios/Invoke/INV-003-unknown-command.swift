@@ -16,9 +16,7 @@ let inv003 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let nodeId = try await run.waitForEvent("the client's node session") { event in
-        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
-    }
+    let nodeId = try await run.nodeId()
     let command = "conformance.unknown.command"
     let start = run.mark()
     async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: ["probe": true], wait: run.stepTimeout)

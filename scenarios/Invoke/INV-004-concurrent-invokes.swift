@@ -18,13 +18,9 @@ let inv004 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let nodeId = try await run.waitForEvent("the client's node session") { event in
-        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
-    }
-    let declared = await run.gateway.connectedNodes().first { $0.nodeId == nodeId }?.commands ?? []
-    guard declared.contains("debug.slow") else {
-        try run.unsupported("the client does not declare the test command debug.slow")
-    }
+    try await run.requireDeclared("debug.slow")
+    let quickCommand = try await run.probeCommand()
+    let nodeId = try await run.nodeId()
     let slowMs = 2_000
     let start = run.mark()
     async let slow = run.gateway.invoke(nodeId: nodeId, command: "debug.slow", params: ["durationMs": .int(Int64(slowMs))],
@@ -32,42 +28,42 @@ let inv004 = Scenario(
     let slowId = try await run.waitForEvent("the node.invoke.request for debug.slow", from: start) { event in
         if case .invokeSent(let id, _, "debug.slow", _) = event { id } else { nil }
     }
-    async let quick = run.gateway.invoke(nodeId: nodeId, command: "device.info", wait: run.stepTimeout)
-    let quickId = try await run.waitForEvent("the node.invoke.request for device.info") { event in
-        if case .invokeSent(let id, _, "device.info", _) = event { id } else { nil }
+    async let quick = run.gateway.invoke(nodeId: nodeId, command: quickCommand, wait: run.stepTimeout)
+    let quickId = try await run.waitForEvent("the node.invoke.request for \(quickCommand)") { event in
+        if case .invokeSent(let id, _, quickCommand, _) = event { id } else { nil }
     }
     let ids: Set<String> = [slowId, quickId]
-    let names = [slowId: "debug.slow", quickId: "device.info"]
+    let names = [slowId: "debug.slow", quickId: quickCommand]
 
-    // The quick command finishes while the slow one still runs (no client time has passed).
-    let first = try await run.waitForEvent("a result for device.info while debug.slow still runs", from: start) { event in
+    // The quick command finishes while the slow one still runs.
+    let first = try await run.waitForEvent("a result for \(quickCommand) while debug.slow still runs", from: start) { event in
         if case .invokeResult(let id, _, _, _, _) = event, ids.contains(id) { id } else { nil }
     }
-    try run.expect(first == quickId, "the first result answers device.info, the invoke that could finish",
-                   expected: "a result with id \(quickId) (device.info)",
+    try run.expect(first == quickId, "the first result answers \(quickCommand), the invoke that could finish",
+                   expected: "a result with id \(quickId) (\(quickCommand))",
                    actual: "a result with id \(first) (\(names[first] ?? "?"))")
     let afterQuick = run.mark()
-    if case .result(let result) = await quick {
+    if case .result(let result) = await quick, quickCommand == "device.info" {
         try run.expect(result.payloadJSON?.contains("deviceName") == true || result.payload?["deviceName"] != nil,
                        "the device.info invoke got the device.info payload",
                        expected: "a device.info payload (deviceName, ...)",
                        actual: result.payloadJSON.map { String($0.prefix(200)) } ?? result.payload?.jsonString ?? "none")
     }
 
-    // Let the slow command finish; its result must carry its own id.
-    for _ in 0..<4 { await run.elapse(.milliseconds(Int64(slowMs / 2))) }
-    let slowResult = try? await run.waitForEvent("the result for debug.slow", from: afterQuick) { event in
+    // The slow command finishes after its durationMs; its result must carry its own id.
+    let slowResult = try? await run.waitForEvent("the result for debug.slow", within: .milliseconds(Int64(slowMs)) + run.stepTimeout,
+                                                 from: afterQuick) { event in
         if case .invokeResult(slowId, _, _, let matched, _) = event { matched } else { nil }
     }
-    let laterQuick = run.gateway.events.elements(from: afterQuick.position).filter { event in
+    let laterQuick = run.events(from: afterQuick).filter { event in
         if case .invokeResult(quickId, _, _, _, _) = event { true } else { false }
     }
     guard let slowResult else {
         try run.fail("the debug.slow invoke got no result under its own id",
                      expected: "a result with id \(slowId) (debug.slow)",
-                     actual: laterQuick.isEmpty ? "no result" : "a result under the id of device.info (\(quickId)): the ids mixed")
+                     actual: laterQuick.isEmpty ? "no result" : "a result under the id of \(quickCommand) (\(quickId)): the ids mixed")
     }
-    try run.expect(laterQuick.isEmpty, "device.info is answered exactly once",
+    try run.expect(laterQuick.isEmpty, "\(quickCommand) is answered exactly once",
                    expected: "one result with id \(quickId)", actual: "\(laterQuick.count + 1) results with that id")
     try run.expect(slowResult, "the Gateway matches the debug.slow result to its invoke",
                    expected: "a result accepted for \(slowId)", actual: "a result the Gateway ignored")

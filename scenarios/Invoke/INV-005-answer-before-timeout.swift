@@ -18,13 +18,9 @@ let inv005 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let nodeId = try await run.waitForEvent("the client's node session") { event in
-        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
-    }
-    let declared = await run.gateway.connectedNodes().first { $0.nodeId == nodeId }?.commands ?? []
-    guard declared.contains("debug.slow") else {
-        try run.unsupported("the client does not declare the test command debug.slow")
-    }
+    try await run.requireDeclared("debug.slow")
+    let probe = try await run.probeCommand()
+    let nodeId = try await run.nodeId()
     let timeoutMs = 5_000
     let start = run.mark()
     async let outcome = run.gateway.invoke(nodeId: nodeId, command: "debug.slow", params: ["durationMs": 600_000],
@@ -34,13 +30,12 @@ let inv005 = Scenario(
     }
     // A quick invoke behind it on the same socket: once it is answered, the client has taken the
     // slow one and started its timer.
-    _ = await run.gateway.invoke(nodeId: nodeId, command: "device.info", wait: run.stepTimeout)
+    _ = await run.gateway.invoke(nodeId: nodeId, command: probe, wait: run.stepTimeout)
 
-    // Up to just before timeoutMs, in steps, so that every timer the client set meanwhile fires
-    // in order; never past it, so the Gateway's own deadline cannot race the client's answer.
-    for _ in 0..<(timeoutMs / 500 - 1) { await run.elapse(.milliseconds(500)) }
-    await run.elapse(.milliseconds(499))
-    let (ok, matched) = try await run.waitForEvent("a result for debug.slow (id \(id)) before timeoutMs \(timeoutMs)", from: start) { event in
+    // The answer must come before timeoutMs: the wait ends just before it, so the Gateway's own
+    // deadline cannot race the client's answer.
+    let (ok, matched) = try await run.waitForEvent("a result for debug.slow (id \(id)) before timeoutMs \(timeoutMs)",
+                                                   within: .milliseconds(Int64(timeoutMs - 1)), from: start) { event in
         if case .invokeResult(let resultId, _, let ok, let matched, _) = event, resultId == id { (ok, matched) } else { nil }
     }
     try run.expect(matched, "the result for debug.slow arrives before the invoke's timeoutMs",

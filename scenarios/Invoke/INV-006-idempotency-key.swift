@@ -18,13 +18,8 @@ let inv006 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let nodeId = try await run.waitForEvent("the client's node session") { event in
-        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
-    }
-    let declared = await run.gateway.connectedNodes().first { $0.nodeId == nodeId }?.commands ?? []
-    guard declared.contains("debug.counter") else {
-        try run.unsupported("the client does not declare the test command debug.counter")
-    }
+    try await run.requireDeclared("debug.counter")
+    let nodeId = try await run.nodeId()
     let key = "conformance-inv006-\(run.random(in: 1_000...9_999))"
     var payloads: [String] = []
     for attempt in 1...2 {

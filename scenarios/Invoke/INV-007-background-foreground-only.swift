@@ -17,9 +17,7 @@ let inv007 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let nodeId = try await run.waitForEvent("the client's node session") { event in
-        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
-    }
+    let nodeId = try await run.nodeId()
     let declared = await run.gateway.connectedNodes().first { $0.nodeId == nodeId }?.commands ?? []
     let commands = ["canvas.", "camera.", "screen."].compactMap { family in
         declared.filter { $0.hasPrefix(family) }.sorted().first

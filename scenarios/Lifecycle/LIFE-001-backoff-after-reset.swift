@@ -14,41 +14,40 @@ let life001 = Scenario(
 ) { run in
     let gateway = run.gateway
     let connect = GatewayMethod.connect.rawValue
-    let first = try await run.waitForEvent("the client's node session") { event -> String? in
-        if case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue { session.connectionId } else { nil }
-    }
+    let first = try await run.nodeSession().connectionId
     let broken = run.mark()
     let windowMs = 10_000
-    let stepMs = 250
-    var reset: Set<String> = []
     await gateway.dropNextResponse(to: connect, cutConnection: true)
     await gateway.reset(connectionId: first)
-    await withTaskGroup(of: Void.self) { group in
-        // The broken network: as soon as a connect reply was swallowed, the next one will be too.
+    let reset = await withTaskGroup(of: Set<String>.self) { group in
+        // The broken network, reacting to what the client does: as soon as a connect reply was
+        // swallowed, the next one will be too; a connect that slipped through between two
+        // faults gets its session reset.
         group.addTask {
+            var reset: Set<String> = []
             for await event in gateway.events.stream(from: broken.position) {
-                if case .requestHandled(_, let method, _, _) = event, method == connect {
+                switch event {
+                case .requestHandled(_, let method, _, _) where method == connect:
                     await gateway.dropNextResponse(to: connect, cutConnection: true)
+                case .sessionOpened(let session) where session.connectionId != first:
+                    let swallowed = gateway.transcript.entries.contains { $0.kind == .dropped && $0.connectionId == session.connectionId }
+                    if !swallowed, reset.insert(session.connectionId).inserted { await gateway.reset(connectionId: session.connectionId) }
+                default:
+                    break
                 }
+                if Task.isCancelled { break }
             }
+            return reset
         }
-        for _ in 0..<(windowMs / stepMs) {
-            await run.elapse(.milliseconds(stepMs))
-            // A connect that slipped through between two faults gets its session reset.
-            let swallowed = Set(gateway.transcript.entries.filter { $0.kind == .dropped }.map(\.connectionId))
-            for event in gateway.events.elements(from: broken.position) {
-                if case .sessionOpened(let session) = event, session.connectionId != first,
-                   !swallowed.contains(session.connectionId), reset.insert(session.connectionId).inserted {
-                    await gateway.reset(connectionId: session.connectionId)
-                }
-            }
-        }
+        // A rule about time: the window the reconnect rate is judged over.
+        await run.elapse(.milliseconds(Int64(windowMs)))
         group.cancelAll()
+        return await group.next() ?? []
     }
     let window = run.mark()
 
     var attempts: [String: Int] = [:]
-    for event in gateway.events.elements(from: broken.position).prefix(window.position - broken.position) {
+    for event in run.events(from: broken).prefix(window.position - broken.position) {
         if case .frameIn(_, .request(let request)?, _) = event, request.method == connect {
             attempts[request.params?["role"]?.stringValue ?? GatewayRole.operator.rawValue, default: 0] += 1
         }
@@ -65,14 +64,11 @@ let life001 = Scenario(
     // swallows one more connect. A session counts unless its reply was swallowed (the Gateway
     // records that before it reports the session) or it was reset above; it may have come
     // about just before the window ended.
-    let resetSessions = reset
     let recovered: @Sendable (GatewayEvent) -> Bool = { event in
         guard case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue,
-              session.connectionId != first, !resetSessions.contains(session.connectionId) else { return false }
+              session.connectionId != first, !reset.contains(session.connectionId) else { return false }
         return !gateway.transcript.entries.contains { $0.kind == .dropped && $0.connectionId == session.connectionId }
     }
-    for _ in 0..<120 where !gateway.events.elements(from: broken.position).contains(where: recovered) {
-        await run.elapse(.milliseconds(500))
-    }
-    try await run.waitForEvent("a node session within 60 s after the network recovered", from: broken, where: recovered)
+    try await run.waitForEvent("a node session within 60 s after the network recovered", within: .seconds(60), from: broken,
+                               where: recovered)
 }

@@ -13,19 +13,16 @@ let life002 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let gateway = run.gateway
-    let (connectionId, nodeId) = try await run.waitForEvent("the client's node session") { event -> (String, String)? in
-        if case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue, let deviceId = session.deviceId {
-            (session.connectionId, deviceId)
-        } else {
-            nil
-        }
-    }
+    let probe = try await run.probeCommand()
+    let session = try await run.nodeSession()
+    let connectionId = session.connectionId
+    guard let nodeId = session.deviceId else { try run.fail("the node session has no device id") }
     await gateway.sendEvent("tick", payload: ["ts": .int(gateway.clock.nowMs)], to: connectionId, sequenced: true)
     await gateway.skipSequenceNumbers(5)
     await gateway.sendEvent("tick", payload: ["ts": .int(gateway.clock.nowMs)], to: connectionId, sequenced: true)
 
     let start = run.mark()
-    async let outcome = gateway.invoke(nodeId: nodeId, command: "device.info", params: [:], wait: run.stepTimeout)
+    async let outcome = gateway.invoke(nodeId: nodeId, command: probe, params: [:], wait: run.stepTimeout)
     let sentOn = try await run.waitForEvent("the node.invoke.request after the seq gap", from: start) { event in
         if case .invokeSent(_, _, _, let id) = event { id } else { nil }
     }

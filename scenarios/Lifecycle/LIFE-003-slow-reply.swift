@@ -16,19 +16,17 @@ let life003 = Scenario(
     // The reply is held for 2 s on the run's time line (virtual in a simulated run).
     await gateway.delayResponses(by: run.scaled(.seconds(2)))
     try await run.client.start()
-    let (connectionId, nodeId) = try await run.waitForEvent("the client's node connect") { event -> (String, String)? in
-        if case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue, let deviceId = session.deviceId {
-            (session.connectionId, deviceId)
-        } else {
-            nil
-        }
-    }
-    await run.elapse(.seconds(2))
+    let probe = try await run.probeCommand()
+    let session = try await run.nodeSession("the client's node connect (its hello-ok held back for 2 s)")
+    let connectionId = session.connectionId
+    guard let nodeId = session.deviceId else { try run.fail("the node session has no device id") }
+    // The held reply goes out 2 s after the connect (the session is recorded when it is queued).
+    await run.elapse(.milliseconds(2_500))
     await gateway.delayResponses(by: nil)
 
     // The invoke is queued behind the held hello-ok, so it arrives after it.
     let start = run.mark()
-    async let outcome = gateway.invoke(nodeId: nodeId, command: "device.info", params: [:], wait: run.stepTimeout)
+    async let outcome = gateway.invoke(nodeId: nodeId, command: probe, params: [:], wait: run.stepTimeout)
     let sentOn = try await run.waitForEvent("the node.invoke.request after the slow connect reply", from: start) { event in
         if case .invokeSent(_, _, _, let id) = event { id } else { nil }
     }

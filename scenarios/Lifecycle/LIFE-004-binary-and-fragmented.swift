@@ -13,13 +13,10 @@ let life004 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let gateway = run.gateway
-    let (connectionId, nodeId) = try await run.waitForEvent("the client's node session") { event -> (String, String)? in
-        if case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue, let deviceId = session.deviceId {
-            (session.connectionId, deviceId)
-        } else {
-            nil
-        }
-    }
+    let probe = try await run.probeCommand()
+    let session = try await run.nodeSession()
+    let connectionId = session.connectionId
+    guard let nodeId = session.deviceId else { try run.fail("the node session has no device id") }
     // Every event until the counters are reset (other broadcasts may come in between).
     let plenty = 10_000
     for (binary, fragmented) in [(true, false), (false, true), (true, true)] {
@@ -27,7 +24,7 @@ let life004 = Scenario(
         await gateway.sendNextEventsAsBinary(binary ? plenty : 0)
         await gateway.fragmentNextEvents(fragmented ? plenty : 0)
         let start = run.mark()
-        async let outcome = gateway.invoke(nodeId: nodeId, command: "device.info", params: [:], wait: run.stepTimeout)
+        async let outcome = gateway.invoke(nodeId: nodeId, command: probe, params: [:], wait: run.stepTimeout)
         let sentOn = try await run.waitForEvent("the node.invoke.request sent as \(form)", from: start) { event in
             if case .invokeSent(_, _, _, let id) = event { id } else { nil }
         }

@@ -16,7 +16,7 @@ let pair001 = Scenario(
     tags: ["pairing"],
     profiles: .all
 ) { run in
-    let request = try await PairingSteps.firstRequest(run)
+    let request = try await run.firstPairingRequest()
     let deviceId = request.deviceId
     let refusal = try await run.waitForEvent("the PAIRING_REQUIRED refusal of the first connect", from: .start) { event in
         if case .handshakeRejected(_, let error, let closeCode) = event,
@@ -26,9 +26,8 @@ let pair001 = Scenario(
     try run.expectEqual(refusal.1, 1008, "the refused connection's close code")
 
     let cursor = run.mark()
-    try await PairingSteps.approveNewest(run, deviceId: deviceId)
-    let session = try await PairingSteps.awaitClient(run, "hello-ok for a node session of the approved device \(deviceId)",
-                                                     from: cursor) { event in
+    try await run.approveNewest(deviceId: deviceId)
+    let session = try await run.untilClient("hello-ok for a node session of the approved device \(deviceId)", from: cursor) { event in
         if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue, info.deviceId == deviceId { info } else { nil }
     }
     try run.expect(session.issuedDeviceToken != nil, "hello-ok carries auth.deviceToken for the approved node",

@@ -16,25 +16,32 @@ let pair002 = Scenario(
     tags: ["pairing", "identity"],
     profiles: .all
 ) { run in
-    let first = try await PairingSteps.firstRequest(run)
-    await PairingSteps.pass(run, .seconds(12))
-
-    func nodeRetries() -> [PairingSteps.Connect] {
-        Array(PairingSteps.connects(run, from: .start).filter { $0.role == GatewayRole.node.rawValue }.dropFirst())
-    }
-    if nodeRetries().count < 2, run.client.supports(.connect) {
+    let first = try await run.firstPairingRequest()
+    // The client keeps retrying while pending: the first node connect and two retries, by itself
+    // or, for a client that waits for an explicit reconnect, prompted with the connect stimulus.
+    var nodeConnects: [ConnectAttempt]
+    do {
+        nodeConnects = try await run.waitForEvents("three node connects while pairing is pending", count: 3,
+                                                   within: .seconds(12), from: .start) { event in
+            ConnectAttempt(event).flatMap { $0.isNode ? $0 : nil }
+        }
+    } catch let failure as ScenarioFailure {
+        guard run.client.supports(.connect) else {
+            try run.unsupported("the client did not retry while pending (\(failure.actual ?? "")) and does not support the connect stimulus")
+        }
         run.note("the client does not retry by itself: prompting two retries with the connect stimulus")
         for _ in 0..<2 {
+            let before = run.mark()
             try await run.client.reply(to: .connect)
-            await PairingSteps.settle(run)
+            let retry = try await run.nextConnect(role: .node, "the node retry after the connect stimulus", from: before)
+            _ = try await run.handshakeOutcome(of: retry.connectionId)
         }
+        nodeConnects = run.connects().filter(\.isNode)
     }
-    let retries = nodeRetries()
-    if retries.count < 2 {
-        try run.unsupported("the client made \(retries.count) retries while pending and does not support the connect stimulus")
-    }
+    let retries = Array(nodeConnects.dropFirst().suffix(2))
+    for retry in retries { _ = try await run.handshakeOutcome(of: retry.connectionId) }
 
-    let connects = PairingSteps.connects(run, from: .start)
+    let connects = run.connects()
     let deviceIds = Set(connects.map { $0.deviceId ?? "(none)" })
     try run.expect(deviceIds == [first.deviceId], "every connect while pending presents the first device.id",
                    expected: first.deviceId, actual: deviceIds.sorted().joined(separator: ", "))
@@ -47,10 +54,7 @@ let pair002 = Scenario(
                    expected: "1 request of \(first.deviceId)",
                    actual: "\(pending.count): " + pending.map { "\($0.requestId) of \($0.deviceId)" }.joined(separator: ", "))
 
-    let reported = retries.suffix(2).map { retry in
-        run.gateway.events.all.lazy.compactMap(PairingSteps.pairingRejection)
-            .first { $0.connectionId == retry.connectionId }?.error.details?["requestId"]?.stringValue ?? "(none)"
-    }
+    let reported = retries.map { run.toldRequestId(on: $0.connectionId) ?? "(none)" }
     try run.expect(Set(reported) == [pending.first?.requestId ?? ""], "the last two retries are told the one pending requestId",
                    expected: pending.first?.requestId ?? "", actual: reported.joined(separator: ", "))
 }

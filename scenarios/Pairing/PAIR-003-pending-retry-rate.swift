@@ -15,7 +15,7 @@ let pair003 = Scenario(
     tags: ["pairing", "reconnect"],
     profiles: .all
 ) { run in
-    _ = try await PairingSteps.firstRequest(run)
+    _ = try await run.firstPairingRequest()
     let bins = await PairingSteps.attemptsPerSecond(run, seconds: 12)
     try PairingSteps.checkRate(run, bins, while: "while pairing is pending")
 }

@@ -16,23 +16,22 @@ let pair004 = Scenario(
     needs: [.restart],
     profiles: .all
 ) { run in
-    let session = try await PairingSteps.pairClient(run)
+    let session = try await run.pairClient()
     guard let deviceId = session.deviceId, let token = session.issuedDeviceToken else {
         try run.fail("the approved node session has no device token", expected: "hello-ok.auth.deviceToken", actual: "none")
     }
 
-    try await PairingSteps.holdSession(run, session)
+    try await run.expectStaysOpen(session.connectionId, "close of the just admitted node session")
     let cursor = run.mark()
     try await run.client.restart()
-    let connect = try await PairingSteps.awaitClient(run, "the first node connect after the restart", from: cursor) { event in
-        PairingSteps.connect(in: event).flatMap { $0.role == GatewayRole.node.rawValue ? $0 : nil }
+    let connect = try await run.untilClient("the first node connect after the restart", from: cursor) { event in
+        ConnectAttempt(event).flatMap { $0.isNode ? $0 : nil }
     }
     try run.expectEqual(connect.deviceId, deviceId, "the device.id of the first node connect after the restart")
     try run.expect(connect.presents(token), "the first node connect after the restart presents the stored device token",
                    expected: "auth.token or auth.deviceToken = the token from hello-ok",
                    actual: connect.params["auth"].map(\.jsonString) ?? "no auth")
-    let connectionId = connect.connectionId
-    _ = try await run.waitForEvent("hello-ok for the node connect that presented the token", from: cursor) { event in
-        if case .sessionOpened(let info) = event, info.connectionId == connectionId { info } else { nil }
-    }
+    let outcome = try await run.handshakeOutcome(of: connect.connectionId)
+    try run.expect(outcome.session != nil, "the node connect that presented the token is admitted",
+                   expected: "hello-ok", actual: outcome.summary)
 }

@@ -16,7 +16,7 @@ let pair005 = Scenario(
     tags: ["pairing", "reconnect"],
     profiles: .all
 ) { run in
-    let deviceId = try await PairingSteps.firstRequest(run).deviceId
+    let deviceId = try await run.firstPairingRequest().deviceId
     let gateway = run.gateway
     @Sendable func rejectPending() async -> Int {
         var rejected = 0
@@ -31,7 +31,11 @@ let pair005 = Scenario(
         }
         return rejected
     }
-    await PairingSteps.settle(run)
+    // The first connect has been told to pair before its request is rejected.
+    try await run.waitForEvent("the PAIRING_REQUIRED refusal of the first connect", from: .start) { event in
+        if case .handshakeRejected(_, let error, _) = event { error.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue }
+        else { false }
+    }
     var rejections = await rejectPending()
     try run.expect(rejections > 0, "the client's pending request could be rejected", expected: "a pending request", actual: "none")
     let bins = await PairingSteps.attemptsPerSecond(run, seconds: 12) { rejections += await rejectPending() }

@@ -20,13 +20,19 @@ let pair006 = Scenario(
     needs: [.requestScopes],
     profiles: .all
 ) { run in
-    let first = try await PairingSteps.firstRequest(run)
+    let first = try await run.firstPairingRequest()
     let deviceId = first.deviceId
     let addedScope = "operator.admin"
     try await run.client.reply(to: .requestScopes([addedScope]))
-    await PairingSteps.settle(run)
 
-    // The Gateway now holds one merged request under a new id.
+    // The changed ask is proven by the Gateway: the device's pending requests are superseded by
+    // one new request.
+    let ((superseded, newRequestId), afterSupersession) = try await run.waitForMatch(
+        "the supersession of \(first.requestId) by the changed ask", from: .start
+    ) { event in
+        if case .pairingSuperseded(let old, let new, deviceId) = event, old.contains(first.requestId) { (old, new) } else { nil }
+    }
+    run.note("superseded \(superseded) by \(newRequestId)")
     let pending = await run.gateway.pendingPairingRequests().filter { $0.deviceId == deviceId }
     guard pending.count == 1, let merged = pending.first else {
         try run.fail("the device does not have exactly one pending request after asking for more scopes",
@@ -37,39 +43,37 @@ let pair006 = Scenario(
     try run.expect(merged.roles.contains(GatewayRole.node.rawValue) && merged.scopes.contains(addedScope),
                    "the new request merges the pending node ask with the new scopes",
                    expected: "roles ⊇ [node], scopes ⊇ [\(addedScope)]", actual: "roles \(merged.roles), scopes \(merged.scopes)")
-    let supersededFirst = run.gateway.events.all.contains { event in
-        if case .pairingSuperseded(let old, _, _) = event { old.contains(first.requestId) } else { false }
-    }
-    try run.expect(supersededFirst, "the first request was superseded", expected: "\(first.requestId) superseded", actual: "not superseded")
     try await run.expectThrows("approving the superseded request \(first.requestId) fails") {
         _ = try await run.gateway.approve(requestId: first.requestId)
     }
 
-    // The client follows the new id: its node session retries and is told the merged requestId.
-    let beforeRetry = run.mark()
-    await PairingSteps.pass(run, .seconds(12))
-    let retriesBySelf = PairingSteps.connects(run, from: .start).filter { $0.role == GatewayRole.node.rawValue }.count > 1
-    if !retriesBySelf, run.client.supports(.connect) {
+    // The client follows the new id: a node retry after the supersession is told the merged
+    // requestId (by itself, or prompted with the connect stimulus).
+    var retriesBySelf = true
+    var nodeRetry: ConnectAttempt
+    do {
+        nodeRetry = try await run.nextConnect(role: .node, "a node retry after the supersession", from: afterSupersession,
+                                              within: .seconds(12))
+    } catch let failure as ScenarioFailure {
+        guard run.client.supports(.connect) else { throw failure }
+        retriesBySelf = false
         run.note("the client does not retry by itself: prompting a retry with the connect stimulus")
         try await run.client.reply(to: .connect)
-        await PairingSteps.settle(run)
+        nodeRetry = try await run.nextConnect(role: .node, "a node retry after the connect stimulus", from: afterSupersession)
     }
-    let nodeRetries = PairingSteps.connects(run, from: beforeRetry).filter { $0.role == GatewayRole.node.rawValue }
-    let told = nodeRetries.compactMap { retry in
-        run.gateway.events.all.lazy.compactMap(PairingSteps.pairingRejection)
-            .first { $0.connectionId == retry.connectionId }?.error.details?["requestId"]?.stringValue
-    }
-    try run.expect(told.last == merged.requestId, "the node session's retry after the supersession is told the new requestId",
-                   expected: merged.requestId, actual: told.isEmpty ? "no node retry" : told.joined(separator: ", "))
+    _ = try await run.handshakeOutcome(of: nodeRetry.connectionId)
+    let told = run.toldRequestId(on: nodeRetry.connectionId)
+    try run.expect(told == merged.requestId, "the node session's retry after the supersession is told the new requestId",
+                   expected: merged.requestId, actual: told ?? run.handshakeOutcome(of: nodeRetry.connectionId)?.summary ?? "no outcome")
 
     // Approving the new request lets every session of the device in.
-    let roles = Set(PairingSteps.connects(run, from: .start).filter { $0.deviceId == deviceId }.map(\.role))
+    let roles = Set(run.connects().filter { $0.deviceId == deviceId }.map(\.role))
     let cursor = run.mark()
     try await run.gateway.approve(requestId: merged.requestId)
     run.note("approved the merged request \(merged.requestId)")
     for role in roles.sorted() {
-        _ = try await PairingSteps.awaitClient(run, "a \(role) session of \(deviceId) after approving the merged request",
-                                               from: cursor, connectFallback: !retriesBySelf) { event in
+        _ = try await run.untilClient("a \(role) session of \(deviceId) after approving the merged request",
+                                      from: cursor, connectFallback: !retriesBySelf) { event in
             if case .sessionOpened(let info) = event, info.role == role, info.deviceId == deviceId { info } else { nil }
         }
     }

@@ -15,10 +15,7 @@ let pair007 = Scenario(
     tags: ["pairing", "race"],
     profiles: .all
 ) { run in
-    let deviceId = try await PairingSteps.firstRequest(run).deviceId
-    // Let the client's sessions finish their first asks, so the request stays the same.
-    await PairingSteps.pass(run, .seconds(2))
-
+    let deviceId = try await run.firstPairingRequest().deviceId
     let gateway = run.gateway
     let beforeApproval = run.mark()
     var approved: String?
@@ -37,20 +34,20 @@ let pair007 = Scenario(
     guard let requestId = approved else {
         try run.fail("neither approval applied", expected: "one approval applies", actual: "both failed")
     }
-    let resolutions = gateway.events.all.filter { event in
+    let resolutions = run.events().filter { event in
         if case .pairingResolved(let id, _, let decision) = event { id == requestId && decision == "approved" } else { false }
     }
     try run.expectEqual(resolutions.count, 1, "the number of device.pair.resolved approved for \(requestId)")
 
-    _ = try await PairingSteps.awaitClient(run, "a node session of \(deviceId) after the approval", from: beforeApproval) { event in
+    let first = try await run.untilClient("a node session of \(deviceId) after the approval", from: beforeApproval) { event in
         if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue, info.deviceId == deviceId { info } else { nil }
     }
-    // Give a second session every chance to show up before counting.
-    await PairingSteps.pass(run, .seconds(3))
-    try await run.expectNoEvent(within: .milliseconds(250), "second node session of \(deviceId)") { event in
+    let afterFirst = run.mark()
+    try await run.expectNoEvent(within: .seconds(3), "second node session of \(deviceId) (the first is \(first.connectionId))",
+                                from: afterFirst) { event in
         if case .sessionOpened(let info) = event { info.role == GatewayRole.node.rawValue && info.deviceId == deviceId } else { false }
     }
-    let sessions = PairingSteps.nodeSessions(run, deviceId: deviceId, from: .start)
+    let sessions = run.sessions(role: .node, deviceId: deviceId)
     try run.expectEqual(sessions.count, 1, "the number of node sessions of \(deviceId) after the approval race")
     let tokens = Set(sessions.compactMap(\.issuedDeviceToken))
     try run.expectEqual(tokens.count, 1, "the number of distinct node device tokens issued to \(deviceId)")

@@ -16,31 +16,28 @@ let pair008 = Scenario(
     needs: [.resetIdentity],
     profiles: .all
 ) { run in
-    let session = try await PairingSteps.pairClient(run)
+    let session = try await run.pairClient()
     guard let oldDevice = session.deviceId else { try run.fail("the node session has no device id") }
-    // Let the client's other sessions (if any) collect their tokens too.
-    await PairingSteps.pass(run, .seconds(2))
-    let oldTokens = Set(run.gateway.events.all.compactMap { event in
-        if case .sessionOpened(let info) = event, info.deviceId == oldDevice { info.issuedDeviceToken } else { nil }
-    })
-
     let cursor = run.mark()
     try await run.client.stimulate(.resetIdentity)
     // Connections opened once the reinstall is done are the client's new life; a connect that
     // was already on the wire while it reinstalled may still arrive after the mark.
     let afterReset = run.mark()
-    let request = try await PairingSteps.awaitClient(run, "a pairing request of a new device after the reinstall", from: cursor) { event in
+    let request = try await run.untilClient("a pairing request of a new device after the reinstall", from: cursor) { event in
         if case .pairingRequested(let request) = event, request.deviceId != oldDevice { request } else { nil }
     }
-    try await PairingSteps.approveNewest(run, deviceId: request.deviceId)
-    let newSession = try await PairingSteps.awaitClient(run, "a node session of the new device \(request.deviceId)", from: cursor) { event in
+    try await run.approveNewest(deviceId: request.deviceId)
+    let newSession = try await run.untilClient("a node session of the new device \(request.deviceId)", from: cursor) { event in
         if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue, info.deviceId == request.deviceId { info } else { nil }
     }
 
-    let openedAfterReset = Set(run.gateway.events.elements(from: afterReset.position).compactMap { event -> String? in
+    // Every token the old identity ever got (an operator session may have got its own just
+    // before the reinstall).
+    let oldTokens = Set(run.sessions(deviceId: oldDevice).compactMap(\.issuedDeviceToken))
+    let openedAfterReset = Set(run.events(from: afterReset).compactMap { event -> String? in
         if case .connectionOpened(let id, _, _) = event { id } else { nil }
     })
-    for connect in PairingSteps.connects(run, from: cursor) where openedAfterReset.contains(connect.connectionId) {
+    for connect in run.connects(from: cursor) where openedAfterReset.contains(connect.connectionId) {
         try run.expect(connect.deviceId != oldDevice, "no connect after the reinstall uses the old identity",
                        expected: "a new device.id", actual: "\(oldDevice) on \(connect.connectionId)")
         let stale = connect.presentedTokens.filter(oldTokens.contains)

@@ -16,41 +16,31 @@ let pair010 = Scenario(
     tags: ["pairing", "reconnect"],
     profiles: .all
 ) { run in
-    let session = try await PairingSteps.pairClient(run)
+    let session = try await run.pairClient()
     guard let deviceId = session.deviceId else { try run.fail("the node session has no device id") }
-    let earlierRequests = PairingSteps.requestIds(run, deviceId: deviceId)
+    let earlierRequests = run.pairingRequestIds(deviceId: deviceId)
 
     let removal = run.mark()
     try await run.gateway.removeDevice(deviceId)
     run.note("removed device \(deviceId)")
-    let closeCode = try await run.waitForEvent("the close of the removed device's node session", from: removal) { event in
-        if case .connectionClosed(let id, let code, _) = event, id == session.connectionId { code } else { nil }
-    }
+    let (closeCode, _) = try await run.expectClosed(session.connectionId, "the close of the removed device's node session", from: removal)
     try run.expectEqual(closeCode, 1008, "the close code of the removed device's session")
 
     // The closed node session itself must come back and be told to pair again.
-    let reconnect = try await PairingSteps.awaitClient(run, "the node session's reconnect after the removal",
-                                                       from: removal, connectFallback: false) { event in
-        PairingSteps.connect(in: event).flatMap { $0.role == GatewayRole.node.rawValue && $0.deviceId == deviceId ? $0 : nil }
+    let reconnect = try await run.untilClient("the node session's reconnect after the removal", from: removal,
+                                              connectFallback: false) { event in
+        ConnectAttempt(event).flatMap { $0.isNode && $0.deviceId == deviceId ? $0 : nil }
     }
-    let connectionId = reconnect.connectionId
-    let outcome = try await run.waitForEvent("the outcome of the node reconnect", from: removal) { event -> (admitted: Bool, error: ErrorShape?)? in
-        switch event {
-        case .sessionOpened(let info) where info.connectionId == connectionId: (true, nil)
-        case .handshakeRejected(let id, let error, _) where id == connectionId: (false, error)
-        default: nil
-        }
-    }
-    guard let refusal = outcome.error, refusal.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue else {
-        try run.fail("the removed device's reconnect is not told to pair", expected: "PAIRING_REQUIRED",
-                     actual: outcome.admitted ? "hello-ok" : "\(outcome.error?.detailCode ?? outcome.error?.code ?? "?")")
+    let outcome = try await run.handshakeOutcome(of: reconnect.connectionId, "the outcome of the node reconnect")
+    guard let refusal = outcome.refusal, refusal.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue else {
+        try run.fail("the removed device's reconnect is not told to pair", expected: "PAIRING_REQUIRED", actual: outcome.summary)
     }
     let requestId = refusal.details?["requestId"]?.stringValue ?? ""
     try run.expect(!requestId.isEmpty && !earlierRequests.contains(requestId), "the reconnect gets a fresh pairing request",
                    expected: "a requestId other than \(earlierRequests.sorted())", actual: requestId.isEmpty ? "no requestId" : requestId)
     let pending = await run.gateway.pendingPairingRequests().filter { $0.deviceId == deviceId }
     try run.expect(!pending.isEmpty, "the removed device has a pending request again", expected: "a pending request", actual: "none")
-    let admitted = PairingSteps.nodeSessions(run, deviceId: deviceId, from: removal)
+    let admitted = run.sessions(role: .node, deviceId: deviceId, from: removal)
     try run.expect(admitted.isEmpty, "the removed device is not admitted before a new approval",
                    expected: "no session", actual: "\(admitted.count) node sessions")
 }

@@ -26,37 +26,33 @@ let pair011 = Scenario(
 ) { run in
     try run.expect(!run.gateway.configuration.autoApproval.trustedNetworks.isEmpty, "the Gateway trusts 127.0.0.0/8",
                    expected: "a trusted network", actual: "none")
-    let connect = try await run.waitForEvent("the client's first node connect", from: .start) { event in
-        PairingSteps.connect(in: event).flatMap { $0.role == GatewayRole.node.rawValue ? $0 : nil }
-    }
+    let connect = try await run.nextConnect(role: .node, "the client's first node connect", from: .start)
     try run.expect(connect.scopes.isEmpty, "the node connect asks for no scopes", expected: "scopes []",
                    actual: "scopes \(connect.scopes)")
-    let connectionId = connect.connectionId
-    let outcome = try await run.waitForEvent("the outcome of the first node connect", from: .start) { event -> String? in
-        switch event {
-        case .sessionOpened(let info) where info.connectionId == connectionId: "hello-ok"
-        case .handshakeRejected(let id, let error, _) where id == connectionId: "\(error.detailCode ?? error.code): \(error.message)"
-        default: nil
-        }
-    }
-    try run.expectEqual(outcome, "hello-ok", "the first node connect's outcome under trusted-CIDR auto-approval")
+    let outcome = try await run.handshakeOutcome(of: connect.connectionId, "the outcome of the first node connect")
+    try run.expect(outcome.session != nil, "the first node connect is admitted under trusted-CIDR auto-approval",
+                   expected: "hello-ok", actual: outcome.refusal.map { "\($0.detailCode ?? $0.code): \($0.message)" } ?? outcome.summary)
     guard let deviceId = connect.deviceId else { try run.fail("the node connect has no device identity") }
     let record = await run.gateway.pairedDevices().first { $0.deviceId == deviceId }
     try run.expectEqual(record?.approvedVia, .trustedCIDR, "how the device was approved")
 
+    // A connect of the same device that asks for scopes needs approval: the client's own (an
+    // operator session asking for scopes), or one prompted with request-scopes.
     if run.client.supports(.requestScopes) {
         try await run.client.reply(to: .requestScopes(["operator.read"]))
     }
-    await PairingSteps.pass(run, .seconds(2))
-    let scoped = PairingSteps.connects(run, from: .start).filter { $0.deviceId == deviceId && !$0.scopes.isEmpty }
-    if scoped.isEmpty { run.note("the client made no connect with scopes: the scoped half is not checked") }
-    let events = run.gateway.events.all
-    for ask in scoped {
-        let refused = events.contains { event in
-            PairingSteps.pairingRejection(event)?.connectionId == ask.connectionId
+    let scoped: ConnectAttempt
+    do {
+        scoped = try await run.nextConnect(deviceId: deviceId, "a connect of \(deviceId) that asks for scopes", from: .start) {
+            !$0.scopes.isEmpty
         }
-        try run.expect(refused, "a connect of the auto-approved device that asks for scopes needs approval",
-                       expected: "PAIRING_REQUIRED for the \(ask.role) connect with scopes \(ask.scopes)",
-                       actual: "not refused with PAIRING_REQUIRED")
+    } catch is ScenarioFailure {
+        run.note("the client made no connect with scopes: the scoped half is not checked")
+        return
     }
+    let scopedOutcome = try await run.handshakeOutcome(of: scoped.connectionId)
+    try run.expect(scopedOutcome.refusal?.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue,
+                   "a connect of the auto-approved device that asks for scopes needs approval",
+                   expected: "PAIRING_REQUIRED for the \(scoped.role) connect with scopes \(scoped.scopes)",
+                   actual: scopedOutcome.summary)
 }

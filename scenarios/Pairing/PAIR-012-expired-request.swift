@@ -8,31 +8,47 @@ let pair012 = Scenario(
     requirement: "A pending pairing request expires 5 minutes after the device's last retry and is gone for good: the client keeps retrying with the same identity, and its next retry creates a new request with a new requestId.",
     source: "gateway-protocol.md §6.3, §9.4",
     discussion: """
-        Lets the client's first pairing round settle, moves the Gateway clock 301 s ahead (no retry \
-        in between, so the request expires), then lets the client's time pass without any stimulus \
-        and requires a new pairing request of the same device whose requestId differs from every \
-        earlier one, and no refresh of an expired request.
+        Waits for the refusal of the client's first connect, moves the Gateway clock 301 s ahead \
+        (no retry in between, so the request expires), then lets the client's time pass without \
+        any stimulus: the next retry of a session that was told to pair before the expiry must be \
+        told a requestId created after the expiry, and no expired request may be refreshed.
         """,
     tags: ["pairing", "expiry"],
     profiles: .all
 ) { run in
-    let deviceId = try await PairingSteps.firstRequest(run).deviceId
-    await PairingSteps.pass(run, .seconds(2))
-    let earlier = PairingSteps.requestIds(run, deviceId: deviceId)
+    let first = try await run.firstPairingRequest()
+    let deviceId = first.deviceId
+    // The first connect has its answer before the Gateway's time jumps.
+    _ = try await run.waitForEvent("the PAIRING_REQUIRED refusal of the first connect", from: .start) { event in
+        if case .handshakeRejected(_, let error, _) = event { error.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue ? true : nil }
+        else { nil }
+    }
+    let refusedBefore = Set(run.connects().filter { run.handshakeOutcome(of: $0.connectionId)?.refusal != nil }.map(\.role))
 
     let cursor = run.mark()
     await run.advance(by: .seconds(301))
-    let expired = try await run.waitForEvent("the expiry of the device's pending request", from: cursor) { event in
+    let (expired, afterExpiry) = try await run.waitForMatch("the expiry of the device's pending request", from: cursor) { event in
         if case .pairingExpired(let requestId, let device) = event, device == deviceId { requestId } else { nil }
     }
-    let request = try await PairingSteps.awaitClient(run, "a new pairing request of \(deviceId) after the expiry",
-                                                     from: cursor, connectFallback: false) { event in
-        if case .pairingRequested(let request) = event, request.deviceId == deviceId { request } else { nil }
+    let known = run.pairingRequestIds(deviceId: deviceId)
+    // The next retry of a session that was told to pair before the expiry (not a first ask of
+    // another session) must create a new request.
+    let retry = try await run.untilClient("a retry of a session refused before the expiry (\(refusedBefore.sorted()))",
+                                          from: afterExpiry, connectFallback: false) { event in
+        ConnectAttempt(event).flatMap { $0.deviceId == deviceId && refusedBefore.contains($0.role) ? $0 : nil }
     }
-    try run.expect(!earlier.contains(request.requestId), "the retry after the expiry gets a new requestId",
-                   expected: "none of \(earlier.sorted())", actual: request.requestId)
-    let resurrected = run.gateway.events.elements(from: cursor.position).contains { event in
-        if case .pairingRefreshed(let info) = event { earlier.contains(info.requestId) } else { false }
+    let outcome = try await run.handshakeOutcome(of: retry.connectionId)
+    guard let told = run.toldRequestId(on: retry.connectionId) else {
+        try run.fail("the retry after the expiry is not told to pair", expected: "PAIRING_REQUIRED with a requestId",
+                     actual: outcome.summary)
+    }
+    try run.expect(!known.contains(told) || run.events(from: afterExpiry).contains { event in
+        if case .pairingRequested(let request) = event { request.requestId == told } else { false }
+    }, "the retry after the expiry gets a new requestId", expected: "a request created after the expiry", actual: told)
+    try run.expect(told != expired, "the retry after the expiry is not told the expired requestId \(expired)",
+                   expected: "a new requestId", actual: told)
+    let resurrected = run.events(from: cursor).contains { event in
+        if case .pairingRefreshed(let info) = event { known.contains(info.requestId) && info.requestId != told } else { false }
     }
     try run.expect(!resurrected, "the expired request \(expired) is not refreshed again", expected: "no refresh", actual: "refreshed")
 }

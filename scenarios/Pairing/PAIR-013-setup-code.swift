@@ -23,7 +23,7 @@ let pair013 = Scenario(
     let code = await run.gateway.makeSetupCode()
     let cursor = run.mark()
     try await run.client.reply(to: .setupCode(code.encoded))
-    let session = try await PairingSteps.awaitClient(run, "a node session authenticated with the bootstrap token", from: cursor) { event in
+    let session = try await run.untilClient("a node session authenticated with the bootstrap token", from: cursor) { event in
         if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue { info } else { nil }
     }
     try run.expectEqual(session.authMethod, "bootstrap-token", "how the setup-code node session authenticated")
@@ -31,24 +31,30 @@ let pair013 = Scenario(
     guard let deviceId = session.deviceId, let nodeToken = session.issuedDeviceToken else {
         try run.fail("the setup-code session got no device token", expected: "hello-ok.auth.deviceToken", actual: "none")
     }
-    let requests = PairingSteps.requestIds(run, deviceId: deviceId)
+    let requests = run.pairingRequestIds(deviceId: deviceId)
     try run.expect(requests.isEmpty, "the setup-code connect is approved silently", expected: "no pairing request",
                    actual: "requests \(requests.sorted())")
-    let hello = run.gateway.events.all.lazy.compactMap { event -> JSONValue? in
+    let hello = run.events().lazy.compactMap { event -> JSONValue? in
         if case .frameOut(let id, .response(let response)) = event, id == session.connectionId, response.ok { response.payload } else { nil }
     }.first
     let handOff = hello?["auth"]?["deviceTokens"]?.arrayValue?.compactMap { $0["deviceToken"]?.stringValue } ?? []
     try run.expect(!handOff.isEmpty, "hello-ok hands off the operator token in auth.deviceTokens",
                    expected: "auth.deviceTokens with a token", actual: hello?["auth"]?.jsonString ?? "no auth")
 
-    try await PairingSteps.holdSession(run, session)
+    try await run.expectStaysOpen(session.connectionId, "close of the bootstrap node session")
+    let hasOperator = run.connects(from: cursor).contains { $0.role == GatewayRole.operator.rawValue }
     let restart = run.mark()
     try await run.client.restart()
-    let relaunched = try await PairingSteps.awaitClient(run, "a node session after the restart", from: restart) { event in
+    let relaunched = try await run.untilClient("a node session after the restart", from: restart) { event in
         if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue, info.deviceId == deviceId { info } else { nil }
     }
-    await PairingSteps.settle(run)
-    let afterBootstrap = PairingSteps.connects(run, from: cursor).drop { $0.connectionId != session.connectionId }.dropFirst()
+    if hasOperator {
+        _ = try await run.untilClient("an operator session after the restart", from: restart) { event in
+            if case .sessionOpened(let info) = event, info.role == GatewayRole.operator.rawValue, info.deviceId == deviceId { info }
+            else { nil }
+        }
+    }
+    let afterBootstrap = run.connects(from: cursor).drop { $0.connectionId != session.connectionId }.dropFirst()
     for connect in afterBootstrap {
         try run.expect(!connect.presents(code.bootstrapToken), "no connect after the bootstrap session presents the bootstrap token",
                        expected: "the issued device tokens", actual: "auth.bootstrapToken on the \(connect.role) connect \(connect.connectionId)")
@@ -56,7 +62,7 @@ let pair013 = Scenario(
     try run.expectEqual(relaunched.presentedToken, nodeToken, "the token the node presents after the restart")
     // An operator connect racing the bootstrap session may still go without a token; after the
     // restart, the stored hand-off token is the operator's credential.
-    for connect in PairingSteps.connects(run, from: restart) where connect.role == GatewayRole.operator.rawValue {
+    for connect in run.connects(from: restart) where connect.role == GatewayRole.operator.rawValue {
         try run.expect(connect.presentedTokens.contains(where: handOff.contains), "the operator session uses the handed-off operator token",
                        expected: "one of auth.deviceTokens", actual: connect.params["auth"]?.jsonString ?? "no auth")
     }

@@ -20,9 +20,7 @@ let pres001 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let firstSocket = try await run.waitForEvent("the client's node session") { event in
-        if case .nodeConnected(_, let connectionId) = event { connectionId } else { nil }
-    }
+    let firstSocket = try await run.nodeSession().connectionId
     if run.client.supports(.disconnect) {
         let cursor = run.mark()
         try await run.client.stimulate(.disconnect)

@@ -19,12 +19,10 @@ let pres004 = Scenario(
     profiles: .current,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    try await run.waitForEvent("the client's node session") { event in
-        if case .nodeConnected = event { true } else { false }
-    }
+    try await run.nodeSession()
     // Time between wakes: two minutes of virtual time; with a real clock a few seconds, which is
     // just as far inside the minimum interval and keeps the run short.
-    let gap: Duration = run.usesVirtualTime ? .seconds(120) : .seconds(2)
+    let gap: Duration = run.isSimulated ? .seconds(120) : .seconds(2)
     let refusals: [String?] = ["pairing_changed", "persist_failed", nil]
     for (index, refusal) in refusals.enumerated() {
         let wake = index + 1

@@ -22,11 +22,9 @@ let pres005 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let nodeId = try await run.waitForEvent("the client's node session") { event in
-        if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
-    }
+    let nodeId = try await run.nodeId()
     // Some time after the connect, so that the beacon's lastSeenAtMs differs from the connect's.
-    await run.elapse(run.usesVirtualTime ? .seconds(90) : .seconds(1))
+    await run.elapse(run.isSimulated ? .seconds(90) : .seconds(1))
     let before = await run.gateway.pairedDevices()
     let start = run.mark()
     let wokenAtMs = run.gateway.clock.nowMs

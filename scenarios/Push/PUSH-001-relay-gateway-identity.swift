@@ -18,9 +18,7 @@ let push001 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    try await run.waitForEvent("the client's node session") { event in
-        if case .nodeConnected = event { true } else { false }
-    }
+    try await run.nodeSession()
     let start = run.mark()
     try await run.client.stimulate(.pushRegister(transport: "relay"))
     let (transport, accepted, gatewayDeviceId) = try await run.waitForEvent("push.apns.register on the node session", from: start) { event in

@@ -19,9 +19,7 @@ let push002 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    try await run.waitForEvent("the client's node session") { event in
-        if case .nodeConnected = event { true } else { false }
-    }
+    try await run.nodeSession()
     try await run.client.stimulate(.pushRegister(transport: "relay"))
     let firstId = try await run.waitForEvent("push.apns.register on the first Gateway") { event in
         if case .pushRegistered(_, "relay", _, let gatewayDeviceId) = event { gatewayDeviceId ?? "" } else { nil }

@@ -18,7 +18,7 @@ let ques001 = Scenario(
     profiles: .current,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await OperatorSteps.operatorSession(run)
+    let operatorSession = try await run.operatorSession()
     try await run.client.stimulate(.disconnect)
     try await run.waitForEvent("the operator session closing", where: { event in
         if case .connectionClosed(let connectionId, _, _) = event { connectionId == operatorSession.connectionId } else { false }

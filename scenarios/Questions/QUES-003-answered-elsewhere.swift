@@ -19,11 +19,11 @@ let ques003 = Scenario(
     profiles: .current,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await OperatorSteps.operatorSession(run)
-    let id = try await OperatorSteps.openQuestion(run, "Where should I deploy the build?", options: ["Staging", "Production"],
+    let operatorSession = try await run.operatorSession()
+    let id = try await run.openQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
                                                   expiresIn: .seconds(900), to: operatorSession)
     @Sendable func clientAttempts() async -> [ResolveAttempt] {
-        await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+        await run.clientResolveAttempts(id: id)
     }
     func describe(_ attempts: [ResolveAttempt]) -> String {
         attempts.map { "\($0.requested) → \($0.result)" }.joined(separator: "; ")

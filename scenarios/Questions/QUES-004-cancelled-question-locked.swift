@@ -20,16 +20,16 @@ let ques004 = Scenario(
     profiles: .current,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await OperatorSteps.operatorSession(run)
-    let id = try await OperatorSteps.openQuestion(run, "Where should I deploy the build?", options: ["Staging", "Production"],
+    let operatorSession = try await run.operatorSession()
+    let id = try await run.openQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
                                                   expiresIn: .seconds(900), to: operatorSession)
 
     try await run.gateway.cancelQuestion(id: id, surface: "agent")
-    try await OperatorSteps.awaitEvent(run, "question.resolved", id: id, status: "cancelled", to: operatorSession)
+    try await run.awaitOperatorEvent("question.resolved", id: id, status: "cancelled", to: operatorSession)
 
     _ = try await run.client.reply(to: .answerQuestion(id: id, answer: "Staging"))
     _ = try await run.client.reply(to: .answerQuestion(id: id, answer: "Production"))
-    let attempts = await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+    let attempts = await run.clientResolveAttempts(id: id)
     try run.expect(attempts.count <= 1, "the client kept answering a cancelled question",
                    expected: "at most one question.resolve for \(id) (before the cancellation reached the client)",
                    actual: attempts.map { "\($0.requested) → \($0.result)" }.joined(separator: "; "))

@@ -19,13 +19,13 @@ let ques005 = Scenario(
     profiles: .current,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await OperatorSteps.operatorSession(run)
+    let operatorSession = try await run.operatorSession()
     @Sendable func open(_ prompt: String, options: [String], multiSelect: Bool = false, allowOther: Bool = false) async throws -> String {
-        try await OperatorSteps.openQuestion(run, prompt, options: options, multiSelect: multiSelect, allowOther: allowOther,
+        try await run.openQuestion(prompt, options: options, multiSelect: multiSelect, allowOther: allowOther,
                                              expiresIn: .seconds(900), to: operatorSession)
     }
     @Sendable func clientAttempts(_ id: String) async -> [ResolveAttempt] {
-        await run.gateway.resolveAttempts().filter { $0.channel != .script && ($0.recordId ?? $0.requestedId) == id }
+        await run.clientResolveAttempts(id: id)
     }
     @Sendable func requireAnswered(_ id: String, with answer: JSONValue, recorded expected: [String], _ what: String) async throws {
         let reply = try await run.client.reply(to: .answerQuestion(id: id, answer: answer))

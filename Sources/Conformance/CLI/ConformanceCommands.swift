@@ -139,7 +139,7 @@ public enum ConformanceCommands {
         .option("--tag", "TAG", help: "Only scenarios with this tag.", repeatable: true),
         .option("--profile", "NAME", help: "Only this Gateway profile (current, legacy, ...).", repeatable: true),
         .option("--shard", "I/N", help: "Run the I-th of N deterministic slices of the sorted runs (1-based).", validate: { Shard(parsing: $0) == nil ? "expected I/N with 1 <= I <= N" : nil }),
-        .option("--jobs", "N", help: "Run N scenarios at once (default 1; attach mode and --port force 1).", validate: { value in
+        .option("--jobs", "N", help: "Run N scenarios at once (default: the number of cores for in-process clients, 8 for client processes; attach mode and --port force 1).", validate: { value in
             guard let jobs = Int(value), jobs >= 1, jobs <= 256 else { return "expected an integer from 1 to 256" }
             return nil
         }),
@@ -152,6 +152,7 @@ public enum ConformanceCommands {
             return nil
         }),
         .flag("--strict", help: "Count SHOULD violations (warn) as failures."),
+        .flag("--no-probe", help: "Skip the handshake probe that decides at once the scenarios needing a session when the client never gets one."),
         .flag("--keep-state", help: "Keep every run's state directory (the path is printed)."),
         .option("--junit", "FILE", help: "Write a JUnit XML report to FILE."),
         .option("--json", "FILE", help: "Write a JSON report to FILE."),
@@ -200,6 +201,7 @@ public enum ConformanceCommands {
             configuration.port = port
         }
         configuration.strict = arguments.isSet("--strict")
+        configuration.probe = !arguments.isSet("--no-probe")
         configuration.keepState = arguments.isSet("--keep-state")
         if let directory = arguments.value("--transcripts") {
             configuration.transcripts = .all(directory: URL(fileURLWithPath: directory))

@@ -19,6 +19,14 @@ public protocol NodeUnderTest: Sendable {
     /// - Returns: `.ok`, or `.error` when the client tried and could not.
     /// - Throws: `ScenarioUnsupported` when it cannot act on this stimulus after all.
     func apply(_ stimulus: Stimulus) async throws -> StimulusReply
+    /// What the client logged so far (its decisions, in its own words), for the report's client
+    /// log. Optional: empty by default.
+    func logLines() -> [String]
+}
+
+extension NodeUnderTest {
+    /// No log.
+    public func logLines() -> [String] { [] }
 }
 
 /// Named in-process clients that `harness run --node NAME` can use.
@@ -166,5 +174,5 @@ final class InProcessSession: ClientSession {
         if wasStarted { await node.stop() }
     }
 
-    func diagnostics() -> ClientDiagnostics { ClientDiagnostics() }
+    func diagnostics() -> ClientDiagnostics { ClientDiagnostics(log: node.logLines()) }
 }

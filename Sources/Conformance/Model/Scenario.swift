@@ -41,15 +41,20 @@ public struct Scenario: Sendable, Identifiable {
         /// Adjusts the run's Gateway before it starts (auto-approval, tick interval, clock, ...).
         /// The runner has already set the profile, port, seed, identity and shared token.
         public var configureGateway: @Sendable (inout GatewayConfiguration) -> Void
+        /// Whether the scenario needs the client to get a session. When the runner's handshake
+        /// probe finds that the client never gets one on a profile, such scenarios fail at once
+        /// with the probe's cause; scenarios that judge the handshake itself turn this off.
+        public var needsSession: Bool
 
         /// Creates options.
         public init(startsClient: Bool = true, sharedToken: String? = nil, timeoutMs: Int = 60_000,
-                    simulatedTimeoutMs: Int = 86_400_000,
+                    simulatedTimeoutMs: Int = 86_400_000, needsSession: Bool = true,
                     configureGateway: @escaping @Sendable (inout GatewayConfiguration) -> Void = { _ in }) {
             self.startsClient = startsClient
             self.sharedToken = sharedToken
             self.timeoutMs = timeoutMs
             self.simulatedTimeoutMs = simulatedTimeoutMs
+            self.needsSession = needsSession
             self.configureGateway = configureGateway
         }
 

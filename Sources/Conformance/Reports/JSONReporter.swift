@@ -1,8 +1,9 @@
 import GatewayProtocol
 
-/// The machine-readable report: `{"summary": {...}, "runs": [...]}`, one record per scenario x
-/// profile with `id`, `profile`, `verdict`, `level`, `message`, `transcript`, `seed`,
-/// `durationMs` and more. Keys are sorted, so equal reports are byte-identical.
+/// The machine-readable report: `{"summary": {...}, "runs": [...], "probes": [...]}`, one record
+/// per scenario x profile with `id`, `profile`, `verdict`, `level`, `message`, `transcript`,
+/// `seed`, `durationMs`, `decidedByProbe` and more, and one per handshake probe. Keys are sorted,
+/// so equal reports are byte-identical once the wall-time fields (`durationMs`) are removed.
 public struct JSONReporter: Sendable {
     /// Creates a reporter.
     public init() {}
@@ -26,6 +27,7 @@ public struct JSONReporter: Sendable {
         return .object([
             "summary": .object(summaryObject),
             "runs": .array(report.results.map(record)),
+            "probes": .array(report.probes.map(probe)),
         ])
     }
 
@@ -75,6 +77,18 @@ public struct JSONReporter: Sendable {
             "seed": Self.number(result.seed),
             "baseSeed": Self.number(result.baseSeed),
             "durationMs": .int(result.durationMs),
+            "decidedByProbe": .bool(result.decidedByProbe),
+        ])
+    }
+
+    private func probe(_ probe: ProbeResult) -> JSONValue {
+        .object([
+            "profile": .string(probe.profile),
+            "admitted": .bool(probe.admitted),
+            "causeKey": probe.causeKey.map(JSONValue.string) ?? .null,
+            "cause": probe.cause.map(JSONValue.string) ?? .null,
+            "seeAlso": probe.seeAlso.map(JSONValue.string) ?? .null,
+            "durationMs": .int(probe.durationMs),
         ])
     }
 

@@ -25,6 +25,12 @@ public struct TerminalReporter: Sendable {
         out += "OpenClaw conformance: \(report.results.count) run\(report.results.count == 1 ? "" : "s"), client: \(report.client), "
         out += "seed \(report.seed), slowness \(Self.format(report.slowness))\(shard)\(report.strict ? ", strict" : "")\n"
 
+        for probe in report.probes where !probe.admitted {
+            let decided = report.results.filter { $0.decidedByProbe && $0.profile == probe.profile }.count
+            out += "\n" + paint("Handshake probe [\(probe.profile)]: \(probe.cause ?? "no session")", .red)
+            out += "\(probe.seeAlso.map { " (see \($0))" } ?? ""); \(decided) run\(decided == 1 ? "" : "s") decided by it\n"
+        }
+
         let byArea = Dictionary(grouping: report.results) { ScenarioID($0.id).area }
         for area in byArea.keys.sorted() {
             out += "\n" + paint("\(area.code)  \(area.name)", .bold) + "\n"
@@ -73,7 +79,11 @@ public struct TerminalReporter: Sendable {
                 out += "\(indent)warning:     \(warning)\n"
             }
             out += "\(indent)seed:        \(result.seed) (replay with --filter \(result.id) --profile \(result.profile) --seed \(result.baseSeed))\n"
-            out += "\(indent)transcript:  \(result.transcriptPath ?? "(not written)")\n"
+            if result.decidedByProbe {
+                out += "\(indent)decided by:  the handshake probe of [\(result.profile)] (the scenario did not run)\n"
+            } else {
+                out += "\(indent)transcript:  \(result.transcriptPath ?? "(not written)")\n"
+            }
             for extra in result.extraTranscriptPaths { out += "\(indent)transcript:  \(extra)\n" }
             if let log = result.clientLogPath { out += "\(indent)client log:  \(log)\n" }
             for line in result.clientLogTail.suffix(10) { out += "\(indent)  | \(line)\n" }

@@ -42,6 +42,9 @@ public struct RunResult: Sendable, Hashable {
     public var baseSeed: UInt64
     /// Wall time in milliseconds.
     public var durationMs: Int64
+    /// Whether the verdict came from the handshake probe (the client never got a session on this
+    /// profile) instead of running the scenario.
+    public var decidedByProbe: Bool = false
 
     /// `ID@profile`.
     public var key: String { "\(id)@\(profile)" }
@@ -104,10 +107,12 @@ public struct RunReport: Sendable, Hashable {
     public var keptStateDirectory: String?
     /// Results in plan order (`ID@profile`).
     public var results: [RunResult]
+    /// The handshake probe of each profile that was probed, in plan order.
+    public var probes: [ProbeResult] = []
 
     /// Creates a report.
     public init(seed: UInt64, slowness: Double, strict: Bool, client: String, transcriptDirectory: String?,
-                shard: Shard? = nil, keptStateDirectory: String? = nil, results: [RunResult]) {
+                shard: Shard? = nil, keptStateDirectory: String? = nil, results: [RunResult], probes: [ProbeResult] = []) {
         self.seed = seed
         self.slowness = slowness
         self.strict = strict
@@ -116,6 +121,7 @@ public struct RunReport: Sendable, Hashable {
         self.shard = shard
         self.keptStateDirectory = keptStateDirectory
         self.results = results
+        self.probes = probes
     }
 
     /// Counts by verdict.
@@ -156,6 +162,11 @@ public struct RunReport: Sendable, Hashable {
             result.notes = result.notes.compactMap(fix)
             result.clientLogTail = result.clientLogTail.compactMap(fix)
             return result
+        }
+        copy.probes = probes.map { probe in
+            var probe = probe
+            probe.durationMs = 0
+            return probe
         }
         return copy
     }

@@ -23,7 +23,9 @@ public struct RunConfiguration: Sendable {
     public var slowness: Double
     /// What to run.
     public var selection: RunSelection
-    /// `--jobs`: runs at once (limited further by the driver, and to 1 with a fixed `port`).
+    /// `--jobs`: runs at once (limited further by the driver, and to 1 with a fixed `port`); 0
+    /// (the default) picks the number of cores for simulated runs, which are CPU-bound, and
+    /// ``defaultRealTimeJobs`` for real-time runs, which mostly wait.
     public var jobs: Int
     /// `--strict`: `warn` fails the run.
     public var strict: Bool
@@ -41,12 +43,15 @@ public struct RunConfiguration: Sendable {
     public var helloTimeoutMs: Int
     /// How long a client may take to answer one stimulus, before scaling.
     public var stimulusTimeoutMs: Int
+    /// Whether each profile gets a handshake probe first, which decides at once the scenarios
+    /// that need a session when the client never gets one (`--no-probe` turns it off).
+    public var probe: Bool
 
     /// Creates a configuration.
-    public init(seed: UInt64 = Seed.random(), slowness: Double = 1, selection: RunSelection = RunSelection(), jobs: Int = 1,
+    public init(seed: UInt64 = Seed.random(), slowness: Double = 1, selection: RunSelection = RunSelection(), jobs: Int = 0,
                 strict: Bool = false, keepState: Bool = false, transcripts: TranscriptPolicy = .failing(directory: nil),
                 stateRoot: URL? = nil, port: Int = 0, stepTimeoutMs: Int = 5_000, helloTimeoutMs: Int = 10_000,
-                stimulusTimeoutMs: Int = 10_000) {
+                stimulusTimeoutMs: Int = 10_000, probe: Bool = true) {
         self.seed = seed
         self.slowness = slowness
         self.selection = selection
@@ -59,6 +64,7 @@ public struct RunConfiguration: Sendable {
         self.stepTimeoutMs = stepTimeoutMs
         self.helloTimeoutMs = helloTimeoutMs
         self.stimulusTimeoutMs = stimulusTimeoutMs
+        self.probe = probe
     }
 
     /// `milliseconds` scaled by `slowness`.
@@ -93,9 +99,15 @@ public struct Runner: Sendable {
         RunPlanner.plan(scenarios, selection: configuration.selection)
     }
 
+    /// The automatic `--jobs` of real-time runs: client processes mostly wait on the wire.
+    public static let defaultRealTimeJobs = 8
+
     /// How many runs go at once.
     public var effectiveJobs: Int {
-        var jobs = max(1, configuration.jobs)
+        var jobs = configuration.jobs
+        if jobs <= 0 {
+            jobs = driver.runModel == .simulation ? max(1, ProcessInfo.processInfo.activeProcessorCount) : Self.defaultRealTimeJobs
+        }
         if let limit = driver.maximumParallelRuns { jobs = min(jobs, max(1, limit)) }
         if configuration.port != 0 { jobs = 1 }
         return jobs
@@ -123,13 +135,19 @@ public struct Runner: Sendable {
             throw HarnessError("cannot create the state directory \(stateRoot.path): \(error.localizedDescription)")
         }
         let transcripts = TranscriptDirectory(policy: configuration.transcripts)
+        let jobs = effectiveJobs
+        let probes = await probe(runs, jobs: jobs, stateRoot: stateRoot, transcripts: transcripts)
 
         var results = [RunResult?](repeating: nil, count: runs.count)
-        let jobs = effectiveJobs
         await withTaskGroup(of: (Int, RunResult).self) { group in
             var next = 0
             func schedule(_ index: Int) {
-                group.addTask { (index, await execute(runs[index], stateRoot: stateRoot, transcripts: transcripts)) }
+                let planned = runs[index]
+                if let decided = Self.decidedByProbe(planned, probes: probes, baseSeed: configuration.seed) {
+                    group.addTask { (index, decided) }
+                    return
+                }
+                group.addTask { (index, await execute(planned, stateRoot: stateRoot, transcripts: transcripts)) }
             }
             while next < min(jobs, runs.count) {
                 schedule(next)
@@ -150,7 +168,68 @@ public struct Runner: Sendable {
         return RunReport(
             seed: configuration.seed, slowness: configuration.slowness, strict: configuration.strict,
             client: driver.summary, transcriptDirectory: transcripts.usedPath, shard: configuration.selection.shard,
-            keptStateDirectory: configuration.keepState ? stateRoot.path : nil, results: results.compactMap { $0 })
+            keptStateDirectory: configuration.keepState ? stateRoot.path : nil, results: results.compactMap { $0 },
+            probes: probes.values.map(\.result).sorted { $0.profile < $1.profile })
+    }
+
+    /// A probe's result and what the client announced in it.
+    private struct Probe: Sendable {
+        var result: ProbeResult
+        var announced: Set<StimulusKind>
+    }
+
+    /// Runs the handshake probe once for each profile that a scenario needing a session runs on
+    /// (unless `probe` is off), in parallel.
+    private func probe(_ runs: [PlannedRun], jobs: Int, stateRoot: URL,
+                       transcripts: TranscriptDirectory) async -> [String: Probe] {
+        guard configuration.probe else { return [:] }
+        var profiles: [GatewayProfile] = []
+        for run in runs where run.scenario.options.needsSession && !profiles.contains(where: { $0.name == run.profile.name }) {
+            profiles.append(run.profile)
+        }
+        guard !profiles.isEmpty else { return [:] }
+        return await withTaskGroup(of: (String, Probe).self) { group in
+            for profile in profiles {
+                group.addTask {
+                    let announced = Mutex<Set<StimulusKind>>([])
+                    let scenario = HandshakeProbe.scenario { stimuli in announced.withLock { $0 = stimuli } }
+                    let result = await execute(PlannedRun(scenario: scenario, profile: profile), stateRoot: stateRoot,
+                                               transcripts: transcripts)
+                    let admitted = result.verdict != .fail
+                    let probe = ProbeResult(
+                        profile: profile.name, admitted: admitted, causeKey: admitted ? nil : result.actual,
+                        cause: admitted ? nil : result.message,
+                        seeAlso: admitted ? nil : result.actual.flatMap(HandshakeProbe.seeAlso(forKey:)),
+                        durationMs: result.durationMs)
+                    return (profile.name, Probe(result: probe, announced: announced.withLock { $0 }))
+                }
+            }
+            var probes: [String: Probe] = [:]
+            for await (name, probe) in group { probes[name] = probe }
+            return probes
+        }
+    }
+
+    /// The verdict of a run the probe decides: the client never got a session on its profile, so
+    /// a scenario that needs one fails at once with the probe's cause (or is unsupported when the
+    /// client lacks a stimulus it needs, as it would have been).
+    private static func decidedByProbe(_ planned: PlannedRun, probes: [String: Probe], baseSeed: UInt64) -> RunResult? {
+        let scenario = planned.scenario
+        guard scenario.options.needsSession, let probe = probes[planned.profile.name], !probe.result.admitted else { return nil }
+        var result = Self.result(for: planned, seed: Seed.derive(baseSeed, planned.key), baseSeed: baseSeed)
+        result.decidedByProbe = true
+        let missing = scenario.needs.subtracting(probe.announced.union([.restart])).sorted()
+        if !missing.isEmpty {
+            result.verdict = .unsupported
+            result.message = "the client does not support \(missing.map { "\"\($0)\"" }.joined(separator: ", "))"
+            return result
+        }
+        result.verdict = scenario.level == .must ? .fail : .warn
+        let cause = probe.result.cause ?? "the client never got a session"
+        result.message = "not run: \(cause) in the handshake probe\(probe.result.seeAlso.map { " (see \($0))" } ?? "")"
+        result.expected = "a session (hello-ok) from a Gateway that approves every device, which this scenario needs"
+        result.actual = probe.result.causeKey
+        return result
     }
 
     private enum Outcome: Sendable {

@@ -114,7 +114,12 @@ public final class ScenarioRun: Sendable {
     /// Jumps the run's Gateway clock forward (timers, expiry), without real waiting: everything
     /// due by then happens at the new time, as after a sleep of the machine. A client that signs
     /// with its own clock is not affected on a real-time run (see `GatewayClock.peerNowMs`).
+    ///
+    /// In a simulated run the jump comes once everything due at the current instant is done
+    /// (the client has read what it was sent), as a machine goes to sleep between two moments,
+    /// never in the middle of one.
     public func advance(by duration: Duration) async {
+        await gateway.clock.virtualTimeline?.untilIdle()
         note("advance the Gateway clock by \(duration)")
         // The Gateways share one clock: move it once, then let each run what became due.
         await gateway.advance(by: duration)
@@ -171,6 +176,15 @@ public final class ScenarioRun: Sendable {
         _ what: String, within: Duration? = nil, from: EventCursor? = nil, on gateway: (Gateway)? = nil,
         level: RequirementLevel? = nil, _ match: @escaping @Sendable (MockGateway.GatewayEvent) -> T?
     ) async throws -> T {
+        try await waitForMatch(what, within: within, from: from, on: gateway, level: level, match).value
+    }
+
+    /// ``waitForEvent(_:within:from:on:level:_:)`` that also returns the cursor just after the
+    /// matched event, for waits that continue from there.
+    public func waitForMatch<T: Sendable>(
+        _ what: String, within: Duration? = nil, from: EventCursor? = nil, on gateway: (Gateway)? = nil,
+        level: RequirementLevel? = nil, _ match: @escaping @Sendable (MockGateway.GatewayEvent) -> T?
+    ) async throws -> (value: T, next: EventCursor) {
         let gateway = gateway ?? self.gateway
         let key = ObjectIdentifier(gateway)
         let start = from?.position ?? state.withLock { $0.cursors[key] ?? 0 }
@@ -181,7 +195,7 @@ public final class ScenarioRun: Sendable {
         case .found(let position, let element):
             guard let value = match(element) else { break }
             state.withLock { $0.cursors[key] = max($0.cursors[key] ?? 0, position + 1) }
-            return value
+            return (value, EventCursor(position: position + 1))
         case .cancelled:
             throw CancellationError()
         case .timedOut(.nothingPending):
@@ -195,6 +209,38 @@ public final class ScenarioRun: Sendable {
         throw ScenarioFailure(
             "timed out waiting for \(what)", expected: "\(what) within \(Self.format(timeout))",
             actual: Self.describeNothing(events: events, from: start), level: level)
+    }
+
+    /// Waits until `count` events since `from` have matched, all within one deadline.
+    /// - Parameters:
+    ///   - what: what is awaited, for the failure message (`3 node connects`).
+    ///   - count: how many matches are needed.
+    ///   - within: the deadline for all of them (default: the step deadline).
+    ///   - from: where to start looking (default: after the previous wait's event).
+    /// - Returns: the matched values, in order.
+    /// - Throws: `ScenarioFailure` naming how many came when the deadline passes first.
+    public func waitForEvents<T: Sendable>(
+        _ what: String, count: Int, within: Duration? = nil, from: EventCursor? = nil, on gateway: (Gateway)? = nil,
+        level: RequirementLevel? = nil, _ match: @escaping @Sendable (MockGateway.GatewayEvent) -> T?
+    ) async throws -> [T] {
+        let total = within.map(scaled) ?? stepTimeout
+        let deadlineMs = timeline.nowMs + total.milliseconds
+        var found: [T] = []
+        var cursor = from
+        while found.count < count {
+            let remaining = Duration.milliseconds(max(0, deadlineMs - timeline.nowMs))
+            do {
+                // `remaining` is already scaled: undo the scaling the single wait applies.
+                let unscaled = isSimulated || slowness == 0 ? remaining : remaining / slowness
+                let (value, next) = try await waitForMatch(what, within: unscaled, from: cursor, on: gateway, level: level, match)
+                found.append(value)
+                cursor = next
+            } catch var failure as ScenarioFailure {
+                failure.actual = "\(found.count) of \(count) within \(Self.format(total)); " + (failure.actual ?? "")
+                throw failure
+            }
+        }
+        return found
     }
 
     /// Waits for an event for which `predicate` holds; see `waitForEvent(_:within:from:on:level:_:)`.

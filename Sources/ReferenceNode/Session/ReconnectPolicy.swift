@@ -15,6 +15,21 @@ public enum ConnectionEnd: Sendable, Hashable {
     case stoppedByClient
 }
 
+extension ConnectionEnd: CustomStringConvertible {
+    /// A one-line description for logs and stimulus replies, e.g.
+    /// `refused: NOT_PAIRED (PAIRING_REQUIRED) pairing required: device is not approved yet`.
+    public var description: String {
+        switch self {
+        case .transportFailure(let reason): "no session: \(reason)"
+        case .rejected(let error):
+            "refused: \(error.code)\(error.detailCode.map { " (\($0))" } ?? "") \(error.message)"
+        case .ended(let code, let reason): "ended with close \(code)\(reason.isEmpty ? "" : " \(reason)")"
+        case .droppedByClient(let reason): "dropped by the client: \(reason)"
+        case .stoppedByClient: "stopped by the client"
+        }
+    }
+}
+
 /// What a session does after a connection ended.
 public enum ReconnectDecision: Sendable, Hashable {
     /// Connect again after this many milliseconds.

@@ -1,0 +1,279 @@
+import GatewayProtocol
+import MockGateway
+
+/// Steps most scenarios share, so that a scenario reads like the requirement it checks:
+/// reading what the Gateway saw (no waiting), and waiting for the client to act (with a
+/// deadline; in a simulated run waiting lets the run's virtual time pass).
+extension ScenarioRun {
+    // MARK: - What the Gateway saw so far
+
+    /// The events of `gateway` (the run's by default) from `cursor` on.
+    public func events(from cursor: EventCursor = .start, on gateway: Gateway? = nil) -> [GatewayEvent] {
+        (gateway ?? self.gateway).events.elements(from: cursor.position)
+    }
+
+    /// Every `connect` the Gateway received from `cursor` on, in order.
+    public func connects(from cursor: EventCursor = .start, on gateway: Gateway? = nil) -> [ConnectAttempt] {
+        events(from: cursor, on: gateway).compactMap(ConnectAttempt.init)
+    }
+
+    /// The `connect` received on `connectionId`, if any.
+    public func connect(on connectionId: String, gateway: Gateway? = nil) -> ConnectAttempt? {
+        connects(on: gateway).first { $0.connectionId == connectionId }
+    }
+
+    /// The sessions (`hello-ok` sent) from `cursor` on, optionally of one role and device.
+    public func sessions(role: GatewayRole? = nil, deviceId: String? = nil, from cursor: EventCursor = .start,
+                         on gateway: Gateway? = nil) -> [SessionInfo] {
+        events(from: cursor, on: gateway).compactMap { event in
+            guard case .sessionOpened(let info) = event else { return nil }
+            if let role, info.role != role.rawValue { return nil }
+            if let deviceId, info.deviceId != deviceId { return nil }
+            return info
+        }
+    }
+
+    /// Every pairing request id the Gateway created for `deviceId` so far.
+    public func pairingRequestIds(deviceId: String, on gateway: Gateway? = nil) -> Set<String> {
+        Set(events(on: gateway).compactMap { event in
+            if case .pairingRequested(let request) = event, request.deviceId == deviceId { request.requestId } else { nil }
+        })
+    }
+
+    /// How the handshake on `connectionId` ended, if it has.
+    public func handshakeOutcome(of connectionId: String, on gateway: Gateway? = nil) -> HandshakeOutcome? {
+        events(on: gateway).lazy.compactMap { Self.outcome(of: connectionId, in: $0) }.first
+    }
+
+    /// The pairing `requestId` the refusal on `connectionId` named, if it was `PAIRING_REQUIRED`.
+    public func toldRequestId(on connectionId: String, gateway: Gateway? = nil) -> String? {
+        guard let error = handshakeOutcome(of: connectionId, on: gateway)?.refusal,
+              error.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue else { return nil }
+        return error.details?["requestId"]?.stringValue
+    }
+
+    static func outcome(of connectionId: String, in event: GatewayEvent) -> HandshakeOutcome? {
+        switch event {
+        case .sessionOpened(let info) where info.connectionId == connectionId: .admitted(info)
+        case .handshakeRejected(let id, let error, let closeCode) where id == connectionId: .refused(error, closeCode: closeCode)
+        case .connectionClosed(let id, let code, let reason) where id == connectionId: .closed(code: code, reason: reason)
+        default: nil
+        }
+    }
+
+    // MARK: - Waiting for the client
+
+    /// Waits for a session of the client (`hello-ok` sent).
+    /// - Parameters:
+    ///   - role: the session's role (node by default).
+    ///   - deviceId: only a session of this device.
+    ///   - what: how the failure message names it.
+    ///   - from: where to start looking (default: after the previous wait's event).
+    ///   - within: the deadline (default: the step deadline).
+    ///   - gateway: which Gateway (the run's by default).
+    /// - Returns: the session.
+    /// - Throws: `ScenarioFailure` when none comes in time.
+    @discardableResult
+    public func session(
+        _ role: GatewayRole = .node, deviceId: String? = nil, _ what: String? = nil, from: EventCursor? = nil,
+        within: Duration? = nil, on gateway: Gateway? = nil
+    ) async throws -> SessionInfo {
+        let description = what ?? "the client's \(role.rawValue) session\(deviceId.map { " of \($0)" } ?? "") (hello-ok)"
+        return try await waitForEvent(description, within: within, from: from, on: gateway) { event in
+            guard case .sessionOpened(let info) = event, info.role == role.rawValue else { return nil }
+            if let deviceId, info.deviceId != deviceId { return nil }
+            return info
+        }
+    }
+
+    /// Waits for the client's node session (`hello-ok` for role node); see ``session(_:deviceId:_:from:within:on:)``.
+    @discardableResult
+    public func nodeSession(deviceId: String? = nil, _ what: String? = nil, from: EventCursor? = nil,
+                            within: Duration? = nil, on gateway: Gateway? = nil) async throws -> SessionInfo {
+        try await session(.node, deviceId: deviceId, what, from: from, within: within, on: gateway)
+    }
+
+    /// Waits until the client's node is connected as a node (routing target of invokes) and
+    /// returns its node id.
+    public func nodeId(_ what: String = "the client's node session", from: EventCursor? = nil,
+                       within: Duration? = nil) async throws -> String {
+        try await waitForEvent(what, within: within, from: from) { event in
+            if case .nodeConnected(let nodeId, _) = event { nodeId } else { nil }
+        }
+    }
+
+    /// Waits for the client's operator session (`hello-ok` for role operator).
+    @discardableResult
+    public func operatorSession(deviceId: String? = nil, _ what: String? = nil, from: EventCursor? = nil,
+                                within: Duration? = nil, on gateway: Gateway? = nil) async throws -> SessionInfo {
+        try await session(.operator, deviceId: deviceId, what, from: from, within: within, on: gateway)
+    }
+
+    /// Waits for the next `connect` the client sends.
+    /// - Parameters:
+    ///   - role: only a connect for this role.
+    ///   - deviceId: only a connect of this device.
+    ///   - what: how the failure message names it.
+    ///   - from: where to start looking.
+    ///   - within: the deadline (default: the step deadline).
+    ///   - matching: any further condition.
+    /// - Returns: the attempt.
+    @discardableResult
+    public func nextConnect(
+        role: GatewayRole? = nil, deviceId: String? = nil, _ what: String? = nil, from: EventCursor? = nil,
+        within: Duration? = nil, on gateway: Gateway? = nil,
+        matching: @escaping @Sendable (ConnectAttempt) -> Bool = { _ in true }
+    ) async throws -> ConnectAttempt {
+        let description = what ?? "a \(role.map { "\($0.rawValue) " } ?? "")connect\(deviceId.map { " of \($0)" } ?? "") from the client"
+        return try await waitForEvent(description, within: within, from: from, on: gateway) { event in
+            guard let attempt = ConnectAttempt(event) else { return nil }
+            if let role, attempt.role != role.rawValue { return nil }
+            if let deviceId, attempt.deviceId != deviceId { return nil }
+            return matching(attempt) ? attempt : nil
+        }
+    }
+
+    /// Waits until the handshake on `connectionId` ends: admitted, refused or closed.
+    public func handshakeOutcome(of connectionId: String, _ what: String? = nil, within: Duration? = nil,
+                                 on gateway: Gateway? = nil) async throws -> HandshakeOutcome {
+        try await waitForEvent(what ?? "the outcome of the handshake on \(connectionId)", within: within, from: .start,
+                               on: gateway) { Self.outcome(of: connectionId, in: $0) }
+    }
+
+    /// Waits for a pairing request (`device.pair.requested`).
+    /// - Parameters:
+    ///   - deviceId: only a request of this device; `except` excludes one device instead.
+    ///   - from: where to start looking (`.start`: the first request ever made).
+    /// - Returns: the request.
+    @discardableResult
+    public func pairingRequest(
+        deviceId: String? = nil, except excluded: String? = nil, _ what: String? = nil, from: EventCursor? = nil,
+        within: Duration? = nil, on gateway: Gateway? = nil
+    ) async throws -> PairingRequestInfo {
+        let description = what ?? "a pairing request\(deviceId.map { " of \($0)" } ?? "")"
+        return try await waitForEvent(description, within: within, from: from, on: gateway) { event in
+            guard case .pairingRequested(let request) = event else { return nil }
+            if let deviceId, request.deviceId != deviceId { return nil }
+            if let excluded, request.deviceId == excluded { return nil }
+            return request
+        }
+    }
+
+    /// The first pairing request the client causes.
+    public func firstPairingRequest() async throws -> PairingRequestInfo {
+        try await pairingRequest("a pairing request for the client's first connect", from: .start)
+    }
+
+    /// Waits until `connectionId` closes.
+    /// - Returns: the close code and reason.
+    @discardableResult
+    public func expectClosed(_ connectionId: String, _ what: String? = nil, from: EventCursor = .start,
+                             within: Duration? = nil, on gateway: Gateway? = nil) async throws -> (code: Int, reason: String) {
+        try await waitForEvent(what ?? "the close of \(connectionId)", within: within, from: from, on: gateway) { event in
+            if case .connectionClosed(let id, let code, let reason) = event, id == connectionId { (code, reason) } else { nil }
+        }
+    }
+
+    /// Requires `connectionId` to stay open for `duration` (it may have closed before: that counts
+    /// too). Besides checking that a client keeps an admitted session, this lets it act on what
+    /// the Gateway just sent (store its tokens) before a scenario restarts or reinstalls it.
+    public func expectStaysOpen(_ connectionId: String, for duration: Duration = .milliseconds(150), _ what: String? = nil,
+                                on gateway: Gateway? = nil) async throws {
+        try await expectNoEvent(within: duration, what ?? "close of \(connectionId)", from: .start, on: gateway) { event in
+            if case .connectionClosed(let id, _, _) = event { id == connectionId } else { false }
+        }
+    }
+
+    /// Waits for an event the client causes by itself (a retry, a reconnect) within `within`; a
+    /// client that does not and that supports the `connect` stimulus gets it (when
+    /// `connectFallback`), for rules that allow a client to wait for an explicit reconnect.
+    /// - Returns: the matched value.
+    @discardableResult
+    public func untilClient<T: Sendable>(
+        _ what: String, from cursor: EventCursor, within: Duration = .seconds(12), connectFallback: Bool = true,
+        _ match: @escaping @Sendable (GatewayEvent) -> T?
+    ) async throws -> T {
+        do {
+            return try await waitForEvent(what, within: within, from: cursor, match)
+        } catch let failure as ScenarioFailure {
+            guard connectFallback, client.supports(.connect) else { throw failure }
+        }
+        note("the client did not act by itself within \(Self.format(within)): sending the connect stimulus")
+        try await client.reply(to: .connect)
+        return try await waitForEvent(what, from: cursor, match)
+    }
+
+    // MARK: - Declared commands
+
+    /// The commands the client's node declares (`connect.commands` of its first node connect),
+    /// known as soon as it connects, admitted or not.
+    public func declaredCommands() async throws -> [String] {
+        try await nextConnect(role: .node, "the client's first node connect (its declared commands)", from: .start).commands
+    }
+
+    /// Requires the client's node to declare every one of `commands` in its `connect`: a real
+    /// Gateway never invokes an undeclared command, so a scenario that needs one is
+    /// `unsupported` for a client that does not declare it. Decided from the first node connect,
+    /// before waiting for a session or a result.
+    /// - Throws: `ScenarioUnsupported` naming the missing commands.
+    public func requireDeclared(_ commands: String...) async throws {
+        let declared = Set(try await declaredCommands())
+        let missing = commands.filter { !declared.contains($0) }
+        guard missing.isEmpty else {
+            let names = missing.map { "\($0)" }.joined(separator: ", ")
+            try unsupported("the client does not declare \(missing.count == 1 ? "the command" : "the commands") \(names)")
+        }
+    }
+
+    /// Commands a scenario may invoke just to see that the client still answers, in order of
+    /// preference: harmless and answered at once.
+    public static let probeCommands = ["device.info", "device.status", "debug.counter"]
+
+    /// A declared command to invoke as a probe ("is the client still answering on this socket?"):
+    /// the first of ``probeCommands`` the node declares.
+    /// - Throws: `ScenarioUnsupported` when it declares none of them.
+    public func probeCommand() async throws -> String {
+        let declared = Set(try await declaredCommands())
+        guard let command = Self.probeCommands.first(where: declared.contains) else {
+            try unsupported("the client declares none of \(Self.probeCommands.joined(separator: ", ")) to probe it with")
+        }
+        return command
+    }
+
+    // MARK: - Pairing
+
+    /// Approves the newest pending request of `deviceId` as an all-powerful operator. When the
+    /// client superseded it in the meantime (its other session asking too), the replacement is
+    /// approved.
+    /// - Returns: the approved request.
+    /// - Throws: `ScenarioFailure` when the device has no pending request to approve.
+    @discardableResult
+    public func approveNewest(deviceId: String, on gateway: Gateway? = nil) async throws -> PairingRequestInfo {
+        let gateway = gateway ?? self.gateway
+        var problem = "no pending request of the device"
+        for _ in 0..<5 {
+            guard let request = await gateway.pendingPairingRequests().last(where: { $0.deviceId == deviceId }) else { break }
+            do {
+                try await gateway.approve(requestId: request.requestId)
+                note("approved pairing request \(request.requestId) of \(deviceId)")
+                return request
+            } catch {
+                problem = "\(error)"
+            }
+        }
+        try fail("could not approve a pending request of \(deviceId)", expected: "a pending pairing request", actual: problem)
+    }
+
+    /// Pairs a fresh client: waits for its first pairing request, approves it and lets the client
+    /// reconnect (by itself, or with the `connect` stimulus when it does not).
+    /// - Returns: the device's first node session.
+    public func pairClient() async throws -> SessionInfo {
+        let request = try await firstPairingRequest()
+        let deviceId = request.deviceId
+        let cursor = mark()
+        try await approveNewest(deviceId: deviceId)
+        return try await untilClient("a node session of \(deviceId) after its approval", from: cursor) { event in
+            if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue, info.deviceId == deviceId { info } else { nil }
+        }
+    }
+}
