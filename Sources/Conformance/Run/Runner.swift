@@ -309,6 +309,14 @@ public struct Runner: Sendable {
             return first
         }
 
+        let (verdict, message) = Self.verdict(for: outcome, scenario: scenario, warnings: run.warnings, result: &result)
+        if verdict != .pass && verdict != .unsupported {
+            // Where the scenario gave up, for a reader of the transcript (before the client stops
+            // and its connections close).
+            gateway.transcript.record(TranscriptEntry(
+                monotonicMs: gateway.transcript.elapsedMs, gatewayMs: gateway.clock.nowMs, connectionId: "",
+                kind: .failure, text: "\(verdict.rawValue): \(message)"))
+        }
         await session.stop()
         for gateway in run.gateways { await gateway.shutdown() }
 
@@ -316,7 +324,6 @@ public struct Runner: Sendable {
         result.warnings = run.warnings
         result.notes = diagnostics.notes
         result.clientLogTail = Array(diagnostics.log.suffix(20))
-        let (verdict, message) = Self.verdict(for: outcome, scenario: scenario, warnings: run.warnings, result: &result)
         result = finish(verdict, message)
 
         if transcripts.shouldWrite(verdict) {
