@@ -1,8 +1,9 @@
 import GatewayProtocol
 
-/// The machine-readable report: `{"summary": {...}, "runs": [...]}`, one record per scenario x
-/// profile with `id`, `profile`, `verdict`, `level`, `message`, `transcript`, `seed`,
-/// `durationMs` and more. Keys are sorted, so equal reports are byte-identical.
+/// The machine-readable report: `{"summary": {...}, "runs": [...], "rootCauses": [...]}`, one
+/// record per scenario x profile with `id`, `profile`, `verdict`, `level`, `message`,
+/// `rootCause`, `transcript`, `seed`, `durationMs` and more, and one record per root cause
+/// (`docs/reports.md`). Keys are sorted, so equal reports are byte-identical.
 public struct JSONReporter: Sendable {
     /// Creates a reporter.
     public init() {}
@@ -26,6 +27,7 @@ public struct JSONReporter: Sendable {
         return .object([
             "summary": .object(summaryObject),
             "runs": .array(report.results.map(record)),
+            "rootCauses": .array(report.rootCauseGroups.map(Self.group)),
         ])
     }
 
@@ -75,6 +77,18 @@ public struct JSONReporter: Sendable {
             "seed": Self.number(result.seed),
             "baseSeed": Self.number(result.baseSeed),
             "durationMs": .int(result.durationMs),
+            "rootCause": result.rootCause.map { .object(["key": .string($0.key), "summary": .string($0.summary)]) } ?? .null,
+        ])
+    }
+
+    private static func group(_ group: RootCauseGroup) -> JSONValue {
+        .object([
+            "key": .string(group.cause.key),
+            "summary": .string(group.cause.summary),
+            "count": .int(Int64(group.count)),
+            "runs": .array(group.runKeys.map(JSONValue.string)),
+            "first": .string(group.runKeys.first ?? ""),
+            "text": .string(group.sentence),
         ])
     }
 

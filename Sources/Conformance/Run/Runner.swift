@@ -325,6 +325,10 @@ public struct Runner: Sendable {
         result.notes = diagnostics.notes
         result.clientLogTail = Array(diagnostics.log.suffix(20))
         result = finish(verdict, message)
+        if verdict != .pass && verdict != .unsupported && result.rootCause == nil {
+            result.rootCause = RootCauseAnalysis.cause(
+                events: run.gateways.flatMap(\.events.all), failure: RootCauseAnalysis.Failure(message: message, verdict: verdict))
+        }
 
         if transcripts.shouldWrite(verdict) {
             transcripts.write(key: planned.key, gateways: run.gateways, clientLog: diagnostics.log, into: &result)

@@ -1,0 +1,57 @@
+import Conformance
+import Foundation
+import MockGateway
+import ReferenceAdapter
+import ReferenceNode
+import Scenarios
+import Testing
+
+/// Root causes found in real runs: a mutant that breaks the handshake fails many scenarios for
+/// one reason, and the report says so once.
+@Suite("Root causes of mutants")
+struct RootCauseGroupingTests {
+    static func report(_ mutant: Mutant, filters: [String]) async throws -> RunReport {
+        // Every run of these mutants fails at the handshake, however long a step waits; short
+        // deadlines keep the suite quick.
+        let configuration = RunConfiguration(
+            seed: 20_261_201, slowness: 1, selection: RunSelection(filters: filters), jobs: 4, transcripts: .none,
+            stepTimeoutMs: 1_500)
+        let driver = InProcessDriver(name: "reference+\(mutant.rawValue)") { ReferenceNodeUnderTest(mutants: [mutant]) }
+        return try await Runner(scenarios: allScenarios, driver: driver, gatewayFactory: GatewayFactories.standard,
+                                configuration: configuration).run()
+    }
+
+    static func expectOneGroup(_ report: RunReport, code: String) throws {
+        let failed = report.results.filter { $0.verdict != .pass && $0.verdict != .unsupported }
+        #expect(failed.count >= 4, "the mutant fails several scenarios")
+        let groups = report.rootCauseGroups
+        #expect(groups.count == 1, "\(groups.map(\.sentence))")
+        let group = try #require(groups.first)
+        #expect(group.cause.key == "connect-refused:\(code)")
+        #expect(group.cause.summary == "the client never got a session; its connects were refused with \(code)")
+        #expect(Set(group.runKeys) == Set(failed.map(\.key)))
+        #expect(group.sentence.hasPrefix("\(failed.count) runs: the client never got a session; its connects were refused with \(code) (first in "))
+
+        let terminal = TerminalReporter(color: false).render(report)
+        #expect(terminal.contains("Root causes:\n  \(group.sentence)\n"))
+        let json = JSONReporter().value(report)
+        #expect(json["rootCauses"]?.arrayValue?.count == 1)
+        #expect(json["rootCauses"]?.arrayValue?.first?["key"]?.stringValue == "connect-refused:\(code)")
+        #expect(JUnitReporter().render(report).contains("root cause: \(group.sentence)"))
+
+        // A step that timed out names what the Gateway saw last.
+        let timedOut = try #require(failed.first { $0.message.hasPrefix("timed out waiting") })
+        #expect(timedOut.actual?.contains("the last the Gateway saw from the client:") == true, "\(timedOut.actual ?? "")")
+        #expect(timedOut.actual?.contains("refused with \(code)") == true, "\(timedOut.actual ?? "")")
+    }
+
+    @Test func aWrongDeviceIdIsOneCauseNamedByItsRefusalCode() async throws {
+        let report = try await Self.report(.wrongDeviceId, filters: ["HS-*", "PAIR-*"])
+        try Self.expectOneGroup(report, code: "DEVICE_AUTH_DEVICE_ID_MISMATCH")
+    }
+
+    @Test func aSignatureWithoutTheNonceIsOneCauseNamedByItsRefusalCode() async throws {
+        let report = try await Self.report(.signWithoutNonce, filters: ["HS-*"])
+        try Self.expectOneGroup(report, code: "DEVICE_AUTH_NONCE_REQUIRED")
+    }
+}
