@@ -37,12 +37,15 @@ public struct PositionalSpec: Sendable {
     public var help: String
     /// Whether it may be left out.
     public var optional: Bool
+    /// Whether it takes every remaining argument (only the last positional may).
+    public var variadic: Bool
 
     /// Creates a positional argument.
-    public init(_ name: String, help: String, optional: Bool = false) {
+    public init(_ name: String, help: String, optional: Bool = false, variadic: Bool = false) {
         self.name = name
         self.help = help
         self.optional = optional
+        self.variadic = variadic
     }
 }
 
@@ -258,7 +261,7 @@ public struct CommandLineTool: Sendable {
             let missing = command.positionals[parsed.positionals.count].name
             throw UsageError("missing argument \(missing)")
         }
-        if parsed.positionals.count > command.positionals.count {
+        if parsed.positionals.count > command.positionals.count, command.positionals.last?.variadic != true {
             let extra = parsed.positionals[command.positionals.count]
             var message = "unexpected argument '\(extra)'"
             if extra.hasPrefix("-") == false,
@@ -283,7 +286,10 @@ public struct CommandLineTool: Sendable {
 
     /// A subcommand's help: usage, discussion, arguments and every option of its table.
     public func help(for command: CommandSpec) -> String {
-        let positionals = command.positionals.map { $0.optional ? "[\($0.name)]" : $0.name }
+        let positionals = command.positionals.map { positional in
+            let name = positional.name + (positional.variadic ? "..." : "")
+            return positional.optional ? "[\(name)]" : name
+        }
         var usage = "\(name) \(command.name)"
         if !command.flags.isEmpty { usage += " [options]" }
         if !positionals.isEmpty { usage += " " + positionals.joined(separator: " ") }
@@ -291,7 +297,9 @@ public struct CommandLineTool: Sendable {
         if !command.discussion.isEmpty { out += "\n\(command.discussion)\n" }
         if !command.positionals.isEmpty {
             out += "\nARGUMENTS:\n"
-            for positional in command.positionals { out += "  \(positional.name)  \(positional.help)\n" }
+            for positional in command.positionals {
+                out += "  \(positional.name)\(positional.variadic ? "..." : "")  \(positional.help)\n"
+            }
         }
         let rows = command.flags.map { flag in
             (flag.valueName.map { "\(flag.name) \($0)" } ?? flag.name, flag.help + (flag.repeatable ? " (repeatable)" : ""))
