@@ -77,17 +77,22 @@ public struct CommandIO: Sendable {
     public var environment: [String: String]
     /// Whether standard output is a terminal (for colour).
     public var stdoutIsTerminal: Bool
-    /// Whether standard error is a terminal (for progress lines).
+    /// Whether standard error is a terminal.
     public var stderrIsTerminal: Bool
+    /// The terminal's width in columns, when standard output is a terminal that says.
+    public var terminalColumns: Int?
 
-    /// Creates an IO description.
+    /// Creates an IO description. Tests inject `stdoutIsTerminal` to see what a terminal gets
+    /// (colour, the live progress line).
     public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
-                environment: [String: String] = [:], stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false) {
+                environment: [String: String] = [:], stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false,
+                terminalColumns: Int? = nil) {
         self.out = out
         self.err = err
         self.environment = environment
         self.stdoutIsTerminal = stdoutIsTerminal
         self.stderrIsTerminal = stderrIsTerminal
+        self.terminalColumns = terminalColumns
     }
 
     /// The process's own standard output and error.
@@ -96,7 +101,14 @@ public struct CommandIO: Sendable {
             out: { FileHandle.standardOutput.write(Data($0.utf8)) },
             err: { FileHandle.standardError.write(Data($0.utf8)) },
             environment: ProcessInfo.processInfo.environment,
-            stdoutIsTerminal: isatty(1) == 1, stderrIsTerminal: isatty(2) == 1)
+            stdoutIsTerminal: isatty(1) == 1, stderrIsTerminal: isatty(2) == 1, terminalColumns: standardOutputColumns())
+    }
+
+    /// The width of the terminal on standard output (`TIOCGWINSZ`), if it is one.
+    static func standardOutputColumns() -> Int? {
+        var size = winsize()
+        guard isatty(1) == 1, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 }
 

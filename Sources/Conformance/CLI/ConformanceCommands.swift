@@ -157,6 +157,7 @@ public enum ConformanceCommands {
         .option("--json", "FILE", help: "Write a JSON report to FILE."),
         .option("--html", "FILE", help: "Write one self-contained HTML report to FILE: summary, root causes, every run with its sequence diagram (docs/reports.md)."),
         .option("--transcripts", "DIR", help: "Write every run's transcript to DIR (default: failing runs only, to a temporary directory)."),
+        .flag("--quiet", help: "Print only the summary (counts, root causes, result); no progress line."),
         .option("--port", "N", help: "Bind each run's Gateway to port N instead of a free one (useful with --attach).", validate: { value in
             guard let port = Int(value), port >= 1, port <= 65535 else { return "expected a port from 1 to 65535" }
             return nil
@@ -284,22 +285,43 @@ public enum ConformanceCommands {
         }
 
         let reporter = TerminalReporter(color: TerminalReporter.shouldUseColor(isTerminal: io.stdoutIsTerminal, environment: io.environment))
-        let progressReporter = TerminalReporter(color: TerminalReporter.shouldUseColor(isTerminal: io.stderrIsTerminal, environment: io.environment))
-        io.err("Running \(planned.count) run\(planned.count == 1 ? "" : "s") with seed \(configuration.seed) (client: \(driver.summary))\n")
-        let counter = Counter()
-        let total = planned.count
-        let showProgress = io.stderrIsTerminal
+        let quiet = arguments.isSet("--quiet")
+        if !quiet {
+            io.err("Running \(planned.count) run\(planned.count == 1 ? "" : "s") with seed \(configuration.seed) (client: \(driver.summary))\n")
+        }
+        // A live line only on a terminal: logs of CI (not a terminal) get nothing extra.
+        let started = ContinuousClock.now
+        let progress = io.stdoutIsTerminal && !quiet
+            ? LiveProgress(total: planned.count, width: io.terminalColumns ?? Int(io.environment["COLUMNS"] ?? "") ?? 100,
+                           elapsedMs: { (ContinuousClock.now - started).milliseconds }, write: io.out)
+            : nil
         let report: RunReport
         do {
-            report = try await runner.run { result in
-                let done = counter.increment()
-                if showProgress { io.err(progressReporter.progressLine(result, done: done, total: total)) }
+            report = try await withThrowingTaskGroup(of: RunReport?.self) { group in
+                group.addTask { try await runner.run(observing: { progress?.apply($0) }) }
+                if let progress {
+                    // The elapsed time moves on while a long run is busy.
+                    group.addTask {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: .seconds(1))
+                            progress.redraw()
+                        }
+                        return nil
+                    }
+                }
+                defer { group.cancelAll() }
+                while let next = try await group.next() {
+                    if let report = next { return report }
+                }
+                throw HarnessError("the runner ended without a report")
             }
         } catch {
+            progress?.finish()
             io.err("error: \(error)\n")
             return CommandLineTool.exitUsage
         }
-        io.out(reporter.render(report))
+        progress?.finish()
+        io.out(quiet ? reporter.renderSummary(report) : reporter.render(report))
         do {
             if let path = arguments.value("--junit") {
                 try write(JUnitReporter().render(report), to: path)
@@ -411,14 +433,3 @@ public enum ConformanceCommands {
     }
 }
 
-/// A thread-safe counter for progress lines.
-private final class Counter: Sendable {
-    private let value = Mutex(0)
-
-    func increment() -> Int {
-        value.withLock { value in
-            value += 1
-            return value
-        }
-    }
-}

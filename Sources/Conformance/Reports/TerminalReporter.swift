@@ -71,11 +71,6 @@ public struct TerminalReporter: Sendable {
         return out
     }
 
-    /// The one-line progress note printed as a run finishes.
-    public func progressLine(_ result: RunResult, done: Int, total: Int) -> String {
-        "[\(done)/\(total)] \(badge(result.verdict)) \(result.id) [\(result.profile)]\n"
-    }
-
     private func renderRun(_ result: RunResult, report: RunReport) -> String {
         var out = "  \(badge(result.verdict))  \(result.id) [\(result.profile)]  \(result.level)  \(result.title)\n"
         let indent = "        "

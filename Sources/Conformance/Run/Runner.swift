@@ -67,6 +67,14 @@ public struct RunConfiguration: Sendable {
     }
 }
 
+/// What a runner reports while it works.
+public enum RunnerEvent: Sendable, Hashable {
+    /// A run (`ID@profile`) started.
+    case started(key: String)
+    /// A run finished.
+    case finished(RunResult)
+}
+
 /// Runs the matrix of scenarios x profiles: a fresh Gateway and a fresh state directory per
 /// run, a client from the driver, every step under a deadline, one verdict per run.
 public struct Runner: Sendable {
@@ -106,6 +114,15 @@ public struct Runner: Sendable {
     /// - Parameter progress: called as each run finishes (in completion order).
     /// - Throws: `HarnessError` when the state directory cannot be created.
     public func run(progress: @escaping @Sendable (RunResult) -> Void = { _ in }) async throws -> RunReport {
+        try await run(observing: { event in
+            if case .finished(let result) = event { progress(result) }
+        })
+    }
+
+    /// Runs every planned run and returns the report, telling `observer` as each run starts
+    /// and finishes (for a live progress line).
+    /// - Throws: `HarnessError` when the state directory cannot be created.
+    public func run(observing observer: @escaping @Sendable (RunnerEvent) -> Void) async throws -> RunReport {
         let runs = plan()
         let fileManager = FileManager.default
         let stateRoot: URL
@@ -129,6 +146,7 @@ public struct Runner: Sendable {
         await withTaskGroup(of: (Int, RunResult).self) { group in
             var next = 0
             func schedule(_ index: Int) {
+                observer(.started(key: runs[index].key))
                 group.addTask { (index, await execute(runs[index], stateRoot: stateRoot, transcripts: transcripts)) }
             }
             while next < min(jobs, runs.count) {
@@ -137,7 +155,7 @@ public struct Runner: Sendable {
             }
             while let (index, result) = await group.next() {
                 results[index] = result
-                progress(result)
+                observer(.finished(result))
                 if next < runs.count {
                     schedule(next)
                     next += 1
