@@ -77,11 +77,7 @@ public struct HTMLReporter: Sendable {
         body += summary(report)
         body += rootCauses(report)
         body += "<section id=\"runs\">\n<h2>Runs</h2>\n"
-        let ordered = report.results.enumerated().sorted { lhs, rhs in
-            let left = Self.rank(lhs.element.verdict), right = Self.rank(rhs.element.verdict)
-            return left != right ? left < right : lhs.offset < rhs.offset
-        }
-        for (position, (_, result)) in ordered.enumerated() {
+        for (position, result) in Self.failuresFirst(report.results).enumerated() {
             body += run(result, report: report, attachments: attachments[result.key] ?? RunAttachments(),
                         number: position, frames: &frames)
         }
@@ -183,7 +179,7 @@ public struct HTMLReporter: Sendable {
         }
         out += "</tbody>\n</table>\n"
         out += "<ol id=\"run-index\" class=\"run-index\">\n"
-        for result in report.results.sorted(by: { Self.rank($0.verdict) < Self.rank($1.verdict) }) where result.verdict != .pass {
+        for result in Self.failuresFirst(report.results) where result.verdict != .pass {
             out += "<li><a href=\"#\(Self.runAnchor(result))\"><span class=\"badge verdict-\(result.verdict.rawValue)\">\(result.verdict.rawValue.uppercased())</span> \(Self.escape(result.id)) [\(Self.escape(result.profile))]</a></li>\n"
         }
         out += "</ol>\n</section>\n"
@@ -358,6 +354,14 @@ public struct HTMLReporter: Sendable {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: Date(timeIntervalSince1970: Double(unixMs) / 1000))
+    }
+
+    /// `results` with failures first, otherwise in report order.
+    static func failuresFirst(_ results: [RunResult]) -> [RunResult] {
+        results.enumerated().sorted { lhs, rhs in
+            let left = rank(lhs.element.verdict), right = rank(rhs.element.verdict)
+            return left != right ? left < right : lhs.offset < rhs.offset
+        }.map(\.element)
     }
 
     static func rank(_ verdict: Verdict) -> Int {
