@@ -84,7 +84,7 @@ struct HTMLReportBrowserTests {
         defer { try? FileManager.default.removeItem(at: work) }
         let configuration = RunConfiguration(
             seed: 20_261_201, selection: RunSelection(filters: ["HS-003"], profileNames: ["current"]),
-            transcripts: .all(directory: work.appendingPathComponent("transcripts")), stepTimeoutMs: 1_500)
+            transcripts: .all(directory: work.appendingPathComponent("transcripts")))
         let driver = InProcessDriver(name: "reference+wrong-device-id") { ReferenceNodeUnderTest(mutants: [.wrongDeviceId]) }
         let report = try await Runner(scenarios: allScenarios, driver: driver, gatewayFactory: GatewayFactories.standard,
                                       configuration: configuration).run()

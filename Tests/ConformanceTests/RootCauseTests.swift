@@ -129,6 +129,8 @@ import Testing
         let cause = Self.cause(log)
         #expect(cause.key == "later-connects-refused:node AUTH_DEVICE_TOKEN_MISMATCH")
         #expect(cause.summary == "after its last session the client's node connects were refused with AUTH_DEVICE_TOKEN_MISMATCH")
+        // A wait that nothing could satisfy any more counts as a wait too.
+        #expect(Self.cause(log, "the client's node session never came: nothing more can happen in the run") == cause)
         // A check that did not time out keeps its own message.
         #expect(Self.cause(log, "the client sent two results").key == "step:the client sent two results")
     }

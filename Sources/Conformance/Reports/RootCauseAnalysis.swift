@@ -203,6 +203,7 @@ public enum RootCauseAnalysis {
     /// Whether a message is a step that timed out waiting for something.
     static func isWaitTimeout(_ message: String) -> Bool {
         message.hasPrefix("timed out waiting") || message.hasPrefix("no reply to stimulus")
+            || message.contains("never came: nothing more can happen")
     }
 
     /// `message` with the parts that differ between runs of the same cause (numbers, ids,
