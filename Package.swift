@@ -45,7 +45,7 @@ let package = Package(
         .testTarget(name: "MockGatewayTests", dependencies: ["MockGateway", "GatewayProtocol", "WebSocketTransport"]),
         .testTarget(name: "HarnessTests", dependencies: ["harness", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
         .testTarget(
-            name: "ConformanceTests", dependencies: ["Conformance", "MockGateway"],
+            name: "ConformanceTests", dependencies: ["Conformance", "MockGateway", "GatewayProtocol"],
             exclude: ["Fixtures", "Golden"], plugins: ["ScenarioIndexPlugin"]
         ),
     ],

@@ -201,8 +201,8 @@ public final class Gateway: Sendable {
                 }
                 group.addTask {
                     // The reader: hands every message to the Gateway.
-                    for await message in socket.messages {
-                        await core.receive(message, on: connectionId)
+                    for await received in socket.receivedMessages {
+                        await core.receive(received.message, frames: received.frameCount, on: connectionId)
                     }
                     let info = await socket.waitUntilClosed()
                     await core.closed(connectionId, info: info)
@@ -300,13 +300,13 @@ public final class Gateway: Sendable {
 
     /// Closes a connection with a close frame.
     public func close(connectionId: String, code: Int, reason: String = "") async {
-        await core.noteFault("close \(connectionId) with \(code)")
+        await core.noteFault("close \(connectionId) with \(code)", on: connectionId)
         await core.close(connectionId, code: code, reason: reason)
     }
 
     /// Drops a connection without a close frame (TCP reset).
     public func reset(connectionId: String) async {
-        await core.noteFault("TCP reset of \(connectionId)")
+        await core.noteFault("TCP reset of \(connectionId)", on: connectionId)
         await core.abort(connectionId)
     }
 

@@ -73,7 +73,7 @@ extension GatewayCore {
     func sendJSON(_ json: JSONValue, to connectionId: String) {
         guard let state = connections[connectionId], !state.closing else { return }
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: .outbound, message: json))
+                                          kind: .outbound, message: json, wire: TranscriptWire(frameKind: .text, frameCount: 1)))
         state.outbox.yield(.message(.text(json.jsonString), nil))
     }
 

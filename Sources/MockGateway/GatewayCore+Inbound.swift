@@ -5,7 +5,7 @@ import WebSocketTransport
 extension GatewayCore {
     /// Takes one inbound WebSocket message. Text and binary are both JSON (Swift clients send
     /// binary, gateway-protocol.md §1).
-    func receive(_ message: WebSocketMessage, on connectionId: String) {
+    func receive(_ message: WebSocketMessage, frames: Int? = nil, on connectionId: String) {
         guard let state = connections[connectionId] else { return }
         let bytes = message.payload
         let isBinary: Bool
@@ -15,7 +15,8 @@ extension GatewayCore {
             ? ["binaryBase64": .string(Data(bytes).base64EncodedString())]
             : ["text": .string(String(decoding: bytes, as: UTF8.self))])
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: .inbound, message: recorded))
+                                          kind: .inbound, message: recorded,
+                                          wire: TranscriptWire(frameKind: isBinary ? .binary : .text, frameCount: frames)))
         let frame = decoded.flatMap { try? Frame(json: $0) }
         events.append(.frameIn(connectionId: connectionId, frame: frame, binary: isBinary))
         guard !state.closing else { return }
@@ -98,9 +99,15 @@ extension GatewayCore {
         noteFault("skip \(count) seq numbers")
     }
 
-    func setNextEventsAsBinary(_ count: Int) { faults.nextEventsAsBinary = max(0, count) }
+    func setNextEventsAsBinary(_ count: Int) {
+        faults.nextEventsAsBinary = max(0, count)
+        noteFault("send the next \(count) event\(count == 1 ? "" : "s") as binary messages")
+    }
 
-    func setNextEventsFragmented(_ count: Int) { faults.nextEventsFragmented = max(0, count) }
+    func setNextEventsFragmented(_ count: Int) {
+        faults.nextEventsFragmented = max(0, count)
+        noteFault("fragment the next \(count) event\(count == 1 ? "" : "s") into 3 frames with pings between")
+    }
 
     func setStartingUp(_ on: Bool) {
         startingUp = on
@@ -109,9 +116,11 @@ extension GatewayCore {
 
     func setAccepting(_ on: Bool) { accepting = on }
 
-    func noteFault(_ description: String) {
-        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: "-",
-                                          kind: .note, text: description))
+    /// Records an injected fault: a `fault` transcript line (on `connectionId`, or `-` for the
+    /// whole Gateway) and a `faultInjected` event.
+    func noteFault(_ description: String, on connectionId: String = "-") {
+        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
+                                          kind: .fault, text: description))
         events.append(.faultInjected(description: description))
     }
 

@@ -179,12 +179,23 @@ actor GatewayCore {
                 fault = SendFault.fragmented(into: 3, interleavingPings: true)
             }
         }
+        let wire = TranscriptWire(frameKind: binary ? .binary : .text, frameCount: max(1, fault?.fragmentCount ?? 1))
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: .outbound, message: frame.json))
+                                          kind: fault?.drop == true ? .dropped : .outbound, message: frame.json,
+                                          wire: wire, fault: Self.transcriptFault(fault, binary: binary)))
         events.append(.frameOut(connectionId: connectionId, frame: frame))
         let data = frame.encoded()
         let message: WebSocketMessage = binary ? .binary(Array(data)) : .text(String(decoding: data, as: UTF8.self))
         state.outbox.yield(.message(message, fault))
+    }
+
+    /// What the transcript says about a send fault (every outbound binary message is a fault:
+    /// the Gateway sends text).
+    static func transcriptFault(_ fault: SendFault?, binary: Bool) -> TranscriptFault {
+        let fragments = fault.map(\.fragmentCount) ?? 1
+        return TranscriptFault(dropped: fault?.drop ?? false, delayMs: fault?.delay.map(\.milliseconds),
+                               fragmentedInto: fragments > 1 ? fragments : nil,
+                               pingsBetween: fragments > 1 && fault?.interleavedPings == true, binary: binary)
     }
 
     /// Sends an event that carries the connection's next `seq`.
@@ -208,7 +219,8 @@ actor GatewayCore {
         if let cut = faults.dropNextResponse.removeValue(forKey: method) {
             transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
                                               kind: .dropped, message: Frame.response(response).json,
-                                              text: "response to \(method) dropped (fault)"))
+                                              text: "response to \(method) dropped (fault)",
+                                              wire: TranscriptWire(frameKind: .text), fault: TranscriptFault(dropped: true)))
             events.append(.faultInjected(description: "dropped the response to \(method) on \(connectionId)"))
             if cut { abort(connectionId) }
             return

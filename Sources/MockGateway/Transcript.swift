@@ -2,10 +2,95 @@ import Foundation
 import GatewayProtocol
 import Synchronization
 
+/// How one message travelled as WebSocket frames.
+public struct TranscriptWire: Sendable, Hashable {
+    /// The WebSocket message type.
+    public enum FrameKind: String, Sendable, Hashable, CaseIterable {
+        /// A text message (opcode 0x1).
+        case text
+        /// A binary message (opcode 0x2).
+        case binary
+    }
+
+    /// Text or binary.
+    public var frameKind: FrameKind
+    /// How many WebSocket frames carried the message (1: not fragmented), when known.
+    public var frameCount: Int?
+    /// The compression the message was sent or received with. Always `none`: the Gateway
+    /// negotiates no WebSocket extension (no `permessage-deflate`).
+    public var compression: String
+
+    /// Creates a wire description.
+    public init(frameKind: FrameKind, frameCount: Int? = nil, compression: String = "none") {
+        self.frameKind = frameKind
+        self.frameCount = frameCount
+        self.compression = compression
+    }
+
+    /// Whether the message was split into more than one frame (`false` when unknown).
+    public var isFragmented: Bool { (frameCount ?? 1) > 1 }
+}
+
+/// The injected fault that changed how one message was sent.
+public struct TranscriptFault: Sendable, Hashable {
+    /// The message was not sent at all.
+    public var dropped: Bool
+    /// The send waited this long first (real time).
+    public var delayMs: Int64?
+    /// The message was cut into this many frames on purpose.
+    public var fragmentedInto: Int?
+    /// Pings were sent between the fragments.
+    public var pingsBetween: Bool
+    /// The message went out as binary where text is the norm.
+    public var binary: Bool
+
+    /// Creates a fault description.
+    public init(dropped: Bool = false, delayMs: Int64? = nil, fragmentedInto: Int? = nil, pingsBetween: Bool = false,
+                binary: Bool = false) {
+        self.dropped = dropped
+        self.delayMs = delayMs
+        self.fragmentedInto = fragmentedInto
+        self.pingsBetween = pingsBetween
+        self.binary = binary
+    }
+
+    /// Whether nothing was changed.
+    public var isEmpty: Bool { !dropped && delayMs == nil && fragmentedInto == nil && !pingsBetween && !binary }
+
+    /// E.g. `binary, fragmented into 3 with pings between`.
+    public var summary: String {
+        var parts: [String] = []
+        if dropped { parts.append("dropped") }
+        if let delayMs { parts.append("delayed \(delayMs) ms") }
+        if let fragmentedInto { parts.append("fragmented into \(fragmentedInto)\(pingsBetween ? " with pings between" : "")") }
+        if binary { parts.append("sent as binary") }
+        return parts.joined(separator: ", ")
+    }
+
+    var json: JSONValue {
+        var object: [String: JSONValue] = [:]
+        if dropped { object["dropped"] = true }
+        if let delayMs { object["delayMs"] = .int(delayMs) }
+        if let fragmentedInto { object["fragmentedInto"] = .int(Int64(fragmentedInto)) }
+        if pingsBetween { object["pingsBetween"] = true }
+        if binary { object["binary"] = true }
+        return .object(object)
+    }
+
+    init(json: JSONValue) throws(TranscriptEntry.DecodingError) {
+        guard let object = json.objectValue else { throw .init("\"fault\" is not an object") }
+        dropped = object["dropped"]?.boolValue ?? false
+        delayMs = object["delayMs"]?.int64Value
+        fragmentedInto = object["fragmentedInto"]?.int64Value.map { Int($0) }
+        pingsBetween = object["pingsBetween"]?.boolValue ?? false
+        binary = object["binary"]?.boolValue ?? false
+    }
+}
+
 /// One line of a Gateway transcript: a frame in or out, a connection opening or closing.
 public struct TranscriptEntry: Sendable, Hashable {
     /// What happened.
-    public enum Kind: String, Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// A WebSocket connection was accepted.
         case open
         /// A message arrived from the client.
@@ -16,8 +101,25 @@ public struct TranscriptEntry: Sendable, Hashable {
         case dropped
         /// The connection ended.
         case close
-        /// A note from the Gateway or the scenario (a fault that was injected, for example).
+        /// A note from the Gateway or the scenario (what the scenario did, an invalid frame).
         case note
+        /// A fault was injected (the text says which; `conn` names the connection it targets,
+        /// `-` when it applies to the whole Gateway).
+        case fault
+        /// A scenario step failed here (written by the conformance runner; the text is the
+        /// failure message).
+        case failure
+    }
+
+    /// A transcript line that could not be read.
+    public struct DecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong.
+        public var message: String
+
+        init(_ message: String) { self.message = message }
+
+        /// The message.
+        public var description: String { message }
     }
 
     /// Milliseconds since the transcript started, on the monotonic clock.
@@ -34,10 +136,15 @@ public struct TranscriptEntry: Sendable, Hashable {
     public var closeCode: Int?
     /// The close reason or a note's text.
     public var text: String?
+    /// How the message travelled (for `in`, `out` and `dropped`).
+    public var wire: TranscriptWire?
+    /// The injected fault that changed how the message was sent, if any.
+    public var fault: TranscriptFault?
 
     /// Creates an entry.
     public init(monotonicMs: Int64, gatewayMs: Int64, connectionId: String, kind: Kind,
-                message: JSONValue? = nil, closeCode: Int? = nil, text: String? = nil) {
+                message: JSONValue? = nil, closeCode: Int? = nil, text: String? = nil,
+                wire: TranscriptWire? = nil, fault: TranscriptFault? = nil) {
         self.monotonicMs = monotonicMs
         self.gatewayMs = gatewayMs
         self.connectionId = connectionId
@@ -45,6 +152,8 @@ public struct TranscriptEntry: Sendable, Hashable {
         self.message = message
         self.closeCode = closeCode
         self.text = text
+        self.wire = wire
+        self.fault = fault.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The entry as one JSON object (one JSON Lines record).
@@ -55,7 +164,41 @@ public struct TranscriptEntry: Sendable, Hashable {
         if let message { object["frame"] = message }
         if let closeCode { object["code"] = .int(Int64(closeCode)) }
         if let text { object["text"] = .string(text) }
+        if let wire {
+            object["frameKind"] = .string(wire.frameKind.rawValue)
+            object["compression"] = .string(wire.compression)
+            if kind != .dropped { object["fragmented"] = .bool(wire.isFragmented) }
+            if let count = wire.frameCount { object["frames"] = .int(Int64(count)) }
+        }
+        if let fault { object["fault"] = fault.json }
         return .object(object)
+    }
+
+    /// Reads one JSON Lines record written by ``json``. Members it does not know are ignored,
+    /// so transcripts of older and newer versions can be read.
+    /// - Throws: `DecodingError` naming the member that is missing or has the wrong type.
+    public init(json: JSONValue) throws(DecodingError) {
+        guard let object = json.objectValue else { throw DecodingError("not a JSON object") }
+        guard let kindText = object["kind"]?.stringValue else { throw DecodingError("no \"kind\" string") }
+        guard let kind = Kind(rawValue: kindText) else {
+            throw DecodingError("unknown kind \"\(kindText)\" (expected one of \(Kind.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        guard let t = object["t"]?.int64Value else { throw DecodingError("no integer \"t\"") }
+        let clock = object["clock"]?.int64Value ?? 0
+        let conn = object["conn"]?.stringValue ?? ""
+        var wire: TranscriptWire?
+        if let frameKind = object["frameKind"]?.stringValue {
+            guard let parsed = TranscriptWire.FrameKind(rawValue: frameKind) else {
+                throw DecodingError("unknown frameKind \"\(frameKind)\"")
+            }
+            wire = TranscriptWire(frameKind: parsed, frameCount: object["frames"]?.int64Value.map { Int($0) },
+                                  compression: object["compression"]?.stringValue ?? "none")
+        }
+        var fault: TranscriptFault?
+        if let value = object["fault"] { fault = try TranscriptFault(json: value) }
+        self.init(monotonicMs: t, gatewayMs: clock, connectionId: conn, kind: kind, message: object["frame"],
+                  closeCode: object["code"]?.int64Value.map { Int($0) }, text: object["text"]?.stringValue,
+                  wire: wire, fault: fault)
     }
 }
 

@@ -98,33 +98,33 @@ struct OutboundQueue: Sendable {
 
 /// Received messages waiting for the consumer, and the consumers waiting for messages.
 struct InboundQueue: Sendable {
-    private var messages: [WebSocketMessage] = []
+    private var messages: [WebSocketReceivedMessage] = []
     private var head = 0
     /// Payload bytes of the waiting messages.
     private(set) var byteCount = 0
-    private var waiters: [(id: UInt64, continuation: CheckedContinuation<WebSocketMessage?, Never>)] = []
+    private var waiters: [(id: UInt64, continuation: CheckedContinuation<WebSocketReceivedMessage?, Never>)] = []
     /// Whether the connection has ended (no message will be added).
     private(set) var isFinished = false
 
     /// Keeps a message, or returns the longest-waiting consumer that must be given it. The
     /// caller resumes that consumer after releasing its lock: resuming under the lock deadlocks
     /// with a consumer whose cancellation handler takes the same lock.
-    mutating func deliver(_ message: WebSocketMessage) -> CheckedContinuation<WebSocketMessage?, Never>? {
+    mutating func deliver(_ message: WebSocketReceivedMessage) -> CheckedContinuation<WebSocketReceivedMessage?, Never>? {
         if !waiters.isEmpty {
             return waiters.removeFirst().continuation
         }
         messages.append(message)
-        byteCount += message.byteCount
+        byteCount += message.message.byteCount
         return nil
     }
 
     /// The oldest waiting message.
-    mutating func pop() -> WebSocketMessage? {
+    mutating func pop() -> WebSocketReceivedMessage? {
         guard head < messages.count else { return nil }
         let message = messages[head]
-        messages[head] = .binary([])
+        messages[head] = WebSocketReceivedMessage(.binary([]))
         head += 1
-        byteCount -= message.byteCount
+        byteCount -= message.message.byteCount
         if head == messages.count {
             messages.removeAll(keepingCapacity: true)
             head = 0
@@ -136,19 +136,19 @@ struct InboundQueue: Sendable {
     }
 
     /// Parks a consumer.
-    mutating func addWaiter(id: UInt64, _ continuation: CheckedContinuation<WebSocketMessage?, Never>) {
+    mutating func addWaiter(id: UInt64, _ continuation: CheckedContinuation<WebSocketReceivedMessage?, Never>) {
         waiters.append((id, continuation))
     }
 
     /// Takes a parked consumer out (cancellation).
-    mutating func removeWaiter(id: UInt64) -> CheckedContinuation<WebSocketMessage?, Never>? {
+    mutating func removeWaiter(id: UInt64) -> CheckedContinuation<WebSocketReceivedMessage?, Never>? {
         guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
         return waiters.remove(at: index).continuation
     }
 
     /// Marks the end and returns the parked consumers, which the caller resumes with `nil` after
     /// releasing its lock. Queued messages stay readable.
-    mutating func finish() -> [CheckedContinuation<WebSocketMessage?, Never>] {
+    mutating func finish() -> [CheckedContinuation<WebSocketReceivedMessage?, Never>] {
         isFinished = true
         let parked = waiters.map(\.continuation)
         waiters.removeAll()

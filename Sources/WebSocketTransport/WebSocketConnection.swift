@@ -96,7 +96,7 @@ public final class WebSocketConnection: Sendable {
 
     /// A continuation to resume, or bytes to hand to an in-memory peer, outside the lock.
     private enum DeferredResume: Sendable {
-        case message(CheckedContinuation<WebSocketMessage?, Never>, WebSocketMessage?)
+        case message(CheckedContinuation<WebSocketReceivedMessage?, Never>, WebSocketReceivedMessage?)
         case closed(CheckedContinuation<WebSocketCloseInfo, Never>, WebSocketCloseInfo)
         case ping(CheckedContinuation<Void, any Error>, failure: WebSocketError?)
         /// Writes for an in-memory peer, each delivered on its own as a socket read would.
@@ -236,6 +236,10 @@ public final class WebSocketConnection: Sendable {
     /// connection has ended and every received message was consumed. Meant for one consumer;
     /// several concurrent consumers each get different messages.
     public var messages: WebSocketInboundMessages { WebSocketInboundMessages(connection: self) }
+
+    /// The received messages with how they arrived (how many frames), in order; the same
+    /// queue as ``messages``, so use one or the other.
+    public var receivedMessages: WebSocketReceivedMessages { WebSocketReceivedMessages(connection: self) }
 
     /// Sends a message, optionally with a fault.
     ///
@@ -393,7 +397,11 @@ public final class WebSocketConnection: Sendable {
     // MARK: - Consumer side
 
     func nextMessage() async -> WebSocketMessage? {
-        enum Immediate { case message(WebSocketMessage), end, wait(UInt64) }
+        await nextReceivedMessage()?.message
+    }
+
+    func nextReceivedMessage() async -> WebSocketReceivedMessage? {
+        enum Immediate { case message(WebSocketReceivedMessage), end, wait(UInt64) }
         let immediate = withState { state -> Immediate in
             if let message = state.inbound.pop() {
                 resumeReadingIfDrained(&state)
@@ -410,8 +418,8 @@ public final class WebSocketConnection: Sendable {
         case .wait(let id): waiterID = id
         }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketMessage?, Never>) in
-                let ready = withState { state -> WebSocketMessage?? in
+            await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketReceivedMessage?, Never>) in
+                let ready = withState { state -> WebSocketReceivedMessage?? in
                     if let message = state.inbound.pop() {
                         resumeReadingIfDrained(&state)
                         return .some(message)
@@ -533,8 +541,9 @@ public final class WebSocketConnection: Sendable {
         state.parser.parse(bytes, into: &events)
         for event in events {
             switch event {
-            case .message(let message):
-                if let consumer = state.inbound.deliver(message) { state.deferred.append(.message(consumer, message)) }
+            case .message(let message, let frames):
+                let received = WebSocketReceivedMessage(message, frameCount: frames)
+                if let consumer = state.inbound.deliver(received) { state.deferred.append(.message(consumer, received)) }
                 if state.inbound.byteCount >= inboundHighWaterMark { state.readPaused = true }
             case .ping(let payload):
                 if state.automaticPongs, state.closeSent == nil {
@@ -714,6 +723,33 @@ public struct WebSocketInboundMessages: AsyncSequence, Sendable {
         /// The next message, or `nil` when the connection has ended (or the task was cancelled).
         public mutating func next(isolation actor: isolated (any Actor)?) async -> WebSocketMessage? {
             await connection.nextMessage()
+        }
+    }
+
+    /// Creates an iterator.
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(connection: connection) }
+}
+
+/// The received messages of a ``WebSocketConnection`` with how they arrived; finishes when the
+/// connection ends.
+public struct WebSocketReceivedMessages: AsyncSequence, Sendable {
+    /// Messages with their frame counts.
+    public typealias Element = WebSocketReceivedMessage
+    /// The sequence never throws; it ends instead.
+    public typealias Failure = Never
+
+    let connection: WebSocketConnection
+
+    /// Iterates over the received messages.
+    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
+        let connection: WebSocketConnection
+
+        /// The next message, or `nil` when the connection has ended (or the task was cancelled).
+        public mutating func next() async -> WebSocketReceivedMessage? { await connection.nextReceivedMessage() }
+
+        /// The next message, or `nil` when the connection has ended (or the task was cancelled).
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> WebSocketReceivedMessage? {
+            await connection.nextReceivedMessage()
         }
     }
 

@@ -1,7 +1,8 @@
 /// What the inbound parser found in the received bytes.
 enum WebSocketInboundEvent: Sendable, Hashable {
-    /// A complete data message.
-    case message(WebSocketMessage)
+    /// A complete data message and the number of WebSocket frames it arrived in (1 when it was
+    /// not fragmented).
+    case message(WebSocketMessage, frames: Int = 1)
     /// A ping with its payload (to be answered with a pong).
     case ping([UInt8])
     /// A pong with its payload.
@@ -51,6 +52,7 @@ struct WebSocketInboundParser: Sendable {
     private var remaining: UInt64 = 0
     // The data message being reassembled.
     private var messageOpcode: WebSocketOpcode?
+    private var messageFrames = 0
     private var message: [UInt8] = []
     private var utf8 = UTF8Validator()
     // The control frame payload being received.
@@ -146,8 +148,10 @@ struct WebSocketInboundParser: Sendable {
             if opcode != .continuation {
                 messageOpcode = opcode
                 message = []
+                messageFrames = 0
                 utf8 = UTF8Validator()
             }
+            messageFrames += 1
             let limit = UInt64(max(0, maxMessageSize))
             if UInt64(message.count) > limit || length > limit - UInt64(message.count) {
                 fail(.messageTooBig, messageTooBigReason, into: &events)
@@ -230,9 +234,9 @@ struct WebSocketInboundParser: Sendable {
                     fail(.invalidPayload, "invalid UTF-8 in text message", into: &events)
                     return
                 }
-                events.append(.message(.text(String(decoding: message, as: UTF8.self))))
+                events.append(.message(.text(String(decoding: message, as: UTF8.self)), frames: messageFrames))
             } else {
-                events.append(.message(.binary(message)))
+                events.append(.message(.binary(message), frames: messageFrames))
             }
             message = []
             messageOpcode = nil

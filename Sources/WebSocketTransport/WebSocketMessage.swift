@@ -22,6 +22,24 @@ public enum WebSocketMessage: Sendable, Hashable {
     }
 }
 
+/// A received message and how it arrived on the wire.
+public struct WebSocketReceivedMessage: Sendable, Hashable {
+    /// The reassembled message.
+    public var message: WebSocketMessage
+    /// How many WebSocket frames carried it: 1 when it was not fragmented, otherwise the first
+    /// frame and its continuation frames (control frames in between are not counted).
+    public var frameCount: Int
+
+    /// Creates a description of a received message.
+    public init(_ message: WebSocketMessage, frameCount: Int = 1) {
+        self.message = message
+        self.frameCount = frameCount
+    }
+
+    /// Whether the message arrived in more than one frame.
+    public var isFragmented: Bool { frameCount > 1 }
+}
+
 /// A WebSocket close status code (RFC 6455 section 7.4).
 ///
 /// Any 16-bit value can be represented, so application codes (3000-4999, e.g. the Gateway's

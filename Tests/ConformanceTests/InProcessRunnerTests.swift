@@ -1,5 +1,6 @@
 import Conformance
 import Foundation
+import GatewayProtocol
 import MockGateway
 import Synchronization
 import Testing
@@ -177,6 +178,10 @@ import Testing
         #expect(failing.hasPrefix(directory))
         #expect(FileManager.default.fileExists(atPath: failing))
         #expect(report.result("INV-002@current")?.transcriptPath == nil)
+        // The transcript marks where the scenario gave up.
+        let lines = try String(contentsOfFile: failing, encoding: .utf8).split(separator: "\n")
+        let entries = try lines.map { try TranscriptEntry(json: try JSONValue(parsing: String($0))) }
+        #expect(entries.filter { $0.kind == .failure }.map(\.text) == ["fail: no result"])
     }
 
     @Test func stateDirectoriesAreRemovedUnlessKept() async throws {

@@ -185,4 +185,91 @@ struct GatewayFaultTests {
             #expect(dropped.first?.message?["id"] == "dropped")
         }
     }
+
+    // MARK: - What the transcript says about the wire
+
+    @Test func theTranscriptRecordsFrameKindFragmentsCompressionAndFaults() async throws {
+        try await Gateway.withGateway { gateway in
+            let session = try await Self.operatorSession(gateway, 0x9B)
+            let id = session.connectionId
+            await gateway.sendNextEventsAsBinary(1)
+            await gateway.sendEvent("test.binary", payload: ["n": 1], to: id)
+            await gateway.fragmentNextEvents(1)
+            await gateway.sendEvent("test.fragmented", payload: ["n": 2], to: id)
+            await gateway.sendEvent("test.plain", payload: ["n": 3], to: id)
+            await gateway.dropNextResponse(to: "node.list", cutConnection: false)
+            try await session.client.sendRequest("node.list", params: nil, id: "lost")
+            // The client sends a request in four frames, as binary.
+            let request = Frame.request(RequestFrame(id: "in-pieces", method: "node.list", params: nil))
+            try await session.client.connection.send(.binary(Array(request.encoded())), fault: .fragmented(into: 4))
+            _ = try await session.client.response(to: "in-pieces")
+
+            let entries = gateway.transcript.entries.filter { $0.connectionId == id }
+            func outbound(_ event: String) throws -> TranscriptEntry {
+                try #require(entries.first { $0.kind == .outbound && $0.message?["event"]?.stringValue == event })
+            }
+            let binary = try outbound("test.binary")
+            #expect(binary.wire == TranscriptWire(frameKind: .binary, frameCount: 1))
+            #expect(binary.fault == TranscriptFault(binary: true))
+            let fragmented = try outbound("test.fragmented")
+            #expect(fragmented.wire == TranscriptWire(frameKind: .text, frameCount: 3))
+            #expect(fragmented.fault == TranscriptFault(fragmentedInto: 3, pingsBetween: true))
+            #expect(fragmented.json["fragmented"] == true)
+            #expect(fragmented.json["fault"]?["fragmentedInto"] == 3)
+            let plain = try outbound("test.plain")
+            #expect(plain.wire == TranscriptWire(frameKind: .text, frameCount: 1))
+            #expect(plain.fault == nil)
+            #expect(plain.json["compression"] == "none")
+            #expect(plain.json["fragmented"] == false)
+            #expect(plain.json["fault"] == nil)
+
+            let dropped = try #require(entries.first { $0.kind == .dropped })
+            #expect(dropped.fault == TranscriptFault(dropped: true))
+            #expect(dropped.json["fault"]?["dropped"] == true)
+
+            let inbound = try #require(entries.first { $0.kind == .inbound && $0.message?["id"] == "in-pieces" })
+            #expect(inbound.wire == TranscriptWire(frameKind: .binary, frameCount: 4))
+            #expect(inbound.json["frames"] == 4)
+            #expect(inbound.json["fragmented"] == true)
+            let connect = try #require(entries.first { $0.kind == .inbound && $0.message?["method"] == "connect" })
+            #expect(connect.wire?.frameCount == 1)
+            #expect(connect.wire?.isFragmented == false)
+
+            // Injected faults are `fault` lines, Gateway-wide ones on `-`.
+            let faults = gateway.transcript.entries.filter { $0.kind == .fault }.compactMap(\.text)
+            #expect(faults.contains { $0.contains("as binary") })
+            #expect(faults.contains { $0.contains("fragment the next 1 event") })
+            #expect(faults.contains { $0.hasPrefix("drop the next response to node.list") })
+        }
+    }
+
+    @Test func closeAndResetFaultsNameTheirConnection() async throws {
+        try await Gateway.withGateway { gateway in
+            let session = try await Self.operatorSession(gateway, 0x9C)
+            await gateway.close(connectionId: session.connectionId, code: 4001, reason: "bye")
+            _ = try await session.client.closed()
+            let fault = try #require(gateway.transcript.entries.first { $0.kind == .fault })
+            #expect(fault.connectionId == session.connectionId)
+            #expect(fault.text == "close \(session.connectionId) with 4001")
+        }
+    }
+
+    @Test func transcriptLinesThatCannotBeReadSayWhy() throws {
+        #expect(throws: TranscriptEntry.DecodingError.self) { try TranscriptEntry(json: [1, 2]) }
+        do {
+            _ = try TranscriptEntry(json: ["kind": "sideways", "t": 1])
+            Issue.record("an unknown kind was accepted")
+        } catch {
+            #expect(error.description.hasPrefix("unknown kind \"sideways\""))
+        }
+        do {
+            _ = try TranscriptEntry(json: ["kind": "in"])
+            Issue.record("a line without t was accepted")
+        } catch {
+            #expect(error.description == "no integer \"t\"")
+        }
+        let minimal = try TranscriptEntry(json: ["kind": "note", "t": 5, "text": "hello", "future": true])
+        #expect(minimal.text == "hello")
+        #expect(minimal.connectionId == "")
+    }
 }

@@ -233,10 +233,12 @@ struct GatewayLifecycleTests {
             let lines = gateway.transcript.jsonLines().split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             #expect(!lines.isEmpty)
             #expect(!gateway.transcript.jsonLines().contains(token), "no raw token anywhere")
-            let kinds: Set<String> = ["open", "in", "out", "dropped", "close", "note"]
+            let kinds = Set(TranscriptEntry.Kind.allCases.map(\.rawValue))
             for line in lines {
                 let object = try JSONValue(parsing: String(line))
                 #expect(object["kind"]?.stringValue.map(kinds.contains) == true)
+                // Every line reads back as the entry it was written from.
+                #expect(try TranscriptEntry(json: object).json == object)
                 #expect(object["conn"]?.stringValue != nil)
                 #expect(object["clock"]?.int64Value != nil)
             }

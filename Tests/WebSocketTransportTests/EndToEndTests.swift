@@ -70,6 +70,23 @@ struct EndToEndTests {
         }
     }
 
+    @Test(arguments: [1, 3, 7])
+    func receivedMessagesTellHowManyFramesCarriedEach(fragments: Int) async throws {
+        try await withEchoServer { server in
+            let client = try await WebSocketClient.connect(to: server.url)
+            let accepted = try await server.nextAccepted()
+            try await accepted.send(.text("in pieces"), fault: .fragmented(into: fragments, interleavingPings: true))
+            try await accepted.send(.binary([1, 2, 3]))
+            var iterator = client.receivedMessages.makeAsyncIterator()
+            let first = try #require(await iterator.next())
+            #expect(first == WebSocketReceivedMessage(.text("in pieces"), frameCount: fragments))
+            #expect(first.isFragmented == (fragments > 1))
+            let second = try #require(await iterator.next())
+            #expect(second == WebSocketReceivedMessage(.binary([1, 2, 3]), frameCount: 1))
+            await client.close()
+        }
+    }
+
     @Test func answersPingsInBothDirections() async throws {
         try await withEchoServer { server in
             let client = try await WebSocketClient.connect(to: server.url)

@@ -48,7 +48,15 @@ struct WebSocketInboundParserTests {
             + maskedFrame(.pong, [])
             + maskedFrame(.continuation, Array("world".utf8))
         let result3 = parser.parse(bytes)
-        #expect(result3 == [.ping(Array("p".utf8)), .pong([]), .message(.text("Hello world"))])
+        // Three data frames; the control frames between them are not counted.
+        #expect(result3 == [.ping(Array("p".utf8)), .pong([]), .message(.text("Hello world"), frames: 3)])
+    }
+
+    @Test func countsTheFramesOfEachMessageAfresh() {
+        var parser = serverParser()
+        let bytes = maskedFrame(.binary, [1], fin: false) + maskedFrame(.continuation, [2])
+            + maskedFrame(.text, Array("one".utf8))
+        #expect(parser.parse(bytes) == [.message(.binary([1, 2]), frames: 2), .message(.text("one"), frames: 1)])
     }
 
     @Test func validatesUTF8SplitAcrossFragments() {
@@ -58,7 +66,7 @@ struct WebSocketInboundParserTests {
             + maskedFrame(.continuation, [euro[1]], fin: false)
             + maskedFrame(.continuation, [euro[2], 0x62])
         let result4 = parser.parse(bytes)
-        #expect(result4 == [.message(.text("a€b"))])
+        #expect(result4 == [.message(.text("a€b"), frames: 3)])
     }
 
     @Test func rejectsInvalidUTF8InsideAFragmentBeforeTheMessageEnds() {

@@ -37,12 +37,15 @@ public struct PositionalSpec: Sendable {
     public var help: String
     /// Whether it may be left out.
     public var optional: Bool
+    /// Whether it takes every remaining argument (only the last positional may).
+    public var variadic: Bool
 
     /// Creates a positional argument.
-    public init(_ name: String, help: String, optional: Bool = false) {
+    public init(_ name: String, help: String, optional: Bool = false, variadic: Bool = false) {
         self.name = name
         self.help = help
         self.optional = optional
+        self.variadic = variadic
     }
 }
 
@@ -74,17 +77,22 @@ public struct CommandIO: Sendable {
     public var environment: [String: String]
     /// Whether standard output is a terminal (for colour).
     public var stdoutIsTerminal: Bool
-    /// Whether standard error is a terminal (for progress lines).
+    /// Whether standard error is a terminal.
     public var stderrIsTerminal: Bool
+    /// The terminal's width in columns, when standard output is a terminal that says.
+    public var terminalColumns: Int?
 
-    /// Creates an IO description.
+    /// Creates an IO description. Tests inject `stdoutIsTerminal` to see what a terminal gets
+    /// (colour, the live progress line).
     public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
-                environment: [String: String] = [:], stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false) {
+                environment: [String: String] = [:], stdoutIsTerminal: Bool = false, stderrIsTerminal: Bool = false,
+                terminalColumns: Int? = nil) {
         self.out = out
         self.err = err
         self.environment = environment
         self.stdoutIsTerminal = stdoutIsTerminal
         self.stderrIsTerminal = stderrIsTerminal
+        self.terminalColumns = terminalColumns
     }
 
     /// The process's own standard output and error.
@@ -93,7 +101,14 @@ public struct CommandIO: Sendable {
             out: { FileHandle.standardOutput.write(Data($0.utf8)) },
             err: { FileHandle.standardError.write(Data($0.utf8)) },
             environment: ProcessInfo.processInfo.environment,
-            stdoutIsTerminal: isatty(1) == 1, stderrIsTerminal: isatty(2) == 1)
+            stdoutIsTerminal: isatty(1) == 1, stderrIsTerminal: isatty(2) == 1, terminalColumns: standardOutputColumns())
+    }
+
+    /// The width of the terminal on standard output (`TIOCGWINSZ`), if it is one.
+    static func standardOutputColumns() -> Int? {
+        var size = winsize()
+        guard isatty(1) == 1, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 }
 
@@ -258,7 +273,7 @@ public struct CommandLineTool: Sendable {
             let missing = command.positionals[parsed.positionals.count].name
             throw UsageError("missing argument \(missing)")
         }
-        if parsed.positionals.count > command.positionals.count {
+        if parsed.positionals.count > command.positionals.count, command.positionals.last?.variadic != true {
             let extra = parsed.positionals[command.positionals.count]
             var message = "unexpected argument '\(extra)'"
             if extra.hasPrefix("-") == false,
@@ -283,7 +298,10 @@ public struct CommandLineTool: Sendable {
 
     /// A subcommand's help: usage, discussion, arguments and every option of its table.
     public func help(for command: CommandSpec) -> String {
-        let positionals = command.positionals.map { $0.optional ? "[\($0.name)]" : $0.name }
+        let positionals = command.positionals.map { positional in
+            let name = positional.name + (positional.variadic ? "..." : "")
+            return positional.optional ? "[\(name)]" : name
+        }
         var usage = "\(name) \(command.name)"
         if !command.flags.isEmpty { usage += " [options]" }
         if !positionals.isEmpty { usage += " " + positionals.joined(separator: " ") }
@@ -291,7 +309,9 @@ public struct CommandLineTool: Sendable {
         if !command.discussion.isEmpty { out += "\n\(command.discussion)\n" }
         if !command.positionals.isEmpty {
             out += "\nARGUMENTS:\n"
-            for positional in command.positionals { out += "  \(positional.name)  \(positional.help)\n" }
+            for positional in command.positionals {
+                out += "  \(positional.name)\(positional.variadic ? "..." : "")  \(positional.help)\n"
+            }
         }
         let rows = command.flags.map { flag in
             (flag.valueName.map { "\(flag.name) \($0)" } ?? flag.name, flag.help + (flag.repeatable ? " (repeatable)" : ""))

@@ -25,11 +25,11 @@ public struct HarnessContext: Sendable {
     }
 }
 
-/// The `list`, `explain` and `run` subcommands.
+/// The `list`, `explain`, `run` and `report` subcommands.
 public enum ConformanceCommands {
-    /// `list`, `explain` and `run`, in help order.
+    /// `list`, `explain`, `run` and `report`, in help order.
     public static func all(_ context: HarnessContext) -> [CommandSpec] {
-        [list(context), explain(context), run(context)]
+        [list(context), explain(context), run(context), report()]
     }
 
     // MARK: list
@@ -156,7 +156,9 @@ public enum ConformanceCommands {
         .flag("--keep-state", help: "Keep every run's state directory (the path is printed)."),
         .option("--junit", "FILE", help: "Write a JUnit XML report to FILE."),
         .option("--json", "FILE", help: "Write a JSON report to FILE."),
+        .option("--html", "FILE", help: "Write one self-contained HTML report to FILE: summary, root causes, every run with its sequence diagram (docs/reports.md)."),
         .option("--transcripts", "DIR", help: "Write every run's transcript to DIR (default: failing runs only, to a temporary directory)."),
+        .flag("--quiet", help: "Print only the summary (counts, root causes, result); no progress line."),
         .option("--port", "N", help: "Bind each run's Gateway to port N instead of a free one (useful with --attach).", validate: { value in
             guard let port = Int(value), port >= 1, port <= 65535 else { return "expected a port from 1 to 65535" }
             return nil
@@ -285,22 +287,43 @@ public enum ConformanceCommands {
         }
 
         let reporter = TerminalReporter(color: TerminalReporter.shouldUseColor(isTerminal: io.stdoutIsTerminal, environment: io.environment))
-        let progressReporter = TerminalReporter(color: TerminalReporter.shouldUseColor(isTerminal: io.stderrIsTerminal, environment: io.environment))
-        io.err("Running \(planned.count) run\(planned.count == 1 ? "" : "s") with seed \(configuration.seed) (client: \(driver.summary))\n")
-        let counter = Counter()
-        let total = planned.count
-        let showProgress = io.stderrIsTerminal
+        let quiet = arguments.isSet("--quiet")
+        if !quiet {
+            io.err("Running \(planned.count) run\(planned.count == 1 ? "" : "s") with seed \(configuration.seed) (client: \(driver.summary))\n")
+        }
+        // A live line only on a terminal: logs of CI (not a terminal) get nothing extra.
+        let started = ContinuousClock.now
+        let progress = io.stdoutIsTerminal && !quiet
+            ? LiveProgress(total: planned.count, width: io.terminalColumns ?? Int(io.environment["COLUMNS"] ?? "") ?? 100,
+                           elapsedMs: { (ContinuousClock.now - started).milliseconds }, write: io.out)
+            : nil
         let report: RunReport
         do {
-            report = try await runner.run { result in
-                let done = counter.increment()
-                if showProgress { io.err(progressReporter.progressLine(result, done: done, total: total)) }
+            report = try await withThrowingTaskGroup(of: RunReport?.self) { group in
+                group.addTask { try await runner.run(observing: { progress?.apply($0) }) }
+                if let progress {
+                    // The elapsed time moves on while a long run is busy.
+                    group.addTask {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: .seconds(1))
+                            progress.redraw()
+                        }
+                        return nil
+                    }
+                }
+                defer { group.cancelAll() }
+                while let next = try await group.next() {
+                    if let report = next { return report }
+                }
+                throw HarnessError("the runner ended without a report")
             }
         } catch {
+            progress?.finish()
             io.err("error: \(error)\n")
             return CommandLineTool.exitUsage
         }
-        io.out(reporter.render(report))
+        progress?.finish()
+        io.out(quiet ? reporter.renderSummary(report) : reporter.render(report))
         do {
             if let path = arguments.value("--junit") {
                 try write(JUnitReporter().render(report), to: path)
@@ -308,11 +331,97 @@ public enum ConformanceCommands {
             if let path = arguments.value("--json") {
                 try write(JSONReporter().render(report), to: path)
             }
+            if let path = arguments.value("--html") {
+                var attachments: [String: RunAttachments] = [:]
+                for result in report.results { attachments[result.key] = RunAttachments.load(for: result) }
+                let html = HTMLReporter(replayBase: replayBase(arguments)).render(report, attachments: attachments)
+                try write(html, to: path)
+            }
         } catch {
             io.err("error: \(error)\n")
             return CommandLineTool.exitUsage
         }
         return report.exitCode
+    }
+
+    /// The options of `run` that choose and shape the client, kept in replay commands.
+    static let replayedFlags: Set<String> = ["--node", "--mutant", "--node-command", "--attach", "--slowness", "--strict", "--port"]
+
+    /// The `harness run` invocation without what selects runs or names outputs, e.g.
+    /// `harness run --node reference --mutant wrong-device-id`: a run's replay command is this
+    /// plus `--filter ID --profile P --seed N`.
+    public static func replayBase(_ arguments: ParsedArguments) -> String {
+        var words = ["harness", "run"]
+        for flag in runFlags where replayedFlags.contains(flag.name) && arguments.isSet(flag.name) {
+            if flag.takesValue {
+                for value in arguments.allValues(flag.name) { words += [flag.name, shellWord(value)] }
+            } else {
+                words.append(flag.name)
+            }
+        }
+        return words.joined(separator: " ")
+    }
+
+    /// `text` quoted for a POSIX shell when it needs quoting.
+    static func shellWord(_ text: String) -> String {
+        let plain = !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0)) }
+        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    // MARK: report
+
+    /// `harness report TRANSCRIPT.jsonl... --html FILE`.
+    public static func report() -> CommandSpec {
+        CommandSpec(
+            name: "report", summary: "Render transcript files (from run --transcripts or serve --transcript) as one HTML file.",
+            discussion: """
+            Each transcript becomes a sequence diagram: the scenario, the Gateway and one lifeline per client \
+            connection, every frame an arrow that expands to its JSON. A client log written next to a transcript \
+            (ID@profile.client.log beside ID@profile.jsonl) is included. Exit codes: 0 written; 2 a file is \
+            missing, unreadable or malformed (the message names the line), or the output cannot be written.
+            """,
+            positionals: [PositionalSpec("TRANSCRIPT", help: "A JSON Lines transcript file.", variadic: true)],
+            flags: [
+                .option("--html", "FILE", help: "Write the HTML report to FILE (required)."),
+                .option("--title", "TEXT", help: "The page's heading (default: the file names)."),
+            ]
+        ) { arguments, io in
+            guard let output = arguments.value("--html") else {
+                io.err("error: choose the output with --html FILE\nRun 'harness report --help' for usage.\n")
+                return CommandLineTool.exitUsage
+            }
+            var documents: [(document: TranscriptDocument, clientLog: [String])] = []
+            for path in arguments.positionals {
+                do {
+                    let document = try TranscriptReader.read(path: path)
+                    documents.append((document, siblingClientLog(of: path)))
+                } catch {
+                    io.err("error: \(error)\n")
+                    return CommandLineTool.exitUsage
+                }
+            }
+            let title = arguments.value("--title") ?? "Transcripts: " + arguments.positionals
+                .map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", ")
+            do {
+                try write(HTMLReporter().render(transcripts: documents, title: title), to: output)
+            } catch {
+                io.err("error: \(error)\n")
+                return CommandLineTool.exitUsage
+            }
+            let entries = documents.reduce(0) { $0 + $1.document.entries.count }
+            io.out("Wrote \(output): \(documents.count) transcript\(documents.count == 1 ? "" : "s"), \(entries) entr\(entries == 1 ? "y" : "ies")\n")
+            return CommandLineTool.exitSuccess
+        }
+    }
+
+    /// `X.client.log` next to `X.jsonl`, if there is one.
+    static func siblingClientLog(of path: String) -> [String] {
+        guard path.hasSuffix(".jsonl") else { return [] }
+        let log = String(path.dropLast(".jsonl".count)) + ".client.log"
+        guard let data = FileManager.default.contents(atPath: log) else { return [] }
+        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        return Array(lines.suffix(2_000))
     }
 
     private static func write(_ text: String, to path: String) throws {
@@ -326,14 +435,3 @@ public enum ConformanceCommands {
     }
 }
 
-/// A thread-safe counter for progress lines.
-private final class Counter: Sendable {
-    private let value = Mutex(0)
-
-    func increment() -> Int {
-        value.withLock { value in
-            value += 1
-            return value
-        }
-    }
-}

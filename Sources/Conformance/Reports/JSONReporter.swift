@@ -1,9 +1,10 @@
 import GatewayProtocol
 
-/// The machine-readable report: `{"summary": {...}, "runs": [...], "probes": [...]}`, one record
-/// per scenario x profile with `id`, `profile`, `verdict`, `level`, `message`, `transcript`,
-/// `seed`, `durationMs`, `decidedByProbe` and more, and one per handshake probe. Keys are sorted,
-/// so equal reports are byte-identical once the wall-time fields (`durationMs`) are removed.
+/// The machine-readable report: `{"summary": {...}, "runs": [...], "rootCauses": [...],
+/// "probes": [...]}`, one record per scenario x profile with `id`, `profile`, `verdict`, `level`,
+/// `message`, `rootCause`, `decidedByProbe`, `transcript`, `seed`, `durationMs` and more, one
+/// record per root cause and one per handshake probe (`docs/reports.md`). Keys are sorted, so
+/// equal reports are byte-identical once the wall-time fields (`durationMs`) are removed.
 public struct JSONReporter: Sendable {
     /// Creates a reporter.
     public init() {}
@@ -28,6 +29,7 @@ public struct JSONReporter: Sendable {
             "summary": .object(summaryObject),
             "runs": .array(report.results.map(record)),
             "probes": .array(report.probes.map(probe)),
+            "rootCauses": .array(report.rootCauseGroups.map(Self.group)),
         ])
     }
 
@@ -78,6 +80,7 @@ public struct JSONReporter: Sendable {
             "baseSeed": Self.number(result.baseSeed),
             "durationMs": .int(result.durationMs),
             "decidedByProbe": .bool(result.decidedByProbe),
+            "rootCause": result.rootCause.map { .object(["key": .string($0.key), "summary": .string($0.summary)]) } ?? .null,
         ])
     }
 
@@ -89,6 +92,17 @@ public struct JSONReporter: Sendable {
             "cause": probe.cause.map(JSONValue.string) ?? .null,
             "seeAlso": probe.seeAlso.map(JSONValue.string) ?? .null,
             "durationMs": .int(probe.durationMs),
+        ])
+    }
+
+    private static func group(_ group: RootCauseGroup) -> JSONValue {
+        .object([
+            "key": .string(group.cause.key),
+            "summary": .string(group.cause.summary),
+            "count": .int(Int64(group.count)),
+            "runs": .array(group.runKeys.map(JSONValue.string)),
+            "first": .string(group.runKeys.first ?? ""),
+            "text": .string(group.sentence),
         ])
     }
 

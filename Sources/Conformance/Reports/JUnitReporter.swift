@@ -26,7 +26,7 @@ public struct JUnitReporter: Sendable {
             out += "      <property name=\"seed\" value=\"\(report.seed)\"/>\n"
             out += "      <property name=\"client\" value=\"\(Self.escape(report.client))\"/>\n"
             out += "    </properties>\n"
-            for result in results { out += testcase(result, strict: report.strict) }
+            for result in results { out += testcase(result, strict: report.strict, group: report.rootCauseGroup(of: result)) }
             out += "  </testsuite>\n"
         }
         out += "</testsuites>\n"
@@ -37,7 +37,7 @@ public struct JUnitReporter: Sendable {
         result.verdict == .fail || (result.verdict == .warn && strict)
     }
 
-    private func testcase(_ result: RunResult, strict: Bool) -> String {
+    private func testcase(_ result: RunResult, strict: Bool, group: RootCauseGroup?) -> String {
         let name = Self.escape("\(result.id) [\(result.profile)]")
         let time = Self.seconds(Double(result.durationMs) / 1000)
         var out = "    <testcase name=\"\(name)\" classname=\"\(Self.escape(result.area))\" time=\"\(time)\">\n"
@@ -47,15 +47,15 @@ public struct JUnitReporter: Sendable {
         case .unsupported:
             out += "      <skipped message=\"\(Self.escape(result.message))\"/>\n"
         case .fail:
-            out += "      <failure message=\"\(Self.escape(result.message))\" type=\"\(result.level)\">\(Self.escape(details(result)))</failure>\n"
+            out += "      <failure message=\"\(Self.escape(result.message))\" type=\"\(result.level)\">\(Self.escape(details(result, group: group)))</failure>\n"
         case .warn:
             if strict {
-                out += "      <failure message=\"\(Self.escape(result.message))\" type=\"SHOULD\">\(Self.escape(details(result)))</failure>\n"
+                out += "      <failure message=\"\(Self.escape(result.message))\" type=\"SHOULD\">\(Self.escape(details(result, group: group)))</failure>\n"
             } else {
-                out += "      <system-out>\(Self.escape("WARN (SHOULD): " + details(result)))</system-out>\n"
+                out += "      <system-out>\(Self.escape("WARN (SHOULD): " + details(result, group: group)))</system-out>\n"
             }
         case .error, .timeout:
-            out += "      <error message=\"\(Self.escape(result.message))\" type=\"\(result.verdict)\">\(Self.escape(details(result)))</error>\n"
+            out += "      <error message=\"\(Self.escape(result.message))\" type=\"\(result.verdict)\">\(Self.escape(details(result, group: group)))</error>\n"
         }
         if !result.clientLogTail.isEmpty && result.verdict != .pass {
             out += "      <system-err>\(Self.escape(result.clientLogTail.joined(separator: "\n")))</system-err>\n"
@@ -64,13 +64,14 @@ public struct JUnitReporter: Sendable {
         return out
     }
 
-    private func details(_ result: RunResult) -> String {
+    private func details(_ result: RunResult, group: RootCauseGroup?) -> String {
         var lines = [
             "\(result.id) [\(result.profile)] \(result.level): \(result.requirement) (\(result.source))",
             "failure: \(result.message)",
         ]
         if let expected = result.expected { lines.append("expected: \(expected)") }
         if let actual = result.actual { lines.append("actual: \(actual)") }
+        if let group { lines.append("root cause: \(group.sentence)") }
         lines.append("seed: \(result.seed) (--seed \(result.baseSeed))")
         lines.append("transcript: \(result.transcriptPath ?? "(not written)")")
         for note in result.notes { lines.append("note: \(note)") }

@@ -39,9 +39,29 @@ public struct TerminalReporter: Sendable {
             }
         }
 
+        out += "\n" + renderSummary(report)
+        return out
+    }
+
+    /// The summary alone (what `--quiet` prints): counts by verdict, root causes, where the
+    /// transcripts are, the result.
+    public func renderSummary(_ report: RunReport) -> String {
+        var out = ""
         let summary = report.summary
         let counts = Verdict.allCases.map { "\(summary[$0]) \($0)" }.joined(separator: ", ")
-        out += "\nSummary: \(summary.total) run\(summary.total == 1 ? "" : "s"): \(counts)\n"
+        out += "Summary: \(summary.total) run\(summary.total == 1 ? "" : "s"): \(counts)\n"
+        let groups = report.rootCauseGroups
+        if !groups.isEmpty {
+            out += "Root causes:\n"
+            for group in groups {
+                out += "  \(group.sentence)\n"
+                if group.count > 1 {
+                    let shown = group.runNames.prefix(8).joined(separator: ", ")
+                    let more = group.count > 8 ? ", and \(group.count - 8) more" : ""
+                    out += "    \(shown)\(more)\n"
+                }
+            }
+        }
         if let directory = report.transcriptDirectory {
             out += "Transcripts: \(directory)\n"
         }
@@ -55,11 +75,6 @@ public struct TerminalReporter: Sendable {
             out += paint("Result: \(failures) gated failure\(failures == 1 ? "" : "s") (exit 1)", .red) + "\n"
         }
         return out
-    }
-
-    /// The one-line progress note printed as a run finishes.
-    public func progressLine(_ result: RunResult, done: Int, total: Int) -> String {
-        "[\(done)/\(total)] \(badge(result.verdict)) \(result.id) [\(result.profile)]\n"
     }
 
     private func renderRun(_ result: RunResult, report: RunReport) -> String {
@@ -77,6 +92,10 @@ public struct TerminalReporter: Sendable {
             if let actual = result.actual { out += "\(indent)actual:      \(actual)\n" }
             for warning in result.warnings.dropFirst(result.verdict == .warn ? 1 : 0) {
                 out += "\(indent)warning:     \(warning)\n"
+            }
+            if let group = report.rootCauseGroup(of: result), group.cause.summary != result.message || group.count > 1 {
+                let shared = group.count > 1 ? " (\(group.count) runs)" : ""
+                out += "\(indent)root cause:  \(group.cause.summary)\(shared)\n"
             }
             out += "\(indent)seed:        \(result.seed) (replay with --filter \(result.id) --profile \(result.profile) --seed \(result.baseSeed))\n"
             if result.decidedByProbe {

@@ -45,6 +45,10 @@ public struct RunResult: Sendable, Hashable {
     /// Whether the verdict came from the handshake probe (the client never got a session on this
     /// profile) instead of running the scenario.
     public var decidedByProbe: Bool = false
+    /// The first cause of a failure, shared by the runs it groups with in reports; `nil` for
+    /// `pass` and `unsupported`. The runner fills it from the Gateway's event log
+    /// (`RootCauseAnalysis`) unless something that knows better filled it first.
+    public var rootCause: RootCause?
 
     /// `ID@profile`.
     public var key: String { "\(id)@\(profile)" }
@@ -54,7 +58,7 @@ public struct RunResult: Sendable, Hashable {
                 profile: String, verdict: Verdict, message: String = "", expected: String? = nil, actual: String? = nil,
                 warnings: [ScenarioFailure] = [], transcriptPath: String? = nil, extraTranscriptPaths: [String] = [],
                 clientLogPath: String? = nil, clientLogTail: [String] = [], notes: [String] = [],
-                seed: UInt64, baseSeed: UInt64, durationMs: Int64) {
+                seed: UInt64, baseSeed: UInt64, durationMs: Int64, rootCause: RootCause? = nil) {
         self.id = id
         self.title = title
         self.area = area
@@ -75,6 +79,7 @@ public struct RunResult: Sendable, Hashable {
         self.seed = seed
         self.baseSeed = baseSeed
         self.durationMs = durationMs
+        self.rootCause = rootCause
     }
 }
 

@@ -73,6 +73,14 @@ public struct RunConfiguration: Sendable {
     }
 }
 
+/// What a runner reports while it works.
+public enum RunnerEvent: Sendable, Hashable {
+    /// A run (`ID@profile`) started.
+    case started(key: String)
+    /// A run finished.
+    case finished(RunResult)
+}
+
 /// Runs the matrix of scenarios x profiles: a fresh Gateway and a fresh state directory per
 /// run, a client from the driver, every step under a deadline, one verdict per run.
 public struct Runner: Sendable {
@@ -118,6 +126,15 @@ public struct Runner: Sendable {
     /// - Parameter progress: called as each run finishes (in completion order).
     /// - Throws: `HarnessError` when the state directory cannot be created.
     public func run(progress: @escaping @Sendable (RunResult) -> Void = { _ in }) async throws -> RunReport {
+        try await run(observing: { event in
+            if case .finished(let result) = event { progress(result) }
+        })
+    }
+
+    /// Runs every planned run and returns the report, telling `observer` as each run starts
+    /// and finishes (for a live progress line).
+    /// - Throws: `HarnessError` when the state directory cannot be created.
+    public func run(observing observer: @escaping @Sendable (RunnerEvent) -> Void) async throws -> RunReport {
         let runs = plan()
         let fileManager = FileManager.default
         let stateRoot: URL
@@ -143,6 +160,7 @@ public struct Runner: Sendable {
             var next = 0
             func schedule(_ index: Int) {
                 let planned = runs[index]
+                observer(.started(key: planned.key))
                 if let decided = Self.decidedByProbe(planned, probes: probes, baseSeed: configuration.seed) {
                     group.addTask { (index, decided) }
                     return
@@ -155,7 +173,7 @@ public struct Runner: Sendable {
             }
             while let (index, result) = await group.next() {
                 results[index] = result
-                progress(result)
+                observer(.finished(result))
                 if next < runs.count {
                     schedule(next)
                     next += 1
@@ -176,6 +194,8 @@ public struct Runner: Sendable {
     private struct Probe: Sendable {
         var result: ProbeResult
         var announced: Set<StimulusKind>
+        /// The probe run's root cause, shared by the runs it decides.
+        var rootCause: RootCause?
     }
 
     /// Runs the handshake probe once for each profile that a scenario needing a session runs on
@@ -201,7 +221,7 @@ public struct Runner: Sendable {
                         cause: admitted ? nil : result.message,
                         seeAlso: admitted ? nil : result.actual.flatMap(HandshakeProbe.seeAlso(forKey:)),
                         durationMs: result.durationMs)
-                    return (profile.name, Probe(result: probe, announced: announced.withLock { $0 }))
+                    return (profile.name, Probe(result: probe, announced: announced.withLock { $0 }, rootCause: result.rootCause))
                 }
             }
             var probes: [String: Probe] = [:]
@@ -229,6 +249,7 @@ public struct Runner: Sendable {
         result.message = "not run: \(cause) in the handshake probe\(probe.result.seeAlso.map { " (see \($0))" } ?? "")"
         result.expected = "a session (hello-ok) from a Gateway that approves every device, which this scenario needs"
         result.actual = probe.result.causeKey
+        result.rootCause = probe.rootCause
         return result
     }
 
@@ -388,6 +409,14 @@ public struct Runner: Sendable {
             return first
         }
 
+        let (verdict, message) = Self.verdict(for: outcome, scenario: scenario, warnings: run.warnings, result: &result)
+        if verdict != .pass && verdict != .unsupported {
+            // Where the scenario gave up, for a reader of the transcript (before the client stops
+            // and its connections close).
+            gateway.transcript.record(TranscriptEntry(
+                monotonicMs: gateway.transcript.elapsedMs, gatewayMs: gateway.clock.nowMs, connectionId: "",
+                kind: .failure, text: "\(verdict.rawValue): \(message)"))
+        }
         await session.stop()
         for gateway in run.gateways { await gateway.shutdown() }
 
@@ -395,8 +424,11 @@ public struct Runner: Sendable {
         result.warnings = run.warnings
         result.notes = diagnostics.notes
         result.clientLogTail = Array(diagnostics.log.suffix(20))
-        let (verdict, message) = Self.verdict(for: outcome, scenario: scenario, warnings: run.warnings, result: &result)
         result = finish(verdict, message)
+        if verdict != .pass && verdict != .unsupported && result.rootCause == nil {
+            result.rootCause = RootCauseAnalysis.cause(
+                events: run.gateways.flatMap(\.events.all), failure: RootCauseAnalysis.Failure(message: message, verdict: verdict))
+        }
 
         if transcripts.shouldWrite(verdict) {
             transcripts.write(key: planned.key, gateways: run.gateways, clientLog: diagnostics.log, into: &result)

@@ -358,7 +358,13 @@ public final class ScenarioRun: Sendable {
     }
 
     private static func describeNothing(events: EventLog<MockGateway.GatewayEvent>, from start: Int) -> String {
-        let seen = max(0, events.count - start)
-        return seen == 0 ? "no event at all" : "nothing matching among \(seen) other event\(seen == 1 ? "" : "s")"
+        let all = events.all
+        let seen = max(0, all.count - start)
+        let nothing = seen == 0 ? "no event at all" : "nothing matching among \(seen) other event\(seen == 1 ? "" : "s")"
+        // What the client did last tells a reader more than a count of events.
+        guard let last = RootCauseAnalysis.lastClientActivity(in: all) else {
+            return nothing + "; the client never connected to this Gateway"
+        }
+        return nothing + "; the last the Gateway saw from the client: " + last
     }
 }

@@ -1,0 +1,140 @@
+import Conformance
+import Foundation
+import MockGateway
+import ReferenceAdapter
+import ReferenceNode
+import Scenarios
+import Synchronization
+import Testing
+
+/// Headless Chromium, found on the PATH (`chromium`, `chromium-browser`, `google-chrome`) or
+/// named by `OPENCLAW_CHROMIUM`.
+enum Chromium {
+    static let path: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        if let configured = environment["OPENCLAW_CHROMIUM"], FileManager.default.isExecutableFile(atPath: configured) {
+            return configured
+        }
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            for directory in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+                let candidate = "\(directory)/\(name)"
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            }
+        }
+        return nil
+    }()
+
+    /// `OPENCLAW_REQUIRE_BROWSER=1` (set by `.ci/run`): a missing browser fails the test.
+    static let required = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_BROWSER"] == "1"
+
+    /// Where the report and its screenshot are kept for a person to look at:
+    /// `OPENCLAW_TEST_OUTPUT`, else `.build/test-output` in the package.
+    static var outputDirectory: URL {
+        if let configured = ProcessInfo.processInfo.environment["OPENCLAW_TEST_OUTPUT"] {
+            return URL(fileURLWithPath: configured)
+        }
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return package.appendingPathComponent(".build/test-output")
+    }
+
+    /// Runs Chromium headless on a `file://` URL, without network access, extensions or a
+    /// profile of its own; returns its standard output.
+    static func run(_ executable: String, _ arguments: [String], profile: URL, timeout: Duration = .seconds(120)) async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+            "--user-data-dir=\(profile.path)",
+            // Nothing may reach the network: no background services, no name resolution.
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--no-default-browser-check", "--host-resolver-rules=MAP * ~NOTFOUND",
+        ] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let collected = Mutex(Data())
+        let reader = Task.detached {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            collected.withLock { $0 = data }
+        }
+        try process.run()
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            if process.isRunning { process.terminate() }
+        }
+        await reader.value
+        process.waitUntilExit()
+        watchdog.cancel()
+        guard process.terminationStatus == 0 else {
+            throw HarnessError("chromium exited with status \(process.terminationStatus) for \(arguments)")
+        }
+        return String(decoding: collected.withLock { $0 }, as: UTF8.self)
+    }
+}
+
+/// The HTML report in a real browser with JavaScript: the sequence diagram of a failing run is
+/// there and a frame expands to its JSON.
+@Suite("HTML report in a browser")
+struct HTMLReportBrowserTests {
+    @Test(.enabled(if: Chromium.path != nil || Chromium.required,
+                   "Chromium is not installed (apt-get install chromium); set OPENCLAW_REQUIRE_BROWSER=1 to fail instead of skipping"))
+    func aFailingRunShowsItsDiagramAndAnExpandedFrame() async throws {
+        let chromium = try #require(Chromium.path, "OPENCLAW_REQUIRE_BROWSER=1 but no chromium was found on the PATH (apt-get install chromium)")
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("html-browser-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let configuration = RunConfiguration(
+            seed: 20_261_201, selection: RunSelection(filters: ["HS-003"], profileNames: ["current"]),
+            transcripts: .all(directory: work.appendingPathComponent("transcripts")))
+        let driver = InProcessDriver(name: "reference+wrong-device-id") { ReferenceNodeUnderTest(mutants: [.wrongDeviceId]) }
+        let report = try await Runner(scenarios: allScenarios, driver: driver, gatewayFactory: GatewayFactories.standard,
+                                      configuration: configuration).run()
+        let result = try #require(report.results.first { $0.key == "HS-003@current" })
+        #expect(result.verdict == .fail, "the mutant fails HS-003")
+        var attachments: [String: RunAttachments] = [:]
+        for result in report.results { attachments[result.key] = RunAttachments.load(for: result) }
+        let html = HTMLReporter(replayBase: "harness run --node reference --mutant wrong-device-id").render(report, attachments: attachments)
+
+        // The first connect the client sent, in that run's diagram.
+        let article = try #require(html.range(of: "id=\"run-HS-003-current\""))
+        let connectLabel = try #require(html.range(of: "<span class=\"label\">connect #", range: article.upperBound..<html.endIndex))
+        let details = try #require(html.range(of: "<details class=\"msg in\" id=\"", options: .backwards,
+                                              range: article.upperBound..<connectLabel.lowerBound))
+        let idEnd = try #require(html.range(of: "\"", range: details.upperBound..<html.endIndex))
+        let frameId = String(html[details.upperBound..<idEnd.lowerBound])
+
+        let output = Chromium.outputDirectory
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let page = output.appendingPathComponent("html-report-HS-003.html")
+        try Data(html.utf8).write(to: page)
+        let profile = work.appendingPathComponent("chromium-profile")
+        let url = page.absoluteString + "?expand=" + frameId
+
+        let dom = try await Chromium.run(chromium, ["--dump-dom", url], profile: profile)
+        let run = try #require(dom.range(of: "id=\"run-HS-003-current\""), "the run is in the DOM:\n\(dom.prefix(2000))")
+        let end = dom.range(of: "</article>", range: run.upperBound..<dom.endIndex)?.lowerBound ?? dom.endIndex
+        let section = String(dom[run.upperBound..<end])
+        #expect(section.components(separatedBy: "class=\"arrow ").count - 1 >= 3, "the diagram's arrows")
+        #expect(section.contains("class=\"arrow in\""))
+        #expect(section.contains("class=\"arrow out\""))
+        #expect(section.contains("failing-step"))
+        // The frame was expanded by the page's script: open, marked, and its JSON pretty-printed.
+        let opened = try #require(section.range(of: "id=\"\(frameId)\""), "frame \(frameId) in the DOM")
+        let tagStart = try #require(section.range(of: "<details", options: .backwards, range: section.startIndex..<opened.lowerBound))
+        let tagEnd = try #require(section.range(of: ">", range: opened.upperBound..<section.endIndex))
+        let tag = String(section[tagStart.lowerBound..<tagEnd.upperBound])
+        #expect(tag.contains("expanded"), "\(tag)")
+        #expect(tag.contains(" open"), "\(tag)")
+        let frameEnd = section.range(of: "</details>", range: opened.upperBound..<section.endIndex)?.lowerBound ?? section.endIndex
+        let frame = String(section[opened.upperBound..<frameEnd])
+        #expect(frame.contains("<pre class=\"frame-json\" data-filled=\"1\">{\n  \"id\": "), "\(frame.prefix(600))")
+        #expect(frame.contains("\n  \"method\": \"connect\",\n"), "\(frame.prefix(600))")
+        #expect(frame.contains("\"signature\": \""), "the frame's own fields")
+
+        let screenshot = output.appendingPathComponent("html-report-HS-003.png")
+        try? FileManager.default.removeItem(at: screenshot)
+        _ = try await Chromium.run(chromium, ["--screenshot=\(screenshot.path)", "--window-size=1400,1600", url], profile: profile)
+        let png = try Data(contentsOf: screenshot)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "a PNG at \(screenshot.path)")
+        #expect(png.count > 10_000)
+    }
+}
