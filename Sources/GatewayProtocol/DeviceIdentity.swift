@@ -144,7 +144,10 @@ extension DeviceIdentity {
     /// Writes the identity atomically (a temporary file, then `rename`) with permissions 0600,
     /// creating the parent directory (0700) when needed.
     /// - Throws: `DeviceIdentityError` when the file cannot be written.
-    public func save(to url: URL) throws {
+    ///
+    /// - Parameter durable: flush the file to the disk before it replaces the old one (the
+    ///   default); a throwaway directory (a conformance run's) can skip that.
+    public func save(to url: URL, durable: Bool = true) throws {
         let stored = StoredIdentity(
             version: Self.fileFormatVersion, deviceId: deviceId, publicKey: publicKeyBase64URL,
             privateKeySeed: Base64URL.encode(privateKeySeed), createdAtMs: createdAtMs)
@@ -154,13 +157,13 @@ extension DeviceIdentity {
         do { data = try encoder.encode(stored) } catch {
             throw DeviceIdentityError("cannot encode the device identity")
         }
-        try AtomicFile.write(data, to: url, permissions: 0o600)
+        try AtomicFile.write(data, to: url, permissions: 0o600, durable: durable)
     }
 }
 
 /// Atomic, permission-restricted file writes.
 enum AtomicFile {
-    static func write(_ data: Data, to url: URL, permissions: mode_t) throws {
+    static func write(_ data: Data, to url: URL, permissions: mode_t, durable: Bool = true) throws {
         let directory = url.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(
@@ -188,7 +191,7 @@ enum AtomicFile {
             }
             return true
         }
-        let synced = fsync(descriptor) == 0
+        let synced = !durable || fsync(descriptor) == 0
         close(descriptor)
         guard writeSucceeded, synced, rename(temporary.path, url.path) == 0 else {
             unlink(temporary.path)

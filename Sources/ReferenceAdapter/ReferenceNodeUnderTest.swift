@@ -32,7 +32,7 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
         let reference = ReferenceClient(configuration: ReferenceConfiguration(
             gatewayURL: configuration.gatewayURL, sharedToken: configuration.sharedToken,
             stateDirectory: configuration.stateDirectory, seed: configuration.seed, clock: clock, mutants: mutants,
-            connector: configuration.connector, reproducible: true))
+            connector: configuration.connector, reproducible: true, durableState: false))
         let previous = client.withLock { current -> ReferenceClient? in
             defer { current = reference }
             return current

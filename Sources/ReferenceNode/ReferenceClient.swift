@@ -109,7 +109,8 @@ public actor ReferenceClient {
     public func start() async throws {
         guard node == nil else { return }
         let store = try DeviceStateStore(directory: configuration.stateDirectory, nowMs: clock.nowMs,
-                                         identifiers: IdentifierSource(seed: configuration.reproducible ? Self.keySeed(configuration.seed) : nil))
+                                         identifiers: IdentifierSource(seed: configuration.reproducible ? Self.keySeed(configuration.seed) : nil),
+                                         durable: configuration.durableState)
         self.store = store
         if let code = configuration.setupCode, let setup = try? SetupCodePayload(decoding: code) {
             let url = setup.url ?? gatewayURL

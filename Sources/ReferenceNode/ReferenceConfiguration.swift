@@ -90,6 +90,9 @@ public struct ReferenceConfiguration: Sendable {
     /// Derive device keys and request ids from ``seed`` instead of the system's random source,
     /// so that a run with the same seed produces the same frames (conformance runs).
     public var reproducible: Bool
+    /// Flush the identity file to the disk on every write (the default). A throwaway state
+    /// directory (a conformance run's) can skip the flushes, which cost the disk's latency.
+    public var durableState: Bool
 
     /// Creates a configuration.
     public init(
@@ -99,7 +102,7 @@ public struct ReferenceConfiguration: Sendable {
         operatorSession: OperatorSessionPolicy = .enabled,
         operatorScopes: [String] = ReferenceConfiguration.defaultOperatorScopes,
         stimulusTimeout: Duration = .seconds(10), sendsBinaryFrames: Bool = true, setupCode: String? = nil,
-        connector: any WebSocketConnector = SocketConnector(), reproducible: Bool = false
+        connector: any WebSocketConnector = SocketConnector(), reproducible: Bool = false, durableState: Bool = true
     ) {
         self.gatewayURL = gatewayURL
         self.sharedToken = sharedToken
@@ -116,6 +119,7 @@ public struct ReferenceConfiguration: Sendable {
         self.setupCode = setupCode
         self.connector = connector
         self.reproducible = reproducible
+        self.durableState = durableState
     }
 
     /// `operator.read, operator.write, operator.approvals, operator.questions`.

@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 import GatewayProtocol
 import MockGateway
 import Synchronization
@@ -302,10 +303,10 @@ public enum ConformanceCommands {
             report = try await withThrowingTaskGroup(of: RunReport?.self) { group in
                 group.addTask { try await runner.run(observing: { progress?.apply($0) }) }
                 if let progress {
-                    // The elapsed time moves on while a long run is busy.
+                    // The elapsed time on the terminal moves on while a long run is busy: a display
+                    // refresh on the wall clock, outside every run (no verdict waits on it).
                     group.addTask {
-                        while !Task.isCancelled {
-                            try? await Task.sleep(for: .seconds(1))
+                        while await WallTimeline().sleep(for: .seconds(1)) != .cancelled {
                             progress.redraw()
                         }
                         return nil

@@ -185,7 +185,9 @@ public final class GatewayConnection: Sendable {
         let pending = state.withLock { state -> [Pending] in
             state.ended = true
             defer { state.pending = [:] }
-            return Array(state.pending.values)
+            // In the order of the requests' ids, not the dictionary's: a simulated run must wake
+            // the waiters in the same order every time.
+            return state.pending.sorted { $0.key < $1.key }.map(\.value)
         }
         for entry in pending {
             entry.timer?.cancel()

@@ -51,15 +51,17 @@ final class DeviceStateStore: Sendable {
 
     let directory: URL
     private let identifiers: IdentifierSource
+    private let durable: Bool
     // The identity and token file are read and written only under this lock.
     private let state: Mutex<State>
 
     /// Opens (or creates) the state in `directory`.
     /// - Throws: `DeviceStateError` when the directory cannot be created or a new key cannot be
     ///   generated. An unreadable identity file is replaced by a new identity (as a fresh install).
-    init(directory: URL, nowMs: Int64, identifiers: IdentifierSource = IdentifierSource(seed: nil)) throws {
+    init(directory: URL, nowMs: Int64, identifiers: IdentifierSource = IdentifierSource(seed: nil), durable: Bool = true) throws {
         self.directory = directory
         self.identifiers = identifiers
+        self.durable = durable
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -71,7 +73,7 @@ final class DeviceStateStore: Sendable {
             identity = loaded
         } else {
             identity = try Self.newIdentity(nowMs: nowMs, seed: identifiers.keySeed())
-            try? identity.save(to: identityURL)
+            try? identity.save(to: identityURL, durable: durable)
         }
         var tokens = TokenFile(deviceId: identity.deviceId)
         let tokensURL = directory.appendingPathComponent(Self.tokensFileName)
@@ -150,7 +152,7 @@ final class DeviceStateStore: Sendable {
         let identity = try Self.newIdentity(nowMs: nowMs, seed: identifiers.keySeed())
         state.withLock { state in
             state.identity = identity
-            try? identity.save(to: directory.appendingPathComponent(Self.identityFileName))
+            try? identity.save(to: directory.appendingPathComponent(Self.identityFileName), durable: durable)
         }
         return identity
     }
@@ -163,7 +165,7 @@ final class DeviceStateStore: Sendable {
         let identity = try Self.newIdentity(nowMs: nowMs, seed: identifiers.keySeed())
         state.withLock { state in
             state.identity = identity
-            try? identity.save(to: directory.appendingPathComponent(Self.identityFileName))
+            try? identity.save(to: directory.appendingPathComponent(Self.identityFileName), durable: durable)
             if keepTokensForNewKey {
                 state.tokens.deviceId = identity.deviceId
             } else {

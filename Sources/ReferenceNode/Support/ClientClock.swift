@@ -121,7 +121,7 @@ public final class ManualClientClock: ClientClock {
     public func wake() {
         let now = nowMs
         let due = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
-            let ids = state.waiters.filter { $0.value.deadlineMs <= now }.map(\.key)
+            let ids = state.waiters.filter { $0.value.deadlineMs <= now }.map(\.key).sorted()
             return ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
         }
         for continuation in due { continuation.resume() }

@@ -23,7 +23,8 @@ final class WakeSignal: Sendable {
                 return []
             }
             defer { state.waiters = [:] }
-            return Array(state.waiters.values)
+            // In the order the waiters came, not the dictionary's (simulated runs replay it).
+            return state.waiters.sorted { $0.key < $1.key }.map(\.value)
         }
         for waiter in waiters { waiter.resume() }
     }
@@ -72,7 +73,8 @@ final class Latch: Sendable {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.isOpen = true
             defer { state.waiters = [:] }
-            return Array(state.waiters.values)
+            // In the order the waiters came, not the dictionary's (simulated runs replay it).
+            return state.waiters.sorted { $0.key < $1.key }.map(\.value)
         }
         for waiter in waiters { waiter.resume() }
     }

@@ -1,0 +1,74 @@
+import Foundation
+import GatewayProtocol
+import Testing
+
+/// Same client, same seed, same result: two `harness run --node reference` processes (each with
+/// its own hash seed, thread timing and memory layout) give the same report and the same
+/// transcripts once the wall-time fields are removed: `durationMs` in the report, `t` in the
+/// transcripts (and the path of the transcript directory).
+@Suite(.serialized)
+struct DeterminismTests {
+    /// Runs the whole catalogue in a fresh process and returns the normalized JSON report and
+    /// the normalized transcripts by file name.
+    private static func catalogue(seed: UInt64, in directory: URL, name: String) throws -> (report: String, transcripts: [String: String]) {
+        let json = directory.appendingPathComponent("\(name).json")
+        let transcripts = directory.appendingPathComponent("\(name)-transcripts")
+        let process = Process()
+        process.executableURL = try ServeProcess.executable()
+        process.arguments = ["run", "--node", "reference", "--seed", String(seed), "--json", json.path,
+                             "--transcripts", transcripts.path, "--quiet"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "the reference client passes the catalogue with seed \(seed)")
+        // Where the files went is the one other difference between two runs.
+        let reportText = try String(contentsOf: json, encoding: .utf8).replacingOccurrences(of: transcripts.path, with: "<transcripts>")
+        let report = try normalized(try JSONValue(parsing: reportText), dropping: "durationMs")
+        var files: [String: String] = [:]
+        for file in try FileManager.default.contentsOfDirectory(atPath: transcripts.path).sorted() {
+            let text = try String(contentsOf: transcripts.appendingPathComponent(file), encoding: .utf8)
+            // Transcripts are JSON Lines; the client logs next to them are plain text.
+            files[file] = file.hasSuffix(".jsonl") ? try text.split(separator: "\n").map { line in
+                try normalized(try JSONValue(parsing: String(line)), dropping: "t")
+            }.joined(separator: "\n") : text
+        }
+        return (report, files)
+    }
+
+    /// `value` without the members named `key` at any depth, as sorted-key JSON text.
+    private static func normalized(_ value: JSONValue, dropping key: String) throws -> String {
+        func strip(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .object(let members):
+                var kept: [String: JSONValue] = [:]
+                for (name, member) in members where name != key { kept[name] = strip(member) }
+                return .object(kept)
+            case .array(let items):
+                return .array(items.map(strip))
+            default:
+                return value
+            }
+        }
+        return strip(value).jsonString
+    }
+
+    @Test func theSameSeedGivesTheSameReportAndTranscripts() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("determinism-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let first = try Self.catalogue(seed: 20_261_201, in: directory, name: "first")
+        let second = try Self.catalogue(seed: 20_261_201, in: directory, name: "second")
+        if first.report != second.report { Issue.record("the normalized reports of two runs of the same seed differ") }
+        #expect(first.transcripts.count > 90, "every run kept its transcript")
+        #expect(first.transcripts.keys.sorted() == second.transcripts.keys.sorted())
+        for (file, text) in first.transcripts.sorted(by: { $0.key < $1.key }) where second.transcripts[file] != text {
+            Issue.record("the transcript \(file) differs between two runs of the same seed")
+        }
+
+        // Another seed makes other choices (ids, keys, interleavings): the check can tell.
+        let other = try Self.catalogue(seed: 7, in: directory, name: "other")
+        #expect(other.transcripts != first.transcripts)
+    }
+}
