@@ -1,5 +1,6 @@
 import Conformance
 import Foundation
+import GatewayProtocol
 import ReferenceAdapter
 import ReferenceNode
 
@@ -21,6 +22,7 @@ enum SelftestCommand {
                 UInt64(value) == nil ? "expected a non-negative integer" : nil
             }),
             .flag("--mapped", help: "Run each mutant only against the scenarios it names (fast; proves every mutant is caught)."),
+            .option("--json", "FILE", help: "Write every run of the matrix (the reference client's and each mutant's) as JSON to FILE."),
             .option("--jobs", "N", help: "Runs at once (default: the number of cores).", validate: { value in
                 guard let jobs = Int(value), jobs >= 1, jobs <= 64 else { return "expected an integer from 1 to 64" }
                 return nil
@@ -44,8 +46,9 @@ enum SelftestCommand {
             }
             mutants = selected
         }
-        // A mutant fails at a step deadline; in process, on virtual time, 2 s is ample.
-        var configuration = RunConfiguration(stepTimeoutMs: 2_000)
+        // The same deadlines as `harness run`: in process they are virtual time, so a mutant that
+        // waits them out costs no real time.
+        var configuration = RunConfiguration()
         if let seed = arguments.value("--seed").flatMap(UInt64.init) { configuration.seed = seed }
         configuration.jobs = arguments.value("--jobs").flatMap(Int.init) ?? 0
         configuration.selection = RunSelection(filters: ConformanceCommands.splitList(arguments.allValues("--filter")))
@@ -57,6 +60,22 @@ enum SelftestCommand {
                 coverage: arguments.isSet("--mapped") ? .mapped : .full, configuration: configuration)
             io.out(matrix.rendered())
             io.out("Took \(ContinuousClock.now - start).\n")
+            if let path = arguments.value("--json") {
+                let reporter = JSONReporter()
+                let document: JSONValue = [
+                    "seed": .int(Int64(configuration.seed)),
+                    "reference": .array(matrix.reference.map(reporter.value(of:))),
+                    "mutants": .object(matrix.mutants.mapValues { .array($0.map(reporter.value(of:))) }),
+                    "survivors": .array(matrix.survivors.map(JSONValue.string)),
+                    "scenariosWithoutKill": .array(matrix.scenariosWithoutKill.map(JSONValue.string)),
+                ]
+                do {
+                    try Data((document.jsonString + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                } catch {
+                    io.err("error: cannot write \(path): \(error.localizedDescription)\n")
+                    return CommandLineTool.exitUsage
+                }
+            }
             return matrix.isValid ? CommandLineTool.exitSuccess : CommandLineTool.exitFailures
         } catch {
             io.err("error: \(error)\n")

@@ -143,3 +143,44 @@ struct GatewayEndToEndTests {
         }
     }
 }
+
+/// A Gateway on the wall clock whose time was skipped (`advance`, `serve`'s `advance 301`) keeps
+/// admitting clients that sign with their own wall clock: `signedAt` is judged on the clients'
+/// time line, and the challenge `ts` is on it too.
+@Suite("Clock jumps and device signatures")
+struct ClockJumpTests {
+    private static func wallNowMs() -> Int { Int((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    @Test func aClientSigningWithItsOwnClockIsAdmittedAfterTheGatewayClockJumped() async throws {
+        try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto, clock: .system())) { gateway in
+            await gateway.advance(by: .seconds(301))
+            #expect(gateway.clock.nowMs - gateway.clock.peerNowMs >= 301_000, "the Gateway's rules run 301 s ahead")
+            let client = try await TestClient.open(gateway.url, identity: try TestIdentities.make(7))
+            // A Date.now()-style client: it ignores the challenge ts and signs with its own clock.
+            let hello = try await client.connect(client.connectParams(signedAt: Self.wallNowMs()))
+            #expect(hello.ok, "\(hello.error.map { "\($0.code) \($0.detailCode ?? "")" } ?? "")")
+            await client.close()
+        }
+    }
+
+    @Test func theChallengeTimestampIsOnTheClientsTimeLine() async throws {
+        try await Gateway.withGateway(GatewayConfiguration(clock: .system())) { gateway in
+            await gateway.advance(by: .seconds(600))
+            let before = Self.wallNowMs()
+            let client = try await TestClient.open(gateway.url, identity: try TestIdentities.make(8))
+            let ts = Int64(try #require(client.challenge?.ts))
+            #expect(ts >= Int64(before) && ts <= Int64(Self.wallNowMs()), "ts \(ts) is wall time, not the skipped Gateway time")
+            await client.close()
+        }
+    }
+
+    @Test func aSignatureTooFarFromTheClientsTimeLineIsStillRefused() async throws {
+        try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto, clock: .system())) { gateway in
+            await gateway.advance(by: .seconds(301))
+            let client = try await TestClient.open(gateway.url, identity: try TestIdentities.make(9))
+            // Signed with the Gateway's skipped time: 301 s in the client's future.
+            let refused = try await client.connect(client.connectParams(signedAt: Int(gateway.clock.nowMs)))
+            #expect(refused.error?.detailCode == "DEVICE_AUTH_SIGNATURE_EXPIRED")
+        }
+    }
+}

@@ -43,6 +43,6 @@ let inv005 = Scenario(
     try run.expect(!ok, "a command that cannot finish is answered with an error", expected: "ok:false", actual: "ok:true")
     if case .result(let result) = await outcome {
         try run.expect(!(result.error?.code ?? "").isEmpty, "the timeout error carries a code",
-                       expected: "error.code (e.g. UNAVAILABLE)", actual: "error \(String(describing: result.error))")
+                       expected: "error.code (e.g. UNAVAILABLE)", actual: result.error.map { "error \($0.code ?? "without a code"): \($0.message ?? "")" } ?? "no error")
     }
 }

@@ -27,7 +27,7 @@ public struct JSONReporter: Sendable {
         if let shard = report.shard { summaryObject["shard"] = .string(shard.description) }
         return .object([
             "summary": .object(summaryObject),
-            "runs": .array(report.results.map(record)),
+            "runs": .array(report.results.map(value(of:))),
             "probes": .array(report.probes.map(probe)),
             "rootCauses": .array(report.rootCauseGroups.map(Self.group)),
         ])
@@ -56,7 +56,8 @@ public struct JSONReporter: Sendable {
         }
     }
 
-    private func record(_ result: RunResult) -> JSONValue {
+    /// One run's record, as it appears in `runs`.
+    public func value(of result: RunResult) -> JSONValue {
         func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
         return .object([
             "id": .string(result.id),

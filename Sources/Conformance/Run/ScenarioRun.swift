@@ -268,7 +268,7 @@ public final class ScenarioRun: Sendable {
         case .found(_, let element):
             throw ScenarioFailure(
                 "unexpected \(what)", expected: "no \(what) within \(Self.format(timeout))",
-                actual: "\(element)", level: level)
+                actual: element.description, level: level)
         case .cancelled:
             throw CancellationError()
         case .timedOut, .finished:
@@ -287,11 +287,25 @@ public final class ScenarioRun: Sendable {
     }
 
     /// Requires `actual == expected`.
-    /// - Throws: `ScenarioFailure` showing both values.
+    /// - Throws: `ScenarioFailure` showing both values (as ``describe(_:)`` writes them).
     public func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ message: @autoclosure () -> String,
                                           level: RequirementLevel? = nil) throws {
         guard actual != expected else { return }
-        throw ScenarioFailure(message(), expected: "\(expected)", actual: "\(actual)", level: level)
+        throw ScenarioFailure(message(), expected: Self.describe(expected), actual: Self.describe(actual), level: level)
+    }
+
+    /// A value as people read it in a report: an optional as its value or `none`, never
+    /// `Optional(...)` or `nil`.
+    public static func describe(_ value: Any) -> String {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            guard let wrapped = mirror.children.first?.value else { return "none" }
+            return describe(wrapped)
+        }
+        if mirror.displayStyle == .collection, let items = value as? [Any] {
+            return "[" + items.map(describe).joined(separator: ", ") + "]"
+        }
+        return String(describing: value)
     }
 
     /// Requires `operation` to throw, and returns the error for further checks.

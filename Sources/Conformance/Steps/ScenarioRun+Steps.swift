@@ -198,7 +198,11 @@ extension ScenarioRun {
         } catch let failure as ScenarioFailure {
             guard connectFallback, client.supports(.connect) else { throw failure }
         }
-        note("the client did not act by itself within \(Self.format(within)): sending the connect stimulus")
+        let attempts = events(from: cursor).filter { if case .connectionOpened = $0 { true } else { false } }.count
+        note(attempts == 0
+             ? "the client did not reconnect by itself within \(Self.format(within)): sending the connect stimulus"
+             : "the client opened \(attempts) connection\(attempts == 1 ? "" : "s") within \(Self.format(within)) but not \(what): "
+                + "sending the connect stimulus")
         try await client.reply(to: .connect)
         return try await waitForEvent(what, from: cursor, match)
     }

@@ -27,6 +27,7 @@ public struct ResolveAttempt: Sendable, Hashable {
         case rejected(code: String, reason: String?)
     }
 
+
     /// `approval` or `question`.
     public var recordKind: String
     /// The id the caller named (for legacy, possibly a prefix).
@@ -64,5 +65,17 @@ public struct ResolveAttempt: Sendable, Hashable {
     public func recordEvent(status: String) -> OperatorRecordEvent {
         OperatorRecordEvent(kind: recordKind, id: recordId ?? requestedId, action: .resolveAttempt, status: status,
                             decision: requested, surface: surface, applied: applied, method: channel.rawValue)
+    }
+}
+
+extension ResolveAttempt.Result: CustomStringConvertible {
+    /// `applied`, `lost to allowed`, `idempotent retry`, `rejected INVALID_REQUEST (APPROVAL_NOT_FOUND)`.
+    public var description: String {
+        switch self {
+        case .applied: "applied"
+        case .lost(let winner): "lost to \(winner)"
+        case .idempotentRetry: "idempotent retry"
+        case .rejected(let code, let reason): "rejected \(code)\(reason.map { " (\($0))" } ?? "")"
+        }
     }
 }
