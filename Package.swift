@@ -18,9 +18,14 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        // Linux epoll for the transport's event loop (elsewhere it uses poll).
+        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         .target(name: "Simulation"),
         .target(name: "GatewayProtocol", dependencies: ["COpenSSL"]),
-        .target(name: "WebSocketTransport", dependencies: ["COpenSSL"]),
+        .target(
+            name: "WebSocketTransport",
+            dependencies: ["COpenSSL", .target(name: "CEpoll", condition: .when(platforms: [.linux]))]
+        ),
         .target(name: "MockGateway", dependencies: ["GatewayProtocol", "WebSocketTransport", "Simulation"]),
         .target(name: "ReferenceNode", dependencies: ["GatewayProtocol", "WebSocketTransport", "Simulation"]),
         .target(name: "Conformance", dependencies: ["MockGateway", "GatewayProtocol", "Simulation", "WebSocketTransport"]),

@@ -54,15 +54,17 @@ public struct WebSocketConfiguration: Sendable, Hashable {
     }
 }
 
-/// The I/O multiplexer behind an event loop.
-enum PollerKind: Sendable, Hashable {
-    /// Linux `epoll`.
+/// The I/O multiplexer behind an event loop. `allCases` are the ones this platform has.
+enum PollerKind: Sendable, Hashable, CaseIterable {
+    #if canImport(CEpoll)
+    /// Linux `epoll` (the `CEpoll` shim exists on Linux only).
     case epoll
-    /// POSIX `poll`, portable (used on Darwin).
+    #endif
+    /// POSIX `poll`, portable (the only one on Apple platforms; tests use it on Linux too).
     case poll
 
     static var platformDefault: PollerKind {
-        #if os(Linux)
+        #if canImport(CEpoll)
         return .epoll
         #else
         return .poll
