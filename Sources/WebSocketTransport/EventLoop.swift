@@ -77,6 +77,8 @@ final class EventLoop: Sendable {
     }
 
     let kind: PollerKind
+    /// The thread's name.
+    let name: String
     private let pollFD: Int32  // epoll descriptor; -1 for poll
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -87,6 +89,7 @@ final class EventLoop: Sendable {
     /// Creates the loop's descriptors and starts its thread.
     init(kind: PollerKind = .platformDefault, name: String = "WebSocketEventLoop") throws(WebSocketError) {
         self.kind = kind
+        self.name = name
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else { throw WebSocketError.socketFailed.with(detail: Socket.errorText("pipe()")) }
         for fd in pipeFDs {

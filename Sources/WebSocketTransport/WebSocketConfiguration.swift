@@ -28,8 +28,12 @@ public struct WebSocketConfiguration: Sendable, Hashable {
     /// turning it off is a fault). Default `true`.
     public var automaticPongs: Bool
 
-    /// The I/O multiplexer; `epoll` on Linux, `poll` elsewhere. Tests may force `poll` on Linux.
+    /// The I/O multiplexer; `epoll` on Linux, `poll` elsewhere. Tests force `poll` on Linux so
+    /// that the code path of Apple platforms runs there too.
     var poller: PollerKind
+    /// The shared client loop (and its thread name) for a client connection: clients with
+    /// different names share different loops, so a test can own one.
+    var clientLoopName: String
 
     /// Creates a configuration; every parameter has the Gateway default.
     public init(
@@ -51,6 +55,7 @@ public struct WebSocketConfiguration: Sendable, Hashable {
         self.closeTimeout = closeTimeout
         self.automaticPongs = automaticPongs
         self.poller = .platformDefault
+        self.clientLoopName = "WebSocketClient"
     }
 }
 
