@@ -10,7 +10,7 @@ import Testing
 /// returns the limit now in force.
 func raiseDescriptorLimit(to wanted: UInt64) -> UInt64 {
     var limit = rlimit()
-    #if os(Linux)
+    #if canImport(Glibc)
     let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     #else
     let resource = RLIMIT_NOFILE
