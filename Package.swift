@@ -4,7 +4,8 @@ import PackageDescription
 
 let package = Package(
     name: "openclaw-conformance",
-    platforms: [.macOS(.v14)],
+    // Apple platforms use CryptoKit; Linux uses OpenSSL 3 (see the OpenClawCrypto target).
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "GatewayProtocol", targets: ["GatewayProtocol"]),
         .library(name: "WebSocketTransport", targets: ["WebSocketTransport"]),
@@ -12,15 +13,27 @@ let package = Package(
         .library(name: "Simulation", targets: ["Simulation"]),
     ],
     targets: [
+        // OpenSSL 3, the crypto of Linux builds only (Apple platforms use CryptoKit).
         .systemLibrary(
             name: "COpenSSL",
             path: "Sources/COpenSSL",
             pkgConfig: "openssl",
-            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // Linux epoll for the transport's event loop (elsewhere it uses poll).
+        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
+        // The one crypto interface (Ed25519, SHA-256, SHA-1, random bytes): CryptoKit on Apple
+        // platforms, OpenSSL on Linux.
+        .target(
+            name: "OpenClawCrypto",
+            dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]
         ),
         .target(name: "Simulation"),
-        .target(name: "GatewayProtocol", dependencies: ["COpenSSL"]),
-        .target(name: "WebSocketTransport", dependencies: ["COpenSSL"]),
+        .target(name: "GatewayProtocol", dependencies: ["OpenClawCrypto"]),
+        .target(
+            name: "WebSocketTransport",
+            dependencies: ["OpenClawCrypto", .target(name: "CEpoll", condition: .when(platforms: [.linux]))]
+        ),
         .target(name: "MockGateway", dependencies: ["GatewayProtocol", "WebSocketTransport", "Simulation"]),
         .target(name: "ReferenceNode", dependencies: ["GatewayProtocol", "WebSocketTransport", "Simulation"]),
         .target(name: "Conformance", dependencies: ["MockGateway", "GatewayProtocol", "Simulation", "WebSocketTransport"]),
@@ -38,6 +51,7 @@ let package = Package(
         .plugin(name: "ScenarioIndexPlugin", capability: .buildTool(), dependencies: ["ScenarioIndexGenerator"]),
         .executableTarget(name: "WebSocketBench", dependencies: ["WebSocketTransport"], path: "Benchmarks/WebSocketBench"),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation"]),
+        .testTarget(name: "OpenClawCryptoTests", dependencies: ["OpenClawCrypto"]),
         .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
         .testTarget(name: "ReferenceNodeTests", dependencies: ["ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),

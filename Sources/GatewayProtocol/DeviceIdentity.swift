@@ -1,5 +1,5 @@
-import COpenSSL
 import Foundation
+import OpenClawCrypto
 
 #if canImport(Glibc)
 import Glibc
@@ -21,8 +21,9 @@ public struct DeviceIdentityError: Error, Sendable, Hashable, CustomStringConver
 /// An Ed25519 device identity (gateway-protocol.md §4.1): the key pair behind `device.id`,
 /// `device.publicKey` and `device.signature`.
 ///
-/// The value holds the 32-byte private seed; OpenSSL key objects are created per operation and
-/// freed at once, so the value is plain data (`Sendable`, comparable) and never leaks.
+/// The value holds the 32-byte private seed; key objects of the crypto library (CryptoKit on
+/// Apple platforms, OpenSSL on Linux) are created per operation, so the value is plain data
+/// (`Sendable`, comparable).
 public struct DeviceIdentity: Sendable, Hashable, CustomStringConvertible {
     /// The 32-byte Ed25519 private key seed. Secret.
     public let privateKeySeed: Data
@@ -32,24 +33,24 @@ public struct DeviceIdentity: Sendable, Hashable, CustomStringConvertible {
     public let createdAtMs: Int
 
     /// Derives the identity from a 32-byte private key seed.
-    /// - Throws: `DeviceIdentityError` when the seed is not 32 bytes or OpenSSL rejects it.
+    /// - Throws: `DeviceIdentityError` when the seed is not 32 bytes or the crypto library
+    ///   rejects it.
     public init(seed: Data, createdAtMs: Int = 0) throws {
         guard seed.count == Ed25519.keyLength else {
             throw DeviceIdentityError("an Ed25519 seed has 32 bytes, got \(seed.count)")
         }
         guard let publicKey = Ed25519.publicKey(fromSeed: seed) else {
-            throw DeviceIdentityError("OpenSSL rejected the Ed25519 seed")
+            throw DeviceIdentityError("the \(CryptoBackend.name) Ed25519 implementation rejected the seed")
         }
         self.privateKeySeed = Data(seed)
         self.publicKey = publicKey
         self.createdAtMs = createdAtMs
     }
 
-    /// Generates a fresh key pair (OpenSSL `EVP_PKEY_keygen`).
-    /// - Throws: `DeviceIdentityError` when OpenSSL fails.
+    /// Generates a fresh key pair from 32 bytes of the system's secure random source.
+    /// - Throws: `DeviceIdentityError` when the crypto library fails.
     public static func generate(createdAtMs: Int = 0) throws -> DeviceIdentity {
-        guard let seed = Ed25519.generateSeed() else { throw DeviceIdentityError("Ed25519 key generation failed") }
-        return try DeviceIdentity(seed: seed, createdAtMs: createdAtMs)
+        try DeviceIdentity(seed: Ed25519.generateSeed(), createdAtMs: createdAtMs)
     }
 
     /// `device.id`: lower-case hex SHA-256 of the raw public key.
@@ -62,15 +63,25 @@ public struct DeviceIdentity: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "DeviceIdentity(deviceId: \(deviceId))" }
 
     /// Signs the UTF-8 bytes of `payload`.
+    ///
+    /// On Linux (OpenSSL) the signature is deterministic (RFC 8032): the same seed and payload
+    /// always give the same bytes. On Apple platforms CryptoKit randomizes Ed25519 signatures,
+    /// so each call gives different bytes; every one of them verifies. Compare signatures with
+    /// ``verify(signature:payload:publicKey:)``, never by their bytes.
     /// - Returns: the unpadded base64url of the 64-byte signature. Ed25519 signing with a valid
-    ///   seed fails only if OpenSSL cannot allocate; the result is then the empty string, which
-    ///   never verifies.
+    ///   seed fails only if the crypto library cannot allocate; the result is then the empty
+    ///   string, which never verifies.
     public func sign(_ payload: String) -> String {
         guard let signature = Ed25519.sign(Data(payload.utf8), seed: privateKeySeed) else { return "" }
         return Base64URL.encode(signature)
     }
 
-    /// The raw 64-byte signature over `message`, or `nil` if OpenSSL fails.
+    /// Whether ``sign(_:)`` gives the same bytes every time for the same seed and payload:
+    /// `true` on Linux (OpenSSL, RFC 8032), `false` on Apple platforms (CryptoKit randomizes).
+    public static var signaturesAreDeterministic: Bool { CryptoBackend.signaturesAreDeterministic }
+
+    /// The raw 64-byte signature over `message` (randomized on Apple platforms, see
+    /// ``sign(_:)``), or `nil` if the crypto library fails.
     public func signature(for message: Data) -> Data? {
         Ed25519.sign(message, seed: privateKeySeed)
     }
@@ -257,91 +268,21 @@ public enum DevicePublicKey {
     }
 }
 
-// MARK: - OpenSSL Ed25519
+// MARK: - Ed25519
 
-/// Ed25519 through OpenSSL 3 EVP; every object is freed before returning.
+/// Ed25519 through the package's crypto interface (CryptoKit on Apple platforms, OpenSSL on
+/// Linux).
 enum Ed25519 {
-    static let keyLength = 32
-    static let signatureLength = 64
+    static let keyLength = CryptoBackend.ed25519KeyLength
 
-    static func generateSeed() -> Data? {
-        guard let context = EVP_PKEY_CTX_new_id(openclaw_evp_pkey_ed25519(), nil) else { return nil }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_keygen_init(context) == 1 else { return failure() }
-        var key: OpaquePointer?
-        guard EVP_PKEY_keygen(context, &key) == 1, let key else { return failure() }
-        defer { EVP_PKEY_free(key) }
-        var seed = [UInt8](repeating: 0, count: keyLength)
-        var length = keyLength
-        guard EVP_PKEY_get_raw_private_key(key, &seed, &length) == 1, length == keyLength else { return failure() }
-        return Data(seed)
-    }
+    /// A fresh private key: 32 bytes from a secure random source (RFC 8032 section 5.1.5).
+    static func generateSeed() -> Data { Data(CryptoBackend.randomBytes(keyLength)) }
 
-    static func publicKey(fromSeed seed: Data) -> Data? {
-        guard seed.count == keyLength else { return nil }
-        return withPrivateKey(seed) { key in
-            var raw = [UInt8](repeating: 0, count: keyLength)
-            var length = keyLength
-            guard EVP_PKEY_get_raw_public_key(key, &raw, &length) == 1, length == keyLength else { return failure() }
-            return Data(raw)
-        }
-    }
+    static func publicKey(fromSeed seed: Data) -> Data? { CryptoBackend.ed25519PublicKey(seed: seed) }
 
-    static func sign(_ message: Data, seed: Data) -> Data? {
-        guard seed.count == keyLength else { return nil }
-        return withPrivateKey(seed) { key in
-            guard let context = EVP_MD_CTX_new() else { return failure() }
-            defer { EVP_MD_CTX_free(context) }
-            // Ed25519 is a one-shot scheme: no message digest, EVP_DigestSign over the whole input.
-            guard EVP_DigestSignInit(context, nil, nil, nil, key) == 1 else { return failure() }
-            var signature = [UInt8](repeating: 0, count: signatureLength)
-            var length = signatureLength
-            let status = withBytes(message) { bytes, count in
-                EVP_DigestSign(context, &signature, &length, bytes, count)
-            }
-            guard status == 1, length == signatureLength else { return failure() }
-            return Data(signature)
-        }
-    }
+    static func sign(_ message: Data, seed: Data) -> Data? { CryptoBackend.ed25519Sign(message, seed: seed) }
 
     static func verify(signature: Data, message: Data, publicKey: Data) -> Bool {
-        guard signature.count == signatureLength, publicKey.count == keyLength else { return false }
-        let key = withBytes(publicKey) { bytes, count in
-            EVP_PKEY_new_raw_public_key(openclaw_evp_pkey_ed25519(), nil, bytes, count)
-        }
-        guard let key else { return failure() ?? false }
-        defer { EVP_PKEY_free(key) }
-        guard let context = EVP_MD_CTX_new() else { return failure() ?? false }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, nil, nil, key) == 1 else { return failure() ?? false }
-        let status = withBytes(signature) { signatureBytes, signatureCount in
-            withBytes(message) { messageBytes, messageCount in
-                EVP_DigestVerify(context, signatureBytes, signatureCount, messageBytes, messageCount)
-            }
-        }
-        if status != 1 { openclaw_openssl_clear_errors() }
-        return status == 1
-    }
-
-    private static func withPrivateKey<T>(_ seed: Data, _ body: (OpaquePointer) -> T?) -> T? {
-        let key = withBytes(seed) { bytes, count in
-            EVP_PKEY_new_raw_private_key(openclaw_evp_pkey_ed25519(), nil, bytes, count)
-        }
-        guard let key else { return failure() }
-        defer { EVP_PKEY_free(key) }
-        return body(key)
-    }
-
-    /// Clears the thread's OpenSSL error queue and reports failure.
-    private static func failure<T>() -> T? {
-        openclaw_openssl_clear_errors()
-        return nil
-    }
-
-    /// Calls `body` with a non-NULL pointer to a copy of the bytes of `data` and their count
-    /// (OpenSSL may reject a NULL pointer even with length 0, so empty input gets a placeholder).
-    private static func withBytes<R>(_ data: Data, _ body: (UnsafePointer<UInt8>?, Int) -> R) -> R {
-        let bytes = data.isEmpty ? [UInt8(0)] : [UInt8](data)
-        return bytes.withUnsafeBufferPointer { body($0.baseAddress, data.count) }
+        CryptoBackend.ed25519Verify(signature: signature, message: message, publicKey: publicKey)
     }
 }

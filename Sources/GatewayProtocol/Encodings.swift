@@ -1,5 +1,5 @@
-import COpenSSL
 import Foundation
+import OpenClawCrypto
 
 /// Unpadded base64url (RFC 4648 §5), the encoding of public keys, signatures and tokens.
 public enum Base64URL {
@@ -83,23 +83,10 @@ public enum Hex {
     }
 }
 
-/// SHA-256 through OpenSSL.
+/// SHA-256 (CryptoKit on Apple platforms, OpenSSL on Linux).
 public enum SHA256Digest {
     /// The 32-byte SHA-256 digest of `data`.
-    public static func hash(_ data: Data) -> Data {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        // One-shot EVP digest of in-memory bytes; it only fails on allocation failure, which
-        // leaves the zero digest (never equal to a real device id).
-        let empty: UInt8 = 0
-        let status = data.withUnsafeBytes { buffer in
-            withUnsafePointer(to: empty) { fallback in
-                EVP_Digest(buffer.baseAddress ?? UnsafeRawPointer(fallback), buffer.count, &digest, &length, EVP_sha256(), nil)
-            }
-        }
-        if status != 1 { openclaw_openssl_clear_errors() }
-        return Data(digest)
-    }
+    public static func hash(_ data: Data) -> Data { CryptoBackend.sha256(data) }
 
     /// The lower-case hex SHA-256 digest of `data`.
     public static func hex(_ data: Data) -> String { Hex.encode(hash(data)) }

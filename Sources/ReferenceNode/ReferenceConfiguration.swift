@@ -88,7 +88,9 @@ public struct ReferenceConfiguration: Sendable {
     /// How sockets are opened: real TCP by default, an `InMemoryNetwork` in a simulated run.
     public var connector: any WebSocketConnector
     /// Derive device keys and request ids from ``seed`` instead of the system's random source,
-    /// so that a run with the same seed produces the same frames (conformance runs).
+    /// so that a run with the same seed produces the same frames (conformance runs). On Apple
+    /// platforms `device.signature` still differs from run to run: CryptoKit randomizes Ed25519
+    /// signatures (each verifies).
     public var reproducible: Bool
     /// Flush the identity file to the disk on every write (the default). A throwaway state
     /// directory (a conformance run's) can skip the flushes, which cost the disk's latency.

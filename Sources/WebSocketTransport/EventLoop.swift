@@ -3,7 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import COpenSSL
+#if canImport(CEpoll)
+import CEpoll
+#endif
 import Foundation
 import Synchronization
 
@@ -75,6 +77,8 @@ final class EventLoop: Sendable {
     }
 
     let kind: PollerKind
+    /// The thread's name.
+    let name: String
     private let pollFD: Int32  // epoll descriptor; -1 for poll
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -85,6 +89,7 @@ final class EventLoop: Sendable {
     /// Creates the loop's descriptors and starts its thread.
     init(kind: PollerKind = .platformDefault, name: String = "WebSocketEventLoop") throws(WebSocketError) {
         self.kind = kind
+        self.name = name
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else { throw WebSocketError.socketFailed.with(detail: Socket.errorText("pipe()")) }
         for fd in pipeFDs {
@@ -93,7 +98,7 @@ final class EventLoop: Sendable {
         }
         wakeRead = pipeFDs[0]
         wakeWrite = pipeFDs[1]
-        #if os(Linux)
+        #if canImport(CEpoll)
         if kind == .epoll {
             let fd = openclaw_epoll_create()
             guard fd >= 0 else {
@@ -124,7 +129,7 @@ final class EventLoop: Sendable {
             let id = state.nextID
             state.nextID += 1
             state.registrations[id] = Registration(fd: fd, interest: interest, handler: handler)
-            #if os(Linux)
+            #if canImport(CEpoll)
             if kind == .epoll {
                 if Self.epollControl(pollFD, 1, fd, interest, id) != 0 {
                     state.registrations[id] = nil
@@ -145,7 +150,7 @@ final class EventLoop: Sendable {
             guard var registration = state.registrations[id.rawValue], registration.interest != interest else { return false }
             registration.interest = interest
             state.registrations[id.rawValue] = registration
-            #if os(Linux)
+            #if canImport(CEpoll)
             if kind == .epoll {
                 _ = Self.epollControl(pollFD, 2, registration.fd, interest, id.rawValue)
             }
@@ -165,7 +170,7 @@ final class EventLoop: Sendable {
     func deregister(_ id: RegistrationID) {
         state.withLock { state in
             guard let registration = state.registrations.removeValue(forKey: id.rawValue) else { return }
-            #if os(Linux)
+            #if canImport(CEpoll)
             if kind == .epoll {
                 _ = Self.epollControl(pollFD, 3, registration.fd, [], id.rawValue)
             }
@@ -351,7 +356,7 @@ final class EventLoop: Sendable {
         return Int32(clamping: milliseconds)
     }
 
-    #if os(Linux)
+    #if canImport(CEpoll)
     /// `op`: 1 add, 2 modify, 3 remove.
     private static func epollControl(_ epoll: Int32, _ op: Int32, _ fd: Int32, _ interest: IOInterest, _ id: UInt64) -> Int32 {
         openclaw_epoll_control(epoll, op, fd, interest.contains(.read) ? 1 : 0, interest.contains(.write) ? 1 : 0, id)
@@ -376,7 +381,7 @@ private struct Poller {
     }
 
     mutating func wait(timeout: Int32, pollRegistrations: [(UInt64, Int32, IOInterest)], into ready: inout [(UInt64, IOReadiness)]) {
-        #if os(Linux)
+        #if canImport(CEpoll)
         if kind == .epoll {
             let count = readyIDs.withUnsafeMutableBufferPointer { ids in
                 readyFlags.withUnsafeMutableBufferPointer { flags in

@@ -7,11 +7,13 @@ import Darwin
 /// Thin wrappers over the POSIX socket calls the transport needs. Every socket is
 /// non-blocking and close-on-exec; writes never raise SIGPIPE.
 enum Socket {
-    #if os(Linux)
+    #if canImport(Glibc)
     static let streamType = Int32(SOCK_STREAM.rawValue)
+    /// Linux has no per-socket SIGPIPE switch: every send passes `MSG_NOSIGNAL`.
     static let noSignal = Int32(MSG_NOSIGNAL)
     #else
     static let streamType = SOCK_STREAM
+    /// Darwin sets `SO_NOSIGPIPE` on each socket instead (``configureAccepted(_:)``).
     static let noSignal: Int32 = 0
     #endif
 
@@ -66,7 +68,8 @@ enum Socket {
     }
 
     /// Makes a socket non-blocking and close-on-exec, disables Nagle (frames go out at once,
-    /// which also keeps split-write faults visible), and on Darwin suppresses SIGPIPE.
+    /// which also keeps split-write faults visible), and on Darwin suppresses SIGPIPE with
+    /// `SO_NOSIGPIPE` (Linux passes `MSG_NOSIGNAL` to each send instead).
     static func configureAccepted(_ fd: Int32) {
         let flags = fcntl(fd, F_GETFL, 0)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
@@ -195,7 +198,7 @@ enum Socket {
     /// Sends without raising SIGPIPE.
     static func send(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
         guard let base = buffer.baseAddress else { return 0 }
-        #if os(Linux)
+        #if canImport(Glibc)
         return Glibc.send(fd, base, buffer.count, noSignal)
         #else
         return Darwin.send(fd, base, buffer.count, noSignal)
@@ -225,7 +228,7 @@ struct SystemError: Error, Sendable, Hashable {
     var text: String { String(cString: strerror(code)) }
 }
 
-#if os(Linux)
+#if canImport(Glibc)
 private func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 { Glibc.listen(fd, backlog) }
 private func systemAccept(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: UnsafeMutablePointer<socklen_t>) -> Int32 {
     Glibc.accept(fd, address, length)

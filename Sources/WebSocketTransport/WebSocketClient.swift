@@ -25,7 +25,7 @@ public enum WebSocketClient {
     ) async throws -> WebSocketConnection {
         let parsed = try WebSocketURL(parsing: url)
         let addresses = try Socket.resolve(host: parsed.host, port: parsed.port, passive: false)
-        let loop = try SharedClientLoop.acquire(kind: configuration.poller)
+        let loop = try SharedClientLoop.acquire(kind: configuration.poller, name: configuration.clientLoopName)
         let connector = ClientConnector(url: parsed, headers: headers, addresses: addresses, loop: loop, configuration: configuration)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<WebSocketConnection, any Error>) in
@@ -57,37 +57,45 @@ public enum WebSocketClient {
     }
 }
 
-/// The event loop shared by client connections: created on demand, stopped when unused.
+/// The event loops shared by client connections, one per multiplexer and name: created on
+/// demand, stopped when unused.
 enum SharedClientLoop {
+    private struct Key: Hashable {
+        var kind: PollerKind
+        var name: String
+    }
+
     private struct Slot {
         var loop: EventLoop
         var users: Int
     }
 
-    private static let slots = Mutex<[PollerKind: Slot]>([:])
+    private static let slots = Mutex<[Key: Slot]>([:])
 
-    static func acquire(kind: PollerKind) throws(WebSocketError) -> EventLoop {
-        try slots.withLock { (slots: inout [PollerKind: Slot]) throws(WebSocketError) -> EventLoop in
-            if var slot = slots[kind] {
+    static func acquire(kind: PollerKind, name: String) throws(WebSocketError) -> EventLoop {
+        let key = Key(kind: kind, name: name)
+        return try slots.withLock { (slots: inout [Key: Slot]) throws(WebSocketError) -> EventLoop in
+            if var slot = slots[key] {
                 slot.users += 1
-                slots[kind] = slot
+                slots[key] = slot
                 return slot.loop
             }
-            let loop = try EventLoop(kind: kind, name: "WebSocketClient")
-            slots[kind] = Slot(loop: loop, users: 1)
+            let loop = try EventLoop(kind: kind, name: name)
+            slots[key] = Slot(loop: loop, users: 1)
             return loop
         }
     }
 
     static func release(_ loop: EventLoop) {
+        let key = Key(kind: loop.kind, name: loop.name)
         let stop = slots.withLock { slots -> Bool in
-            guard var slot = slots[loop.kind], slot.loop === loop else { return false }
+            guard var slot = slots[key], slot.loop === loop else { return false }
             slot.users -= 1
             if slot.users > 0 {
-                slots[loop.kind] = slot
+                slots[key] = slot
                 return false
             }
-            slots[loop.kind] = nil
+            slots[key] = nil
             return true
         }
         if stop { loop.requestStop() }

@@ -28,8 +28,12 @@ public struct WebSocketConfiguration: Sendable, Hashable {
     /// turning it off is a fault). Default `true`.
     public var automaticPongs: Bool
 
-    /// The I/O multiplexer; `epoll` on Linux, `poll` elsewhere. Tests may force `poll` on Linux.
+    /// The I/O multiplexer; `epoll` on Linux, `poll` elsewhere. Tests force `poll` on Linux so
+    /// that the code path of Apple platforms runs there too.
     var poller: PollerKind
+    /// The shared client loop (and its thread name) for a client connection: clients with
+    /// different names share different loops, so a test can own one.
+    var clientLoopName: String
 
     /// Creates a configuration; every parameter has the Gateway default.
     public init(
@@ -51,18 +55,21 @@ public struct WebSocketConfiguration: Sendable, Hashable {
         self.closeTimeout = closeTimeout
         self.automaticPongs = automaticPongs
         self.poller = .platformDefault
+        self.clientLoopName = "WebSocketClient"
     }
 }
 
-/// The I/O multiplexer behind an event loop.
-enum PollerKind: Sendable, Hashable {
-    /// Linux `epoll`.
+/// The I/O multiplexer behind an event loop. `allCases` are the ones this platform has.
+enum PollerKind: Sendable, Hashable, CaseIterable {
+    #if canImport(CEpoll)
+    /// Linux `epoll` (the `CEpoll` shim exists on Linux only).
     case epoll
-    /// POSIX `poll`, portable (used on Darwin).
+    #endif
+    /// POSIX `poll`, portable (the only one on Apple platforms; tests use it on Linux too).
     case poll
 
     static var platformDefault: PollerKind {
-        #if os(Linux)
+        #if canImport(CEpoll)
         return .epoll
         #else
         return .poll

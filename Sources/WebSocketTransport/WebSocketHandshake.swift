@@ -1,5 +1,5 @@
-import COpenSSL
 import Foundation
+import OpenClawCrypto
 
 /// HTTP header fields in received order, with case-insensitive lookup.
 public struct WebSocketHTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
@@ -62,18 +62,7 @@ enum WebSocketHandshake {
 
     /// `Sec-WebSocket-Accept` for a `Sec-WebSocket-Key`: base64(SHA-1(key + GUID)).
     static func acceptValue(forKey key: String) -> String {
-        let input = Array((key + guid).utf8)
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let ok = input.withUnsafeBytes { raw in
-            digest.withUnsafeMutableBufferPointer { out in
-                EVP_Digest(raw.baseAddress, raw.count, out.baseAddress, &length, EVP_sha1(), nil)
-            }
-        }
-        // EVP_Digest with SHA-1 cannot fail short of memory exhaustion; an empty value then
-        // simply fails the peer's validation.
-        guard ok == 1 else { return "" }
-        return Data(digest.prefix(Int(length))).base64EncodedString()
+        CryptoBackend.sha1(Data((key + guid).utf8)).base64EncodedString()
     }
 
     /// A fresh random `Sec-WebSocket-Key` (16 random bytes, base64).
@@ -328,17 +317,8 @@ struct WebSocketURL: Sendable, Hashable {
     }
 }
 
-/// Random bytes from OpenSSL's CSPRNG (masking keys, handshake keys).
+/// Random bytes for masking keys and handshake keys, from the package's crypto interface.
 enum WebSocketRandom {
-    /// `count` random bytes.
-    static func bytes(_ count: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32($0.count)) }
-        if ok != 1 {
-            // RAND_bytes only fails when the system entropy source is unavailable.
-            var generator = SystemRandomNumberGenerator()
-            for index in bytes.indices { bytes[index] = UInt8.random(in: .min ... .max, using: &generator) }
-        }
-        return bytes
-    }
+    /// `count` bytes from a cryptographically secure source.
+    static func bytes(_ count: Int) -> [UInt8] { CryptoBackend.randomBytes(count) }
 }

@@ -5,7 +5,9 @@ import Testing
 /// Same client, same seed, same result: two `harness run --node reference` processes (each with
 /// its own hash seed, thread timing and memory layout) give the same report and the same
 /// transcripts once the wall-time fields are removed: `durationMs` in the report, `t` in the
-/// transcripts (and the path of the transcript directory).
+/// transcripts (and the path of the transcript directory). Where Ed25519 signing is randomized
+/// (CryptoKit on Apple platforms) `device.signature` is removed too: it differs on every
+/// signing, and every one verifies.
 @Suite(.serialized)
 struct DeterminismTests {
     /// Runs the whole catalogue in a fresh process and returns the normalized JSON report and
@@ -36,21 +38,25 @@ struct DeterminismTests {
         return (report, files)
     }
 
-    /// `value` without the members named `key` at any depth, as sorted-key JSON text.
+    /// `value` without the members named `key` at any depth (and, where signing is randomized,
+    /// without `signature` in `device` objects), as sorted-key JSON text.
     private static func normalized(_ value: JSONValue, dropping key: String) throws -> String {
-        func strip(_ value: JSONValue) -> JSONValue {
+        func strip(_ value: JSONValue, in parent: String?) -> JSONValue {
             switch value {
             case .object(let members):
                 var kept: [String: JSONValue] = [:]
-                for (name, member) in members where name != key { kept[name] = strip(member) }
+                for (name, member) in members where name != key {
+                    if name == "signature", parent == "device", !DeviceIdentity.signaturesAreDeterministic { continue }
+                    kept[name] = strip(member, in: name)
+                }
                 return .object(kept)
             case .array(let items):
-                return .array(items.map(strip))
+                return .array(items.map { strip($0, in: parent) })
             default:
                 return value
             }
         }
-        return strip(value).jsonString
+        return strip(value, in: nil).jsonString
     }
 
     @Test func theSameSeedGivesTheSameReportAndTranscripts() async throws {

@@ -29,7 +29,10 @@ struct ConnectBuilderTests {
         #expect(verify(connect).verifiedDevice?.payloadVersion == version)
     }
 
-    @Test func theV2ProofMatchesTheProtocolVector() throws {
+    /// Byte-for-byte only where signing is deterministic (OpenSSL); CryptoKit randomizes, and
+    /// the test above verifies the proof on every platform.
+    @Test(.enabled(if: DeviceIdentity.signaturesAreDeterministic, "CryptoKit randomizes Ed25519 signatures"))
+    func theV2ProofMatchesTheProtocolVector() throws {
         var configuration = TestSupport.configuration(signatureVersion: .v2)
         configuration.persona = .iPhone
         let connect = try params(configuration, auth: ConnectAuth(token: "tok-example-123"), challenge: challenge)

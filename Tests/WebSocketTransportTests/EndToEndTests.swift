@@ -3,12 +3,13 @@ import Synchronization
 import Testing
 @testable import WebSocketTransport
 
-/// Our client against our server over loopback.
+/// Our client against our server over loopback, with each multiplexer of the platform for both
+/// (`epoll` and `poll` on Linux; `poll`, the only one on Apple platforms).
 struct EndToEndTests {
-    @Test func echoesTextAndBinaryAndExposesTheRequest() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(
-                to: "ws://127.0.0.1:\(server.server.port)/gateway?token=x", headers: ["X-Test": "42"])
+    @Test(arguments: PollerKind.allCases)
+    func echoesTextAndBinaryAndExposesTheRequest(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect("ws://127.0.0.1:\(server.server.port)/gateway?token=x", headers: ["X-Test": "42"])
             let accepted = try await server.nextAccepted()
             #expect(accepted.requestPath == "/gateway?token=x")
             #expect(accepted.requestHeaders["x-test"] == "42")
@@ -29,9 +30,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test func echoesOneMebibyteMessages() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func echoesOneMebibyteMessages(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let payload = pattern(1 << 20)
             try await client.send(.binary(payload))
             #expect(try await nextMessage(client) == .binary(payload))
@@ -42,9 +44,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test func keepsOrderAcrossManyMessages() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func keepsOrderAcrossManyMessages(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             for index in 0..<2000 { try await client.send(text: "m\(index)") }
             var iterator = client.messages.makeAsyncIterator()
             for index in 0..<2000 {
@@ -56,10 +59,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test(arguments: [1, 2, 7, 64])
-    func reassemblesFragmentedMessagesWithInterleavedPingsInBothDirections(fragments: Int) async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases, [1, 2, 7, 64])
+    func reassemblesFragmentedMessagesWithInterleavedPingsInBothDirections(poller: PollerKind, fragments: Int) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             let text = "fragmented 日本語 message with multi-byte characters €€€"
             try await client.send(.text(text), fault: .fragmented(into: fragments, interleavingPings: true))
@@ -70,10 +73,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test(arguments: [1, 3, 7])
-    func receivedMessagesTellHowManyFramesCarriedEach(fragments: Int) async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases, [1, 3, 7])
+    func receivedMessagesTellHowManyFramesCarriedEach(poller: PollerKind, fragments: Int) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             try await accepted.send(.text("in pieces"), fault: .fragmented(into: fragments, interleavingPings: true))
             try await accepted.send(.binary([1, 2, 3]))
@@ -87,9 +90,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test func answersPingsInBothDirections() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func answersPingsInBothDirections(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             try await client.ping([1, 2, 3])
             try await client.ping()
@@ -99,9 +103,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test func aPeerWithoutAutomaticPongsLeavesThePingUnanswered() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func aPeerWithoutAutomaticPongsLeavesThePingUnanswered(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             accepted.setAutomaticPongs(false)
             // The ping waits until the connection ends; then it fails.
@@ -113,9 +118,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test func clientCloseCodeAndReasonReachTheServer() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func clientCloseCodeAndReasonReachTheServer(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             let clientInfo = await client.close(code: WebSocketCloseCode(4000), reason: "tick timeout")
             let serverInfo = await accepted.waitUntilClosed()
@@ -132,9 +138,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test func serverCloseReachesTheClientAndEndsItsMessages() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func serverCloseReachesTheClientAndEndsItsMessages(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             try await accepted.send(text: "before close")
             let serverInfo = await accepted.close(code: .policyViolation, reason: "pairing required: x")
@@ -148,9 +155,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test func anEmptyCloseFrameIsReportedAsNoStatus() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func anEmptyCloseFrameIsReportedAsNoStatus(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             await client.close(code: .noStatus)
             let info = await accepted.waitUntilClosed()
@@ -159,9 +167,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test func overlongCloseReasonsAreTruncated() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func overlongCloseReasonsAreTruncated(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             await client.close(code: .normal, reason: String(repeating: "r", count: 300))
             let info = await accepted.waitUntilClosed()
@@ -180,10 +189,11 @@ struct EndToEndTests {
         ("invalid close reason", maskedFrame(.close, [0x03, 0xE8, 0xC0]), .invalidPayload),
     ]
 
-    @Test(arguments: malformedFrames)
-    func theServerFailsMalformedClientFramesWithTheRightCode(_ name: String, _ frame: [UInt8], _ code: WebSocketCloseCode) async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases, malformedFrames)
+    func theServerFailsMalformedClientFramesWithTheRightCode(poller: PollerKind, malformed: (String, [UInt8], WebSocketCloseCode)) async throws {
+        let (name, frame, code) = malformed
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             try await client.sendRaw(frame)
             let clientInfo = await client.waitUntilClosed()
@@ -194,9 +204,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test func theClientFailsMalformedServerFrames() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func theClientFailsMalformedServerFrames(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             // A masked frame from a server is a protocol error for the client.
             try await accepted.sendRaw(maskedFrame(.text, Array("x".utf8)))
@@ -207,11 +218,12 @@ struct EndToEndTests {
         }
     }
 
-    @Test func theMessageSizeLimitCanChangeAtRuntime() async throws {
+    @Test(arguments: PollerKind.allCases)
+    func theMessageSizeLimitCanChangeAtRuntime(poller: PollerKind) async throws {
         var configuration = WebSocketConfiguration()
         configuration.maxMessageSize = 64 * 1024
-        try await withEchoServer(configuration: configuration) { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+        try await withEchoServer(poller: poller, configuration: configuration) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             #expect(accepted.maxMessageSize == 64 * 1024)
             try await client.send(.binary(pattern(64 * 1024)))
@@ -227,10 +239,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test(arguments: [SendFault.byteByByte, .splitWrites(at: [1, 2, 5, 9, 100]), .fragmented(into: 3).combined(with: .byteByByte)])
-    func splitWritesArriveAsOneMessage(fault: SendFault) async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases, [SendFault.byteByByte, .splitWrites(at: [1, 2, 5, 9, 100]), .fragmented(into: 3).combined(with: .byteByByte)])
+    func splitWritesArriveAsOneMessage(poller: PollerKind, fault: SendFault) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             let text = "split across many TCP writes: ∑ é 🎉"
             try await client.send(.text(text), fault: fault)
@@ -241,9 +253,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test func aTCPResetIsObservedAsAbnormalClosure() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func aTCPResetIsObservedAsAbnormalClosure(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             client.abort()
             let serverInfo = await accepted.waitUntilClosed()
@@ -253,7 +266,7 @@ struct EndToEndTests {
             #expect(client.closeInfo?.code == .abnormal)
             #expect(client.closeInfo?.initiatedLocally == true)
 
-            let second = try await WebSocketClient.connect(to: server.url)
+            let second = try await server.connect()
             let secondAccepted = try await server.nextAccepted()
             secondAccepted.abort()
             #expect(await second.waitUntilClosed().code == .abnormal)
@@ -261,9 +274,10 @@ struct EndToEndTests {
         }
     }
 
-    @Test func dropFaultsDiscardMessagesSilently() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func dropFaultsDiscardMessagesSilently(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let accepted = try await server.nextAccepted()
             accepted.dropNextOutboundMessages()
             try await accepted.send(text: "lost ack")
@@ -276,23 +290,25 @@ struct EndToEndTests {
         }
     }
 
-    @Test func delayedSendsStillArrive() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func delayedSendsStillArrive(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             try await client.send(.text("late"), fault: .delayed(by: .milliseconds(20)))
             #expect(try await nextMessage(client) == .text("late"))
             await client.close()
         }
     }
 
-    @Test func aFullOutboundBufferClosesWithSlowConsumer() async throws {
+    @Test(arguments: PollerKind.allCases)
+    func aFullOutboundBufferClosesWithSlowConsumer(poller: PollerKind) async throws {
         var serverConfiguration = WebSocketConfiguration()
         serverConfiguration.maxOutboundBufferBytes = 256 * 1024
         serverConfiguration.closeTimeout = .milliseconds(300)
-        try await withEchoServer(configuration: serverConfiguration) { server in
+        try await withEchoServer(poller: poller, configuration: serverConfiguration) { server in
             var clientConfiguration = WebSocketConfiguration()
             clientConfiguration.inboundBufferHighWaterMark = 64 * 1024  // the client stops reading early
-            let client = try await WebSocketClient.connect(to: server.url, configuration: clientConfiguration)
+            let client = try await server.connect(configuration: clientConfiguration)
             let accepted = try await server.nextAccepted()
             var failure: WebSocketError?
             for _ in 0..<10_000 {
@@ -312,11 +328,12 @@ struct EndToEndTests {
         }
     }
 
-    @Test func aSlowReaderGetsEveryMessageAfterBackpressure() async throws {
-        try await withEchoServer { server in
+    @Test(arguments: PollerKind.allCases)
+    func aSlowReaderGetsEveryMessageAfterBackpressure(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
             var configuration = WebSocketConfiguration()
             configuration.inboundBufferHighWaterMark = 32 * 1024
-            let client = try await WebSocketClient.connect(to: server.url, configuration: configuration)
+            let client = try await server.connect(configuration: configuration)
             let accepted = try await server.nextAccepted()
             let count = 200
             let sender = Task {
@@ -332,8 +349,9 @@ struct EndToEndTests {
         }
     }
 
-    @Test func nonUpgradeRequestsGetAnHTTPError() async throws {
-        try await withEchoServer { server in
+    @Test(arguments: PollerKind.allCases)
+    func nonUpgradeRequestsGetAnHTTPError(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
             let port = server.server.port
             let response = try await Task.detached {
                 let raw = try RawTCPClient(port: port)
@@ -351,15 +369,16 @@ struct EndToEndTests {
             }.value
             #expect(bad.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
             // The server still works.
-            let client = try await WebSocketClient.connect(to: server.url)
+            let client = try await server.connect()
             try await client.send(text: "ok")
             #expect(try await nextMessage(client) == .text("ok"))
             await client.close()
         }
     }
 
-    @Test func framesSentRightAfterTheHandshakeAreNotLost() async throws {
-        try await WebSocketServer.withServer { server in
+    @Test(arguments: PollerKind.allCases)
+    func framesSentRightAfterTheHandshakeAreNotLost(poller: PollerKind) async throws {
+        try await WebSocketServer.withServer(configuration: WebSocketConfiguration().with(poller)) { server in
             let port = server.port
             let raw = Task.detached {
                 let raw = try RawTCPClient(port: port)
@@ -387,8 +406,9 @@ struct EndToEndTests {
         }
     }
 
-    @Test func aPeerDyingMidFrameEndsTheConnectionCleanly() async throws {
-        try await withEchoServer { server in
+    @Test(arguments: PollerKind.allCases)
+    func aPeerDyingMidFrameEndsTheConnectionCleanly(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
             let port = server.server.port
             try await Task.detached {
                 let raw = try RawTCPClient(port: port)
@@ -403,21 +423,26 @@ struct EndToEndTests {
         }
     }
 
-    @Test func clientConnectFailuresAreReported() async throws {
+    @Test(arguments: PollerKind.allCases)
+    func clientConnectFailuresAreReported(poller: PollerKind) async throws {
         // A port that was just free: nothing listens there.
-        let server = try await WebSocketServer.start()
+        let configuration = WebSocketConfiguration().with(poller)
+        let server = try await WebSocketServer.start(configuration: configuration)
         let port = server.port
         await server.shutdown()
         await #expect(throws: WebSocketError.connectionFailed) {
-            try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/")
+            try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", configuration: configuration)
         }
-        await #expect(throws: WebSocketError.invalidURL) { try await WebSocketClient.connect(to: "wss://127.0.0.1/") }
+        await #expect(throws: WebSocketError.invalidURL) {
+            try await WebSocketClient.connect(to: "wss://127.0.0.1/", configuration: configuration)
+        }
     }
 
-    @Test func shutdownEndsEveryConnectionAndStopsTheLoop() async throws {
-        let server = try await EchoServer()
+    @Test(arguments: PollerKind.allCases)
+    func shutdownEndsEveryConnectionAndStopsTheLoop(poller: PollerKind) async throws {
+        let server = try await EchoServer(configuration: WebSocketConfiguration().with(poller))
         var clients: [WebSocketConnection] = []
-        for _ in 0..<5 { clients.append(try await WebSocketClient.connect(to: server.url)) }
+        for _ in 0..<5 { clients.append(try await server.connect()) }
         for client in clients {
             try await client.send(text: "hi")
             #expect(try await nextMessage(client) == .text("hi"))
@@ -432,14 +457,15 @@ struct EndToEndTests {
         // The accept stream has finished.
         var iterator = server.server.connections.makeAsyncIterator()
         #expect(await iterator.next() == nil)
-        await #expect(throws: WebSocketError.connectionFailed) { try await WebSocketClient.connect(to: server.url) }
+        await #expect(throws: WebSocketError.connectionFailed) { try await server.connect() }
     }
 
-    @Test func theSharedClientLoopStopsWhenTheLastClientEnds() async throws {
-        try await withEchoServer { server in
+    @Test(arguments: PollerKind.allCases)
+    func theSharedClientLoopStopsWhenTheLastClientEnds(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
             var configuration = WebSocketConfiguration()
-            configuration.poller = .poll  // its own shared loop, not used by other tests
-            let client = try await WebSocketClient.connect(to: server.url, configuration: configuration)
+            configuration.clientLoopName = "WebSocketClient-\(poller)-stopTest"  // a shared loop no other test uses
+            let client = try await server.connect(configuration: configuration)
             let loop = try #require(client.loop)
             #expect(!loop.isTerminated)
             await client.close()
@@ -448,27 +474,13 @@ struct EndToEndTests {
         }
     }
 
-    @Test func thePollBackendWorksLikeEpoll() async throws {
-        let configuration = {
-            var configuration = WebSocketConfiguration()
-            configuration.poller = .poll
-            return configuration
-        }()
-        try await withEchoServer(configuration: configuration) { server in
-            let client = try await WebSocketClient.connect(to: server.url, configuration: configuration)
-            try await client.send(.binary(pattern(300_000)))
-            #expect(try await nextMessage(client) == .binary(pattern(300_000)))
-            try await client.ping([7])
-            let info = await client.close(code: .goingAway)
-            #expect(info.wasClean)
-        }
-    }
-
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/net/if_inet6") || !FileManager.default.fileExists(atPath: "/proc")))
-    func worksOverIPv6Loopback() async throws {
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/net/if_inet6") || !FileManager.default.fileExists(atPath: "/proc")),
+          arguments: PollerKind.allCases)
+    func worksOverIPv6Loopback(poller: PollerKind) async throws {
+        let configuration = WebSocketConfiguration().with(poller)
         let server: WebSocketServer
         do {
-            server = try await WebSocketServer.start(host: "::1")
+            server = try await WebSocketServer.start(host: "::1", configuration: configuration)
         } catch {
             // IPv6 can be present but disabled on loopback (containers).
             withKnownIssue("IPv6 loopback unavailable: \(error)") { throw error }
@@ -480,7 +492,7 @@ struct EndToEndTests {
                 for await message in connection.messages { try? await connection.send(message) }
             }
         }
-        let client = try await WebSocketClient.connect(to: "ws://[::1]:\(server.port)/v6")
+        let client = try await WebSocketClient.connect(to: "ws://[::1]:\(server.port)/v6", configuration: configuration)
         #expect(client.remoteAddress == "::1")
         try await client.send(text: "over v6")
         #expect(try await nextMessage(client) == .text("over v6"))

@@ -10,7 +10,7 @@ import Testing
 /// returns the limit now in force.
 func raiseDescriptorLimit(to wanted: UInt64) -> UInt64 {
     var limit = rlimit()
-    #if os(Linux)
+    #if canImport(Glibc)
     let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     #else
     let resource = RLIMIT_NOFILE
@@ -24,21 +24,23 @@ func raiseDescriptorLimit(to wanted: UInt64) -> UInt64 {
     return UInt64(limit.rlim_cur)
 }
 
+/// One multiplexer at a time (`.serialized`), so that the descriptor limit holds for each.
+@Suite(.serialized)
 struct ManyConnectionsTests {
-    @Test func oneServerHoldsTwoThousandConnectionsAndAMalformedFrameDisturbsOnlyItsOwn() async throws {
+    @Test(arguments: PollerKind.allCases)
+    func oneServerHoldsTwoThousandConnectionsAndAMalformedFrameDisturbsOnlyItsOwn(poller: PollerKind) async throws {
         let count = 2000
         // Each connection needs two descriptors here (client and server side).
         let limit = raiseDescriptorLimit(to: 8192)
         try #require(limit >= UInt64(2 * count + 200), "the descriptor limit \(limit) is too low for \(count) connections")
 
-        try await withEchoServer(deadline: 120) { server in
-            let url = server.url
+        try await withEchoServer(poller: poller, deadline: 120) { server in
             // Connect in batches so the listen backlog is never the bottleneck.
             var clients: [WebSocketConnection] = []
             for batchStart in stride(from: 0, to: count, by: 250) {
                 let batch = try await withThrowingTaskGroup(of: WebSocketConnection.self) { group in
                     for _ in batchStart..<min(count, batchStart + 250) {
-                        group.addTask { try await WebSocketClient.connect(to: url) }
+                        group.addTask { try await server.connect() }
                     }
                     var batch: [WebSocketConnection] = []
                     for try await client in group { batch.append(client) }

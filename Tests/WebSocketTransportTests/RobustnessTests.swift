@@ -72,9 +72,10 @@ struct RobustnessTests {
         }
     }
 
-    @Test func concurrentSendersNeverInterleaveFrames() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func concurrentSendersNeverInterleaveFrames(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let senders = 8
             let perSender = 50
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -103,10 +104,11 @@ struct RobustnessTests {
         }
     }
 
-    @Test func aSilentClientIsDroppedAfterTheHandshakeTimeout() async throws {
+    @Test(arguments: PollerKind.allCases)
+    func aSilentClientIsDroppedAfterTheHandshakeTimeout(poller: PollerKind) async throws {
         var configuration = WebSocketConfiguration()
         configuration.handshakeTimeout = .milliseconds(200)
-        try await withEchoServer(configuration: configuration) { server in
+        try await withEchoServer(poller: poller, configuration: configuration) { server in
             let port = server.server.port
             let received = try await Task.detached {
                 let raw = try RawTCPClient(port: port)
@@ -118,18 +120,20 @@ struct RobustnessTests {
         }
     }
 
-    @Test func theClientTimesOutOnAServerThatNeverAnswers() async throws {
+    @Test(arguments: PollerKind.allCases)
+    func theClientTimesOutOnAServerThatNeverAnswers(poller: PollerKind) async throws {
         // A listening socket that nobody accepts from: TCP connects, the upgrade gets no answer.
         let (fd, port) = try Socket.listen(host: "127.0.0.1", port: 0)
         defer { Socket.closeDescriptor(fd) }
-        var configuration = WebSocketConfiguration()
+        var configuration = WebSocketConfiguration().with(poller)
         configuration.handshakeTimeout = .milliseconds(200)
         await #expect(throws: WebSocketError.handshakeTimedOut) {
             try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", configuration: configuration)
         }
     }
 
-    @Test func theClientRejectsAServerThatDoesNotUpgrade() async throws {
+    @Test(arguments: PollerKind.allCases)
+    func theClientRejectsAServerThatDoesNotUpgrade(poller: PollerKind) async throws {
         let (fd, port) = try Socket.listen(host: "127.0.0.1", port: 0)
         defer { Socket.closeDescriptor(fd) }
         // Answer the first connection with a plain HTTP 200 (blocking I/O off the test's task).
@@ -151,26 +155,30 @@ struct RobustnessTests {
         }
         responder.start()
         await #expect(throws: WebSocketError.handshakeFailed) {
-            try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/")
+            try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", configuration: WebSocketConfiguration().with(poller))
         }
     }
 
-    @Test func cancellingAConnectAttemptEndsIt() async throws {
+    @Test(arguments: PollerKind.allCases)
+    func cancellingAConnectAttemptEndsIt(poller: PollerKind) async throws {
         let (fd, port) = try Socket.listen(host: "127.0.0.1", port: 0)
         defer { Socket.closeDescriptor(fd) }
-        let attempt = Task { try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/") }
+        let attempt = Task { try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", configuration: WebSocketConfiguration().with(poller)) }
         attempt.cancel()
         await #expect(throws: CancellationError.self) { try await attempt.value }
     }
 
     /// A refused connect fails its continuation while the caller's cancellation handler may be
     /// running: the connector resumes only after releasing its lock, so the two never deadlock.
-    @Test func cancellationRacingARefusedConnectNeverHangs() async throws {
+    @Test(arguments: PollerKind.allCases)
+    func cancellationRacingARefusedConnectNeverHangs(poller: PollerKind) async throws {
         let (fd, port) = try Socket.listen(host: "127.0.0.1", port: 0)
         Socket.closeDescriptor(fd)  // nothing listens there any more: every connect is refused
         try await withDeadline(60, "300 cancelled connect attempts") {
             for round in 0..<300 {
-                let attempt = Task { try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/") }
+                let attempt = Task {
+                    try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", configuration: WebSocketConfiguration().with(poller))
+                }
                 if round % 3 != 0 { await Task.yield() }
                 attempt.cancel()
                 _ = try? await attempt.value
@@ -178,9 +186,10 @@ struct RobustnessTests {
         }
     }
 
-    @Test func cancellingAWaitingConsumerEndsItsIteration() async throws {
-        try await withEchoServer { server in
-            let client = try await WebSocketClient.connect(to: server.url)
+    @Test(arguments: PollerKind.allCases)
+    func cancellingAWaitingConsumerEndsItsIteration(poller: PollerKind) async throws {
+        try await withEchoServer(poller: poller) { server in
+            let client = try await server.connect()
             let consumer = Task { await drain(client) }
             consumer.cancel()
             #expect(await consumer.value.isEmpty)

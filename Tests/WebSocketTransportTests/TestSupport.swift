@@ -80,6 +80,7 @@ final class EchoServer: Sendable {
 
     init(configuration: WebSocketConfiguration = .init(), host: String = "127.0.0.1",
          onConnection: @escaping @Sendable (WebSocketConnection) async -> Void = { _ in }) async throws {
+        poller = configuration.poller
         server = try await WebSocketServer.start(host: host, configuration: configuration)
         (accepted, acceptedContinuation) = AsyncStream<WebSocketConnection>.makeStream()
         let server = self.server
@@ -103,6 +104,15 @@ final class EchoServer: Sendable {
 
     var url: String { "ws://127.0.0.1:\(server.port)/echo" }
 
+    /// The server's multiplexer; ``connect(_:headers:configuration:)`` gives clients the same.
+    let poller: PollerKind
+
+    /// A client connection to this server (``url`` unless given) on the server's multiplexer.
+    func connect(_ url: String? = nil, headers: WebSocketHTTPHeaders = [:],
+                 configuration: WebSocketConfiguration = .init()) async throws -> WebSocketConnection {
+        try await WebSocketClient.connect(to: url ?? self.url, headers: headers, configuration: configuration.with(poller))
+    }
+
     /// The next accepted server-side connection.
     func nextAccepted() async throws -> WebSocketConnection {
         var iterator = accepted.makeAsyncIterator()
@@ -117,13 +127,13 @@ final class EchoServer: Sendable {
     }
 }
 
-/// Runs `body` with an echo server and shuts it down afterwards.
+/// Runs `body` with an echo server on `poller` and shuts it down afterwards.
 func withEchoServer<T: Sendable>(
-    configuration: WebSocketConfiguration = .init(), deadline: Double = 60,
+    poller: PollerKind = .platformDefault, configuration: WebSocketConfiguration = .init(), deadline: Double = 60,
     onConnection: @escaping @Sendable (WebSocketConnection) async -> Void = { _ in },
     _ body: @escaping @Sendable (EchoServer) async throws -> T
 ) async throws -> T {
-    let server = try await EchoServer(configuration: configuration, onConnection: onConnection)
+    let server = try await EchoServer(configuration: configuration.with(poller), onConnection: onConnection)
     do {
         let result = try await withDeadline(deadline, "echo server test") { try await body(server) }
         await server.shutdown()
@@ -131,6 +141,17 @@ func withEchoServer<T: Sendable>(
     } catch {
         await server.shutdown()
         throw error
+    }
+}
+
+extension WebSocketConfiguration {
+    /// A copy that uses `poller`. The transport tests run with every multiplexer of the
+    /// platform (`PollerKind.allCases`): on Linux `epoll` and `poll`, the latter being the only
+    /// one on Apple platforms, so that its code path runs here too.
+    func with(_ poller: PollerKind) -> WebSocketConfiguration {
+        var copy = self
+        copy.poller = poller
+        return copy
     }
 }
 

@@ -3,7 +3,8 @@ import Simulation
 import Synchronization
 
 /// Request ids and key seeds of the reference client: from the system's random source, or, for
-/// reproducible runs, from a seeded generator so that the same seed produces the same frames.
+/// reproducible runs, from a seeded generator so that the same seed produces the same frames
+/// (on Apple platforms except `device.signature`, which CryptoKit randomizes).
 final class IdentifierSource: Sendable {
     // `nil` for system randomness; the seeded generator otherwise.
     private let random: Mutex<SeededRandom?>
