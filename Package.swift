@@ -50,16 +50,18 @@ let package = Package(
         .executableTarget(name: "ScenarioIndexGenerator", path: "Plugins/ScenarioIndexGenerator"),
         .plugin(name: "ScenarioIndexPlugin", capability: .buildTool(), dependencies: ["ScenarioIndexGenerator"]),
         .executableTarget(name: "WebSocketBench", dependencies: ["WebSocketTransport"], path: "Benchmarks/WebSocketBench"),
+        // Shared by the test targets: child processes without blocking the cooperative pool.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation"]),
         .testTarget(name: "OpenClawCryptoTests", dependencies: ["OpenClawCrypto"]),
         .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol"], exclude: ["Fixtures"]),
-        .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
+        .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", "TestSupport"]),
         .testTarget(name: "ReferenceNodeTests", dependencies: ["ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
-        .testTarget(name: "CatalogueTests", dependencies: ["Scenarios", "ReferenceAdapter", "ReferenceNode", "Conformance"]),
+        .testTarget(name: "CatalogueTests", dependencies: ["Scenarios", "ReferenceAdapter", "ReferenceNode", "Conformance", "TestSupport"]),
         .testTarget(name: "MockGatewayTests", dependencies: ["MockGateway", "GatewayProtocol", "WebSocketTransport"]),
-        .testTarget(name: "HarnessTests", dependencies: ["harness", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
+        .testTarget(name: "HarnessTests", dependencies: ["harness", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),
         .testTarget(
-            name: "ConformanceTests", dependencies: ["Conformance", "MockGateway", "GatewayProtocol"],
+            name: "ConformanceTests", dependencies: ["Conformance", "MockGateway", "GatewayProtocol", "TestSupport"],
             exclude: ["Fixtures", "Golden"], plugins: ["ScenarioIndexPlugin"]
         ),
     ],

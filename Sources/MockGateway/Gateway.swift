@@ -158,14 +158,19 @@ public final class Gateway: Sendable {
     /// deadline, or until anything happens that may have set an earlier one (every change of the
     /// Gateway's state is an event in ``events``).
     private func runTimers() async {
+        // The instant timers last ran at: a deadline that running them did not clear (a rule
+        // whose deadline outlives its own work) is not due again, so the loop never spins.
+        var processedAtMs: Int64?
         while !Task.isCancelled {
             let cursor = events.count
-            let next = await core.nextDeadlineMs()
+            let next = await core.nextDeadlineMs(after: processedAtMs)
             let wait = next.map { Duration.milliseconds(max(0, $0 - clock.nowMs)) }
             let outcome = await events.wait(from: cursor, timeout: wait, on: clock.waitTimeline, purpose: .activity) { _ in true }
             switch outcome {
             case .cancelled, .finished: return
-            case .timedOut: await core.processTimers()
+            case .timedOut:
+                processedAtMs = clock.nowMs
+                await core.processTimers()
             case .found: continue
             }
         }

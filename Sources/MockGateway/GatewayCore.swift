@@ -293,15 +293,18 @@ actor GatewayCore {
 
     // MARK: - Timers
 
-    /// The earliest Gateway-clock instant at which something is due.
-    func nextDeadlineMs() -> Int64? {
+    /// The earliest Gateway-clock instant at which something is due (after `floor`, when given:
+    /// what `processTimers` at `floor` left due is not due again).
+    func nextDeadlineMs(after floor: Int64? = nil) -> Int64? {
         var candidates: [Int64] = []
         if !faults.ticksStopped, connections.values.contains(where: { $0.session != nil }) { candidates.append(nextTickMs) }
-        candidates += connections.values.compactMap { $0.session == nil ? $0.handshakeDeadlineMs : nil }
+        // A connection already closing has no handshake deadline any more (processTimers skips it).
+        candidates += connections.values.compactMap { $0.session == nil && !$0.closing ? $0.handshakeDeadlineMs : nil }
         if let invoke = nodes.nextInvokeDeadlineMs { candidates.append(invoke) }
         if let pairing = pairingStore.nextExpiryMs { candidates.append(pairing) }
         if let record = operatorState.nextDeadlineMs { candidates.append(record) }
         candidates += operatorWaiters.compactMap(\.waiter.deadlineMs)
+        if let floor { candidates.removeAll { $0 <= floor } }
         return candidates.min()
     }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Synchronization
 
@@ -107,11 +110,13 @@ public final class SimulationExecutor: TaskExecutor {
         }
         _ = root
         let thread = Thread { [self] in
+            Self.yieldToRealTimeWork()
             let failure = loop()
             timeline.setDriven(false)
             if let failure { once.resume(.failure(failure)) }
         }
         thread.name = "Simulation"
+        thread.qualityOfService = .utility
         // Scenario code, JSON parsing and in-memory deliveries run on this thread's stack.
         thread.stackSize = 16 << 20
         thread.start()
@@ -120,6 +125,16 @@ public final class SimulationExecutor: TaskExecutor {
         } onCancel: {
             requestStop()
         }
+    }
+
+    /// A simulated run's verdict does not depend on how fast it runs, but real-time work beside
+    /// it (client processes, sockets, a person at a console, other tests) does: the run's thread
+    /// gives way to them (a lower priority: `nice` 10 on Linux, utility QoS elsewhere).
+    private static func yieldToRealTimeWork() {
+        #if canImport(Glibc)
+        // Linux keeps the nice value per thread: `who` 0 is the calling thread (setpriority(2), BUGS).
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        #endif
     }
 
     private enum Next {

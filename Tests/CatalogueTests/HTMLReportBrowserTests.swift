@@ -5,6 +5,7 @@ import ReferenceAdapter
 import ReferenceNode
 import Scenarios
 import Synchronization
+import TestSupport
 import Testing
 
 /// Headless Chromium, found on the PATH (`chromium`, `chromium-browser`, `google-chrome`) or
@@ -40,35 +41,17 @@ enum Chromium {
     /// Runs Chromium headless on a `file://` URL, without network access, extensions or a
     /// profile of its own; returns its standard output.
     static func run(_ executable: String, _ arguments: [String], profile: URL, timeout: Duration = .seconds(120)) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
+        let output = try await AsyncProcess.run(URL(fileURLWithPath: executable), [
             "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
             "--user-data-dir=\(profile.path)",
             // Nothing may reach the network: no background services, no name resolution.
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
             "--no-default-browser-check", "--host-resolver-rules=MAP * ~NOTFOUND",
-        ] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let collected = Mutex(Data())
-        let reader = Task.detached {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            collected.withLock { $0 = data }
+        ] + arguments, timeout: timeout)
+        guard output.status == 0 else {
+            throw HarnessError("chromium exited with status \(output.status) for \(arguments)")
         }
-        try process.run()
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            if process.isRunning { process.terminate() }
-        }
-        await reader.value
-        process.waitUntilExit()
-        watchdog.cancel()
-        guard process.terminationStatus == 0 else {
-            throw HarnessError("chromium exited with status \(process.terminationStatus) for \(arguments)")
-        }
-        return String(decoding: collected.withLock { $0 }, as: UTF8.self)
+        return output.stdoutText
     }
 }
 

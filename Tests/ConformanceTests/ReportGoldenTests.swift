@@ -1,6 +1,7 @@
 import Conformance
 import Foundation
 import MockGateway
+import TestSupport
 import Testing
 
 /// Golden files of the three reports. Re-record with `OPENCLAW_RECORD_GOLDEN=1 swift test
@@ -74,7 +75,7 @@ import Testing
             cases = root.findall('.//testcase')
             print(len(cases), len(root.findall('.//failure')), len(root.findall('.//error')), len(root.findall('.//skipped')), cases[0].get('name'), cases[0].get('classname'))
         """
-        let output = try runProcess(python, ["-c", script, file.path, hostileFile.path])
+        let output = try await runProcess(python, ["-c", script, file.path, hostileFile.path])
         let lines = output.split(separator: "\n")
         #expect(lines.count == 2)
         #expect(lines.first == "8 1 2 1 HS-901 [current] HS")
@@ -125,20 +126,10 @@ func assertGolden(_ text: String, named name: String, sourceLocation: SourceLoca
 }
 
 /// Runs a program and returns its stdout; throws when it fails.
-func runProcess(_ executable: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw HarnessError("\(executable) failed: \(String(decoding: errorData, as: UTF8.self))")
+func runProcess(_ executable: String, _ arguments: [String]) async throws -> String {
+    let output = try await AsyncProcess.run(URL(fileURLWithPath: executable), arguments)
+    guard output.status == 0 else {
+        throw HarnessError("\(executable) failed: \(output.stderrText)")
     }
-    return String(decoding: data, as: UTF8.self)
+    return output.stdoutText
 }

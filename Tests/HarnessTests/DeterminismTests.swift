@@ -1,5 +1,6 @@
 import Foundation
 import GatewayProtocol
+import TestSupport
 import Testing
 
 /// Same client, same seed, same result: two `harness run --node reference` processes (each with
@@ -12,18 +13,13 @@ import Testing
 struct DeterminismTests {
     /// Runs the whole catalogue in a fresh process and returns the normalized JSON report and
     /// the normalized transcripts by file name.
-    private static func catalogue(seed: UInt64, in directory: URL, name: String) throws -> (report: String, transcripts: [String: String]) {
+    private static func catalogue(seed: UInt64, in directory: URL, name: String) async throws -> (report: String, transcripts: [String: String]) {
         let json = directory.appendingPathComponent("\(name).json")
         let transcripts = directory.appendingPathComponent("\(name)-transcripts")
-        let process = Process()
-        process.executableURL = try ServeProcess.executable()
-        process.arguments = ["run", "--node", "reference", "--seed", String(seed), "--json", json.path,
-                             "--transcripts", transcripts.path, "--quiet"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "the reference client passes the catalogue with seed \(seed)")
+        let run = try await AsyncProcess.run(try ServeProcess.executable(), [
+            "run", "--node", "reference", "--seed", String(seed), "--json", json.path, "--transcripts", transcripts.path, "--quiet",
+        ])
+        #expect(run.status == 0, "the reference client passes the catalogue with seed \(seed): \(run.stderrText.suffix(500))")
         // Where the files went is the one other difference between two runs.
         let reportText = try String(contentsOf: json, encoding: .utf8).replacingOccurrences(of: transcripts.path, with: "<transcripts>")
         let report = try normalized(try JSONValue(parsing: reportText), dropping: "durationMs")
@@ -64,8 +60,8 @@ struct DeterminismTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let first = try Self.catalogue(seed: 20_261_201, in: directory, name: "first")
-        let second = try Self.catalogue(seed: 20_261_201, in: directory, name: "second")
+        let first = try await Self.catalogue(seed: 20_261_201, in: directory, name: "first")
+        let second = try await Self.catalogue(seed: 20_261_201, in: directory, name: "second")
         if first.report != second.report { Issue.record("the normalized reports of two runs of the same seed differ") }
         #expect(first.transcripts.count > 90, "every run kept its transcript")
         #expect(first.transcripts.keys.sorted() == second.transcripts.keys.sorted())
@@ -74,7 +70,7 @@ struct DeterminismTests {
         }
 
         // Another seed makes other choices (ids, keys, interleavings): the check can tell.
-        let other = try Self.catalogue(seed: 7, in: directory, name: "other")
+        let other = try await Self.catalogue(seed: 7, in: directory, name: "other")
         #expect(other.transcripts != first.transcripts)
     }
 }
