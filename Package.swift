@@ -11,6 +11,12 @@ let package = Package(
         .library(name: "WebSocketTransport", targets: ["WebSocketTransport"]),
         .library(name: "MockGateway", targets: ["MockGateway"]),
         .library(name: "Simulation", targets: ["Simulation"]),
+        .library(name: "Conformance", targets: ["Conformance"]),
+        .library(name: "ConformanceTesting", targets: ["ConformanceTesting"]),
+        .library(name: "Scenarios", targets: ["Scenarios"]),
+        .library(name: "ReferenceNode", targets: ["ReferenceNode", "ReferenceAdapter"]),
+        .executable(name: "harness", targets: ["harness"]),
+        .plugin(name: "ScenarioIndexPlugin", targets: ["ScenarioIndexPlugin"]),
     ],
     targets: [
         // OpenSSL 3, the crypto of Linux builds only (Apple platforms use CryptoKit).
@@ -37,6 +43,7 @@ let package = Package(
         .target(name: "MockGateway", dependencies: ["GatewayProtocol", "WebSocketTransport", "Simulation"]),
         .target(name: "ReferenceNode", dependencies: ["GatewayProtocol", "WebSocketTransport", "Simulation"]),
         .target(name: "Conformance", dependencies: ["MockGateway", "GatewayProtocol", "Simulation", "WebSocketTransport"]),
+        .target(name: "ConformanceTesting", dependencies: ["Conformance", "MockGateway"]),
         .target(name: "ReferenceAdapter", dependencies: ["Conformance", "MockGateway", "ReferenceNode"]),
         .target(
             name: "Scenarios", dependencies: ["Conformance", "MockGateway", "GatewayProtocol"],
@@ -57,7 +64,7 @@ let package = Package(
         .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", "TestSupport"]),
         .testTarget(name: "ReferenceNodeTests", dependencies: ["ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
-        .testTarget(name: "CatalogueTests", dependencies: ["Scenarios", "ReferenceAdapter", "ReferenceNode", "Conformance", "TestSupport"]),
+        .testTarget(name: "CatalogueTests", dependencies: ["Scenarios", "ReferenceAdapter", "ReferenceNode", "Conformance", "ConformanceTesting", "TestSupport"]),
         .testTarget(name: "MockGatewayTests", dependencies: ["MockGateway", "GatewayProtocol", "WebSocketTransport"]),
         .testTarget(name: "HarnessTests", dependencies: ["harness", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),
         .testTarget(

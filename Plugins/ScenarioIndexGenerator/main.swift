@@ -36,12 +36,22 @@ guard access == "public" || access == "internal" || access == "package" else {
     fail("error: ScenarioIndexGenerator: --access must be public, package or internal")
 }
 
-/// `AREA-NNN` at the start of a file name, if any.
+/// `AREA-NNN` (or a user ID, `X-OWNER-NNN`) at the start of a file name, if any.
 func scenarioID(inFileName name: String) -> String? {
     let characters = Array(name)
     var index = 0
-    while index < characters.count, characters[index].isUppercase, characters[index].isASCII { index += 1 }
-    guard index > 0, index < characters.count, characters[index] == "-" else { return nil }
+    if name.hasPrefix("X-") {
+        // X-OWNER-NNN: the owner is upper-case letters or digits.
+        index = 2
+        while index < characters.count, characters[index].isASCII, characters[index].isUppercase || characters[index].isNumber {
+            index += 1
+        }
+        guard index > 2 else { return nil }
+    } else {
+        while index < characters.count, characters[index].isUppercase, characters[index].isASCII { index += 1 }
+        guard index > 0 else { return nil }
+    }
+    guard index < characters.count, characters[index] == "-" else { return nil }
     let digits = characters[(index + 1)...].prefix { $0.isASCII && $0.isNumber }
     guard digits.count == 3 else { return nil }
     return String(characters[0..<(index + 1 + 3)])

@@ -97,3 +97,50 @@ import Testing
         #expect(ScenarioCatalogue.problems(in: allScenarios).isEmpty)
     }
 }
+
+@Suite("Scenario IDs of your own")
+struct UserScenarioIDTests {
+    @Test func userIDsHaveTheirOwnNamespace() {
+        let id = ScenarioID("X-ACME-001")
+        #expect(id.isWellFormed && id.isUserDefined)
+        #expect(id.area.code == "X-ACME" && id.area.name == "acme")
+        #expect(id.number == 1)
+        #expect(!ScenarioID("X-acme-001").isWellFormed, "the owner is upper case")
+        #expect(!ScenarioID("X-ACME-01").isWellFormed)
+        #expect(!ScenarioID("X--001").isWellFormed)
+        #expect(!ScenarioID("PAIR-001").isUserDefined)
+    }
+
+    private static func scenario(_ id: String) -> Scenario {
+        Scenario(ScenarioID(id), .must, requirement: "r", source: "s") { _ in }
+    }
+
+    @Test func aUserScenarioCannotTakeOrShadowABuiltInID() throws {
+        let builtIn = [Self.scenario("PAIR-001"), Self.scenario("HS-001")]
+        // The same ID as a built-in one, or any ID outside the user namespace, is refused.
+        #expect(throws: HarnessError.self) { try ScenarioCatalogue.combined(builtIn, with: [Self.scenario("PAIR-001")]) }
+        #expect(throws: HarnessError.self) { try ScenarioCatalogue.combined(builtIn, with: [Self.scenario("PAIR-099")]) }
+        do {
+            _ = try ScenarioCatalogue.combined(builtIn, with: [Self.scenario("PAIR-001")])
+        } catch let error as HarnessError {
+            #expect(error.message.contains("needs an ID of the form X-OWNER-NNN"))
+        }
+        // Two user scenarios with one ID are refused too.
+        #expect(throws: HarnessError.self) {
+            try ScenarioCatalogue.combined(builtIn, with: [Self.scenario("X-ACME-001"), Self.scenario("X-ACME-001")])
+        }
+        let combined = try ScenarioCatalogue.combined(builtIn, with: [Self.scenario("X-ACME-001")])
+        #expect(combined.map(\.id) == ["PAIR-001", "HS-001", "X-ACME-001"])
+    }
+
+    @Test func globsAcceptCharacterClasses() {
+        #expect(Glob.matches("HS-00[1-5]", "HS-003"))
+        #expect(!Glob.matches("HS-00[1-5]", "HS-006"))
+        #expect(Glob.matches("HS-00[!1]", "HS-002"))
+        #expect(!Glob.matches("HS-00[!1]", "HS-001"))
+        #expect(Glob.matches("[hp]*-001", "PAIR-001"))
+        #expect(Glob.matches("X-ACME-*", "x-acme-007"))
+        #expect(Glob.matches("HS-00[", "HS-00["), "an unterminated class is literal")
+        #expect(Glob.matches("PAIR-00?", "PAIR-006") && Glob.matches("*", "ANY"))
+    }
+}

@@ -42,7 +42,7 @@ public enum ConformanceCommands {
             discussion: "With --json, prints an array of objects with the keys id, level, title, needs and profiles.",
             flags: [
                 .flag("--json", help: "Print JSON instead of a table."),
-                .option("--filter", "GLOB", help: "Only IDs matching the glob (PAIR-*); comma-separated lists allowed.", repeatable: true),
+                .option("--filter", "GLOB", help: "Only IDs matching the glob (PAIR-*, HS-00[1-5]: * any text, ? one character, [...] one of a class); comma-separated lists allowed.", repeatable: true),
                 .option("--tag", "TAG", help: "Only scenarios with this tag.", repeatable: true),
             ]
         ) { arguments, io in
@@ -136,7 +136,7 @@ public enum ConformanceCommands {
         .option("--mutant", "NAME", help: "With --node: switch on one known bug of that client (harness reference-node --list-mutants lists them)."),
         .option("--node-command", "CMD", help: "Start CMD with /bin/sh -c per scenario; it speaks the adapter protocol (docs/adapter-protocol.md)."),
         .flag("--attach", help: "Wait for a client started by a person; stimuli become prompts on this terminal."),
-        .option("--filter", "GLOB", help: "Only scenario IDs matching the glob (PAIR-*, HS-00?); comma-separated lists allowed.", repeatable: true),
+        .option("--filter", "GLOB", help: "Only scenario IDs matching the glob (PAIR-*, HS-00?, HS-00[1-5]: * any text, ? one character, [...] one of a class); comma-separated lists allowed.", repeatable: true),
         .option("--tag", "TAG", help: "Only scenarios with this tag.", repeatable: true),
         .option("--profile", "NAME", help: "Only this Gateway profile (current, legacy, ...).", repeatable: true),
         .option("--shard", "I/N", help: "Run the I-th of N deterministic slices of the sorted runs (1-based).", validate: { Shard(parsing: $0) == nil ? "expected I/N with 1 <= I <= N" : nil }),

@@ -141,7 +141,7 @@ public enum ScenarioCatalogue {
         var seen: Set<String> = []
         for scenario in scenarios {
             if !scenario.scenarioID.isWellFormed {
-                problems.append("\(scenario.id): not a well-formed ID (AREA-NNN with area one of \(ScenarioArea.known.map(\.code).joined(separator: ", ")))")
+                problems.append("\(scenario.id): not a well-formed ID (AREA-NNN with area one of \(ScenarioArea.known.map(\.code).joined(separator: ", ")), or X-OWNER-NNN for a scenario of your own)")
             }
             if !seen.insert(scenario.id).inserted {
                 problems.append("\(scenario.id): declared more than once")
@@ -157,5 +157,26 @@ public enum ScenarioCatalogue {
             }
         }
         return problems
+    }
+
+    /// The built-in catalogue followed by scenarios written elsewhere, checked: every extra
+    /// scenario must use an ID of the user namespace (`X-OWNER-NNN`, see
+    /// ``ScenarioID/userPrefix``), so that it can never take or shadow a built-in ID, and the
+    /// result must have no ``problems(in:)``.
+    /// - Parameters:
+    ///   - builtIn: the catalogue of this package (`allScenarios` of the `Scenarios` library).
+    ///   - extra: your own scenarios.
+    /// - Returns: both, built-in first.
+    /// - Throws: `HarnessError` naming every problem.
+    public static func combined(_ builtIn: [Scenario], with extra: [Scenario]) throws -> [Scenario] {
+        var problems: [String] = []
+        for scenario in extra where !scenario.scenarioID.isUserDefined {
+            problems.append("\(scenario.id): a scenario of your own needs an ID of the form X-OWNER-NNN (for example X-ACME-001); "
+                            + "IDs without the X- prefix belong to the built-in catalogue")
+        }
+        let all = builtIn + extra
+        problems += Self.problems(in: all)
+        guard problems.isEmpty else { throw HarnessError(problems.joined(separator: "\n")) }
+        return all
     }
 }

@@ -63,28 +63,48 @@ public struct ScenarioID: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.rawValue = rawValue
     }
 
-    /// The text before the dash (`PAIR`), or the whole identifier when there is no dash.
+    /// The prefix of identifiers of scenarios written outside this package: `X-<OWNER>-NNN`
+    /// (`X-ACME-001`). Built-in areas never start with it, so a user scenario can never take,
+    /// or shadow, a built-in ID.
+    public static let userPrefix = "X-"
+
+    /// Whether the identifier is in the namespace of scenarios written outside this package
+    /// (``userPrefix``).
+    public var isUserDefined: Bool { rawValue.hasPrefix(Self.userPrefix) }
+
+    /// The text before the last dash (`PAIR`, `X-ACME`), or the whole identifier when there is no
+    /// dash.
     public var areaCode: String {
-        guard let dash = rawValue.firstIndex(of: "-") else { return rawValue }
+        guard let dash = rawValue.lastIndex(of: "-") else { return rawValue }
         return String(rawValue[..<dash])
     }
 
-    /// The area, known or not (an unknown code becomes an area named after itself).
+    /// The area, known or not (an unknown code becomes an area named after itself; a user area
+    /// `X-ACME` is named `acme`).
     public var area: ScenarioArea {
-        ScenarioArea.named(areaCode) ?? ScenarioArea(code: areaCode, name: areaCode.lowercased())
+        if let known = ScenarioArea.named(areaCode) { return known }
+        let code = areaCode
+        let name = isUserDefined ? String(code.dropFirst(Self.userPrefix.count)).lowercased() : code.lowercased()
+        return ScenarioArea(code: code, name: name)
     }
 
-    /// The number after the dash, if it is one.
+    /// The number after the last dash, if it is one.
     public var number: Int? {
-        guard let dash = rawValue.firstIndex(of: "-") else { return nil }
+        guard let dash = rawValue.lastIndex(of: "-") else { return nil }
         return Int(rawValue[rawValue.index(after: dash)...])
     }
 
-    /// `true` for `AREA-NNN` with a known area and exactly three digits.
+    /// `true` for `AREA-NNN` with a known area and exactly three digits, or for a user
+    /// identifier `X-OWNER-NNN` (`OWNER`: 1 to 16 upper-case letters or digits).
     public var isWellFormed: Bool {
-        guard ScenarioArea.named(areaCode) != nil, let dash = rawValue.firstIndex(of: "-") else { return false }
+        guard let dash = rawValue.lastIndex(of: "-") else { return false }
         let digits = rawValue[rawValue.index(after: dash)...]
-        return digits.count == 3 && digits.allSatisfy { $0.isASCII && $0.isNumber }
+        guard digits.count == 3, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+        if isUserDefined {
+            let owner = areaCode.dropFirst(Self.userPrefix.count)
+            return (1...16).contains(owner.count) && owner.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }
+        }
+        return ScenarioArea.named(areaCode) != nil
     }
 
     /// Sorts by area (catalogue order), then number, then text.

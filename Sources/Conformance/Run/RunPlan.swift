@@ -80,19 +80,81 @@ public enum RunPlanner {
     }
 }
 
-/// Shell-style globs on scenario IDs: `*` any run of characters, `?` one character; case-insensitive.
+/// Shell-style globs on scenario IDs, case-insensitive: `*` any run of characters, `?` one
+/// character, `[...]` one character of a class (`[1-5]`, `[AB]`, `[!0]` for any but `0`). An
+/// unterminated `[` stands for itself.
 public enum Glob {
+    private enum Token: Equatable {
+        case literal(Character)
+        case any
+        case star
+        case oneOf([ClosedRange<Character>], negated: Bool)
+
+        func matches(_ character: Character) -> Bool {
+            switch self {
+            case .literal(let literal): return literal == character
+            case .any: return true
+            case .star: return false
+            case .oneOf(let ranges, let negated): return ranges.contains { $0.contains(character) } != negated
+            }
+        }
+    }
+
+    private static func tokens(_ pattern: String) -> [Token] {
+        let characters = Array(pattern.uppercased())
+        var tokens: [Token] = []
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            switch character {
+            case "*": tokens.append(.star)
+            case "?": tokens.append(.any)
+            case "[":
+                // A class runs to the first `]` after at least one member.
+                var end = index + 1
+                if end < characters.count, characters[end] == "!" || characters[end] == "^" { end += 1 }
+                if end < characters.count, characters[end] == "]" { end += 1 }
+                while end < characters.count, characters[end] != "]" { end += 1 }
+                guard end < characters.count else {
+                    tokens.append(.literal(character))
+                    break
+                }
+                var member = index + 1
+                let negated = characters[member] == "!" || characters[member] == "^"
+                if negated { member += 1 }
+                var ranges: [ClosedRange<Character>] = []
+                while member < end {
+                    let low = characters[member]
+                    if member + 2 < end, characters[member + 1] == "-" {
+                        let high = characters[member + 2]
+                        ranges.append(low <= high ? low...high : high...low)
+                        member += 3
+                    } else {
+                        ranges.append(low...low)
+                        member += 1
+                    }
+                }
+                tokens.append(.oneOf(ranges, negated: negated))
+                index = end
+            default:
+                tokens.append(.literal(character))
+            }
+            index += 1
+        }
+        return tokens
+    }
+
     /// Whether `pattern` matches all of `text`.
     public static func matches(_ pattern: String, _ text: String) -> Bool {
-        let pattern = Array(pattern.uppercased())
+        let pattern = tokens(pattern)
         let text = Array(text.uppercased())
         var p = 0, t = 0
         var star = -1, mark = 0
         while t < text.count {
-            if p < pattern.count, pattern[p] == "?" || pattern[p] == text[t] {
+            if p < pattern.count, pattern[p] != .star, pattern[p].matches(text[t]) {
                 p += 1
                 t += 1
-            } else if p < pattern.count, pattern[p] == "*" {
+            } else if p < pattern.count, pattern[p] == .star {
                 star = p
                 mark = t
                 p += 1
@@ -104,7 +166,7 @@ public enum Glob {
                 return false
             }
         }
-        while p < pattern.count, pattern[p] == "*" { p += 1 }
+        while p < pattern.count, pattern[p] == .star { p += 1 }
         return p == pattern.count
     }
 }
