@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ConformanceTesting", targets: ["ConformanceTesting"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "ReferenceNode", targets: ["ReferenceNode", "ReferenceAdapter"]),
+        .library(name: "HarnessCLI", targets: ["HarnessCLI"]),
         .executable(name: "harness", targets: ["harness"]),
         .plugin(name: "ScenarioIndexPlugin", targets: ["ScenarioIndexPlugin"]),
     ],
@@ -49,10 +50,13 @@ let package = Package(
             name: "Scenarios", dependencies: ["Conformance", "MockGateway", "GatewayProtocol"],
             path: "scenarios", plugins: ["ScenarioIndexPlugin"]
         ),
-        .executableTarget(
-            name: "harness",
+        // The command line as a library (`Harness.main`), so a package can add its own scenarios
+        // and clients; `harness` is its three-line main.
+        .target(
+            name: "HarnessCLI",
             dependencies: ["Conformance", "MockGateway", "GatewayProtocol", "ReferenceNode", "ReferenceAdapter", "Scenarios"]
         ),
+        .executableTarget(name: "harness", dependencies: ["HarnessCLI"]),
         // Generates `allScenarios` from a target's scenario files (see Plugins/ScenarioIndexPlugin).
         .executableTarget(name: "ScenarioIndexGenerator", path: "Plugins/ScenarioIndexGenerator"),
         .plugin(name: "ScenarioIndexPlugin", capability: .buildTool(), dependencies: ["ScenarioIndexGenerator"]),
@@ -66,7 +70,7 @@ let package = Package(
         .testTarget(name: "ReferenceNodeTests", dependencies: ["ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
         .testTarget(name: "CatalogueTests", dependencies: ["Scenarios", "ReferenceAdapter", "ReferenceNode", "Conformance", "ConformanceTesting", "TestSupport"]),
         .testTarget(name: "MockGatewayTests", dependencies: ["MockGateway", "GatewayProtocol", "WebSocketTransport"]),
-        .testTarget(name: "HarnessTests", dependencies: ["harness", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),
+        .testTarget(name: "HarnessTests", dependencies: ["harness", "HarnessCLI", "Conformance", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Conformance", "MockGateway", "GatewayProtocol", "TestSupport"],
             exclude: ["Fixtures", "Golden"], plugins: ["ScenarioIndexPlugin"]

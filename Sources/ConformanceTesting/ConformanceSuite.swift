@@ -39,8 +39,9 @@ public struct ConformanceCase: Sendable, Hashable, CustomTestStringConvertible {
 /// ```
 ///
 /// Each case runs as a deterministic simulation (the client must connect through
-/// `NodeConfiguration.connector` and take its time from `NodeConfiguration.clock`), so the cases
-/// are fast and give the same verdict on every run of the same seed. A failing case records one
+/// `NodeConfiguration.connector`, sleep on `NodeConfiguration.timeline` and create its tasks with
+/// `spawnTask`), so the cases are fast and give the same verdict on every run of the same seed; a
+/// client that cannot runs over real loopback sockets instead (`transport: .loopbackSockets`). A failing case records one
 /// issue: the requirement, the failure, expected and actual, and the seed with the command that
 /// replays it. `unsupported` passes (the client lacks a stimulus the scenario needs). XCTest
 /// users call ``failures()`` and assert that it is empty.
@@ -51,6 +52,8 @@ public struct ConformanceSuite: Sendable {
     public let scenarios: [Scenario]
     /// How every case runs (seed, deadlines, strictness); `selection` is set per case.
     public let configuration: RunConfiguration
+    /// How the client reaches the Gateway.
+    public let transport: InProcessTransport
     private let factory: NodeUnderTestRegistry.Factory
 
     /// Creates a suite.
@@ -62,12 +65,18 @@ public struct ConformanceSuite: Sendable {
     ///   - profiles: profile names; empty selects every profile a scenario applies to.
     ///   - seed: the seed of every case (fixed, so that a failure replays).
     ///   - strict: whether a violated SHOULD (`warn`) fails the case.
+    ///   - transport: `.simulated` (the default) for a client that connects through
+    ///     `NodeConfiguration.connector` and creates its tasks with `spawnTask`;
+    ///     `.loopbackSockets` (real sockets and real time, slower, verdicts that wait on real
+    ///     events) for one that cannot, such as a client built on `URLSession` or `Task { }`.
     ///   - client: makes a fresh client for each case.
     public init(_ name: String, scenarios: [Scenario], filters: [String] = [], profiles: [String] = [],
-                seed: UInt64 = 20_261_201, strict: Bool = false, client: @escaping NodeUnderTestRegistry.Factory) {
+                seed: UInt64 = 20_261_201, strict: Bool = false, transport: InProcessTransport = .simulated,
+                client: @escaping NodeUnderTestRegistry.Factory) {
         self.name = name
         self.scenarios = scenarios
         self.factory = client
+        self.transport = transport
         self.configuration = RunConfiguration(
             seed: seed, selection: RunSelection(filters: filters, profileNames: profiles), jobs: 1, strict: strict,
             transcripts: .none, probe: false)
@@ -84,7 +93,7 @@ public struct ConformanceSuite: Sendable {
         var configuration = self.configuration
         configuration.selection = selection
         configuration.transcripts = transcripts
-        return Runner(scenarios: scenarios, driver: InProcessDriver(name: name, factory: factory),
+        return Runner(scenarios: scenarios, driver: InProcessDriver(name: name, transport: transport, factory: factory),
                       gatewayFactory: GatewayFactories.standard, configuration: configuration)
     }
 

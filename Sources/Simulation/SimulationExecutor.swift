@@ -110,6 +110,7 @@ public final class SimulationExecutor: TaskExecutor {
         }
         _ = root
         let thread = Thread { [self] in
+            Self.markCurrentThread()
             Self.yieldToRealTimeWork()
             let failure = loop()
             timeline.setDriven(false)
@@ -125,6 +126,19 @@ public final class SimulationExecutor: TaskExecutor {
         } onCancel: {
             requestStop()
         }
+    }
+
+    private static let threadKey = "org.openclaw-conformance.simulation-thread"
+
+    private static func markCurrentThread() {
+        Thread.current.threadDictionary[threadKey] = true
+    }
+
+    /// Whether the caller runs as a job of a simulated run (on a run's thread). Code that a
+    /// simulation must see (a client's connects, for example) can check it to report a task that
+    /// escaped the simulation (a plain `Task { }`) instead of racing it.
+    public static func isCurrentThreadSimulated() -> Bool {
+        Thread.current.threadDictionary[threadKey] != nil
     }
 
     /// A simulated run's verdict does not depend on how fast it runs, but real-time work beside
@@ -189,7 +203,8 @@ public final class SimulationExecutor: TaskExecutor {
                 case .nothingPending:
                     return SimulationError(
                         "the simulated run stalled at virtual time \(timeline.nowMs): no task can run and nothing sleeps on "
-                            + "the virtual clock, but the run has not finished (a task waits for something outside the simulation)")
+                            + "the virtual clock, but the run has not finished (a task waits for something outside the simulation: "
+                            + "a plain Task { }, a real-time sleep or a thread of its own; see docs/in-process-clients.md)")
                 }
             }
         }

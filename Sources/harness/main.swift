@@ -1,6 +1,4 @@
-import Conformance
-import Foundation
+import HarnessCLI
 
-// The harness command line: every subcommand is one entry of `HarnessCommands.tool`.
-let status = await HarnessCommands.tool.main(Array(CommandLine.arguments.dropFirst()))
-exit(status)
+// The harness command line: the built-in catalogue and clients (see `Harness` in HarnessCLI).
+await Harness.main()

@@ -43,4 +43,50 @@ struct ConformanceSuiteTests {
         }
         #expect(try await broken.failures().map(\.key) == ["HS-003@current"])
     }
+
+    /// A client that cannot run in the simulation runs over real loopback sockets instead.
+    @Test func aClientOverLoopbackSocketsPassesToo() async throws {
+        let sockets = ConformanceSuite("reference", scenarios: allScenarios, filters: ["HS-001"], profiles: ["current"],
+                                       transport: .loopbackSockets) {
+            ReferenceNodeUnderTest()
+        }
+        let testCase = try #require(sockets.cases.first)
+        let result = try await sockets.run(testCase)
+        #expect(result.verdict == .pass, "\(ConformanceSuite.describe(result))")
+    }
+
+    /// A client whose connect runs in a plain `Task { }` escapes the simulation. It never passes:
+    /// either its connect from outside is caught or the run stalls waiting for it (an error that
+    /// names the cause), or the scenario gives up on it first (a failure; which one depends on
+    /// when the escaped task runs, which is why the contract forbids it).
+    @Test func aClientThatEscapesTheSimulationNeverPasses() async throws {
+        let escaping = ConformanceSuite("escaping", scenarios: allScenarios, filters: ["PAIR-001"], profiles: ["current"]) {
+            EscapingNode()
+        }
+        let testCase = try #require(escaping.cases.first)
+        for _ in 0..<5 {
+            let result = try await escaping.run(testCase)
+            #expect(result.verdict == .error || result.verdict == .fail, "\(ConformanceSuite.describe(result))")
+            if result.verdict == .error {
+                #expect(result.message.contains("outside the simulat") && result.message.contains("docs/in-process-clients.md"),
+                        "\(result.message)")
+            }
+        }
+    }
+}
+
+/// Connects from a plain `Task { }`, as a client written without `spawnTask` would.
+private actor EscapingNode: NodeUnderTest {
+    nonisolated let supportedStimuli: Set<StimulusKind> = []
+    private var task: Task<Void, Never>?
+
+    func start(_ configuration: NodeConfiguration) async throws {
+        task = Task {
+            _ = try? await configuration.connector.connect(to: configuration.gatewayURL)
+        }
+    }
+
+    func stop() async { task?.cancel() }
+
+    func apply(_ stimulus: Stimulus) async throws -> StimulusReply { throw ScenarioUnsupported("none") }
 }

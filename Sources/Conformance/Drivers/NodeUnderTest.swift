@@ -42,6 +42,7 @@ public struct NodeUnderTestRegistry: Sendable {
 
     private struct Entry: Sendable {
         var summary: String
+        var transport: InProcessTransport
         var factory: Factory
     }
 
@@ -51,8 +52,17 @@ public struct NodeUnderTestRegistry: Sendable {
     public init() {}
 
     /// Registers (or replaces) a client called `name`.
-    public mutating func register(_ name: String, summary: String, factory: @escaping Factory) {
-        entries[name] = Entry(summary: summary, factory: factory)
+    /// - Parameters:
+    ///   - name: the name for `harness run --node NAME`.
+    ///   - summary: one line for `run --help` and reports.
+    ///   - transport: `.simulated` (in memory, virtual time; the default) for a client that
+    ///     connects through `NodeConfiguration.connector` and creates its tasks with `spawnTask`;
+    ///     `.loopbackSockets` (real sockets, real time) for one that does not, for example a
+    ///     client built on `URLSession` or plain `Task { }` (see docs/in-process-clients.md).
+    ///   - factory: makes a fresh client for each run.
+    public mutating func register(_ name: String, summary: String, transport: InProcessTransport = .simulated,
+                                  factory: @escaping Factory) {
+        entries[name] = Entry(summary: summary, transport: transport, factory: factory)
     }
 
     /// The registered names, sorted.
@@ -68,7 +78,7 @@ public struct NodeUnderTestRegistry: Sendable {
             let known = names.isEmpty ? "none is registered" : "registered: \(names.joined(separator: ", "))"
             throw HarnessError("unknown node \"\(name)\" (\(known))")
         }
-        return InProcessDriver(name: name, factory: entry.factory)
+        return InProcessDriver(name: name, transport: entry.transport, factory: entry.factory)
     }
 }
 

@@ -334,6 +334,7 @@ public struct Runner: Sendable {
             return finish(.error, "cannot create the state directory \(stateDirectory.path): \(error.localizedDescription)")
         }
 
+        let (fatalMessages, fatalContinuation) = AsyncStream<String>.makeStream()
         var gatewayConfiguration = GatewayLaunch.standardConfiguration(
             profile: planned.profile, seed: runSeed, port: configuration.port, sharedToken: scenario.options.sharedToken)
         let connector: any WebSocketConnector
@@ -343,7 +344,7 @@ public struct Runner: Sendable {
             // One virtual time line and one in-memory network for the run's Gateways and client.
             gatewayConfiguration.clock = .manual(on: virtual)
             gatewayConfiguration.network = network
-            connector = network
+            connector = SimulatedClientConnector(network: network, reportEscape: { fatalContinuation.yield($0) })
             timeline = virtual
         case .realTime:
             connector = SocketConnector()
@@ -358,7 +359,6 @@ public struct Runner: Sendable {
             return finish(.error, "cannot start the Gateway: \(error)")
         }
 
-        let (fatalMessages, fatalContinuation) = AsyncStream<String>.makeStream()
         let context = ClientSessionContext(
             runKey: planned.key, slowness: configuration.slowness, helloTimeoutMs: configuration.helloTimeoutMs,
             reportFatal: { fatalContinuation.yield($0) }, timeline: timeline)
@@ -541,5 +541,27 @@ final class TranscriptDirectory: Sendable {
                 result.notes.append("could not write \(url.path): \(error.localizedDescription)")
             }
         }
+    }
+}
+
+/// The in-memory network as a simulated client sees it: a connect from a task outside the
+/// simulation (a plain `Task { }` in the client) would race the run instead of being part of it,
+/// so it ends the run with an error that says so instead of a verdict that depends on timing.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+struct SimulatedClientConnector: WebSocketConnector {
+    let network: InMemoryNetwork
+    let reportEscape: @Sendable (String) -> Void
+
+    static let escapeMessage = "the client connected from a task outside the simulated run (a plain Task { } or "
+        + "Task.detached, or a thread of its own): create the client's tasks with spawnTask (module Simulation), or run it "
+        + "over real sockets (transport .loopbackSockets); see docs/in-process-clients.md"
+
+    func connect(to url: String, headers: WebSocketHTTPHeaders, configuration: WebSocketConfiguration) async throws
+        -> WebSocketConnection {
+        guard SimulationExecutor.isCurrentThreadSimulated() else {
+            reportEscape(Self.escapeMessage)
+            throw WebSocketError(WebSocketError.connectionFailed.kind, detail: "connect from outside the simulated run")
+        }
+        return try await network.connect(to: url, headers: headers, configuration: configuration)
     }
 }

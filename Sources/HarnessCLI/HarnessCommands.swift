@@ -9,10 +9,12 @@ import Scenarios
 /// both its parser and its `--help`). To add a client for `run --node NAME`, register it in
 /// `nodes`.
 enum HarnessCommands {
-    /// The scenario catalogue: every file in `scenarios/`, indexed by the `ScenarioIndexPlugin`.
-    static let scenarios: [Scenario] = allScenarios
+    /// The built-in catalogue: every file in `scenarios/`, indexed by the `ScenarioIndexPlugin`.
+    /// `selftest` validates this catalogue only (scenarios of your own are checked against your
+    /// own clients and mutants).
+    static let scenarios: [Scenario] = Scenarios.allScenarios
 
-    /// In-process clients for `harness run --node NAME`.
+    /// In-process clients for `harness run --node NAME`: the reference client and its variants.
     static var nodes: NodeUnderTestRegistry {
         var registry = NodeUnderTestRegistry()
         registry.registerReferenceClients()
@@ -22,14 +24,10 @@ enum HarnessCommands {
     /// Subcommands beyond `list`, `explain` and `run` (`serve`, `reference-node`, `selftest`).
     static let additionalCommands: [CommandSpec] = [ServeCommand.spec, SelftestCommand.spec, ReferenceNodeCommand.spec]
 
-    /// The context the conformance subcommands share.
-    static var context: HarnessContext {
-        HarnessContext(scenarios: scenarios, nodes: nodes, gatewayFactory: GatewayFactories.standard)
-    }
-
-    /// The tool.
-    static var tool: CommandLineTool {
-        CommandLineTool(
+    /// The tool over `scenarios` (the built-in catalogue plus any of your own) and `nodes`.
+    static func tool(scenarios: [Scenario], nodes: NodeUnderTestRegistry) -> CommandLineTool {
+        let context = HarnessContext(scenarios: scenarios, nodes: nodes, gatewayFactory: GatewayFactories.standard)
+        return CommandLineTool(
             name: "harness",
             summary: "a fake OpenClaw Gateway and a conformance harness for its clients",
             commands: ConformanceCommands.all(context) + additionalCommands)
