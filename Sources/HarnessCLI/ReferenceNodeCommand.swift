@@ -17,7 +17,8 @@ enum ReferenceNodeCommand {
         adapter hello and then answers one stimulus per input line. It stops when its input closes.
         """,
         flags: [
-            .option("--mutant", "NAME", help: "Switch on one known bug (see --list-mutants).", repeatable: true),
+            .choice("--mutant", "NAME", among: Mutant.allCases.map(\.rawValue), what: "mutant",
+                    help: "Switch on one known bug (see --list-mutants).", repeatable: true),
             .flag("--list-mutants", help: "Print one mutant name per line and exit."),
         ]
     ) { arguments, io in
@@ -25,18 +26,8 @@ enum ReferenceNodeCommand {
             io.out(Mutant.allCases.map(\.rawValue).joined(separator: "\n") + "\n")
             return CommandLineTool.exitSuccess
         }
-        var mutants: Set<Mutant> = []
-        for name in arguments.allValues("--mutant") {
-            guard let mutant = Mutant(rawValue: name) else {
-                var message = "error: unknown mutant '\(name)'"
-                if let suggestion = Suggestion.closest(to: name, among: Mutant.allCases.map(\.rawValue)) {
-                    message += "; did you mean '\(suggestion)'?"
-                }
-                io.err(message + "\n")
-                return CommandLineTool.exitUsage
-            }
-            mutants.insert(mutant)
-        }
+        // Every name was checked against Mutant.allCases when the command line was parsed.
+        let mutants = Set(arguments.allValues("--mutant").compactMap(Mutant.init(rawValue:)))
         guard let url = io.environment["OPENCLAW_GATEWAY_URL"], !url.isEmpty else {
             io.err("error: OPENCLAW_GATEWAY_URL is not set (this command is started by harness run --node-command)\n")
             return CommandLineTool.exitUsage

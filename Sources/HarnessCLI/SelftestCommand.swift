@@ -16,41 +16,23 @@ enum SelftestCommand {
         mutant is caught; 1 otherwise; 2 usage error.
         """,
         flags: [
-            .option("--mutant", "NAME", help: "Only this mutant (repeatable).", repeatable: true),
+            .choice("--mutant", "NAME", among: Mutant.allCases.map(\.rawValue), what: "mutant",
+                    help: "Only this mutant (repeatable).", repeatable: true),
             .option("--filter", "GLOB", help: "Only scenario IDs matching the glob.", repeatable: true),
-            .option("--seed", "N", help: "Seed every random choice (default: random, printed).", validate: { value in
-                UInt64(value) == nil ? "expected a non-negative integer" : nil
-            }),
+            .option("--seed", SeedOption.self, help: "Seed every random choice, 0 to 2^53-1, decimal or 0x hex (default: random, printed)."),
             .flag("--mapped", help: "Run each mutant only against the scenarios it names (fast; proves every mutant is caught)."),
             .option("--json", "FILE", help: "Write every run of the matrix (the reference client's and each mutant's) as JSON to FILE."),
-            .option("--jobs", "N", help: "Runs at once (default: the number of cores).", validate: { value in
-                guard let jobs = Int(value), jobs >= 1, jobs <= 64 else { return "expected an integer from 1 to 64" }
-                return nil
-            }),
+            .option("--jobs", JobsOption.self, help: "Runs at once (default: the number of cores)."),
         ]
     ) { arguments, io in
-        var mutants = Mutant.allCases
-        let chosen = arguments.allValues("--mutant")
-        if !chosen.isEmpty {
-            var selected: [Mutant] = []
-            for name in chosen {
-                guard let mutant = Mutant(rawValue: name) else {
-                    var message = "error: unknown mutant '\(name)'"
-                    if let suggestion = Suggestion.closest(to: name, among: Mutant.allCases.map(\.rawValue)) {
-                        message += "; did you mean '\(suggestion)'?"
-                    }
-                    io.err(message + "\n")
-                    return CommandLineTool.exitUsage
-                }
-                selected.append(mutant)
-            }
-            mutants = selected
-        }
+        // Every name was checked against Mutant.allCases when the command line was parsed.
+        let chosen = arguments.allValues("--mutant").compactMap(Mutant.init(rawValue:))
+        let mutants = chosen.isEmpty ? Mutant.allCases : chosen
         // The same deadlines as `harness run`: in process they are virtual time, so a mutant that
         // waits them out costs no real time.
         var configuration = RunConfiguration()
-        if let seed = arguments.value("--seed").flatMap(UInt64.init) { configuration.seed = seed }
-        configuration.jobs = arguments.value("--jobs").flatMap(Int.init) ?? 0
+        if let seed = arguments.value("--seed", as: SeedOption.self) { configuration.seed = seed.value }
+        configuration.jobs = arguments.value("--jobs", as: JobsOption.self)?.value ?? 0
         configuration.selection = RunSelection(filters: ConformanceCommands.splitList(arguments.allValues("--filter")))
         io.out("Selftest: \(HarnessCommands.scenarios.count) scenarios, \(mutants.count) mutants, seed \(configuration.seed)\n")
         let start = ContinuousClock.now

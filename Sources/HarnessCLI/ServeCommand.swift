@@ -41,8 +41,7 @@ enum ServeCommand {
             .option("--tick-interval-ms", "N", help: "Tick interval in milliseconds (default 30000).",
                     validate: { Int($0).map { $0 > 0 } == true ? nil : "expected a positive number of milliseconds" }),
             .option("--transcript", "FILE", help: "Also write every frame to this JSON Lines file."),
-            .option("--seed", "N", help: "Seed of every random choice (request ids, tokens).",
-                    validate: { ServeOptions.seed($0) == nil ? "expected a non-negative integer (decimal or 0x hex)" : nil }),
+            .option("--seed", SeedOption.self, help: "Seed of every random choice (request ids, tokens), 0 to 2^53-1, decimal or 0x hex."),
             .flag("--show-secrets", help: "Do not redact tokens and passwords in the transcript and verbose frames."),
             .flag("--json", help: "Write one JSON object per line."),
             .flag("--verbose", help: "Also print every frame in and out."),
@@ -173,10 +172,7 @@ enum ServeOptions {
             redactSecrets: !arguments.isSet("--show-secrets"),
             transcriptFile: arguments.value("--transcript").map { URL(fileURLWithPath: $0) })
         if let interval = arguments.value("--tick-interval-ms").flatMap(Int.init) { configuration.tickIntervalMs = interval }
-        if let text = arguments.value("--seed") {
-            guard let seed = seed(text) else { throw Invalid(description: "invalid --seed '\(text)'") }
-            configuration.seed = seed
-        }
+        if let seed = arguments.value("--seed", as: SeedOption.self) { configuration.seed = seed.value }
         return configuration
     }
 
@@ -189,8 +185,4 @@ enum ServeOptions {
     }
 
     /// A decimal or `0x` hexadecimal seed.
-    static func seed(_ text: String) -> UInt64? {
-        if text.lowercased().hasPrefix("0x") { return UInt64(text.dropFirst(2), radix: 16) }
-        return UInt64(text)
-    }
 }

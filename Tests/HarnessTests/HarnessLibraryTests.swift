@@ -69,4 +69,31 @@ import Testing
         let status = await Harness.run(["list"], scenarios: [impostor])
         #expect(status == 2)
     }
+
+    /// An option has one rule in every command that takes it.
+    @Test func theSameOptionHasTheSameRulesInEveryCommand() throws {
+        let tool = try Harness.tool()
+        func problem(_ command: String, _ arguments: [String]) throws -> String? {
+            let spec = try #require(tool.commands.first { $0.name == command })
+            do {
+                _ = try tool.parse(arguments, for: spec)
+                return nil
+            } catch let error as UsageError {
+                return error.message
+            }
+        }
+        for command in ["run", "selftest", "serve"] {
+            #expect(try problem(command, ["--seed", "0x10"]) == nil, "\(command)")
+            #expect(try problem(command, ["--seed", "9007199254740992"])
+                    == "invalid value '9007199254740992' for '--seed': expected an integer from 0 to 9007199254740991 (decimal, or hexadecimal with 0x)",
+                    "\(command)")
+        }
+        for command in ["run", "selftest"] {
+            #expect(try problem(command, ["--jobs", "256"]) == nil, "\(command)")
+            #expect(try problem(command, ["--jobs", "0"]) == "invalid value '0' for '--jobs': expected an integer from 1 to 256", "\(command)")
+        }
+        for command in ["selftest", "reference-node"] {
+            #expect(try problem(command, ["--mutant", "stale-signed"])?.hasSuffix("did you mean 'stale-signed-at'?") == true, "\(command)")
+        }
+    }
 }

@@ -139,19 +139,10 @@ public enum ConformanceCommands {
         .option("--filter", "GLOB", help: "Only scenario IDs matching the glob (PAIR-*, HS-00?, HS-00[1-5]: * any text, ? one character, [...] one of a class); comma-separated lists allowed.", repeatable: true),
         .option("--tag", "TAG", help: "Only scenarios with this tag.", repeatable: true),
         .option("--profile", "NAME", help: "Only this Gateway profile (current, legacy, ...).", repeatable: true),
-        .option("--shard", "I/N", help: "Run the I-th of N deterministic slices of the sorted runs (1-based).", validate: { Shard(parsing: $0) == nil ? "expected I/N with 1 <= I <= N" : nil }),
-        .option("--jobs", "N", help: "Run N scenarios at once (default: the number of cores for in-process clients, 8 for client processes; attach mode and --port force 1).", validate: { value in
-            guard let jobs = Int(value), jobs >= 1, jobs <= 256 else { return "expected an integer from 1 to 256" }
-            return nil
-        }),
-        .option("--seed", "N", help: "Seed every random choice (default: random, printed in the report).", validate: { value in
-            guard let seed = UInt64(value), seed <= 9_007_199_254_740_991 else { return "expected an integer from 0 to 9007199254740991" }
-            return nil
-        }),
-        .option("--slowness", "X", help: "Multiply every deadline by X (default 1, or 10 with --attach), for slow machines and clients.", validate: { value in
-            guard let factor = Double(value), factor > 0, factor <= 1000, factor.isFinite else { return "expected a number above 0 and at most 1000" }
-            return nil
-        }),
+        .option("--shard", Shard.self, help: "Run the I-th of N deterministic slices of the sorted runs (1-based)."),
+        .option("--jobs", JobsOption.self, help: "Run N scenarios at once (default: the number of cores for in-process clients, 8 for client processes; attach mode and --port force 1)."),
+        .option("--seed", SeedOption.self, help: "Seed every random choice, 0 to 2^53-1, decimal or 0x hex (default: random, printed in the report)."),
+        .option("--slowness", SlownessOption.self, help: "Multiply every real-time deadline by X (default 1, or 10 with --attach), for slow machines and clients."),
         .flag("--strict", help: "Count SHOULD violations (warn) as failures."),
         .flag("--no-probe", help: "Skip the handshake probe that decides at once the scenarios needing a session when the client never gets one."),
         .flag("--keep-state", help: "Keep every run's state directory (the path is printed)."),
@@ -191,14 +182,14 @@ public enum ConformanceCommands {
     /// - Throws: `UsageError` for conflicting or missing choices.
     public static func configuration(from arguments: ParsedArguments, context: HarnessContext) throws -> RunConfiguration {
         var configuration = RunConfiguration()
-        if let seed = arguments.value("--seed").flatMap(UInt64.init) { configuration.seed = seed }
-        if let slowness = arguments.value("--slowness").flatMap(Double.init) {
+        if let seed = arguments.value("--seed", as: SeedOption.self) { configuration.seed = seed.value }
+        if let slowness = arguments.value("--slowness", as: SlownessOption.self)?.value {
             configuration.slowness = slowness
         } else if arguments.isSet("--attach") {
             // A person needs far longer than a program to act on a prompt.
             configuration.slowness = 10
         }
-        if let jobs = arguments.value("--jobs").flatMap(Int.init) { configuration.jobs = jobs }
+        if let jobs = arguments.value("--jobs", as: JobsOption.self) { configuration.jobs = jobs.value }
         if let port = arguments.value("--port").flatMap(Int.init) {
             if configuration.jobs > 1 { throw UsageError("--port binds one Gateway at a time; it cannot be combined with --jobs above 1") }
             configuration.port = port
@@ -218,7 +209,7 @@ public enum ConformanceCommands {
         }
         configuration.selection = RunSelection(
             filters: splitList(arguments.allValues("--filter")), tags: Set(arguments.allValues("--tag")),
-            profileNames: profiles, shard: arguments.value("--shard").flatMap(Shard.init(parsing:)))
+            profileNames: profiles, shard: arguments.value("--shard", as: Shard.self))
         return configuration
     }
 

@@ -1,0 +1,146 @@
+/// Why an option's value was refused: what the option expects, as a sentence fragment
+/// ("an integer from 1 to 256").
+public struct OptionValueError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What a valid value looks like.
+    public var expected: String
+
+    /// Creates an error.
+    public init(expected: String) { self.expected = expected }
+
+    /// `expected …`.
+    public var description: String { "expected \(expected)" }
+}
+
+/// A command-line option's value as a type that knows its rules: parsed once, with the same
+/// rules in every command that takes the option (`--seed` in `run`, `selftest` and `serve`).
+///
+/// ```swift
+/// .option("--seed", SeedOption.self, help: "Seed every random choice.")   // the table entry
+/// let seed = arguments.value("--seed", as: SeedOption.self)?.value        // after parsing
+/// ```
+public protocol OptionValue: Sendable {
+    /// The placeholder in help (`N`).
+    static var placeholder: String { get }
+    /// Parses a value as typed.
+    /// - Throws: ``OptionValueError`` saying what is expected.
+    init(option text: String) throws(OptionValueError)
+}
+
+/// `--seed`: an integer from 0 to 2^53 - 1, decimal or `0x` hexadecimal. The upper bound keeps a
+/// seed exact in every JSON report reader (JSON numbers are doubles in JavaScript), so a seed
+/// printed in a report always replays.
+public struct SeedOption: OptionValue, Hashable {
+    /// The largest seed: 2^53 - 1.
+    public static let maximum: UInt64 = 9_007_199_254_740_991
+    /// `N`.
+    public static let placeholder = "N"
+    /// The seed.
+    public let value: UInt64
+
+    /// Parses `42` or `0x2a`.
+    /// - Throws: ``OptionValueError`` for anything else or a value above ``maximum``.
+    public init(option text: String) throws(OptionValueError) {
+        let expected = OptionValueError(expected: "an integer from 0 to \(Self.maximum) (decimal, or hexadecimal with 0x)")
+        let trimmed = text.lowercased()
+        let parsed = trimmed.hasPrefix("0x") ? UInt64(trimmed.dropFirst(2), radix: 16) : UInt64(trimmed)
+        guard let parsed, parsed <= Self.maximum else { throw expected }
+        value = parsed
+    }
+}
+
+/// `--jobs`: how many runs at once, an integer from 1 to 256.
+public struct JobsOption: OptionValue, Hashable {
+    /// The most runs at once.
+    public static let maximum = 256
+    /// `N`.
+    public static let placeholder = "N"
+    /// The number of runs.
+    public let value: Int
+
+    /// Parses an integer from 1 to ``maximum``.
+    /// - Throws: ``OptionValueError`` otherwise.
+    public init(option text: String) throws(OptionValueError) {
+        guard let parsed = Int(text), (1...Self.maximum).contains(parsed) else {
+            throw OptionValueError(expected: "an integer from 1 to \(Self.maximum)")
+        }
+        value = parsed
+    }
+}
+
+/// `--slowness`: the factor every real-time deadline is multiplied by, above 0 and at most 1000.
+public struct SlownessOption: OptionValue, Hashable {
+    /// `X`.
+    public static let placeholder = "X"
+    /// The factor.
+    public let value: Double
+
+    /// Parses a finite number above 0 and at most 1000.
+    /// - Throws: ``OptionValueError`` otherwise.
+    public init(option text: String) throws(OptionValueError) {
+        guard let parsed = Double(text), parsed.isFinite, parsed > 0, parsed <= 1000 else {
+            throw OptionValueError(expected: "a number above 0 and at most 1000")
+        }
+        value = parsed
+    }
+}
+
+/// `--shard I/N`.
+extension Shard: OptionValue {
+    /// `I/N`.
+    public static let placeholder = "I/N"
+
+    /// Parses `I/N` with 1 <= I <= N.
+    /// - Throws: ``OptionValueError`` otherwise.
+    public init(option text: String) throws(OptionValueError) {
+        guard let shard = Shard(parsing: text) else { throw OptionValueError(expected: "I/N with 1 <= I <= N") }
+        self = shard
+    }
+}
+
+/// A value that must be one of a known list (a mutant's name): refused with the closest name
+/// ("did you mean 'stale-signed-at'?").
+public enum ChoiceOption {
+    /// Checks `text` against `choices`.
+    /// - Returns: `nil` when it is one of them, otherwise a sentence naming the closest one.
+    public static func problem(with text: String, among choices: [String], what: String) -> String? {
+        guard !choices.contains(text) else { return nil }
+        var message = "unknown \(what) '\(text)'"
+        if let suggestion = Suggestion.closest(to: text, among: choices) {
+            message += "; did you mean '\(suggestion)'?"
+        } else if choices.count <= 12 {
+            message += " (one of: \(choices.joined(separator: ", ")))"
+        }
+        return message
+    }
+}
+
+extension FlagSpec {
+    /// An option whose value is parsed and checked by `type`, with its placeholder in help.
+    public static func option<Value: OptionValue>(_ name: String, _ type: Value.Type, help: String,
+                                                  repeatable: Bool = false) -> FlagSpec {
+        .option(name, Value.placeholder, help: help, repeatable: repeatable) { text in
+            do throws(OptionValueError) {
+                _ = try Value(option: text)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+    }
+
+    /// An option whose value must be one of `choices` (`--mutant NAME`), refused with a
+    /// "did you mean".
+    public static func choice(_ name: String, _ valueName: String, among choices: [String], what: String,
+                              help: String, repeatable: Bool = false) -> FlagSpec {
+        .option(name, valueName, help: help, repeatable: repeatable) { text in
+            ChoiceOption.problem(with: text, among: choices, what: what)
+        }
+    }
+}
+
+extension ParsedArguments {
+    /// The last value of `name` as `type` (already checked when the command line was parsed).
+    public func value<Value: OptionValue>(_ name: String, as type: Value.Type) -> Value? {
+        value(name).flatMap { try? Value(option: $0) }
+    }
+}
