@@ -35,17 +35,19 @@ let package = Package(
             name: "OpenClawCrypto",
             dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]
         ),
-        .target(name: "Simulation"),
+        // The package's lock (`Locked`): Synchronization.Mutex needs macOS 15 / iOS 18.
+        .target(name: "Locking"),
+        .target(name: "Simulation", dependencies: ["Locking"]),
         .target(name: "GatewayProtocol", dependencies: ["OpenClawCrypto"]),
         .target(
             name: "WebSocketTransport",
-            dependencies: ["OpenClawCrypto", .target(name: "CEpoll", condition: .when(platforms: [.linux]))]
+            dependencies: ["OpenClawCrypto", "Locking", .target(name: "CEpoll", condition: .when(platforms: [.linux]))]
         ),
-        .target(name: "MockGateway", dependencies: ["GatewayProtocol", "WebSocketTransport", "Simulation"]),
-        .target(name: "ReferenceNode", dependencies: ["GatewayProtocol", "WebSocketTransport", "Simulation"]),
-        .target(name: "Conformance", dependencies: ["MockGateway", "GatewayProtocol", "Simulation", "WebSocketTransport"]),
+        .target(name: "MockGateway", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport", "Simulation"]),
+        .target(name: "ReferenceNode", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport", "Simulation"]),
+        .target(name: "Conformance", dependencies: ["Locking", "MockGateway", "GatewayProtocol", "Simulation", "WebSocketTransport"]),
         .target(name: "ConformanceTesting", dependencies: ["Conformance", "MockGateway"]),
-        .target(name: "ReferenceAdapter", dependencies: ["Conformance", "MockGateway", "ReferenceNode"]),
+        .target(name: "ReferenceAdapter", dependencies: ["Locking", "Conformance", "MockGateway", "ReferenceNode"]),
         .target(
             name: "Scenarios", dependencies: ["Conformance", "MockGateway", "GatewayProtocol"],
             path: "scenarios", plugins: ["ScenarioIndexPlugin"]
@@ -54,7 +56,7 @@ let package = Package(
         // and clients; `harness` is its three-line main.
         .target(
             name: "HarnessCLI",
-            dependencies: ["Conformance", "MockGateway", "GatewayProtocol", "ReferenceNode", "ReferenceAdapter", "Scenarios"]
+            dependencies: ["Locking", "Conformance", "MockGateway", "GatewayProtocol", "ReferenceNode", "ReferenceAdapter", "Scenarios"]
         ),
         .executableTarget(name: "harness", dependencies: ["HarnessCLI"]),
         // Generates `allScenarios` from a target's scenario files (see Plugins/ScenarioIndexPlugin).
@@ -62,17 +64,17 @@ let package = Package(
         .plugin(name: "ScenarioIndexPlugin", capability: .buildTool(), dependencies: ["ScenarioIndexGenerator"]),
         .executableTarget(name: "WebSocketBench", dependencies: ["WebSocketTransport"], path: "Benchmarks/WebSocketBench"),
         // Shared by the test targets: child processes without blocking the cooperative pool.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation"]),
+        .target(name: "TestSupport", dependencies: ["Locking"], path: "Tests/TestSupport"),
+        .testTarget(name: "SimulationTests", dependencies: ["Locking", "Simulation"]),
         .testTarget(name: "OpenClawCryptoTests", dependencies: ["OpenClawCrypto"]),
         .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol"], exclude: ["Fixtures"]),
-        .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", "TestSupport"]),
-        .testTarget(name: "ReferenceNodeTests", dependencies: ["ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
-        .testTarget(name: "CatalogueTests", dependencies: ["Scenarios", "ReferenceAdapter", "ReferenceNode", "Conformance", "ConformanceTesting", "TestSupport"]),
-        .testTarget(name: "MockGatewayTests", dependencies: ["MockGateway", "GatewayProtocol", "WebSocketTransport"]),
-        .testTarget(name: "HarnessTests", dependencies: ["harness", "HarnessCLI", "Conformance", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),
+        .testTarget(name: "WebSocketTransportTests", dependencies: ["Locking", "WebSocketTransport", "TestSupport"]),
+        .testTarget(name: "ReferenceNodeTests", dependencies: ["Locking", "ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
+        .testTarget(name: "CatalogueTests", dependencies: ["Locking", "Scenarios", "ReferenceAdapter", "ReferenceNode", "Conformance", "ConformanceTesting", "TestSupport"]),
+        .testTarget(name: "MockGatewayTests", dependencies: ["Locking", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
+        .testTarget(name: "HarnessTests", dependencies: ["Locking", "harness", "HarnessCLI", "Conformance", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),
         .testTarget(
-            name: "ConformanceTests", dependencies: ["Conformance", "MockGateway", "GatewayProtocol", "TestSupport"],
+            name: "ConformanceTests", dependencies: ["Locking", "Conformance", "MockGateway", "GatewayProtocol", "TestSupport"],
             exclude: ["Fixtures", "Golden"], plugins: ["ScenarioIndexPlugin"]
         ),
     ],

@@ -2,7 +2,7 @@ import Conformance
 import Foundation
 import GatewayProtocol
 import ReferenceNode
-import Synchronization
+import Locking
 
 /// `harness reference-node`: the reference client as an adapter process, speaking
 /// `docs/adapter-protocol.md` on stdin/stdout, so that the process driver is exercised by a real

@@ -7,7 +7,7 @@ import Conformance
 import Dispatch
 import Foundation
 import MockGateway
-import Synchronization
+import Locking
 
 /// `harness serve`: a standalone fake Gateway with an operator console on stdin.
 ///
@@ -92,7 +92,7 @@ enum ServeCommand {
 /// down cleanly (closing every connection) before the process exits.
 final class StopSignals: Sendable {
     let stream: AsyncStream<Void>
-    private let sources: Mutex<[any DispatchSourceSignal]>
+    private let sources: Locked<[any DispatchSourceSignal]>
 
     init() {
         let (stream, continuation) = AsyncStream<Void>.makeStream()
@@ -109,7 +109,7 @@ final class StopSignals: Sendable {
             source.resume()
             return source
         }
-        sources = Mutex(created)
+        sources = Locked(created)
     }
 
     func cancel() {
@@ -126,8 +126,8 @@ final class StopSignals: Sendable {
 /// closes every connection (1001, going away); an `atexit` hook waits for that to finish, for at
 /// most a few seconds, so that clients see a clean close rather than a dropped connection.
 enum ShutdownAtExit {
-    private static let finished = Mutex<DispatchSemaphore?>(nil)
-    private static let hookInstalled = Mutex(false)
+    private static let finished = Locked<DispatchSemaphore?>(nil)
+    private static let hookInstalled = Locked(false)
 
     /// Called when serving starts.
     static func arm() {

@@ -1,5 +1,5 @@
 import GatewayProtocol
-import Synchronization
+import Locking
 
 extension Gateway {
     /// Sends `node.invoke.request` and waits for the node's result, registering the waiter in the
@@ -43,7 +43,7 @@ extension Gateway {
 /// sender when the deadline came first.
 final class InvokeTicket: Sendable {
     // Every access goes through the mutex.
-    private let state = Mutex<(id: String?, expired: Bool)>((nil, false))
+    private let state = Locked<(id: String?, expired: Bool)>((nil, false))
 
     /// Records the id; `false` when the deadline already passed.
     func start(_ id: String) -> Bool {

@@ -1,6 +1,6 @@
 import Foundation
 import GatewayProtocol
-import Synchronization
+import Locking
 import WebSocketTransport
 
 /// A fake OpenClaw Gateway speaking the real wire protocol on a local port, with every
@@ -29,7 +29,7 @@ public final class Gateway: Sendable {
     public let port: Int
 
     let core: GatewayCore
-    private let runtime: Mutex<Runtime>
+    private let runtime: Locked<Runtime>
 
     /// Where connections come from: a real socket, or an in-memory network.
     private enum Listener: Sendable {
@@ -74,7 +74,7 @@ public final class Gateway: Sendable {
         self.identity = identity
         self.port = port
         self.core = core
-        self.runtime = Mutex(Runtime())
+        self.runtime = Locked(Runtime())
     }
 
     /// Starts a Gateway and begins accepting connections, on a real socket or, when

@@ -1,6 +1,6 @@
 import Foundation
 import Simulation
-import Synchronization
+import Locking
 
 /// The fake Gateway's clock, in Unix milliseconds: the time line every protocol rule reads
 /// (pairing and approval expiry, presence throttling, tokens, ticks).
@@ -22,7 +22,7 @@ public final class GatewayClock: Sendable {
 
     private let base: Base
     // The offset added to the system clock by `advance(by:)`.
-    private let offset = Mutex<Int64>(0)
+    private let offset = Locked<Int64>(0)
 
     /// A clock that stands still at `startMs` until it is moved.
     /// The default start is 2026-01-01T00:00:00Z, the instant used by the specification's examples.

@@ -1,6 +1,6 @@
 import Foundation
 import GatewayProtocol
-import Synchronization
+import Locking
 
 /// How one message travelled as WebSocket frames.
 public struct TranscriptWire: Sendable, Hashable {
@@ -219,7 +219,7 @@ public final class Transcript: Sendable {
         var dropped = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let start = ContinuousClock.now
     private let capacity: Int
     private let sink: FileSink?
@@ -299,7 +299,7 @@ public final class Transcript: Sendable {
 /// Appends lines to a file; writes are serialised by a mutex.
 private final class FileSink: Sendable {
     // The FileHandle is only touched while holding the mutex, which makes the sink safe to share.
-    private let handle: Mutex<FileHandle>
+    private let handle: Locked<FileHandle>
 
     init(url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -308,7 +308,7 @@ private final class FileSink: Sendable {
         }
         let handle = try FileHandle(forWritingTo: url)
         try handle.truncate(atOffset: 0)
-        self.handle = Mutex(handle)
+        self.handle = Locked(handle)
     }
 
     func append(_ line: String) {

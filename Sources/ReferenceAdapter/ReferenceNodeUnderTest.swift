@@ -2,7 +2,7 @@ import Conformance
 import Foundation
 import MockGateway
 import ReferenceNode
-import Synchronization
+import Locking
 
 /// The reference client as a `NodeUnderTest`, optionally with mutants switched on: what
 /// `harness run --node reference [--mutant NAME]` and `harness selftest` run.
@@ -10,9 +10,9 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
     /// The mutants switched on (none for the correct client).
     public let mutants: Set<Mutant>
     // The running client; guarded by the mutex so start, stop and apply may come from any task.
-    private let client = Mutex<ReferenceClient?>(nil)
+    private let client = Locked<ReferenceClient?>(nil)
     // The observations of every client started so far (a restart starts a new one), for the log.
-    private let logs = Mutex<[ObservationLog]>([])
+    private let logs = Locked<[ObservationLog]>([])
 
     /// Creates the adapter.
     public init(mutants: Set<Mutant> = []) {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// How a wait on an ``EventLog`` ended.
 public enum EventLogWait<Element: Sendable>: Sendable {
@@ -42,7 +42,7 @@ public final class EventLog<Element: Sendable>: Sendable {
     }
 
     // All state is behind the mutex; continuations are resumed outside of it.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an empty log.
     public init() {}

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import Synchronization
+import Locking
 
 /// Why a simulated run could not finish.
 public struct SimulationError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -61,7 +61,7 @@ public final class SimulationExecutor: TaskExecutor {
     /// The bounds of the run.
     public let limits: Limits
     // The ready queue and the loop's flags; jobs may be enqueued from any thread.
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates an executor for one run.
     /// - Parameters:
@@ -71,7 +71,7 @@ public final class SimulationExecutor: TaskExecutor {
     public init(seed: UInt64, timeline: VirtualTimeline, limits: Limits = Limits()) {
         self.timeline = timeline
         self.limits = limits
-        self.state = Mutex(State(random: SeededRandom(seed: seed)))
+        self.state = Locked(State(random: SeededRandom(seed: seed)))
     }
 
     /// Queues a job; the run's thread picks it up.
@@ -110,7 +110,7 @@ public final class SimulationExecutor: TaskExecutor {
         }
         _ = root
         let thread = Thread { [self] in
-            Self.markCurrentThread()
+            SimulationThread.markCurrent()
             Self.yieldToRealTimeWork()
             let failure = loop()
             timeline.setDriven(false)
@@ -126,19 +126,6 @@ public final class SimulationExecutor: TaskExecutor {
         } onCancel: {
             requestStop()
         }
-    }
-
-    private static let threadKey = "org.openclaw-conformance.simulation-thread"
-
-    private static func markCurrentThread() {
-        Thread.current.threadDictionary[threadKey] = true
-    }
-
-    /// Whether the caller runs as a job of a simulated run (on a run's thread). Code that a
-    /// simulation must see (a client's connects, for example) can check it to report a task that
-    /// escaped the simulation (a plain `Task { }`) instead of racing it.
-    public static func isCurrentThreadSimulated() -> Bool {
-        Thread.current.threadDictionary[threadKey] != nil
     }
 
     /// A simulated run's verdict does not depend on how fast it runs, but real-time work beside
@@ -211,6 +198,22 @@ public final class SimulationExecutor: TaskExecutor {
     }
 }
 
+/// The threads simulated runs execute their jobs on.
+public enum SimulationThread {
+    private static let key = "org.openclaw-conformance.simulation-thread"
+
+    static func markCurrent() {
+        Thread.current.threadDictionary[key] = true
+    }
+
+    /// Whether the caller runs as a job of a simulated run (on a run's thread). Code that a
+    /// simulation must see (a client's connects, for example) can check it to report a task that
+    /// escaped the simulation (a plain `Task { }`) instead of racing it.
+    public static func isCurrent() -> Bool {
+        Thread.current.threadDictionary[key] != nil
+    }
+}
+
 /// Resumes a continuation exactly once, whichever side comes first; a result that arrives
 /// before the continuation is installed is kept for it.
 ///
@@ -227,7 +230,7 @@ public final class ResumeOnce<T: Sendable>: Sendable {
     }
 
     // All state is behind the mutex; the continuation is resumed outside of it.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an empty one.
     public init() {}

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Virtual time: a clock that moves only when told to, with the tasks sleeping on it.
 ///
@@ -37,11 +37,11 @@ public final class VirtualTimeline: Timeline {
 
     // Every read and write of the state goes through this mutex; continuations are resumed
     // after it is released.
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a time line standing at `startMs` (2026-01-01T00:00:00Z by default).
     public init(startMs: Int64 = 1_767_225_600_000) {
-        state = Mutex(State(nowMs: startMs))
+        state = Locked(State(nowMs: startMs))
     }
 
     /// The current virtual time in Unix milliseconds.

@@ -7,7 +7,7 @@ import Darwin
 import CEpoll
 #endif
 import Foundation
-import Synchronization
+import Locking
 
 /// The directions a registered descriptor wants to hear about.
 struct IOInterest: OptionSet, Sendable, Hashable {
@@ -82,7 +82,7 @@ final class EventLoop: Sendable {
     private let pollFD: Int32  // epoll descriptor; -1 for poll
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private static let wakeupID: UInt64 = 0
     private static let scratchSize = 256 * 1024
 

@@ -1,9 +1,9 @@
-import Synchronization
+import Locking
 
 /// The other end of an in-memory connection, held until either end finishes.
 final class MemoryPeer: Sendable {
     // The peer, or `nil` once the pair came apart; taking it breaks the reference cycle.
-    private let peer = Mutex<WebSocketConnection?>(nil)
+    private let peer = Locked<WebSocketConnection?>(nil)
 
     init() {}
 
@@ -120,7 +120,7 @@ public final class InMemoryNetwork: WebSocketConnector {
     }
 
     // Listeners and port counters.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an empty network.
     public init() {}
@@ -203,7 +203,7 @@ public final class InMemoryListener: Sendable {
     private let continuation: AsyncStream<WebSocketConnection>.Continuation
     private let network: InMemoryNetwork
     // Whether `close()` was called.
-    private let closed = Mutex(false)
+    private let closed = Locked(false)
 
     init(host: String, port: Int, configuration: WebSocketConfiguration, network: InMemoryNetwork) {
         self.host = host

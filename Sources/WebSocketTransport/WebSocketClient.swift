@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import Locking
 
 /// Opens client connections over TCP (`ws://` only; `wss` is not supported).
 ///
@@ -70,7 +70,7 @@ enum SharedClientLoop {
         var users: Int
     }
 
-    private static let slots = Mutex<[Key: Slot]>([:])
+    private static let slots = Locked<[Key: Slot]>([:])
 
     static func acquire(kind: PollerKind, name: String) throws(WebSocketError) -> EventLoop {
         let key = Key(kind: kind, name: name)
@@ -131,14 +131,14 @@ final class ClientConnector: EventLoopHandler {
     private let headers: WebSocketHTTPHeaders
     private let loop: EventLoop
     private let configuration: WebSocketConfiguration
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(url: WebSocketURL, headers: WebSocketHTTPHeaders, addresses: [Socket.Address], loop: EventLoop, configuration: WebSocketConfiguration) {
         self.url = url
         self.headers = headers
         self.loop = loop
         self.configuration = configuration
-        self.state = Mutex(State(addresses: addresses, handshake: ClientHandshake(maxBytes: configuration.maxHandshakeBytes)))
+        self.state = Locked(State(addresses: addresses, handshake: ClientHandshake(maxBytes: configuration.maxHandshakeBytes)))
     }
 
     /// Runs `body` under the lock, then resumes a continuation it failed. Resuming under the

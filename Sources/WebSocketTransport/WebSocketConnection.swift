@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import Locking
 
 /// One open WebSocket connection (after the opening handshake), on either side.
 ///
@@ -47,7 +47,7 @@ public final class WebSocketConnection: Sendable {
     private let closeTimeout: Duration
     private let inboundHighWaterMark: Int
     private let onEnd: (@Sendable () -> Void)?
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct PingWaiter: Sendable {
         var id: UInt64
@@ -149,7 +149,7 @@ public final class WebSocketConnection: Sendable {
         return try outcome.get()
     }
 
-    private static let idCounter = Atomic<UInt64>(0)
+    private static let idCounter = Locked<UInt64>(0)
 
     convenience init(
         fd: Int32, registration: RegistrationID, loop: EventLoop, isClient: Bool,
@@ -176,7 +176,10 @@ public final class WebSocketConnection: Sendable {
         configuration: WebSocketConfiguration, remoteAddress: String, remotePort: Int,
         requestPath: String, requestHeaders: WebSocketHTTPHeaders, onEnd: (@Sendable () -> Void)?
     ) {
-        self.id = Self.idCounter.wrappingAdd(1, ordering: .relaxed).newValue
+        self.id = Self.idCounter.withLock { counter in
+            counter &+= 1
+            return counter
+        }
         self.isClient = isClient
         self.remoteAddress = remoteAddress
         self.remotePort = remotePort
@@ -190,7 +193,7 @@ public final class WebSocketConnection: Sendable {
         let parser = WebSocketInboundParser(
             role: isClient ? .client : .server, maxMessageSize: configuration.maxMessageSize,
             messageTooBigReason: configuration.messageTooBigReason)
-        self.state = Mutex(State(
+        self.state = Locked(State(
             link: link, parser: parser, automaticPongs: configuration.automaticPongs,
             maxOutboundBytes: configuration.maxOutboundBufferBytes))
     }

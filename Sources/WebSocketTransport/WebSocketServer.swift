@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import Locking
 
 /// A WebSocket server on its own event loop thread.
 ///
@@ -110,13 +110,13 @@ private final class Listener: EventLoopHandler {
     let loop: EventLoop
     let configuration: WebSocketConfiguration
     let connections: AsyncStream<WebSocketConnection>.Continuation
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(fd: Int32, loop: EventLoop, configuration: WebSocketConfiguration, connections: AsyncStream<WebSocketConnection>.Continuation) {
         self.loop = loop
         self.configuration = configuration
         self.connections = connections
-        self.state = Mutex(State(fd: fd))
+        self.state = Locked(State(fd: fd))
     }
 
     func register() throws(WebSocketError) {
@@ -176,7 +176,7 @@ final class ServerHandshakeHandler: EventLoopHandler {
     private let connections: AsyncStream<WebSocketConnection>.Continuation
     private let remoteHost: String
     private let remotePort: Int
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private init(fd: Int32, remoteHost: String, remotePort: Int, loop: EventLoop, configuration: WebSocketConfiguration,
                  connections: AsyncStream<WebSocketConnection>.Continuation) {
@@ -185,7 +185,7 @@ final class ServerHandshakeHandler: EventLoopHandler {
         self.connections = connections
         self.remoteHost = remoteHost
         self.remotePort = remotePort
-        self.state = Mutex(State(fd: fd, parser: ServerHandshakeParser(maxBytes: configuration.maxHandshakeBytes)))
+        self.state = Locked(State(fd: fd, parser: ServerHandshakeParser(maxBytes: configuration.maxHandshakeBytes)))
     }
 
     static func start(fd: Int32, remoteHost: String, remotePort: Int, loop: EventLoop, configuration: WebSocketConfiguration,

@@ -4,7 +4,7 @@ import MockGateway
 import ReferenceAdapter
 import ReferenceNode
 import Scenarios
-import Synchronization
+import Locking
 import TestSupport
 import Testing
 

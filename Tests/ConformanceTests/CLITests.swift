@@ -1,12 +1,12 @@
 import Conformance
 import Foundation
 import MockGateway
-import Synchronization
+import Locking
 import Testing
 
 /// Collects what a command writes.
 final class RecordingIO: Sendable {
-    private let buffers = Mutex<(out: String, err: String)>(("", ""))
+    private let buffers = Locked<(out: String, err: String)>(("", ""))
 
     var out: String { buffers.withLock { $0.out } }
     var err: String { buffers.withLock { $0.err } }
@@ -20,10 +20,10 @@ final class RecordingIO: Sendable {
 
 /// An attach console answering from a script.
 final class ScriptedConsole: AttachConsole {
-    private let answers: Mutex<[String]>
-    private let prompts = Mutex<[String]>([])
+    private let answers: Locked<[String]>
+    private let prompts = Locked<[String]>([])
 
-    init(_ answers: [String]) { self.answers = Mutex(answers) }
+    init(_ answers: [String]) { self.answers = Locked(answers) }
 
     var asked: [String] { prompts.withLock { $0 } }
 

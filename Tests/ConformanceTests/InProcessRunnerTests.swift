@@ -2,7 +2,7 @@ import Conformance
 import Foundation
 import GatewayProtocol
 import MockGateway
-import Synchronization
+import Locking
 import Testing
 
 @Suite struct InProcessRunnerTests {
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func aScenarioRunsOncePerProfileAgainstAFreshGateway() async throws {
-        let identities = Mutex<[String: String]>([:])
+        let identities = Locked<[String: String]>([:])
         let scenario = Self.scenario("PAIR-001", profiles: .all) { run in
             identities.withLock { $0[run.profile.name] = run.gateway.identity.deviceId }
             try run.expectEqual(run.gateway.profile.name, run.profile.name, "the Gateway runs the run's profile")
@@ -132,7 +132,7 @@ import Testing
     }
 
     @Test func slownessScalesDeadlines() async throws {
-        let seen = Mutex<Duration?>(nil)
+        let seen = Locked<Duration?>(nil)
         let scenario = Self.scenario("LIFE-002") { run in
             seen.withLock { $0 = run.deadline(ms: 1_000) }
         }
@@ -186,7 +186,7 @@ import Testing
 
     @Test func stateDirectoriesAreRemovedUnlessKept() async throws {
         let root = try TemporaryDirectory()
-        let paths = Mutex<[String]>([])
+        let paths = Locked<[String]>([])
         let scenario = Self.scenario("TOKEN-001", profiles: .all) { run in
             paths.withLock { $0.append(run.stateDirectory.path) }
             try Data("token".utf8).write(to: run.stateDirectory.appendingPathComponent("device.json"))
@@ -215,7 +215,7 @@ import Testing
     }
 
     @Test func theSeedIsRecordedInEveryResultAndDrivesRandomChoices() async throws {
-        let picks = Mutex<[Int]>([])
+        let picks = Locked<[Int]>([])
         let scenario = Self.scenario("INV-004") { run in
             picks.withLock { $0.append(run.random(in: 0...1_000_000)) }
         }

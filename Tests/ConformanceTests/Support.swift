@@ -1,7 +1,7 @@
 import Conformance
 import Foundation
 import MockGateway
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -28,8 +28,8 @@ final class FakeNode: NodeUnderTest {
     let supportedStimuli: Set<StimulusKind>
     private let answers: [StimulusKind: Answer]
     private let startHangs: Bool
-    // Mutex guards the call record.
-    private let calls = Mutex(Calls())
+    // The lock guards the call record.
+    private let calls = Locked(Calls())
 
     init(supports: Set<StimulusKind> = Set(StimulusKind.documented), answers: [StimulusKind: Answer] = [:],
          startHangs: Bool = false) {

@@ -1,14 +1,14 @@
 import Conformance
 import Foundation
 import HarnessCLI
-import Synchronization
+import Locking
 import Testing
 
 /// `Harness` as a library: a package's own scenarios and clients next to the built-in ones.
 @Suite struct HarnessLibraryTests {
     /// Collects what a command writes.
     final class Output: Sendable {
-        private let buffers = Mutex<(out: String, err: String)>(("", ""))
+        private let buffers = Locked<(out: String, err: String)>(("", ""))
         var out: String { buffers.withLock { $0.out } }
         var err: String { buffers.withLock { $0.err } }
         var io: CommandIO {

@@ -1,12 +1,12 @@
 import Foundation
 import GatewayProtocol
 import MockGateway
-import Synchronization
+import Locking
 import Testing
 
 /// Collects written lines.
 final class ConsoleLineSink: Sendable {
-    private let written = Mutex<[String]>([])
+    private let written = Locked<[String]>([])
     var lines: [String] { written.withLock { $0.joined().split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty } } }
     var write: @Sendable (String) -> Void { { text in self.written.withLock { $0.append(text) } } }
 }

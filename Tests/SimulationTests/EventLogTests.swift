@@ -1,5 +1,5 @@
 import Simulation
-import Synchronization
+import Locking
 import Testing
 
 /// Runs `operation` with a real-time guard, so that a wait that never ends fails the test

@@ -1,11 +1,11 @@
 import Foundation
 import Simulation
-import Synchronization
+import Locking
 import Testing
 
 /// A log of strings shared by the tasks of one simulated run.
 private final class Trace: Sendable {
-    private let items = Mutex<[String]>([])
+    private let items = Locked<[String]>([])
     func add(_ item: String) { items.withLock { $0.append(item) } }
     var all: [String] { items.withLock { $0 } }
 }
@@ -20,12 +20,14 @@ private actor Counter {
 
 @Suite("Simulation executor")
 struct SimulationExecutorTests {
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func rootTaskResultIsReturned() async throws {
         let simulation = SimulationExecutor(seed: 1, timeline: VirtualTimeline())
         let value = try await simulation.run { 6 * 7 }
         #expect(value == 42)
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func sleepingJumpsVirtualTimeWithoutRealWaiting() async throws {
         let timeline = VirtualTimeline(startMs: 1_000)
         let simulation = SimulationExecutor(seed: 1, timeline: timeline)
@@ -41,6 +43,7 @@ struct SimulationExecutorTests {
         // The run took no hour of real time: the suite would not finish otherwise.
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func sleepersWakeInDeadlineOrder() async throws {
         let timeline = VirtualTimeline(startMs: 0)
         let simulation = SimulationExecutor(seed: 7, timeline: timeline)
@@ -58,6 +61,7 @@ struct SimulationExecutorTests {
         #expect(trace.all == ["100@100", "200@200", "300@300"])
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func unstructuredTasksFromSpawnTaskJoinTheRun() async throws {
         let timeline = VirtualTimeline(startMs: 0)
         let simulation = SimulationExecutor(seed: 3, timeline: timeline)
@@ -93,6 +97,7 @@ struct SimulationExecutorTests {
         return trace.all
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func theSeedDecidesTheOrderOfReadyTasks() async throws {
         let first = try await raceOrder(seed: 11)
         for _ in 0..<5 { #expect(try await raceOrder(seed: 11) == first) }
@@ -101,6 +106,7 @@ struct SimulationExecutorTests {
         #expect(orders.count > 1, "different seeds should explore different interleavings")
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func aWaitThatNothingCanSatisfyEndsAtOnce() async throws {
         let timeline = VirtualTimeline(startMs: 5_000)
         let simulation = SimulationExecutor(seed: 1, timeline: timeline)
@@ -115,6 +121,7 @@ struct SimulationExecutorTests {
         #expect(timeline.nowMs == 5_000, "time does not move when nothing is pending")
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func aWaitTimesOutAtItsDeadlineWhileOtherTimersRun() async throws {
         let timeline = VirtualTimeline(startMs: 0)
         let simulation = SimulationExecutor(seed: 1, timeline: timeline)
@@ -136,6 +143,7 @@ struct SimulationExecutorTests {
         #expect(now == 4_500)
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func aRunWaitingForSomethingOutsideStallsWithAnError() async throws {
         let simulation = SimulationExecutor(seed: 1, timeline: VirtualTimeline())
         await #expect(throws: SimulationError.self) {
@@ -148,6 +156,7 @@ struct SimulationExecutorTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func aBusyLoopStillLetsTimePass() async throws {
         let timeline = VirtualTimeline(startMs: 0)
         let simulation = SimulationExecutor(seed: 1, timeline: timeline, limits: .init(jobsPerInstant: 500))

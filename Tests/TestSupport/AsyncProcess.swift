@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A finished child process: its exit status and everything it wrote.
 public struct ProcessOutput: Sendable {
@@ -68,7 +68,7 @@ public enum AsyncProcess {
 
 /// The exit status, handed from `terminationHandler` to an async waiter.
 private final class ExitSignal: Sendable {
-    private let state = Mutex<(status: Int32?, waiter: CheckedContinuation<Int32?, Never>?)>((nil, nil))
+    private let state = Locked<(status: Int32?, waiter: CheckedContinuation<Int32?, Never>?)>((nil, nil))
 
     func fire(_ status: Int32) {
         let waiter = state.withLock { state -> CheckedContinuation<Int32?, Never>? in
@@ -94,7 +94,7 @@ private final class ExitSignal: Sendable {
 /// A pipe read to its end on a thread of its own, so that a chatty child never blocks on a
 /// full pipe and no pool thread waits for it.
 private final class DrainedPipe: Sendable {
-    private let state = Mutex<(data: Data?, waiter: CheckedContinuation<Data, Never>?)>((nil, nil))
+    private let state = Locked<(data: Data?, waiter: CheckedContinuation<Data, Never>?)>((nil, nil))
 
     init(_ handle: FileHandle) {
         let thread = Thread { [self] in

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 @testable import WebSocketTransport
 
@@ -9,7 +9,7 @@ import Testing
 struct InteropTests {
     /// How each server-side connection ended, by request path.
     private final class Endings: Sendable {
-        let value = Mutex<[(path: String, info: WebSocketCloseInfo)]>([])
+        let value = Locked<[(path: String, info: WebSocketCloseInfo)]>([])
         func record(_ path: String, _ info: WebSocketCloseInfo) { value.withLock { $0.append((path, info)) } }
         func infos(for path: String) -> [WebSocketCloseInfo] { value.withLock { $0.filter { $0.path == path }.map(\.info) } }
     }

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 /// One JSON line printed by `Tests/Interop/ws_peer.py`.
@@ -111,7 +111,7 @@ struct PeerUnavailable: Error, CustomStringConvertible {
 
 /// Cuts stdout data into JSON lines.
 private final class LineSplitter: Sendable {
-    private let buffer = Mutex<Data>(Data())
+    private let buffer = Locked<Data>(Data())
     private let continuation: AsyncStream<PeerLine>.Continuation
 
     init(_ continuation: AsyncStream<PeerLine>.Continuation) { self.continuation = continuation }

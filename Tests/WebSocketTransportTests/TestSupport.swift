@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
+import Locking
 import Testing
 @testable import WebSocketTransport
 
@@ -17,10 +17,10 @@ struct DeadlineExceeded: Error, CustomStringConvertible {
 /// Shared by the racing tasks of ``withDeadline(_:_:_:)``: whoever takes the continuation first
 /// resumes it.
 private final class DeadlineRace<T: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
-    let timer = Mutex<Task<Void, Never>?>(nil)
+    private let continuation: Locked<CheckedContinuation<T, any Error>?>
+    let timer = Locked<Task<Void, Never>?>(nil)
 
-    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = Mutex(continuation) }
+    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = Locked(continuation) }
 
     func take() -> CheckedContinuation<T, any Error>? {
         continuation.withLock { state in
@@ -76,7 +76,7 @@ final class EchoServer: Sendable {
     let server: WebSocketServer
     let accepted: AsyncStream<WebSocketConnection>
     private let acceptedContinuation: AsyncStream<WebSocketConnection>.Continuation
-    private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let task: Locked<Task<Void, Never>?> = Locked(nil)
 
     init(configuration: WebSocketConfiguration = .init(), host: String = "127.0.0.1",
          onConnection: @escaping @Sendable (WebSocketConnection) async -> Void = { _ in }) async throws {

@@ -2,7 +2,7 @@ import Foundation
 import Simulation
 import GatewayProtocol
 import MockGateway
-import Synchronization
+import Locking
 
 /// What the conformance subcommands work with: the catalogue, the named in-process clients and
 /// a way to start Gateways.

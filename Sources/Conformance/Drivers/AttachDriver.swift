@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The terminal a person answers attach-mode prompts on.
 public protocol AttachConsole: Sendable {
@@ -118,7 +118,7 @@ public final class TerminalAttachConsole: AttachConsole {
     public static let shared = TerminalAttachConsole()
 
     // All state is behind the mutex; continuations are resumed outside of it.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private init() {}
 

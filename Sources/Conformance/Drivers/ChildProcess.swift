@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -55,16 +55,16 @@ final class ChildProcess: Sendable {
 
     /// The process id, which is also its process group id.
     let pid: pid_t
-    // Mutex guards the stdin descriptor, the exit status and the waiters.
-    private let state: Mutex<State>
+    // The lock guards the stdin descriptor, the exit status and the waiters.
+    private let state: Locked<State>
 
     /// Serialises pipe creation and spawning so that no concurrently spawned child inherits
     /// another child's pipe ends between `pipe()` and `fcntl(FD_CLOEXEC)`.
-    private static let spawnLock = Mutex(())
+    private static let spawnLock = Locked(())
 
     private init(pid: pid_t, stdin: Int32) {
         self.pid = pid
-        self.state = Mutex(State(stdin: stdin))
+        self.state = Locked(State(stdin: stdin))
     }
 
     /// Starts `/bin/sh -c command`.
@@ -341,8 +341,8 @@ final class ChildProcess: Sendable {
 final class LiveProcessGroups: Sendable {
     static let shared = LiveProcessGroups()
 
-    // Mutex guards the set.
-    private let groups = Mutex<Set<pid_t>>([])
+    // The lock guards the set.
+    private let groups = Locked<Set<pid_t>>([])
 
     func insert(_ pgid: pid_t) { _ = groups.withLock { $0.insert(pgid) } }
     func remove(_ pgid: pid_t) { _ = groups.withLock { $0.remove(pgid) } }
@@ -361,7 +361,7 @@ public enum InterruptHandling {
         var sources: [any DispatchSourceSignal] = []
     }
 
-    private static let installed = Mutex(SignalSources())
+    private static let installed = Locked(SignalSources())
 
     /// On SIGINT, SIGTERM or SIGHUP: kills every client process group the harness started,
     /// prints a note on stderr and exits with 130. Call once, early, from a command-line tool.

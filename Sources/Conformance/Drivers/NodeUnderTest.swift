@@ -1,6 +1,6 @@
 import Foundation
 import Simulation
-import Synchronization
+import Locking
 
 /// A client implementation that runs inside the harness process (the reference node, or a
 /// Swift client's own code under test).
@@ -136,8 +136,8 @@ final class InProcessSession: ClientSession {
     private let node: any NodeUnderTest
     private let helloTimeout: Duration
     private let timeline: any Timeline
-    // Mutex guards the configuration remembered for restarts.
-    private let state = Mutex(State())
+    // The lock guards the configuration remembered for restarts.
+    private let state = Locked(State())
 
     init(node: any NodeUnderTest, helloTimeout: Duration, timeline: any Timeline) {
         self.node = node

@@ -1,6 +1,6 @@
 import Foundation
 import Simulation
-import Synchronization
+import Locking
 
 /// Starts the client under test as a process per run (`--node-command`) and talks to it over
 /// the adapter protocol.
@@ -61,7 +61,7 @@ final class ProcessSession: ClientSession {
     private let context: ClientSessionContext
     private let grace: Duration
     // All mutable state is behind the mutex; continuations are resumed outside of it.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(command: String, environment: [String: String], context: ClientSessionContext) {
         self.command = command

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Where a run stands, as one line for a terminal: done/total, verdicts so far, the runs in
 /// progress, elapsed and estimated time left.
@@ -86,7 +86,7 @@ public final class LiveProgress: Sendable {
         var finished = false
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let write: @Sendable (String) -> Void
     private let elapsedMs: @Sendable () -> Int64
     private let width: Int
@@ -98,7 +98,7 @@ public final class LiveProgress: Sendable {
     ///   - elapsedMs: time since the run began.
     ///   - write: writes to the terminal.
     public init(total: Int, width: Int, elapsedMs: @escaping @Sendable () -> Int64, write: @escaping @Sendable (String) -> Void) {
-        self.state = Mutex(State(line: ProgressLine(total: total)))
+        self.state = Locked(State(line: ProgressLine(total: total)))
         self.width = max(20, width - 1)
         self.elapsedMs = elapsedMs
         self.write = write

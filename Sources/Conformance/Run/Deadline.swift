@@ -1,5 +1,5 @@
 import Simulation
-import Synchronization
+import Locking
 
 /// Runs `operation`; returns its result, or throws `timeoutError` when `duration` passes first
 /// on `timeline`, or `CancellationError` when the calling task is cancelled first.

@@ -1,7 +1,7 @@
 import Foundation
 import MockGateway
 import Simulation
-import Synchronization
+import Locking
 import WebSocketTransport
 
 /// Which transcripts to write.
@@ -211,7 +211,7 @@ public struct Runner: Sendable {
         return await withTaskGroup(of: (String, Probe).self) { group in
             for profile in profiles {
                 group.addTask {
-                    let announced = Mutex<Set<StimulusKind>>([])
+                    let announced = Locked<Set<StimulusKind>>([])
                     let scenario = HandshakeProbe.scenario { stimuli in announced.withLock { $0 = stimuli } }
                     let result = await execute(PlannedRun(scenario: scenario, profile: profile), stateRoot: stateRoot,
                                                transcripts: transcripts)
@@ -281,6 +281,11 @@ public struct Runner: Sendable {
         case .realTime:
             return await execute(planned, in: .realTime, stateRoot: stateRoot, transcripts: transcripts)
         case .simulation:
+            // Task executors (and so simulated runs) need the Swift 6 runtime: macOS 15, iOS 18.
+            // Earlier systems run in-process clients in real time over loopback sockets.
+            guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) else {
+                return await execute(planned, in: .realTime, stateRoot: stateRoot, transcripts: transcripts)
+            }
             let started = ContinuousClock.now
             let runSeed = Seed.derive(configuration.seed, planned.key)
             let timeline = VirtualTimeline(startMs: Self.simulationStartMs)
@@ -475,8 +480,8 @@ public struct Runner: Sendable {
 /// Where transcripts go; the failing-runs default directory is created on first use.
 final class TranscriptDirectory: Sendable {
     private let policy: TranscriptPolicy
-    // Mutex guards the lazily created directory.
-    private let created = Mutex<URL?>(nil)
+    // The lock guards the lazily created directory.
+    private let created = Locked<URL?>(nil)
 
     init(policy: TranscriptPolicy) {
         self.policy = policy
@@ -547,7 +552,6 @@ final class TranscriptDirectory: Sendable {
 /// The in-memory network as a simulated client sees it: a connect from a task outside the
 /// simulation (a plain `Task { }` in the client) would race the run instead of being part of it,
 /// so it ends the run with an error that says so instead of a verdict that depends on timing.
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 struct SimulatedClientConnector: WebSocketConnector {
     let network: InMemoryNetwork
     let reportEscape: @Sendable (String) -> Void
@@ -558,7 +562,7 @@ struct SimulatedClientConnector: WebSocketConnector {
 
     func connect(to url: String, headers: WebSocketHTTPHeaders, configuration: WebSocketConfiguration) async throws
         -> WebSocketConnection {
-        guard SimulationExecutor.isCurrentThreadSimulated() else {
+        guard SimulationThread.isCurrent() else {
             reportEscape(Self.escapeMessage)
             throw WebSocketError(WebSocketError.connectionFailed.kind, detail: "connect from outside the simulated run")
         }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The client under test as a scenario sees it (`run.client`): start it, stimulate it, restart
 /// it. Whatever the driver (in-process, process, a person), the calls are the same.
@@ -14,8 +14,8 @@ public final class ScenarioClient: Sendable {
     private let needs: Set<StimulusKind>
     private let stimulusTimeout: Duration
     private let note: @Sendable (String) -> Void
-    // Mutex guards what the client announced and whether it runs.
-    private let state: Mutex<State>
+    // The lock guards what the client announced and whether it runs.
+    private let state: Locked<State>
 
     init(session: any ClientSession, configuration: NodeConfiguration, needs: Set<StimulusKind>,
          stimulusTimeout: Duration, note: @escaping @Sendable (String) -> Void) {
@@ -23,7 +23,7 @@ public final class ScenarioClient: Sendable {
         self.needs = needs
         self.stimulusTimeout = stimulusTimeout
         self.note = note
-        self.state = Mutex(State(configuration: configuration))
+        self.state = Locked(State(configuration: configuration))
     }
 
     /// The stimuli the client announced (empty before `start`). `restart` is always included:

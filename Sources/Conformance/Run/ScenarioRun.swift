@@ -1,7 +1,7 @@
 import Foundation
 import MockGateway
 import Simulation
-import Synchronization
+import Locking
 
 /// A position in a Gateway's event log: waits look at events from here on.
 public struct EventCursor: Sendable, Hashable {
@@ -51,7 +51,7 @@ public final class ScenarioRun: Sendable {
 
     private let gatewayFactory: GatewayFactory
     // All mutable state is behind this mutex.
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(scenario: Scenario, profile: GatewayProfile, seed: UInt64, slowness: Double, stepTimeoutMs: Int,
          gateway: Gateway, client: ScenarioClient, stateDirectory: URL,
@@ -66,7 +66,7 @@ public final class ScenarioRun: Sendable {
         self.client = client
         self.stateDirectory = stateDirectory
         self.gatewayFactory = gatewayFactory
-        self.state = Mutex(State(random: SeededRandom(seed: seed), gateways: [gateway]))
+        self.state = Locked(State(random: SeededRandom(seed: seed), gateways: [gateway]))
     }
 
     // MARK: Time and randomness

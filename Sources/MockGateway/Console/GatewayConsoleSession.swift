@@ -1,6 +1,6 @@
 import Foundation
 import GatewayProtocol
-import Synchronization
+import Locking
 
 /// Why a console session ended.
 public enum ConsoleSessionEnd: Sendable, Hashable {
@@ -96,7 +96,7 @@ public struct GatewayConsoleSession: Sendable {
 /// Serialises whole-line writes.
 final class LineWriter: Sendable {
     // The lock makes sharing safe: the sink is only ever called while holding it.
-    private let lock = Mutex<Void>(())
+    private let lock = Locked<Void>(())
     private let sink: @Sendable (String) -> Void
 
     init(_ sink: @escaping @Sendable (String) -> Void) { self.sink = sink }

@@ -1,7 +1,7 @@
 import Foundation
 import GatewayProtocol
 import Simulation
-import Synchronization
+import Locking
 import WebSocketTransport
 
 /// Why a request did not get a usable response.
@@ -66,8 +66,8 @@ public final class GatewayConnection: Sendable {
     private let binary: Bool
     private let defaultTimeoutMs: Int64
     private let identifiers: IdentifierSource
-    // Pending requests and liveness data, guarded by this Mutex.
-    private let state = Mutex(State())
+    // Pending requests and liveness data, guarded by this lock.
+    private let state = Locked(State())
 
     init(socket: WebSocketConnection, generation: Int, role: GatewayRole, clock: any ClientClock, binary: Bool,
          defaultTimeoutMs: Int64, identifiers: IdentifierSource) {

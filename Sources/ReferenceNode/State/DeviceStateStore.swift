@@ -1,6 +1,6 @@
 import Foundation
 import GatewayProtocol
-import Synchronization
+import Locking
 
 /// A device token the client holds for one (Gateway, role).
 public struct StoredDeviceToken: Sendable, Hashable, Codable {
@@ -53,7 +53,7 @@ final class DeviceStateStore: Sendable {
     private let identifiers: IdentifierSource
     private let durable: Bool
     // The identity and token file are read and written only under this lock.
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Opens (or creates) the state in `directory`.
     /// - Throws: `DeviceStateError` when the directory cannot be created or a new key cannot be
@@ -81,7 +81,7 @@ final class DeviceStateStore: Sendable {
            file.deviceId == identity.deviceId {
             tokens = file
         }
-        state = Mutex(State(identity: identity, tokens: tokens))
+        state = Locked(State(identity: identity, tokens: tokens))
     }
 
     private static func newIdentity(nowMs: Int64, seed: Data?) throws -> DeviceIdentity {

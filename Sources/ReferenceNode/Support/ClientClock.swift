@@ -1,6 +1,6 @@
 import Foundation
 import Simulation
-import Synchronization
+import Locking
 
 /// The time source of the reference client: every protocol timer (backoff, challenge wait,
 /// request timeouts, tick watchdog, invoke deadlines, beacon interval) reads it.
@@ -74,21 +74,21 @@ public final class ManualClientClock: ClientClock {
     }
 
     private let source: (@Sendable () -> Int64)?
-    // All mutable state lives behind this Mutex, so the class is Sendable.
-    private let state: Mutex<State>
+    // All mutable state lives behind this lock, so the class is Sendable.
+    private let state: Locked<State>
 
     /// A clock with its own time line starting at `startMs` (2026-01-01T00:00:00Z by default,
     /// the fake Gateway's default start).
     public init(startMs: Int64 = 1_767_225_600_000) {
         source = nil
-        state = Mutex(State(ownNowMs: startMs))
+        state = Locked(State(ownNowMs: startMs))
     }
 
     /// A clock that reads another time source (for example the fake Gateway's clock); call
     /// ``wake()`` whenever that source moves so that sleepers re-check their deadlines.
     public init(reading source: @escaping @Sendable () -> Int64) {
         self.source = source
-        state = Mutex(State(ownNowMs: 0))
+        state = Locked(State(ownNowMs: 0))
     }
 
     /// The current time.

@@ -1,16 +1,16 @@
 import Foundation
 import Simulation
-import Synchronization
+import Locking
 
 /// Request ids and key seeds of the reference client: from the system's random source, or, for
 /// reproducible runs, from a seeded generator so that the same seed produces the same frames
 /// (on Apple platforms except `device.signature`, which CryptoKit randomizes).
 final class IdentifierSource: Sendable {
     // `nil` for system randomness; the seeded generator otherwise.
-    private let random: Mutex<SeededRandom?>
+    private let random: Locked<SeededRandom?>
 
     init(seed: UInt64?) {
-        random = Mutex(seed.map { SeededRandom(seed: $0) })
+        random = Locked(seed.map { SeededRandom(seed: $0) })
     }
 
     /// A fresh request id (a lower-case UUID).

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A reusable wake-up: ``wait()`` returns when ``signal()`` is called (or was called since the
 /// last ``reset()``), or when the waiting task is cancelled.
@@ -9,8 +9,8 @@ final class WakeSignal: Sendable {
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     }
 
-    // Waiters and the pending flag live behind this Mutex.
-    private let state = Mutex(State())
+    // Waiters and the pending flag live behind this lock.
+    private let state = Locked(State())
 
     /// Forgets a signal that nobody waited for.
     func reset() { state.withLock { $0.signalled = false } }
@@ -62,8 +62,8 @@ final class Latch: Sendable {
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     }
 
-    // Waiters and the open flag live behind this Mutex.
-    private let state = Mutex(State())
+    // Waiters and the open flag live behind this lock.
+    private let state = Locked(State())
 
     /// Whether ``open()`` was called.
     var isOpen: Bool { state.withLock { $0.isOpen } }

@@ -6,7 +6,7 @@ import Darwin
 import Foundation
 import GatewayProtocol
 import MockGateway
-import Synchronization
+import Locking
 import Testing
 
 /// The package root, found from this file's path.
@@ -58,7 +58,7 @@ final class LineProcess: Sendable {
     }
 
     private static func readLines(_ handle: FileHandle, _ deliver: @escaping @Sendable (String) -> Void) {
-        let buffer = Mutex(Data())
+        let buffer = Locked(Data())
         handle.readabilityHandler = { handle in
             let data = handle.availableData
             if data.isEmpty {

@@ -1,0 +1,37 @@
+import Foundation
+
+/// A value that many threads share, read and written only while a lock is held.
+///
+/// This is the package's replacement for `Synchronization.Mutex`, which needs macOS 15 / iOS 18:
+/// the package supports macOS 14 and iOS 17, so every module uses this type instead (a test keeps
+/// `import Synchronization` out of `Sources/`). The interface is the subset of `Mutex` the package
+/// uses: `Locked(initial)` and `withLock { state in ... }`.
+///
+/// ```swift
+/// private let state = Locked(State())
+/// let count = state.withLock { state in
+///     state.count += 1
+///     return state.count
+/// }
+/// ```
+package final class Locked<Value: ~Copyable>: @unchecked Sendable {
+    // Safe to share across threads: `value` is only read or written inside `withLock`, while
+    // `lock` is held, so no two threads ever access it at once. As with `Mutex`, the closure must
+    // not let a reference to non-Sendable state escape; every use in the package keeps Sendable
+    // values in the state or hands continuations out to be resumed after the lock is released.
+    private let lock = NSLock()
+    private var value: Value
+
+    /// Wraps `value`.
+    package init(_ value: consuming Value) {
+        self.value = value
+    }
+
+    /// Runs `body` with exclusive access to the value and returns what it returns.
+    /// - Throws: what `body` throws.
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
