@@ -2,6 +2,7 @@ import Conformance
 import Foundation
 import MockGateway
 import Locking
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -97,12 +98,8 @@ enum Fixtures {
     /// on the PATH; `nil` when there is none.
     static var python: String? {
         let environment = ProcessInfo.processInfo.environment
-        if let configured = environment["OPENCLAW_PYTHON"], FileManager.default.isExecutableFile(atPath: configured) {
-            return configured
-        }
-        let packageRoot = directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let venv = packageRoot.appendingPathComponent(".venv/bin/python3").path
-        if FileManager.default.isExecutableFile(atPath: venv) { return venv }
+        let configured = InteropInterpreter.configuredPath
+        if FileManager.default.isExecutableFile(atPath: configured) { return configured }
         for directory in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
             let candidate = "\(directory)/python3"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }

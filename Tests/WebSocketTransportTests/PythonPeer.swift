@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import Locking
+import TestSupport
 import Testing
 
 /// One JSON line printed by `Tests/Interop/ws_peer.py`.
@@ -31,32 +32,10 @@ final class PythonPeer: Sendable {
     static let script = packageRoot.appendingPathComponent("Tests/Interop/ws_peer.py").path
 
     /// CI sets `OPENCLAW_REQUIRE_INTEROP=1`: a missing peer is then a failure, not a skip.
-    static let isRequired = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_INTEROP"] == "1"
+    static let isRequired = InteropInterpreter.isRequired
 
-    /// The interpreter (`OPENCLAW_PYTHON`, else `.venv/bin/python3` in the package root) when
-    /// it can import `websockets`; otherwise why not.
-    static let interpreter: Result<String, PeerUnavailable> = {
-        let environment = ProcessInfo.processInfo.environment
-        let path = environment["OPENCLAW_PYTHON"] ?? packageRoot.appendingPathComponent(".venv/bin/python3").path
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            return .failure(PeerUnavailable(reason: "no Python at \(path); create it with `python3 -m venv .venv && .venv/bin/pip install -r Tests/Interop/requirements.txt` or set OPENCLAW_PYTHON"))
-        }
-        let check = Process()
-        check.executableURL = URL(fileURLWithPath: path)
-        check.arguments = ["-c", "import websockets"]
-        check.standardOutput = FileHandle.nullDevice
-        check.standardError = FileHandle.nullDevice
-        do {
-            try check.run()
-            check.waitUntilExit()
-        } catch {
-            return .failure(PeerUnavailable(reason: "\(path) does not run: \(error)"))
-        }
-        guard check.terminationStatus == 0 else {
-            return .failure(PeerUnavailable(reason: "\(path) cannot import websockets; run `\(path) -m pip install -r Tests/Interop/requirements.txt`"))
-        }
-        return .success(path)
-    }()
+    /// The interpreter when it can import `websockets`; otherwise why not.
+    static let interpreter = InteropInterpreter.find(importing: ["websockets"])
 
     /// Whether interop tests run: the peer exists, or CI requires it (and the test then fails
     /// with the reason).

@@ -4,24 +4,14 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Simulation
 import Testing
 @testable import WebSocketTransport
 
 /// A seedable generator so that a failing input can be reproduced.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 struct RobustnessTests {
     @Test func theParserSurvivesRandomAndMutatedInput() {
-        var random = SplitMix(state: 6455)
+        var random = SeededRandom(seed: 6455)
         let valid = maskedFrame(.text, Array("hello €".utf8), fin: false) + maskedFrame(.ping, [1])
             + maskedFrame(.continuation, Array("world".utf8)) + maskedFrame(.binary, pattern(300))
             + maskedFrame(.close, [0x03, 0xE8, 0x6F, 0x6B])
@@ -57,7 +47,7 @@ struct RobustnessTests {
     }
 
     @Test func theHandshakeParserSurvivesRandomInput() {
-        var random = SplitMix(state: 1337)
+        var random = SeededRandom(seed: 1337)
         let valid = Array(("GET / HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8)
         for _ in 0..<2000 {

@@ -7,6 +7,7 @@ import Foundation
 import GatewayProtocol
 import MockGateway
 import Locking
+import TestSupport
 import Testing
 
 /// The package root, found from this file's path.
@@ -199,33 +200,10 @@ enum ServeProcess {
 /// The Python interpreter of the interop tests.
 enum InteropPython {
     /// CI sets `OPENCLAW_REQUIRE_INTEROP=1`: a missing interpreter is then a failure, not a skip.
-    static let isRequired = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_INTEROP"] == "1"
+    static let isRequired = InteropInterpreter.isRequired
 
-    /// `OPENCLAW_PYTHON`, else `.venv/bin/python3` in the package root, when it can import
-    /// `websockets` and `cryptography`; otherwise why not.
-    static let interpreter: Result<String, EnvironmentProblem> = {
-        let environment = ProcessInfo.processInfo.environment
-        let path = environment["OPENCLAW_PYTHON"] ?? packageRoot.appendingPathComponent(".venv/bin/python3").path
-        let setup = "python3 -m venv .venv && .venv/bin/pip install -r Tests/Interop/requirements.txt"
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            return .failure(EnvironmentProblem(description: "no Python at \(path); run `\(setup)` or set OPENCLAW_PYTHON"))
-        }
-        let check = Process()
-        check.executableURL = URL(fileURLWithPath: path)
-        check.arguments = ["-c", "import websockets, cryptography"]
-        check.standardOutput = FileHandle.nullDevice
-        check.standardError = FileHandle.nullDevice
-        do {
-            try check.run()
-            check.waitUntilExit()
-        } catch {
-            return .failure(EnvironmentProblem(description: "\(path) does not run: \(error)"))
-        }
-        guard check.terminationStatus == 0 else {
-            return .failure(EnvironmentProblem(description: "\(path) cannot import websockets and cryptography; run `\(setup)`"))
-        }
-        return .success(path)
-    }()
+    /// The interpreter when it can import `websockets` and `cryptography`; otherwise why not.
+    static let interpreter = InteropInterpreter.find(importing: ["websockets", "cryptography"])
 
     /// Whether the interop tests run: the interpreter is usable, or CI requires them (they then
     /// fail with the reason).
