@@ -28,7 +28,7 @@ extension GatewayCore {
                 : ["node.canvas.capability.refresh"]
             return methods.sorted()
         }
-        return (Self.coreOperatorMethods + operatorState.offeredMethods).sorted()
+        return (Self.coreOperatorMethods + operatorState.offeredMethods + Self.chatMethods).sorted()
     }
 
     /// The events `hello-ok.features.events` advertises.
@@ -39,6 +39,7 @@ extension GatewayCore {
         } else {
             events += ["device.pair.requested", "device.pair.resolved", "exec.approval.requested", "exec.approval.resolved"]
             if profile.hasQuestions { events += ["question.requested", "question.resolved"] }
+            events += Self.chatEvents
         }
         return events.sorted()
     }
@@ -53,8 +54,9 @@ extension GatewayCore {
         }
         let servedByCore = Self.coreOperatorMethods.contains(method)
         let servedByOperatorState = OperatorState.serves(method) && operatorState.offers(method)
+        let servedByChat = Self.chatMethods.contains(method)
         // A profile without a family answers `unknown method` before any scope check.
-        guard servedByCore || servedByOperatorState else { return unknownMethod(request, on: connectionId) }
+        guard servedByCore || servedByOperatorState || servedByChat else { return unknownMethod(request, on: connectionId) }
         if let error = OperatorMethodPolicy.authorize(method: method, role: session.role, scopes: session.scopes,
                                                       style: profile.missingScopeStyle) {
             fail(request.id, method: method, error, to: connectionId)
@@ -62,6 +64,10 @@ extension GatewayCore {
         }
         if servedByCore {
             handleCoreOperatorMethod(request, session: session, on: connectionId)
+            return
+        }
+        if servedByChat {
+            handleChatRequest(request, session: session, on: connectionId)
             return
         }
         let caller = OperatorCaller(wireRole: session.role, wireScopes: session.scopes, surface: connectionId,

@@ -95,6 +95,7 @@ actor GatewayCore {
     var armedRaces: [RaceArm] = []
     var pushRegistrations: [String: JSONValue] = [:]
     var pendingActions: [String: [JSONValue]] = [:]
+    var chat = ChatState()
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity) {
         self.configuration = configuration
@@ -304,6 +305,7 @@ actor GatewayCore {
         if let pairing = pairingStore.nextExpiryMs { candidates.append(pairing) }
         if let record = operatorState.nextDeadlineMs { candidates.append(record) }
         candidates += operatorWaiters.compactMap(\.waiter.deadlineMs)
+        if let chatDue = chat.store.nextDueMs { candidates.append(chatDue) }
         if let floor { candidates.removeAll { $0 <= floor } }
         return candidates.min()
     }
@@ -331,6 +333,7 @@ actor GatewayCore {
         for invoke in nodes.expireInvokes(nowMs: now) { finishInvoke(invoke.id, with: .timedOut) }
         expirePairingRequests(nowMs: now)
         expireOperatorRecords(nowMs: now)
+        releaseDueChatMessages()
     }
 
     // MARK: - Invokes

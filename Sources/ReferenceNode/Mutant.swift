@@ -137,6 +137,24 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     /// Ignores binary WebSocket messages from the Gateway.
     case dropBinaryFrames = "drop-binary-frames"
 
+    // MARK: Chat outbox and transcript cache
+
+    /// After a send whose ack was lost, sends the message again under a new idempotency key
+    /// without reading history first.
+    case resendAmbiguousNewKey = "resend-ambiguous-new-key"
+    /// Retires an outbox message when its ack arrives instead of when history shows it.
+    case retireOnAck = "retire-on-ack"
+    /// Flushes the outbox newest first.
+    case reorderFlush = "reorder-flush"
+    /// Accepts the 51st queued message without a word and never sends it.
+    case dropOverLimit = "drop-over-limit"
+    /// Shows no cached transcript on a cold start (an empty chat until the Gateway answers).
+    case noColdStartCache = "no-cold-start-cache"
+    /// Keeps the cached transcripts after a reset (reinstall / forget).
+    case keepCacheAfterReset = "keep-cache-after-reset"
+    /// Keeps one outbox for every Gateway: a switch flushes the old Gateway's messages into the new one.
+    case sharedOutbox = "shared-outbox"
+
     /// The catalogue scenarios expected to fail against this mutant.
     public var catalogueIDs: [String] {
         switch self {
@@ -192,6 +210,13 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .seqGapDisconnect: ["LIFE-002"]
         case .giveUpSlowResponse: ["LIFE-003"]
         case .dropBinaryFrames: ["LIFE-004"]
+        case .resendAmbiguousNewKey: ["OUTBOX-002"]
+        case .retireOnAck: ["OUTBOX-003"]
+        case .reorderFlush: ["OUTBOX-001"]
+        case .dropOverLimit: ["OUTBOX-004"]
+        case .noColdStartCache: ["CACHE-001"]
+        case .keepCacheAfterReset: ["CACHE-002"]
+        case .sharedOutbox: ["OUTBOX-005"]
         }
     }
 
@@ -250,6 +275,13 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .seqGapDisconnect: "Tolerate a gap in event seq (GP 2.8)."
         case .giveUpSlowResponse: "Do not give up on a slow (2 s) response early (GP 9.3)."
         case .dropBinaryFrames: "Understand binary and fragmented frames (GP 1)."
+        case .resendAmbiguousNewKey: "Resolve an ambiguous send by reading chat.history; resend only under the same key (iOS/Android outbox)."
+        case .retireOnAck: "Retire an outbox message only when canonical chat.history shows it (iOS/Android outbox)."
+        case .reorderFlush: "Flush queued messages in the order they were written (iOS/Android outbox)."
+        case .dropOverLimit: "Refuse the 51st queued message visibly (50 per Gateway; iOS/Android outbox)."
+        case .noColdStartCache: "Show the cached transcript at once on a cold start, then refresh (iOS/Android cache)."
+        case .keepCacheAfterReset: "A reset or forget clears the transcript cache (iOS/Android cache)."
+        case .sharedOutbox: "Outbox and cache are per Gateway; a switch never flushes into another Gateway (iOS/Android)."
         }
     }
 

@@ -53,17 +53,17 @@ public actor ReferenceClient {
     /// What the client did, in order.
     public nonisolated let observations = ObservationLog()
 
-    private var gatewayURL: String
+    var gatewayURL: String
     private var sharedToken: String?
-    private var store: DeviceStateStore?
-    private var node: GatewaySession?
-    private var operatorSession: GatewaySession?
+    var store: DeviceStateStore?
+    var node: GatewaySession?
+    var operatorSession: GatewaySession?
     private var consumers: [Task<Void, Never>] = []
     private var operatorGate: Latch?
     private var sessionSeed: UInt64
 
-    private var currentNode: GatewayConnection?
-    private var currentOperator: GatewayConnection?
+    var currentNode: GatewayConnection?
+    var currentOperator: GatewayConnection?
     private var pairingRequestId: String?
     private var inBackground = false
 
@@ -80,6 +80,11 @@ public actor ReferenceClient {
     private var idempotentRuns: [String: Task<NodeInvokeOutcome?, Never>] = [:]
     private var lastInvokeId: String?
     private var commandRuns = 0
+
+    // The chat view (ReferenceClient+Chat.swift).
+    var chat = ChatBook()
+    var chatOffline = false
+    var chatSync: Task<Void, Never>?
 
     /// Creates a client; nothing happens until ``start()``.
     public init(configuration: ReferenceConfiguration) {
@@ -100,7 +105,7 @@ public actor ReferenceClient {
     }
 
     private var clock: any ClientClock { configuration.clock }
-    private var gatewayKey: String { DeviceStateStore.gatewayKey(gatewayURL) }
+    var gatewayKey: String { DeviceStateStore.gatewayKey(gatewayURL) }
 
     // MARK: - Lifecycle
 
@@ -112,6 +117,7 @@ public actor ReferenceClient {
                                          identifiers: IdentifierSource(seed: configuration.reproducible ? Self.keySeed(configuration.seed) : nil),
                                          durable: configuration.durableState)
         self.store = store
+        loadChat()
         if let code = configuration.setupCode, let setup = try? SetupCodePayload(decoding: code) {
             let url = setup.url ?? gatewayURL
             // A device that already holds a token for that Gateway is paired: the code is spent.
@@ -120,7 +126,7 @@ public actor ReferenceClient {
                 store.setBootstrapToken(setup.bootstrapToken, gateway: url)
             }
         }
-        startSessions(store)
+        startSessions(store, running: !chatOffline)
     }
 
     /// The seed of the client's device keys, mixed from the run's seed so that it never equals
@@ -138,7 +144,8 @@ public actor ReferenceClient {
     /// The device identity's id (after ``start()``).
     public var deviceId: String? { store?.identity.deviceId }
 
-    private func startSessions(_ store: DeviceStateStore) {
+    /// Creates both sessions; `running: false` leaves them idle until `connect` (offline).
+    private func startSessions(_ store: DeviceStateStore, running: Bool = true) {
         let commands = NodeCommands.declared
         sessionSeed &+= 1
         let (nodeStream, nodeSignals) = AsyncStream<SessionSignal>.makeStream()
@@ -160,12 +167,12 @@ public actor ReferenceClient {
             consumers.append(spawnTask { [weak self] in
                 for await signal in operatorStream { await self?.handle(signal) }
             })
-            spawnTask { await session.start() }
+            if running { spawnTask { await session.start() } }
         }
-        spawnTask { await node.start() }
+        if running { spawnTask { await node.start() } }
     }
 
-    private func stopSessions() async {
+    func stopSessions() async {
         let sessions = [node, operatorSession].compactMap { $0 }
         node = nil
         operatorSession = nil
@@ -216,6 +223,7 @@ public actor ReferenceClient {
                 if event.event == GatewayEventName.nodeInvokeRequest.rawValue { receiveInvoke(event.payload, on: connection) }
             } else {
                 applyOperatorEvent(event)
+                applyChatEvent(event)
             }
         case .ended(let role, let end, let decision, let requestId):
             if role == .node {
@@ -251,6 +259,8 @@ public actor ReferenceClient {
         // Reconcile approvals whose reply was lost (D.3: "on operator reconnect").
         for id in approvals.readBackCandidates { await readBack(id, on: connection) }
         _ = await registerPushIfNeeded()
+        // Reconcile the chat with history and flush the outbox (in order, stable keys).
+        if !chatOffline { await syncChat() }
     }
 
     private func reloadQuestions(on connection: GatewayConnection) async {
@@ -271,7 +281,7 @@ public actor ReferenceClient {
         observations.append(.approvalChanged(id: id))
     }
 
-    private static func result(of connection: GatewayConnection, _ method: String, _ params: JSONValue) async -> Result<JSONValue, RequestFailure> {
+    static func result(of connection: GatewayConnection, _ method: String, _ params: JSONValue) async -> Result<JSONValue, RequestFailure> {
         do {
             let response = try await connection.request(method, params: params)
             return .success(try response.successPayload())
@@ -380,6 +390,7 @@ public actor ReferenceClient {
         guard let store else { return .error("the client is not started") }
         switch stimulus {
         case .connect:
+            chatOffline = false
             return await connectNow()
         case .disconnect:
             // The sessions stay in place, idle, until `connect`.
@@ -402,7 +413,8 @@ public actor ReferenceClient {
             beacon = PresenceBeaconState()
             pushRegistered = []
             pairingRequestId = nil
-            startSessions(store)
+            forgetChat()
+            startSessions(store, running: !chatOffline)
             return .ok
         case .backgroundWake(let trigger):
             return await backgroundWake(trigger: trigger)
@@ -429,6 +441,18 @@ public actor ReferenceClient {
             return await resolveApproval(id: id, decision: decision)
         case .answerQuestion(let id, let answer):
             return await answerQuestion(id: id, answer: answer)
+        case .sendMessage(let text, let sessionKey):
+            return await sendMessage(text: text, sessionKey: sessionKey)
+        case .goOffline:
+            return await goOffline()
+        case .goOnline:
+            return await goOnline()
+        case .coldStart(let offline):
+            return await coldStart(offline: offline)
+        case .expectTranscript(let texts, let sessionKey):
+            return expectTranscript(texts: texts, sessionKey: sessionKey)
+        case .expectOutbox(let texts):
+            return expectOutbox(texts: texts)
         case .setupCode(let code):
             let setup: SetupCodePayload
             do { setup = try SetupCodePayload(decoding: code) } catch { return .error("\(error)") }
@@ -442,7 +466,7 @@ public actor ReferenceClient {
         }
     }
 
-    private func connectNow() async -> StimulusOutcome {
+    func connectNow() async -> StimulusOutcome {
         guard let node else { return .error("not started") }
         if currentNode != nil, !(currentNode?.isEnded ?? true) {
             await operatorSession?.resume()
@@ -476,7 +500,7 @@ public actor ReferenceClient {
     }
 
     /// Waits until the session of `role` is connected (starting it if needed).
-    private func connection(for role: GatewayRole) async -> GatewayConnection? {
+    func connection(for role: GatewayRole) async -> GatewayConnection? {
         func current() -> GatewayConnection? {
             let connection = role == .node ? currentNode : currentOperator
             return connection?.isEnded == false ? connection : nil
@@ -499,6 +523,9 @@ public actor ReferenceClient {
 
     private func switchGateway(url: String, token: String?, store: DeviceStateStore) async {
         await stopSessions()
+        // Picking another Gateway connects to it (the network is there); its outbox and cache
+        // are its own (ChatBook is keyed by Gateway).
+        chatOffline = false
         gatewayURL = url
         sharedToken = token
         pairingRequestId = nil

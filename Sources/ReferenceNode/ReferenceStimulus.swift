@@ -30,15 +30,32 @@ public enum ReferenceStimulus: Sendable, Hashable {
     case answerQuestion(id: String, answer: JSONValue)
     /// Pair with a setup code (base64url JSON `{url, bootstrapToken}`).
     case setupCode(String)
+    /// The user writes `text` in the chat view (queued in the outbox, sent when online).
+    case sendMessage(text: String, sessionKey: String?)
+    /// The network goes away: both sessions close and stay closed until `go-online`.
+    case goOffline
+    /// The network is back: reconnect, reconcile with history and flush the outbox.
+    case goOnline
+    /// The app is killed and launched again from its state directory (offline: without network).
+    case coldStart(offline: Bool)
+    /// Report whether the chat view shows exactly these transcript texts, in order.
+    case expectTranscript(texts: [String], sessionKey: String?)
+    /// Report whether the chat view shows exactly these outbox bubbles, in order.
+    case expectOutbox(texts: [String])
 
     /// Every wire name, in documentation order.
     public static let allNames = [
         "connect", "disconnect", "restart", "reset-identity", "background-wake", "enter-background", "enter-foreground",
         "request-scopes", "push-register", "switch-gateway", "resolve-approval", "answer-question", "setup-code",
-    ]
+    ] + chatNames
+
+    /// The stimuli of the chat view (outbox and transcript cache).
+    public static let chatNames = ["send-message", "go-offline", "go-online", "cold-start", "expect-transcript", "expect-outbox"]
 
     /// The stimuli that need the operator session.
-    static let operatorNames: Set<String> = ["request-scopes", "resolve-approval", "answer-question"]
+    static let operatorNames: Set<String> = [
+        "request-scopes", "resolve-approval", "answer-question", "send-message", "expect-transcript", "expect-outbox",
+    ]
 
     /// The wire name.
     public var name: String {
@@ -56,6 +73,12 @@ public enum ReferenceStimulus: Sendable, Hashable {
         case .resolveApproval: "resolve-approval"
         case .answerQuestion: "answer-question"
         case .setupCode: "setup-code"
+        case .sendMessage: "send-message"
+        case .goOffline: "go-offline"
+        case .goOnline: "go-online"
+        case .coldStart: "cold-start"
+        case .expectTranscript: "expect-transcript"
+        case .expectOutbox: "expect-outbox"
         }
     }
 
@@ -88,6 +111,17 @@ public enum ReferenceStimulus: Sendable, Hashable {
             guard let answer = params["answer"] else { throw StimulusParseError("answer-question needs \"answer\"") }
             self = .answerQuestion(id: try string("id"), answer: answer)
         case "setup-code": self = .setupCode(try string("code"))
+        case "send-message":
+            guard let text = params["text"]?.stringValue else { throw StimulusParseError("send-message needs a string \"text\"") }
+            self = .sendMessage(text: text, sessionKey: params["sessionKey"]?.stringValue)
+        case "go-offline": self = .goOffline
+        case "go-online": self = .goOnline
+        case "cold-start": self = .coldStart(offline: params["offline"]?.boolValue ?? false)
+        case "expect-transcript", "expect-outbox":
+            guard let items = params["texts"]?.arrayValue else { throw StimulusParseError("\(name) needs a \"texts\" array") }
+            let texts = items.compactMap(\.stringValue)
+            guard texts.count == items.count else { throw StimulusParseError("\(name): \"texts\" must hold strings only") }
+            self = name == "expect-outbox" ? .expectOutbox(texts: texts) : .expectTranscript(texts: texts, sessionKey: params["sessionKey"]?.stringValue)
         default: throw StimulusParseError("unknown stimulus \"\(name)\"")
         }
     }

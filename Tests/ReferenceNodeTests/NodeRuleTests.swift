@@ -123,6 +123,8 @@ struct StimulusParsingTests {
             ("request-scopes", ["scopes": ["operator.admin"]]), ("push-register", ["transport": "relay"]),
             ("switch-gateway", ["url": "ws://x:1"]), ("resolve-approval", ["id": "a", "decision": "deny"]),
             ("answer-question", ["id": "q", "answer": "Staging"]), ("setup-code", ["code": "abc"]),
+            ("send-message", ["text": "hi"]), ("go-offline", [:]), ("go-online", [:]), ("cold-start", ["offline": true]),
+            ("expect-transcript", ["texts": ["hi"]]), ("expect-outbox", ["texts": []]),
         ]
         for (name, params) in samples {
             #expect(try ReferenceStimulus(name: name, params: params).name == name)
@@ -133,6 +135,10 @@ struct StimulusParsingTests {
     @Test func missingParametersAndUnknownNamesAreErrors() {
         #expect(throws: StimulusParseError.self) { try ReferenceStimulus(name: "resolve-approval", params: ["id": "a"]) }
         #expect(throws: StimulusParseError.self) { try ReferenceStimulus(name: "fly", params: [:]) }
+        #expect(throws: StimulusParseError.self) { try ReferenceStimulus(name: "send-message", params: ["text": 3]) }
+        #expect(throws: StimulusParseError.self) { try ReferenceStimulus(name: "expect-outbox", params: ["texts": [1]]) }
+        #expect(throws: StimulusParseError.self) { try ReferenceStimulus(name: "expect-transcript", params: [:]) }
+        #expect((try? ReferenceStimulus(name: "cold-start", params: [:])) == .coldStart(offline: false))
     }
 
     @Test func setupCodesDecode() throws {

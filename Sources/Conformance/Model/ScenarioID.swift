@@ -31,10 +31,14 @@ public struct ScenarioArea: Sendable, Hashable, Comparable, CustomStringConverti
     public static let questions = ScenarioArea(code: "QUES", name: "questions")
     /// `LIFE`: connection lifecycle.
     public static let lifecycle = ScenarioArea(code: "LIFE", name: "connection lifecycle")
+    /// `OUTBOX`: the chat outbox (offline messages, ambiguous sends, retirement, limit).
+    public static let outbox = ScenarioArea(code: "OUTBOX", name: "chat outbox")
+    /// `CACHE`: the chat transcript cache (cold start, reset).
+    public static let cache = ScenarioArea(code: "CACHE", name: "transcript cache")
 
     /// The known areas, in report order.
     public static let known: [ScenarioArea] = [
-        .handshake, .pairing, .token, .invoke, .presence, .push, .approvals, .questions, .lifecycle,
+        .handshake, .pairing, .token, .invoke, .presence, .push, .approvals, .questions, .lifecycle, .outbox, .cache,
     ]
 
     /// The known area whose code is `code`, if any.

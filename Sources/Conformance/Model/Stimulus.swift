@@ -41,11 +41,24 @@ public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, Cu
     public static let answerQuestion: StimulusKind = "answer-question"
     /// Pair with a setup code.
     public static let setupCode: StimulusKind = "setup-code"
+    /// Write a chat message as the user (queued in the outbox while offline).
+    public static let sendMessage: StimulusKind = "send-message"
+    /// Lose the network: close every session and stay offline until `go-online`.
+    public static let goOffline: StimulusKind = "go-offline"
+    /// Get the network back: reconnect, reconcile the chat with history, flush the outbox.
+    public static let goOnline: StimulusKind = "go-online"
+    /// Kill the app and launch it again from its state directory (optionally without network).
+    public static let coldStart: StimulusKind = "cold-start"
+    /// Answer `ok` only if the chat view shows exactly these transcript texts.
+    public static let expectTranscript: StimulusKind = "expect-transcript"
+    /// Answer `ok` only if the chat view shows exactly these queued or unconfirmed bubbles.
+    public static let expectOutbox: StimulusKind = "expect-outbox"
 
     /// The stimuli named by the adapter protocol, in documentation order.
     public static let documented: [StimulusKind] = [
         .connect, .disconnect, .restart, .resetIdentity, .backgroundWake, .enterBackground, .enterForeground,
         .requestScopes, .pushRegister, .switchGateway, .resolveApproval, .answerQuestion, .setupCode,
+        .sendMessage, .goOffline, .goOnline, .coldStart, .expectTranscript, .expectOutbox,
     ]
 
     /// Sorts by wire name.
@@ -125,6 +138,35 @@ public struct Stimulus: Sendable, Hashable, CustomStringConvertible {
     /// Pair with `code`.
     public static func setupCode(_ code: String) -> Stimulus {
         Stimulus(.setupCode, params: ["code": .string(code)])
+    }
+
+    /// Lose the network.
+    public static let goOffline = Stimulus(.goOffline)
+    /// Get the network back (reconnect, reconcile, flush).
+    public static let goOnline = Stimulus(.goOnline)
+
+    /// Write `text` in the chat view (session `sessionKey`, the client's default when `nil`).
+    public static func sendMessage(_ text: String, sessionKey: String? = nil) -> Stimulus {
+        var params: [String: JSONValue] = ["text": .string(text)]
+        if let sessionKey { params["sessionKey"] = .string(sessionKey) }
+        return Stimulus(.sendMessage, params: params)
+    }
+
+    /// Kill and relaunch the app; `offline`: it comes up without network.
+    public static func coldStart(offline: Bool) -> Stimulus {
+        Stimulus(.coldStart, params: ["offline": .bool(offline)])
+    }
+
+    /// Ask whether the chat view shows exactly `texts` as its transcript (oldest first).
+    public static func expectTranscript(_ texts: [String], sessionKey: String? = nil) -> Stimulus {
+        var params: [String: JSONValue] = ["texts": .array(texts.map(JSONValue.string))]
+        if let sessionKey { params["sessionKey"] = .string(sessionKey) }
+        return Stimulus(.expectTranscript, params: params)
+    }
+
+    /// Ask whether the chat view shows exactly `texts` as outbox bubbles (oldest first).
+    public static func expectOutbox(_ texts: [String]) -> Stimulus {
+        Stimulus(.expectOutbox, params: ["texts": .array(texts.map(JSONValue.string))])
     }
 
     /// `kind` plus its parameters as compact JSON, for reports and transcripts.

@@ -60,6 +60,8 @@ public enum ConsoleCommand: Sendable, Hashable {
     case answerQuestion(ConsoleReference, answers: ConsoleAnswers)
     /// `cancel-question <id|latest>`: cancel a question as the console surface.
     case cancelQuestion(ConsoleReference)
+    /// A `chat-*` command: the scripted chat agent and the chat faults.
+    case chat(ChatConsoleCommand)
 
     /// The command's name as typed.
     public var name: String {
@@ -81,6 +83,7 @@ public enum ConsoleCommand: Sendable, Hashable {
         case .question: "question"
         case .answerQuestion: "answer-question"
         case .cancelQuestion: "cancel-question"
+        case .chat(let command): command.name
         }
     }
 }
@@ -168,6 +171,7 @@ public struct ConsoleCommandHelp: Sendable, Hashable {
               example: #"answer-question latest ["staging"]"#),
         .init(name: "cancel-question", usage: "cancel-question <id|latest>",
               summary: "cancel a question from the console", example: "cancel-question latest"),
+    ] + ChatConsoleCommand.help + [
         .init(name: "help", usage: "help", summary: "show this list", example: "help"),
         .init(name: "quit", usage: "quit", summary: "stop the server", example: "quit"),
     ]
@@ -243,6 +247,7 @@ extension ConsoleCommand {
         case "cancel-question":
             return .cancelQuestion(ConsoleReference(try arguments.exactlyOne(placeholder: "<id|latest>")))
         default:
+            if let chat = try ChatConsoleCommand.parse(name: head.text, arguments: &arguments) { return .chat(chat) }
             throw ConsoleError("unknown command '\(head.text)' (type 'help' for the list)")
         }
     }

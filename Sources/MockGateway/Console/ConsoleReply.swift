@@ -43,6 +43,8 @@ public enum ConsoleResult: Sendable, Hashable {
     case questionCreated(QuestionRecord)
     /// `answer-question` / `cancel-question`: the terminal record.
     case questionResolved(QuestionRecord)
+    /// A `chat-*` command.
+    case chat(ChatConsoleResult)
 
     /// The result as a JSON object (the `result` member of `command.ok`).
     public var json: JSONValue {
@@ -91,6 +93,8 @@ public enum ConsoleResult: Sendable, Hashable {
             return .object(object)
         case .questionCreated(let record), .questionResolved(let record):
             return record.json
+        case .chat(let result):
+            return result.json
         }
     }
 
@@ -149,6 +153,8 @@ public enum ConsoleResult: Sendable, Hashable {
             var line = "question \(record.id) \(record.status.rawValue)"
             if let answers = record.answers { line += " " + QuestionRecord.answersJSON(answers).jsonString }
             return line
+        case .chat(let result):
+            return result.text
         }
     }
 }

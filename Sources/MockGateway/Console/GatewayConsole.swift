@@ -140,6 +140,8 @@ public struct GatewayConsole: Sendable {
                 try await gateway.cancelQuestion(id: id, surface: Self.surface)
             }
             return .questionResolved(record)
+        case .chat(let chat):
+            return .chat(await chat.execute(on: gateway))
         }
     }
 

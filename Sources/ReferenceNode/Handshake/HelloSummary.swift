@@ -60,7 +60,7 @@ public struct HelloSummary: Sendable, Hashable {
         "node.invoke.request", "node.invoke.cancel", "node.invoke.input", "exec.approval.requested",
         "exec.approval.resolved", "plugin.approval.requested", "plugin.approval.resolved", "openclaw.approval.resolved",
         "session.approval", "question.requested", "question.resolved", "device.pair.requested", "device.pair.resolved",
-        "node.pair.requested", "node.pair.resolved", "node.presence",
+        "node.pair.requested", "node.pair.resolved", "node.presence", "chat", "session.message",
     ]
 }
 

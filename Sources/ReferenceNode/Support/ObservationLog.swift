@@ -33,6 +33,8 @@ public enum ClientObservation: Sendable, Hashable {
     case questionsReloaded
     /// An event `seq` skipped numbers (tolerated).
     case seqGap(role: String)
+    /// The chat view changed: an outbox message or the transcript (`what` says how).
+    case chatChanged(String)
 }
 
 /// An append-only list of observations with deadline-bounded waiting (the project's one wait

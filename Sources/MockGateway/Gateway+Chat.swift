@@ -1,0 +1,57 @@
+// MARK: - Chat surface: the scripted agent and its faults
+
+extension Gateway {
+    /// The session key of `chat.send` / `chat.history` when a script names none (`main`).
+    public static let defaultChatSessionKey = ChatStore.defaultSessionKey
+
+    /// The transcript of `sessionKey` as stored (no history lag applied), oldest first.
+    public func chatMessages(sessionKey: String = Gateway.defaultChatSessionKey) async -> [ChatMessage] {
+        await core.chat.store.messages(in: sessionKey)
+    }
+
+    /// Every session with rows, by key.
+    public func chatSessionKeys() async -> [String] {
+        await core.chat.store.sessions.keys.sorted()
+    }
+
+    /// Posts an assistant row as the scripted agent: `session.message` and a `chat` `final` event
+    /// go to operator sessions with `operator.read`.
+    /// - Parameters:
+    ///   - text: the message text.
+    ///   - sessionKey: the session (`main` by default).
+    ///   - delay: how long after now (Gateway clock) it is written; zero writes it at once.
+    public func postAssistantMessage(_ text: String, sessionKey: String = Gateway.defaultChatSessionKey,
+                                     after delay: Duration = .zero) async {
+        await core.scriptPostAssistant(text: text, sessionKey: sessionKey, delay: delay)
+    }
+
+    /// Sets how the scripted agent answers user messages (by default `echo: <text>` at once).
+    public func setChatAutoReply(_ reply: ChatAutoReply) async {
+        await core.setChatAutoReply(reply)
+    }
+
+    /// Arms a lost ack for the next `chat.send` (armed drops apply to successive sends, in order).
+    /// - Parameters:
+    ///   - drop: `.afterApplying` (the message is stored, the ack never arrives: an ambiguous send)
+    ///     or `.beforeApplying` (nothing is stored; the connection is always cut).
+    ///   - cutConnection: for `.afterApplying`, also drop the socket without a close frame, so
+    ///     the client learns at once that the outcome is unknown.
+    public func dropNextChatSendAck(_ drop: ChatAckDrop, cutConnection: Bool = true) async {
+        await core.armChatAckDrop(drop, cut: cutConnection)
+    }
+
+    /// Cuts the connection (no close frame) right after the `count`-th next `chat.send` was
+    /// applied and acknowledged: a reconnect in the middle of an outbox flush. 0 disarms.
+    public func cutConnectionAfterChatSends(_ count: Int) async {
+        await core.armChatCut(afterSends: count)
+    }
+
+    /// Makes `chat.history` lag behind sends: its answers leave out the newest `omitNewest` rows
+    /// of the session.
+    /// - Parameters:
+    ///   - omitNewest: rows left out; 0 makes history current again.
+    ///   - reads: for how many history answers (`nil`: until cleared).
+    public func lagChatHistory(omitNewest: Int, forReads reads: Int? = nil) async {
+        await core.setChatHistoryLag(omitNewest: omitNewest, reads: reads)
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import GatewayProtocol
+
+/// The chat surface's state inside the Gateway: the transcripts and the faults armed for them.
+struct ChatState: Sendable {
+    var store = ChatStore()
+    /// How the next `chat.send` requests lose their ack, oldest first.
+    var ackDrops: [(drop: ChatAckDrop, cut: Bool)] = []
+    /// After this many more applied-and-acked `chat.send`s the connection is cut (mid-flush).
+    var cutAfterSends: Int?
+}
+
+extension GatewayCore {
+    /// The chat methods this Gateway serves (both profiles: `chat.*` predates protocol 3).
+    static let chatMethods: [String] = ["chat.send", "chat.history", "sessions.list"]
+    /// The chat events it sends to operator sessions with `operator.read`.
+    static let chatEvents: [String] = ["chat", "session.message"]
+
+    /// Serves a chat method after the role and scope checks passed.
+    func handleChatRequest(_ request: RequestFrame, session: Session, on connectionId: String) {
+        switch request.method {
+        case "chat.send": chatSend(request, on: connectionId)
+        case "chat.history":
+            switch ChatStore.historyRequest(request.params) {
+            case .failure(let message):
+                fail(request.id, method: request.method, ErrorShape(code: "INVALID_REQUEST", message: message.message), to: connectionId)
+            case .success(let query):
+                respond(.success(id: request.id, payload: chat.store.history(query)), method: request.method, to: connectionId)
+            }
+        case "sessions.list":
+            respond(.success(id: request.id, payload: chat.store.sessionsList(nowMs: nowMs)), method: request.method, to: connectionId)
+        default:
+            unknownMethod(request, on: connectionId)
+        }
+    }
+
+    private func chatSend(_ request: RequestFrame, on connectionId: String) {
+        let params = request.params
+        func invalid(_ detail: String) {
+            fail(request.id, method: request.method,
+                 ErrorShape(code: "INVALID_REQUEST", message: "invalid chat.send params: \(detail)"), to: connectionId)
+        }
+        guard let sessionKey = params?["sessionKey"]?.stringValue, !sessionKey.isEmpty else { return invalid("sessionKey required") }
+        guard let text = params?["message"]?.stringValue else { return invalid("message must be a string") }
+        guard let key = params?["idempotencyKey"]?.stringValue, !key.isEmpty else { return invalid("idempotencyKey required") }
+        // Upstream refuses NUL bytes and an empty message without attachments (chat.ts
+        // `sanitizeChatSendMessageInput`, openclaw/openclaw@00d420411002f771adc6ec05e834a383e0600f4b).
+        if text.contains("\u{0}") {
+            fail(request.id, method: request.method, ErrorShape(code: "INVALID_REQUEST", message: "message must not contain null bytes"),
+                 to: connectionId)
+            return
+        }
+        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, params?["attachments"]?.arrayValue?.isEmpty ?? true {
+            fail(request.id, method: request.method, ErrorShape(code: "INVALID_REQUEST", message: "message or attachment required"),
+                 to: connectionId)
+            return
+        }
+        let drop = chat.ackDrops.isEmpty ? nil : chat.ackDrops.removeFirst()
+        if let drop, drop.drop == .beforeApplying {
+            loseChatAck(request, text: "chat.send \(key) lost before it was applied (fault)", cut: true, on: connectionId)
+            return
+        }
+        let ack: JSONValue
+        switch chat.store.send(sessionKey: sessionKey, text: text, idempotencyKey: key, nowMs: nowMs) {
+        case .appended(let message, let first):
+            ack = first
+            publishChat(message)
+        case .repeated(let first):
+            ack = first
+        }
+        if let drop {
+            loseChatAck(request, text: "ack of chat.send \(key) dropped after it was applied (fault)", cut: drop.cut, on: connectionId)
+        } else {
+            respond(.success(id: request.id, payload: ack), method: request.method, to: connectionId)
+            if let remaining = chat.cutAfterSends {
+                chat.cutAfterSends = remaining > 1 ? remaining - 1 : nil
+                if remaining <= 1 {
+                    noteFault("cut the connection after acknowledging chat.send \(key) (mid-flush)", on: connectionId)
+                    abort(connectionId)
+                }
+            }
+        }
+        releaseDueChatMessages()
+    }
+
+    /// Records a request whose answer is lost and optionally cuts its connection.
+    private func loseChatAck(_ request: RequestFrame, text: String, cut: Bool, on connectionId: String) {
+        events.append(.requestHandled(connectionId: connectionId, method: request.method, ok: false, errorCode: nil))
+        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
+                                          kind: .dropped, text: text, wire: TranscriptWire(frameKind: .text),
+                                          fault: TranscriptFault(dropped: true)))
+        events.append(.faultInjected(description: text))
+        if cut { abort(connectionId) }
+    }
+
+    /// Sends a new row to operator sessions allowed to read chat: `session.message` for every row,
+    /// and a `chat` `final` event for assistant rows (upstream `ChatFinalEventSchema`).
+    ///
+    /// Every operator session with `operator.read` receives them; narrowing `session.message` to
+    /// `sessions.messages.subscribe` subscribers is left to that method's implementation.
+    func publishChat(_ message: ChatMessage) {
+        let row = message.json
+        broadcast(event: "session.message", payload: ["sessionKey": .string(message.sessionKey), "message": row])
+        if message.role == .assistant {
+            var payload: [String: JSONValue] = [
+                "runId": .string(message.runId ?? message.id), "sessionKey": .string(message.sessionKey),
+                "seq": .int(Int64(message.seq)), "state": "final", "message": row,
+            ]
+            if message.runId == nil { payload["stopReason"] = "injected" }
+            broadcast(event: "chat", payload: .object(payload))
+        }
+    }
+
+    /// Appends and publishes the scripted agent's rows that are due now.
+    func releaseDueChatMessages() {
+        for message in chat.store.releaseDue(nowMs: nowMs) { publishChat(message) }
+    }
+
+    // MARK: - Scripting
+
+    func scriptPostAssistant(text: String, sessionKey: String, delay: Duration) {
+        chat.store.schedule(sessionKey: sessionKey, text: text, dueMs: nowMs + delay.milliseconds)
+        releaseDueChatMessages()
+    }
+
+    func setChatAutoReply(_ reply: ChatAutoReply) {
+        chat.store.autoReply = reply
+        switch reply {
+        case .off: noteFault("chat agent: no automatic reply")
+        case .echo(let delay): noteFault("chat agent: echo reply after \(delay.milliseconds) ms")
+        }
+    }
+
+    func armChatAckDrop(_ drop: ChatAckDrop, cut: Bool) {
+        chat.ackDrops.append((drop, cut || drop == .beforeApplying))
+        switch drop {
+        case .afterApplying: noteFault("apply the next chat.send but drop its ack\(cut ? " and cut the connection" : "")")
+        case .beforeApplying: noteFault("lose the next chat.send before applying it and cut the connection")
+        }
+    }
+
+    func armChatCut(afterSends count: Int) {
+        chat.cutAfterSends = count > 0 ? count : nil
+        noteFault(count > 0 ? "cut the connection after the next \(count) acknowledged chat.send" : "no mid-flush cut")
+    }
+
+    func setChatHistoryLag(omitNewest: Int, reads: Int?) {
+        chat.store.setHistoryLag(omitNewest: omitNewest, reads: reads)
+        if omitNewest > 0 {
+            noteFault("chat.history omits the newest \(omitNewest) rows" + (reads.map { " for the next \($0) reads" } ?? " until cleared"))
+        } else {
+            noteFault("chat.history is up to date")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import GatewayProtocol
+import MockGateway
+import Testing
+
+/// The chat commands of the `serve` console: parsing, errors, and their effect on a Gateway.
+@Suite("Chat console commands")
+struct ChatConsoleTests {
+    @Test func chatCommandsParse() throws {
+        #expect(try ConsoleCommand.parse("chat-history") == .chat(.history(sessionKey: "main")))
+        #expect(try ConsoleCommand.parse("chat-history --session ops") == .chat(.history(sessionKey: "ops")))
+        #expect(try ConsoleCommand.parse(#"chat-post "build done" --delay 5"#)
+            == .chat(.post(text: "build done", sessionKey: "main", delaySeconds: 5)))
+        #expect(try ConsoleCommand.parse("chat-post two words") == .chat(.post(text: "two words", sessionKey: "main", delaySeconds: nil)))
+        #expect(try ConsoleCommand.parse("chat-auto-reply off") == .chat(.autoReply(echo: false, delaySeconds: nil)))
+        #expect(try ConsoleCommand.parse("chat-auto-reply echo --delay 2") == .chat(.autoReply(echo: true, delaySeconds: 2)))
+        #expect(try ConsoleCommand.parse("chat-drop-ack after-apply --keep-connection") == .chat(.dropAck(.afterApplying, keepConnection: true)))
+        #expect(try ConsoleCommand.parse("chat-drop-ack before-apply") == .chat(.dropAck(.beforeApplying, keepConnection: false)))
+        #expect(try ConsoleCommand.parse("chat-cut-after 2") == .chat(.cutAfter(count: 2)))
+        #expect(try ConsoleCommand.parse("chat-history-lag 3 --reads 1") == .chat(.historyLag(rows: 3, reads: 1)))
+        #expect(ConsoleCommandHelp.all.contains { $0.name == "chat-drop-ack" }, "help lists the chat commands")
+    }
+
+    @Test func badChatLinesSayWhatIsWrong() {
+        let cases: [(String, String)] = [
+            ("chat-post", "chat-post: usage"),
+            ("chat-auto-reply loud", "chat-auto-reply: usage"),
+            ("chat-auto-reply off --delay 1", "--delay only goes with echo"),
+            ("chat-drop-ack sometimes", "chat-drop-ack: usage"),
+            ("chat-drop-ack before-apply --keep-connection", "always cuts"),
+            ("chat-cut-after -1", "whole number"),
+            ("chat-history-lag many", "whole number"),
+            ("chat-history --session", "--session needs a value"),
+            ("chat-history extra", "unexpected argument"),
+        ]
+        for (line, fragment) in cases {
+            do {
+                _ = try ConsoleCommand.parse(line)
+                Issue.record("\(line) parsed")
+            } catch {
+                #expect(error.message.contains(fragment), "\(line): \(error.message)")
+            }
+        }
+    }
+
+    @Test func chatCommandsDriveTheAgentAndTheFaults() async throws {
+        try await Gateway.withGateway { gateway in
+            let console = GatewayConsole(gateway: gateway)
+            let posted = await console.handle("chat-post hello from the console")
+            #expect(posted?.errorMessage == nil)
+            let history = try #require(await console.handle("chat-history")?.result)
+            guard case .chat(.history(_, let messages)) = history else {
+                Issue.record("chat-history answered \(history)")
+                return
+            }
+            #expect(messages.map(\.text) == ["hello from the console"])
+            #expect(history.text.contains("assistant"))
+            #expect(history.json["messages"]?.arrayValue?.count == 1)
+
+            let session = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0x7A),
+                                                                 scopes: ["operator.read", "operator.write"])
+            #expect(await console.handle("chat-auto-reply off")?.errorMessage == nil)
+            #expect(await console.handle("chat-history-lag 1 --reads 1")?.errorMessage == nil)
+            let sent = try await session.client.request("chat.send", params: ["sessionKey": "main", "message": "quiet", "idempotencyKey": "c1"])
+            #expect(sent.ok)
+            let lagging = try await session.client.request("chat.history", params: ["sessionKey": "main"])
+            #expect(lagging.payload?["messages"]?.arrayValue?.count == 1, "the newest row is left out once")
+            #expect(await gateway.chatMessages().map(\.text) == ["hello from the console", "quiet"], "no echo while off")
+
+            let armed = await console.handle("chat-drop-ack before-apply")
+            #expect(armed?.rendered(.text).contains("lost before it is stored") == true)
+            try await session.client.sendRequest("chat.send", params: ["sessionKey": "main", "message": "gone", "idempotencyKey": "c2"])
+            _ = try await session.client.framesUntilClosed()
+            #expect(await gateway.chatMessages().count == 2)
+        }
+    }
+}

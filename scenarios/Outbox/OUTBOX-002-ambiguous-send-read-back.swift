@@ -1,0 +1,55 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let outbox002 = Scenario(
+    "OUTBOX-002", .must,
+    title: "an ambiguous send is resolved by reading history, never resent under a new key",
+    requirement: "When a chat.send went out and its acknowledgement never came, the outcome is unknown: the client reads chat.history before it sends that message again, and any resend carries the same idempotencyKey, so the Gateway stores the message once.",
+    source: "docs/platforms/ios.md, docs/platforms/android.md (offline outbox: never replay an ambiguous send blindly); gateway protocol.md (side-effecting methods take idempotency keys)",
+    discussion: """
+        Pairs the client, then arms the Gateway to store the next chat.send but drop its ack and \
+        cut the connection. The user writes one message. After the client reconnects, requires a \
+        chat.history read on the new operator session, then takes the client online once more so \
+        that its outbox settles. Every chat.send of the message must carry the first key, every \
+        resend must follow a history read, and the Gateway must hold the message once.
+        """,
+    tags: ["chat", "outbox", "operator", "faults"],
+    needs: [.sendMessage, .goOnline],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let first = try await run.chatReady()
+    let cursor = run.mark()
+    let text = "deploy the release branch"
+    await run.gateway.dropNextChatSendAck(.afterApplying, cutConnection: true)
+    try await run.client.stimulate(.sendMessage(text))
+
+    let reconnected = try await run.waitForEvent("the client's operator session reconnecting", from: cursor) { event in
+        if case .sessionOpened(let info) = event, info.role == "operator", info.connectionId != first.connectionId { info } else { nil }
+    }
+    try await run.waitForEvent("a chat.history read on the reconnected operator session", from: cursor, where: { event in
+        guard case .frameIn(let connectionId, .request(let request)?, _) = event else { return false }
+        return connectionId == reconnected.connectionId && request.method == "chat.history"
+    })
+    try await run.client.stimulate(.goOnline)
+
+    let log = run.events(from: cursor)
+    let sendIndices = log.indices.filter { index in
+        guard case .frameIn(_, .request(let request)?, _) = log[index], request.method == "chat.send" else { return false }
+        return request.params?["message"]?.stringValue == text
+    }
+    let sends = run.chatSends(from: cursor).filter { $0.text == text }
+    try run.expect(!sends.isEmpty, "the client never sent the message", expected: "a chat.send of it", actual: "none")
+    let firstKey = sends[0].idempotencyKey
+    let strays = sends.dropFirst().filter { $0.idempotencyKey != firstKey }
+    try run.expect(strays.isEmpty, "the client resent the ambiguous message under a new idempotency key",
+                   expected: "every chat.send with key \(firstKey ?? "?")", actual: strays.map(\.description).joined(separator: "; "))
+    for (position, index) in sendIndices.enumerated().dropFirst() {
+        let readBefore = log[sendIndices[position - 1]..<index].contains(where: ScenarioRun.isHistoryRead)
+        try run.expect(readBefore, "the client resent the message without reading chat.history first",
+                       expected: "chat.history between the lost send and the resend", actual: "\(sends[position]) right after the lost one")
+    }
+    let stored = await run.storedUserTexts().filter { $0 == text }
+    try run.expectEqual(stored.count, 1, "how many times the Gateway stored the message")
+}

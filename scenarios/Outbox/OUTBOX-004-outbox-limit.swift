@@ -1,0 +1,41 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let outbox004 = Scenario(
+    "OUTBOX-004", .must,
+    title: "the outbox limit of 50 messages is enforced visibly",
+    requirement: "The outbox holds at most 50 messages per Gateway: the 51st written while offline is refused where the user sees it (the send-message stimulus answers error), never accepted and silently lost; the 50 queued ones are all sent on reconnect.",
+    source: "docs/platforms/ios.md, docs/platforms/android.md (50 messages / 48 MB / 48 h per Gateway)",
+    discussion: """
+        Pairs the client, takes it offline and has the user write 50 messages, each of which must \
+        be accepted, then a 51st, which must be refused with an error. Brings the client online, \
+        waits until the 50th message is stored, and requires that the Gateway stored the 50 in \
+        order and never received the 51st.
+        """,
+    tags: ["chat", "outbox", "operator"],
+    needs: [.sendMessage, .goOffline, .goOnline],
+    profiles: .current,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    try await run.chatReady()
+    try await run.client.stimulate(.goOffline)
+    let texts = (1...50).map { "queued note \($0)" }
+    for text in texts { try await run.client.stimulate(.sendMessage(text)) }
+    let overflow = "queued note 51"
+    let reply = try await run.client.reply(to: .sendMessage(overflow))
+    try run.expect(reply != .ok, "the client accepted a 51st queued message without a word",
+                   expected: "an error answer to send-message (outbox full)", actual: "ok")
+
+    let cursor = run.mark()
+    try await run.client.stimulate(.goOnline)
+    try await run.waitForEvent("the Gateway storing the 50th message", from: cursor, where: { event in
+        guard case .frameOut(_, .event(let frame)) = event, frame.event == "session.message" else { return false }
+        return frame.payload?["message"]?["content"]?.arrayValue?.first?["text"]?.stringValue == texts[texts.count - 1]
+    })
+    let stored = await run.storedUserTexts()
+    try run.expectEqual(stored, texts, "the messages the Gateway stored")
+    let strays = run.chatSends(from: .start).filter { $0.text == overflow }
+    try run.expect(strays.isEmpty, "the refused 51st message was sent after all",
+                   expected: "no chat.send of \(overflow)", actual: strays.map(\.description).joined(separator: "; "))
+}

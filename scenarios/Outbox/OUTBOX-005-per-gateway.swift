@@ -1,0 +1,44 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let outbox005 = Scenario(
+    "OUTBOX-005", .must,
+    title: "the outbox is per Gateway: a switch never flushes one Gateway's messages into another",
+    requirement: "Messages queued for one Gateway belong to it: after switching to another Gateway the client sends them nowhere, and sends them to their own Gateway once it is back there.",
+    source: "docs/platforms/ios.md, docs/platforms/android.md (a persistent outbox per paired Gateway; multiple Gateways)",
+    discussion: """
+        Pairs the client with the run's Gateway, takes it offline and has the user write a message \
+        there. Starts a second Gateway and switches the client to it; the user writes a message \
+        there. The second Gateway must store only its own message. Then the client switches back; \
+        the first Gateway must store only its own message.
+        """,
+    tags: ["chat", "outbox", "operator", "switch-gateway"],
+    needs: [.sendMessage, .goOffline, .goOnline, .switchGateway],
+    profiles: .current,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    try await run.chatReady()
+    try await run.client.stimulate(.goOffline)
+    let forFirst = "meant for the first Gateway"
+    try await run.client.stimulate(.sendMessage(forFirst))
+
+    let second = try await run.startGateway(configure: { $0.autoApproval = .auto })
+    try await run.client.stimulate(.switchGateway(url: second.url))
+    try await run.operatorSession("the client's operator session on the second Gateway", on: second)
+    let forSecond = "meant for the second Gateway"
+    try await run.client.stimulate(.sendMessage(forSecond))
+    try await run.client.stimulate(.goOnline)
+    let strays = run.chatSends(on: second).filter { $0.text == forFirst }
+    try run.expect(strays.isEmpty, "the client flushed the first Gateway's message into the second one",
+                   expected: "no chat.send of it on the second Gateway", actual: strays.map(\.description).joined(separator: "; "))
+    let storedSecond = await run.storedUserTexts(on: second)
+    try run.expectEqual(storedSecond, [forSecond], "the messages the second Gateway stored")
+
+    let back = run.mark()
+    try await run.client.stimulate(.switchGateway(url: run.gateway.url))
+    try await run.operatorSession("the client's operator session back on the first Gateway", from: back)
+    try await run.client.stimulate(.goOnline)
+    let storedFirst = await run.storedUserTexts()
+    try run.expectEqual(storedFirst, [forFirst], "the messages the first Gateway stored")
+}
