@@ -156,16 +156,18 @@ extension JSONValue {
     /// The compact JSON text with sorted keys.
     public var jsonString: String { String(decoding: serializedBytes(), as: UTF8.self) }
 
-    /// Converts any `Encodable` value into a `JSONValue`.
-    /// - Throws: `EncodingError` when `value` cannot be encoded.
+    /// Converts any `Encodable` value into a `JSONValue`: the value `JSONEncoder` would encode,
+    /// read back as a `JSONValue` (so `1.0` becomes `.int(1)`), built without the text.
+    /// - Throws: `EncodingError` when `value` cannot be encoded (a non-finite `Double`, nesting
+    ///   512 deep, a top-level value that encodes nothing), or what `value`'s `encode(to:)` throws.
     public init<T: Encodable>(encoding value: T) throws {
-        self = try JSONValue(parsing: JSONCoding.encoder.encode(value))
+        self = try JSONValueEncoder.encode(value)
     }
 
-    /// Decodes this JSON value as `T`.
+    /// Decodes this JSON value as `T`, as `JSONDecoder` decodes its `encoded()` text.
     /// - Throws: `DecodingError` when the shape does not match `T`.
     public func decode<T: Decodable>(as type: T.Type = T.self) throws -> T {
-        try JSONDecoder().decode(T.self, from: encoded())
+        try JSONValueDecoder.decode(T.self, from: self)
     }
 }
 
