@@ -63,6 +63,7 @@ let package = Package(
         .executableTarget(name: "ScenarioIndexGenerator", path: "Plugins/ScenarioIndexGenerator"),
         .plugin(name: "ScenarioIndexPlugin", capability: .buildTool(), dependencies: ["ScenarioIndexGenerator"]),
         .executableTarget(name: "WebSocketBench", dependencies: ["WebSocketTransport"], path: "Benchmarks/WebSocketBench"),
+        .executableTarget(name: "JSONBench", dependencies: ["GatewayProtocol"], path: "Benchmarks/JSONBench"),
         // Shared by the test targets: child processes without blocking the cooperative pool, the raw
         // wire client and the interop interpreter lookup.
         .target(name: "TestSupport", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport"], path: "Tests/TestSupport"),
