@@ -43,7 +43,7 @@ struct JSONDifferentialTests {
         }
     }
 
-    @Test(.enabled(if: PythonForJSONTests.shouldRun, "no Python 3 (OPENCLAW_PYTHON, .venv or python3 on the PATH)"))
+    @Test(.enabled(if: PythonForJSONTests.shouldRun, "no Python (OPENCLAW_PYTHON or .venv)"))
     func agreesWithPythonJSONUpToDocumentedDivergences() async throws {
         let inputs = JSONDifferentialCorpus.all
         let theirs = try await PythonForJSONTests.parse(inputs)
@@ -198,30 +198,17 @@ struct JSONRFC8259Tests {
     }
 }
 
-/// The Python interpreter for the `json` differential test: `OPENCLAW_PYTHON`, the package's
-/// `.venv`, or `python3` on the PATH (only the standard library is needed). With
-/// `OPENCLAW_REQUIRE_INTEROP=1` a missing interpreter fails the test instead of skipping it.
+/// The Python interpreter for the `json` differential test: `InteropInterpreter`'s (only the
+/// standard library is needed). With `OPENCLAW_REQUIRE_INTEROP=1` a missing interpreter fails the
+/// test instead of skipping it.
 enum PythonForJSONTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let interpreter = InteropInterpreter.find(importing: ["json"])
 
-    static let isRequired = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_INTEROP"] == "1"
-
-    static var interpreter: String? {
-        let environment = ProcessInfo.processInfo.environment
-        if let configured = environment["OPENCLAW_PYTHON"] {
-            return FileManager.default.isExecutableFile(atPath: configured) ? configured : nil
-        }
-        let venv = packageRoot.appendingPathComponent(".venv/bin/python3").path
-        if FileManager.default.isExecutableFile(atPath: venv) { return venv }
-        for directory in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let candidate = "\(directory)/python3"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
+    static var shouldRun: Bool {
+        if InteropInterpreter.isRequired { return true }
+        if case .success = interpreter { return true }
+        return false
     }
-
-    static var shouldRun: Bool { isRequired || interpreter != nil }
 
     struct Problem: Error, CustomStringConvertible {
         var description: String
@@ -229,13 +216,11 @@ enum PythonForJSONTests {
 
     /// Python's result for each input, in order.
     static func parse(_ inputs: [Data]) async throws -> [Result<OracleValue, OracleRefusal>] {
-        guard let python = interpreter else {
-            throw Problem(description: "no Python 3: set OPENCLAW_PYTHON or create .venv (OPENCLAW_REQUIRE_INTEROP=1 requires it)")
-        }
+        let python = try interpreter.get()
         let corpus = FileManager.default.temporaryDirectory.appendingPathComponent("json-oracle-\(UUID().uuidString).txt")
         try Data(inputs.map(PythonJSONOracle.hex).joined(separator: "\n").utf8).write(to: corpus)
         defer { try? FileManager.default.removeItem(at: corpus) }
-        let script = packageRoot.appendingPathComponent("Tests/Interop/json_oracle.py").path
+        let script = InteropInterpreter.packageRoot.appendingPathComponent("Tests/Interop/json_oracle.py").path
         let output = try await AsyncProcess.run(URL(fileURLWithPath: python), [script, corpus.path], timeout: .seconds(120))
         guard output.status == 0 else {
             throw Problem(description: "json_oracle.py exited with \(output.status): \(output.stderrText)")

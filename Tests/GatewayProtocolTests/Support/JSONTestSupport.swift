@@ -1,20 +1,16 @@
 import Foundation
+import Simulation
 
 @testable import GatewayProtocol
 
-/// SplitMix64, for reproducible generated test data.
+/// The package's `SeededRandom` with the helpers the generators need, for reproducible
+/// generated test data.
 struct TestRandom {
-    private var state: UInt64
+    private var source: SeededRandom
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { source = SeededRandom(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { source.next() }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int {
         let width = UInt64(range.upperBound - range.lowerBound) + 1
