@@ -161,7 +161,9 @@ struct JSONTextGenerator {
         case .object(let members):
             output += "{" + whitespace()
             var first = true
-            for (key, member) in members {
+            // In a fixed order, so that the same seed gives the same text in every process (a
+            // dictionary's order changes with the process's hash seed).
+            for (key, member) in members.sorted(by: { JSONWriter.utf8Precedes($0.key, $1.key) }) {
                 if !first { output += "," + whitespace() }
                 first = false
                 output += stringText(key) + whitespace() + ":" + whitespace()
