@@ -63,12 +63,13 @@ let package = Package(
         .executableTarget(name: "ScenarioIndexGenerator", path: "Plugins/ScenarioIndexGenerator"),
         .plugin(name: "ScenarioIndexPlugin", capability: .buildTool(), dependencies: ["ScenarioIndexGenerator"]),
         .executableTarget(name: "WebSocketBench", dependencies: ["WebSocketTransport"], path: "Benchmarks/WebSocketBench"),
+        .executableTarget(name: "JSONBench", dependencies: ["GatewayProtocol"], path: "Benchmarks/JSONBench"),
         // Shared by the test targets: child processes without blocking the cooperative pool, the raw
         // wire client and the interop interpreter lookup.
         .target(name: "TestSupport", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport"], path: "Tests/TestSupport"),
         .testTarget(name: "SimulationTests", dependencies: ["Locking", "Simulation"]),
         .testTarget(name: "OpenClawCryptoTests", dependencies: ["OpenClawCrypto"]),
-        .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol"], exclude: ["Fixtures"]),
+        .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol", "Simulation", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["Locking", "WebSocketTransport", "Simulation", "TestSupport"]),
         .testTarget(name: "ReferenceNodeTests", dependencies: ["Locking", "ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
         .testTarget(name: "CatalogueTests", dependencies: ["Locking", "Scenarios", "ReferenceAdapter", "ReferenceNode", "Conformance", "ConformanceTesting", "TestSupport"]),

@@ -138,21 +138,32 @@ public enum Frame: Sendable, Hashable {
 public struct FrameDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A sentence naming what is wrong, suitable for an `INVALID_REQUEST` message.
     public var description: String
+    /// Why the bytes are not JSON, when that is the problem (`.tooDeep` for over-deep nesting).
+    public var parseError: JSONValue.ParseError?
 
     /// Creates an error with a description.
-    public init(_ description: String) { self.description = description }
+    public init(_ description: String) {
+        self.description = description
+        self.parseError = nil
+    }
+
+    /// Creates the error for bytes that are not JSON.
+    public init(_ description: String, parseError: JSONValue.ParseError) {
+        self.description = description
+        self.parseError = parseError
+    }
 }
 
 extension Frame {
     /// Decodes a frame, tolerating unknown fields.
-    /// - Throws: `FrameDecodingError` for invalid JSON, a non-object, an unknown `type`, or a
-    ///   missing or mistyped required field.
+    /// - Throws: `FrameDecodingError` for invalid JSON (with its `parseError`), a non-object, an
+    ///   unknown `type`, or a missing or mistyped required field.
     public init(decoding data: Data) throws {
         let value: JSONValue
         do {
-            value = try JSONValue(parsing: data)
+            value = try JSONValue.parse(data)
         } catch {
-            throw FrameDecodingError("invalid JSON")
+            throw FrameDecodingError("invalid JSON", parseError: error)
         }
         try self.init(json: value)
     }

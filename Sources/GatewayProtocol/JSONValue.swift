@@ -121,47 +121,62 @@ extension JSONValue {
     }
 
     /// Decodes a JSON document from bytes.
-    /// - Throws: `DecodingError` when `data` is not JSON.
+    ///
+    /// Accepts what Foundation's `JSONDecoder` accepts (see `parse(_:)`, which does the work).
+    /// - Throws: `DecodingError.dataCorrupted` when `data` is not JSON; its `underlyingError` is
+    ///   the `JSONValue.ParseError` (`.tooDeep` for nesting deeper than `maximumParseDepth`).
     public init(parsing data: Data) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
-    }
-
-    /// Decodes a JSON document from a string (as used by `paramsJSON` and `payloadJSON`).
-    /// - Throws: `DecodingError` when `text` is not JSON.
-    public init(parsing text: String) throws {
-        try self.init(parsing: Data(text.utf8))
-    }
-
-    /// The compact JSON encoding with sorted keys.
-    public func encoded() -> Data {
-        // Encoding a JSONValue cannot fail except for non-finite doubles, which have no JSON form;
-        // they are written as `null`, which is what JavaScript's JSON.stringify does.
-        (try? JSONCoding.encoder.encode(self)) ?? (try? JSONCoding.encoder.encode(self.replacingNonFinite())) ?? Data("null".utf8)
-    }
-
-    /// The compact JSON text with sorted keys.
-    public var jsonString: String { String(decoding: encoded(), as: UTF8.self) }
-
-    private func replacingNonFinite() -> JSONValue {
-        switch self {
-        case .double(let v) where !v.isFinite: return .null
-        case .array(let items): return .array(items.map { $0.replacingNonFinite() })
-        case .object(let members): return .object(members.mapValues { $0.replacingNonFinite() })
-        default: return self
+        do {
+            self = try JSONValue.parse(data)
+        } catch {
+            throw error.decodingError
         }
     }
 
-    /// Converts any `Encodable` value into a `JSONValue`.
-    /// - Throws: `EncodingError` when `value` cannot be encoded.
-    public init<T: Encodable>(encoding value: T) throws {
-        let data = try JSONCoding.encoder.encode(value)
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
+    /// Decodes a JSON document from a string (as used by `paramsJSON` and `payloadJSON`).
+    /// - Throws: `DecodingError.dataCorrupted` when `text` is not JSON, as for `Data`.
+    public init(parsing text: String) throws {
+        do {
+            self = try JSONValue.parse(text)
+        } catch {
+            throw error.decodingError
+        }
     }
 
-    /// Decodes this JSON value as `T`.
+    /// The compact JSON encoding with sorted keys.
+    ///
+    /// Byte for byte what Foundation's `JSONEncoder` writes with `.sortedKeys` and
+    /// `.withoutEscapingSlashes`. Non-finite doubles, which have no JSON form, are written as
+    /// `null`, which is what JavaScript's JSON.stringify does; a document with containers nested
+    /// 512 deep, which `JSONEncoder` refuses to write, is `null` as a whole.
+    public func encoded() -> Data {
+        Data(serializedBytes())
+    }
+
+    /// The compact JSON text with sorted keys.
+    public var jsonString: String { String(decoding: serializedBytes(), as: UTF8.self) }
+
+    /// Converts any `Encodable` value into a `JSONValue`: the value `JSONEncoder` would encode,
+    /// read back as a `JSONValue` (so `1.0` becomes `.int(1)`), built without the text.
+    /// - Throws: `EncodingError` when `value` cannot be encoded (a non-finite `Double`, nesting
+    ///   512 deep, a top-level value that encodes nothing), or what `value`'s `encode(to:)` throws.
+    public init<T: Encodable>(encoding value: T) throws {
+        self = try JSONValueEncoder.encode(value)
+    }
+
+    /// Decodes this JSON value as `T`, as `JSONDecoder` decodes its `encoded()` text.
     /// - Throws: `DecodingError` when the shape does not match `T`.
     public func decode<T: Decodable>(as type: T.Type = T.self) throws -> T {
-        try JSONDecoder().decode(T.self, from: encoded())
+        try JSONValueDecoder.decode(T.self, from: self)
+    }
+}
+
+extension JSONValue.ParseError {
+    /// The error `JSONValue(parsing:)` throws: `dataCorrupted` at the top level, as
+    /// `JSONDecoder` threw it, with this error underneath.
+    var decodingError: DecodingError {
+        DecodingError.dataCorrupted(DecodingError.Context(
+            codingPath: [], debugDescription: "The given data was not valid JSON: \(description).", underlyingError: self))
     }
 }
 
@@ -173,5 +188,40 @@ package enum JSONCoding {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
+    }
+
+    // The Foundation paths that `JSONValue` used before it had its own parser, serializer,
+    // encoder and decoder. They stay as the reference that the tests compare against.
+
+    /// `JSONValue(parsing:)` through `JSONDecoder` and `JSONValue.init(from:)`.
+    package static func foundationParse(_ data: Data) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// `encoded()` through `JSONEncoder`, non-finite doubles as `null`.
+    package static func foundationEncoded(_ value: JSONValue) -> Data {
+        (try? encoder.encode(value)) ?? (try? encoder.encode(value.replacingNonFinite())) ?? Data("null".utf8)
+    }
+
+    /// `JSONValue(encoding:)` through `JSONEncoder` and back through `JSONDecoder`.
+    package static func foundationValue<T: Encodable>(encoding value: T) throws -> JSONValue {
+        let data = try encoder.encode(value)
+        return try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// `decode(as:)` through the `encoded()` text and `JSONDecoder`.
+    package static func foundationDecode<T: Decodable>(_ value: JSONValue, as type: T.Type) throws -> T {
+        try JSONDecoder().decode(T.self, from: foundationEncoded(value))
+    }
+}
+
+extension JSONValue {
+    fileprivate func replacingNonFinite() -> JSONValue {
+        switch self {
+        case .double(let v) where !v.isFinite: return .null
+        case .array(let items): return .array(items.map { $0.replacingNonFinite() })
+        case .object(let members): return .object(members.mapValues { $0.replacingNonFinite() })
+        default: return self
+        }
     }
 }

@@ -1,0 +1,181 @@
+import Foundation
+
+/// Writes a `JSONValue` as compact JSON, byte for byte what Foundation's `JSONEncoder` writes with
+/// `[.sortedKeys, .withoutEscapingSlashes]` (what `JSONValue.encoded()` has always used):
+///
+/// - keys sorted by their UTF-8 bytes;
+/// - strings with `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control characters as `\u00XX`
+///   (lower-case hex), everything else (slashes, DEL, non-ASCII) as raw UTF-8;
+/// - integers in decimal, doubles as `JSONNumber.text(_:)`; non-finite doubles, which have no
+///   JSON form, as `null`;
+/// - containers nested `maximumWriteDepth` deep or deeper make the whole document fail, as
+///   `JSONEncoder`'s writer fails there.
+///
+/// Facts read in swiftlang/swift-foundation
+/// Sources/FoundationEssentials/JSON/JSONWriter.swift@07d10eb4ddc3084161799eb2ada88d25ec7d51da;
+/// checked byte for byte against the toolchain's `JSONEncoder` by `JSONEquivalenceTests`.
+struct JSONWriter {
+    /// `JSONEncoder`'s writer refuses containers at this depth (the top-level container is 1).
+    static let maximumWriteDepth = 512
+
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 128) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Thrown when containers are nested too deep.
+    struct TooDeep: Error {}
+
+    mutating func write(_ value: JSONValue, depth: Int = 0) throws(TooDeep) {
+        switch value {
+        case .null: append("null")
+        case .bool(let flag): flag ? append("true") : append("false")
+        case .int(let integer): write(integer)
+        case .double(let double):
+            if double.isFinite {
+                append(JSONNumber.text(double))
+            } else {
+                append("null")
+            }
+        case .string(let string): write(string)
+        case .array(let items):
+            guard depth + 1 < Self.maximumWriteDepth else { throw TooDeep() }
+            bytes.append(UInt8(ascii: "["))
+            var first = true
+            for item in items {
+                if first { first = false } else { bytes.append(UInt8(ascii: ",")) }
+                try write(item, depth: depth + 1)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            guard depth + 1 < Self.maximumWriteDepth else { throw TooDeep() }
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            for key in members.keys.sorted(by: Self.utf8Precedes) {
+                if first { first = false } else { bytes.append(UInt8(ascii: ",")) }
+                write(key)
+                bytes.append(UInt8(ascii: ":"))
+                // The key came from `members`.
+                try write(members[key] ?? .null, depth: depth + 1)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// UTF-8 byte order (which is also Unicode scalar order).
+    static func utf8Precedes(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                let common = min(left.count, right.count)
+                if common > 0, let l = left.baseAddress, let r = right.baseAddress {
+                    let order = memcmp(l, r, common)
+                    if order != 0 { return order < 0 }
+                }
+                return left.count < right.count
+            }
+        }
+    }
+
+    private mutating func append(_ literal: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    private mutating func append(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    private mutating func write(_ integer: Int64) {
+        if integer >= 0 && integer < 10 {
+            bytes.append(UInt8(ascii: "0") + UInt8(integer))
+            return
+        }
+        if integer < 0 { bytes.append(UInt8(ascii: "-")) }
+        // Digits from the end; the magnitude is a UInt64 so that Int64.min works.
+        var magnitude = integer.magnitude
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, enough for 20 digits
+        withUnsafeMutableBytes(of: &scratch) { digits in
+            var position = digits.count
+            repeat {
+                position -= 1
+                digits[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: digits[position...]))
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private mutating func write(_ string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            var index = 0
+            let count = utf8.count
+            while index < count {
+                let byte = utf8[index]
+                if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                    index += 1
+                    continue
+                }
+                if index > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart ..< index])) }
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                default:
+                    bytes.append(UInt8(ascii: "u"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(Self.hexDigits[Int(byte >> 4)])
+                    bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+                }
+                index += 1
+                runStart = index
+            }
+            if count > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart ..< count])) }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
+
+extension JSONValue {
+    /// The serialized bytes of `encoded()`: `null` for a document nested too deep to write.
+    func serializedBytes() -> [UInt8] {
+        var writer = JSONWriter()
+        do {
+            try writer.write(self)
+            return writer.bytes
+        } catch {
+            // JSONEncoder fails on containers nested 512 deep; `encoded()` has always fallen back
+            // to `null` then.
+            return Array("null".utf8)
+        }
+    }
+
+    /// Whether containers are nested more than `limit` deep (a scalar has depth 0, `[]` 1). Stops
+    /// descending at the limit.
+    func nestingExceeds(_ limit: Int) -> Bool {
+        switch self {
+        case .array(let items):
+            if limit <= 0 { return true }
+            for item in items where item.nestingExceeds(limit - 1) { return true }
+            return false
+        case .object(let members):
+            if limit <= 0 { return true }
+            for member in members.values where member.nestingExceeds(limit - 1) { return true }
+            return false
+        default:
+            return false
+        }
+    }
+}
