@@ -7,7 +7,6 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
 import WebSocketTransport
 
 struct Options {

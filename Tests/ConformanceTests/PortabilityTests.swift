@@ -9,11 +9,16 @@ import Testing
     static func swiftFiles(under directory: String) -> [URL] {
         let base = root.appendingPathComponent(directory)
         guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return [] }
-        return walker.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
+        var files: [URL] = []
+        for case let url as URL in walker {
+            if url.lastPathComponent == ".build" || url.lastPathComponent == ".venv" { walker.skipDescendants(); continue }
+            if url.pathExtension == "swift" { files.append(url) }
+        }
+        return files
     }
 
     /// `Synchronization` (`Mutex`, `Atomic`) needs macOS 15 / iOS 18; the package uses `Locked`.
-    @Test(arguments: ["Sources", "Tests", "scenarios"])
+    @Test(arguments: ["Sources", "Tests", "scenarios", "Benchmarks", "Plugins", "examples"])
     func noModuleImportsSynchronization(_ directory: String) throws {
         let files = Self.swiftFiles(under: directory)
         #expect(!files.isEmpty)
