@@ -244,6 +244,10 @@ public enum ConformanceCommands {
     static func runCommand(_ arguments: ParsedArguments, io: CommandIO, context: HarnessContext) async -> Int32 {
         // Only `run` starts client processes; on an interrupt they must not outlive the harness.
         InterruptHandling.install()
+        // Orphaned descendants of a client (a parent that exited after `setsid`) are adopted by
+        // the harness rather than init, so that they are found, killed and reaped. Every child of
+        // this process is a client or one of its descendants, so adopted zombies may be reaped.
+        if ProcessTree.becomeSubreaper() { ChildProcess.reapsAdoptedOrphans.withLock { $0 = true } }
         let configuration: RunConfiguration
         let driver: any ClientDriver
         do {
