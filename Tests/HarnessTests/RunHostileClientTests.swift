@@ -7,8 +7,8 @@ import Foundation
 import GatewayProtocol
 import Testing
 
-/// `harness run` with misbehaving adapter processes: one that escapes its process group with
-/// `setsid`, one that ignores SIGTERM.
+/// `harness run` with misbehaving adapter processes: one that leaks secrets into its logs, one
+/// that escapes its process group with `setsid`, one that ignores SIGTERM.
 @Suite("harness run: hostile adapters", .serialized)
 struct RunHostileClientTests {
     static let fixtures = packageRoot.appendingPathComponent("Tests/ConformanceTests/Fixtures")
@@ -48,6 +48,27 @@ struct RunHostileClientTests {
               let close = stat.lastIndex(of: ")") else { return false }
         let state = stat[stat.index(after: close)...].split(separator: " ").first
         return state != "Z" && state != "X"
+    }
+
+    @Test(arguments: [false, true])
+    func secretsAnAdapterLogsStayOutOfTheReportTheJSONAndTheFiles(showSecrets: Bool) async throws {
+        let tag = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let outcome = try await Self.run("leaky.sh", [tag], extra: showSecrets ? ["--show-secrets"] : [])
+        defer { try? FileManager.default.removeItem(at: outcome.directory) }
+        #expect(outcome.status == 1, "HS-001 fails against an adapter that does not connect\n\(outcome.output)")
+        #expect(outcome.clientLog.contains("stderr: connecting with token="), "\(outcome.clientLog)")
+        let transcripts = try FileManager.default.contentsOfDirectory(atPath: outcome.directory.appendingPathComponent("transcripts").path)
+            .map { try String(contentsOf: outcome.directory.appendingPathComponent("transcripts").appendingPathComponent($0), encoding: .utf8) }
+            .joined(separator: "\n")
+        let everything = [outcome.output, outcome.json, outcome.clientLog, transcripts].joined(separator: "\n")
+        for secret in ["LEAKTOKEN-\(tag)", "LEAKBEARER-\(tag)", "LEAKPASSWORD-\(tag)"] {
+            if showSecrets {
+                #expect(outcome.clientLog.contains(secret), "--show-secrets keeps \(secret)")
+            } else {
+                #expect(!everything.contains(secret), "\(secret) leaked\n\(outcome.clientLog)")
+            }
+        }
+        if !showSecrets { #expect(outcome.clientLog.contains("token=<redacted>")) }
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/stat"), "needs /proc (Linux)"))
