@@ -22,7 +22,9 @@ enum ServeCommand {
             Prints `listening ws://HOST:PORT` first, then one line per gateway event, and answers \
             one console command per stdin line (type `help`). With --json every line is a JSON \
             object with an "event" member. Runs until `quit`, SIGINT or SIGTERM; closing stdin \
-            does not stop it. See docs/harness-serve.md.
+            does not stop it. The shared secret can also come from --auth-file FILE or the \
+            environment variable \(ServeOptions.authEnvironmentVariable) (same syntax as --auth). \
+            See docs/harness-serve.md.
             """,
         flags: [
             .option("--host", "HOST", help: "Address to listen on (default 127.0.0.1)."),
@@ -30,8 +32,10 @@ enum ServeCommand {
                     validate: { Int($0).map { (0...65_535).contains($0) } == true ? nil : "expected a port from 0 to 65535" }),
             .option("--profile", "NAME", help: "Gateway generation: current or legacy (default current).",
                     validate: { GatewayProfile.named($0) == nil ? "expected current or legacy" : nil }),
-            .option("--auth", "MODE", help: "Shared secret: none, token:SECRET or password:SECRET (default none).",
+            .option("--auth", "MODE", help: "Shared secret: none, token:SECRET or password:SECRET (default none). Other local users can read it from the process arguments; prefer --auth-file or OPENCLAW_HARNESS_AUTH.",
+                    secret: true,
                     validate: { (try? ServeOptions.authMode($0)) == nil ? "expected none, token:SECRET or password:SECRET" : nil }),
+            .option("--auth-file", "FILE", help: "Read the shared secret (token:SECRET or password:SECRET, first line) from FILE."),
             .option("--pairing", "POLICY", help: "Pairing approval: manual, auto or local (default manual).",
                     validate: { ["manual", "auto", "local"].contains($0) ? nil : "expected manual, auto or local" }),
             .option("--trusted-cidr", "CIDR", help: "Approve fresh scopeless nodes from this network.", repeatable: true,
@@ -42,7 +46,7 @@ enum ServeCommand {
                     validate: { Int($0).map { $0 > 0 } == true ? nil : "expected a positive number of milliseconds" }),
             .option("--transcript", "FILE", help: "Also write every frame to this JSON Lines file."),
             .option("--seed", SeedOption.self, help: "Seed of every random choice (request ids, tokens), 0 to 2^53-1, decimal or 0x hex."),
-            .flag("--show-secrets", help: "Do not redact tokens and passwords in the transcript and verbose frames."),
+            .flag("--show-secrets", help: "Print tokens, setup codes and passwords: no redaction in the output, the transcript and verbose frames."),
             .flag("--json", help: "Write one JSON object per line."),
             .flag("--verbose", help: "Also print every frame in and out."),
         ],
@@ -51,11 +55,12 @@ enum ServeCommand {
     static func run(_ arguments: ParsedArguments, io: CommandIO) async -> Int32 {
         let configuration: GatewayConfiguration
         do {
-            configuration = try ServeOptions.configuration(from: arguments)
+            configuration = try ServeOptions.configuration(from: arguments, environment: io.environment, warn: { io.err("warning: \($0)\n") })
         } catch {
             io.err("error: \(error)\n")
             return CommandLineTool.exitUsage
         }
+        MemoryReturn.configure()
         let gateway: Gateway
         do {
             gateway = try await Gateway.start(configuration)
@@ -151,6 +156,27 @@ enum ShutdownAtExit {
     }
 }
 
+/// Returning freed memory to the system, so that the process's size falls back after a burst
+/// of large frames.
+///
+/// glibc raises its mmap threshold to the size of the largest block freed (up to 32 MiB), after
+/// which multi-megabyte frame buffers come from the heap and their pages stay with the process
+/// once freed. A fixed threshold keeps every block of 256 KiB and more in its own mapping, which
+/// `free` unmaps at once. Elsewhere (Darwin) the system allocator returns large blocks by itself.
+enum MemoryReturn {
+    static func configure() {
+        #if canImport(Glibc)
+        // `mallopt` is not exported by the Glibc module; it is looked up in the C library.
+        // M_TRIM_THRESHOLD is -1, M_MMAP_THRESHOLD is -3 (<malloc.h>).
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "mallopt") else { return }
+        let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
+        _ = mallopt(-3, 256 * 1024)
+        _ = mallopt(-1, 1 << 20)
+        #endif
+    }
+}
+
 /// Turning `serve` flags into a configuration.
 enum ServeOptions {
     /// A flag value that passed its table check but still cannot be used.
@@ -158,31 +184,85 @@ enum ServeOptions {
         var description: String
     }
 
-    static func configuration(from arguments: ParsedArguments) throws -> GatewayConfiguration {
+    /// The environment variable that may hold the shared secret (`token:SECRET`, ...).
+    static let authEnvironmentVariable = "OPENCLAW_HARNESS_AUTH"
+
+    static func configuration(from arguments: ParsedArguments, environment: [String: String] = [:],
+                              warn: (String) -> Void = { _ in }) throws -> GatewayConfiguration {
         let pairing = arguments.value("--pairing") ?? "manual"
         let networks = try arguments.allValues("--trusted-cidr").map { entry throws in try IPNetwork(parsing: entry) }
+        let transcriptFile = arguments.value("--transcript").map { URL(fileURLWithPath: $0) }
+        var memoryBudget = GatewayMemoryBudget.serve
+        if transcriptFile != nil {
+            // The file gets every entry; memory keeps only a little of the most recent.
+            memoryBudget.transcript.totalBytes = 1 << 20
+            memoryBudget.transcript.connectionBytes = 512 << 10
+        }
         var configuration = GatewayConfiguration(
             host: arguments.value("--host") ?? "127.0.0.1",
             port: Int(arguments.value("--port") ?? "18789") ?? 18789,
             profile: GatewayProfile.named(arguments.value("--profile") ?? "current") ?? .current,
-            auth: try authMode(arguments.value("--auth") ?? "none"),
+            auth: try auth(from: arguments, environment: environment, warn: warn),
             autoApproval: AutoApprovalPolicy(approveEverything: pairing == "auto", approveLoopback: pairing == "local",
                                              trustedNetworks: networks),
             clock: .system(),
             redactSecrets: !arguments.isSet("--show-secrets"),
-            transcriptFile: arguments.value("--transcript").map { URL(fileURLWithPath: $0) })
+            transcriptFile: transcriptFile,
+            memoryBudget: memoryBudget)
         if let interval = arguments.value("--tick-interval-ms").flatMap(Int.init) { configuration.tickIntervalMs = interval }
         if let seed = arguments.value("--seed", as: SeedOption.self) { configuration.seed = seed.value }
         return configuration
     }
 
-    /// `none`, `token:SECRET` or `password:SECRET`.
-    static func authMode(_ text: String) throws -> GatewayAuthMode {
+    /// `none`, `token:SECRET` or `password:SECRET`. The error never repeats the text (it may
+    /// hold a secret with a typo in its mode).
+    static func authMode(_ text: String, source: String = "--auth") throws -> GatewayAuthMode {
         if text == "none" { return .none }
         if text.hasPrefix("token:") { return .token(String(text.dropFirst("token:".count))) }
         if text.hasPrefix("password:") { return .password(String(text.dropFirst("password:".count))) }
-        throw Invalid(description: "invalid --auth '\(text)': expected none, token:SECRET or password:SECRET")
+        throw Invalid(description: "invalid \(source): expected none, token:SECRET or password:SECRET")
     }
 
-    /// A decimal or `0x` hexadecimal seed.
+    /// The shared-secret mode from `--auth`, `--auth-file` or the environment, in that order;
+    /// `--auth` and `--auth-file` together are refused.
+    static func auth(from arguments: ParsedArguments, environment: [String: String], warn: (String) -> Void) throws
+        -> GatewayAuthMode
+    {
+        let inline = arguments.value("--auth")
+        let file = arguments.value("--auth-file")
+        if inline != nil, file != nil { throw Invalid(description: "give the shared secret once: --auth or --auth-file, not both") }
+        if let inline {
+            let mode = try authMode(inline)
+            if mode != .none {
+                warn("--auth puts the secret in the process arguments, which other local users can read; "
+                     + "use --auth-file FILE or \(authEnvironmentVariable) instead")
+            }
+            return mode
+        }
+        if let file { return try authMode(fromFile: file, warn: warn) }
+        if let value = environment[authEnvironmentVariable], !value.isEmpty {
+            return try authMode(value.trimmingCharacters(in: .whitespacesAndNewlines), source: authEnvironmentVariable)
+        }
+        return .none
+    }
+
+    /// The first line of `path`, as `--auth` reads it.
+    static func authMode(fromFile path: String, warn: (String) -> Void) throws -> GatewayAuthMode {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw Invalid(description: "cannot read --auth-file \(path): \((error as NSError).localizedDescription)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw Invalid(description: "--auth-file \(path) is not UTF-8 text")
+        }
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let mode = try authMode(line.trimmingCharacters(in: .whitespaces), source: "--auth-file \(path) (first line)")
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & 0o077 != 0 {
+            warn("\(path) can be read by other users; chmod 600 it")
+        }
+        return mode
+    }
 }

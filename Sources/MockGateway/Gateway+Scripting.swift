@@ -168,6 +168,7 @@ extension GatewayCore {
             let change = try pairingStore.rotateToken(deviceId: deviceId, role: GatewayRole(rawValue: role), nowMs: nowMs)
             events.append(.deviceToken(deviceId: deviceId, role: role, action: "rotated"))
             applyPairingEffects(change.effects)
+            transcript.redactor.learn(change.token.token)
             return change.token.token
         } catch {
             throw GatewayError(error.errorShape)
@@ -176,6 +177,9 @@ extension GatewayCore {
 
     func scriptSetupCode(url: String, fullAccess: Bool) -> SetupCode {
         let issued = bootstrapTokens.issue(profile: fullAccess ? .fullAccess : .setupCode, nowMs: nowMs)
-        return SetupCode(url: url, bootstrapToken: issued.token)
+        let code = SetupCode(url: url, bootstrapToken: issued.token)
+        transcript.redactor.learn(issued.token)
+        transcript.redactor.learn(code.encoded)
+        return code
     }
 }

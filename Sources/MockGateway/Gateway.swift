@@ -23,6 +23,9 @@ public final class Gateway: Sendable {
     public let events: EventLog<GatewayEvent>
     /// Every frame in both directions.
     public let transcript: Transcript
+    /// What removes secrets from the transcript and from everything printed about this
+    /// Gateway; it knows the configured secret and every token seen in traffic.
+    public var secrets: SecretRedactor { transcript.redactor }
     /// The Gateway's own Ed25519 identity (`gateway.identity.get`).
     public let identity: DeviceIdentity
     /// The bound port.
@@ -83,8 +86,14 @@ public final class Gateway: Sendable {
     ///   transcript file cannot be created.
     public static func start(_ configuration: GatewayConfiguration = GatewayConfiguration()) async throws -> Gateway {
         let identity = try DeviceIdentity(seed: Data(configuration.identitySeed))
-        let transcript = try Transcript(redactSecrets: configuration.redactSecrets, fileURL: configuration.transcriptFile)
-        let events = EventLog<GatewayEvent>()
+        let redactor = SecretRedactor(enabled: configuration.redactSecrets)
+        switch configuration.auth {
+        case .token(let secret), .password(let secret): redactor.pin(secret)
+        case .none: break
+        }
+        let transcript = try Transcript(budget: configuration.memoryBudget.transcript, fileURL: configuration.transcriptFile,
+                                        redactor: redactor)
+        let events = EventLog<GatewayEvent>(retention: GatewayEvent.retention(budgetBytes: configuration.memoryBudget.eventLogBytes))
         let listener: Listener
         let port: Int
         if let network = configuration.network {

@@ -32,10 +32,14 @@ public struct GatewayConfiguration: Sendable {
     /// The 32-byte seed of the Gateway's own Ed25519 identity (`gateway.identity.get`). Two
     /// Gateways with different seeds have different identities.
     public var identitySeed: [UInt8]
-    /// Replace secrets with `"<redacted>"` in the transcript.
+    /// Replace secrets with `"<redacted>"` in the transcript and everything the console prints
+    /// (``SecretRedactor``).
     public var redactSecrets: Bool
-    /// Also write the transcript to this JSON Lines file as it happens.
+    /// Also write the transcript to this JSON Lines file as it happens (every entry whole,
+    /// whatever `memoryBudget` keeps in memory).
     public var transcriptFile: URL?
+    /// How much the Gateway keeps in memory about the traffic (transcript, event log).
+    public var memoryBudget: GatewayMemoryBudget
     /// The wake words sent in `voicewake.changed` after a node connects.
     public var voiceWakeTriggers: [String]
     /// Answer every connect with `UNAVAILABLE` / close 1013 ("gateway starting") until cleared
@@ -64,7 +68,8 @@ public struct GatewayConfiguration: Sendable {
         transcriptFile: URL? = nil,
         voiceWakeTriggers: [String] = ["openclaw", "claude"],
         startingUp: Bool = false,
-        network: InMemoryNetwork? = nil
+        network: InMemoryNetwork? = nil,
+        memoryBudget: GatewayMemoryBudget = .standard
     ) {
         self.host = host
         self.port = port
@@ -84,5 +89,6 @@ public struct GatewayConfiguration: Sendable {
         self.voiceWakeTriggers = voiceWakeTriggers
         self.startingUp = startingUp
         self.network = network
+        self.memoryBudget = memoryBudget
     }
 }

@@ -33,26 +33,50 @@ struct GatewayCredentials: ConnectCredentialVerifier {
     }
 }
 
+/// An admission decision and the bootstrap grant it used.
+struct HandshakeDecision: Sendable {
+    var decision: ConnectAdmission.Decision
+    var bootstrapGrant: BootstrapGrant?
+
+    var rejection: ConnectAdmission.Rejection? { decision.rejection }
+}
+
 extension GatewayCore {
-    /// The first message of a connection: admission (gateway-protocol.md §3.5), then pairing
-    /// (§6), then `hello-ok` (§3.6).
-    func handleHandshakeMessage(_ bytes: Data, on connectionId: String) {
-        guard let state = connections[connectionId] else { return }
-        let admissionConfiguration = ConnectAdmission.Configuration(
+    /// Decides on the first message of a connection: admission (gateway-protocol.md §3.5);
+    /// the token stores are updated, nothing is sent yet.
+    func decideHandshake(_ bytes: Data, on connectionId: String) -> HandshakeDecision? {
+        guard let state = connections[connectionId] else { return nil }
+        var admissionConfiguration = ConnectAdmission.Configuration(
             auth: configuration.auth, profile: profile, isStartingUp: startingUp,
             maxPreauthPayloadBytes: configuration.maxPreauthPayloadBytes)
+        admissionConfiguration.connection = connectionFacts(state)
         var credentials = GatewayCredentials(pairing: pairingStore, bootstrap: bootstrapTokens, nowMs: nowMs)
         // `signedAt` is judged on the clients' time line (see `GatewayClock.peerNowMs`).
         let decision = ConnectAdmission.evaluate(message: bytes, nonce: state.nonce, nowMs: Int(clock.peerNowMs),
                                                  configuration: admissionConfiguration, credentials: &credentials)
         pairingStore = credentials.pairing
         bootstrapTokens = credentials.bootstrap
-        switch decision {
+        return HandshakeDecision(decision: decision, bootstrapGrant: credentials.bootstrapGrant)
+    }
+
+    /// What the admission needs to know about the socket: loopback, Host, proxy headers, Origin.
+    func connectionFacts(_ state: ConnectionState) -> ConnectAdmission.ConnectionFacts {
+        let headers = state.socket.requestHeaders
+        return ConnectAdmission.ConnectionFacts(
+            isLoopback: (try? IPAddress(parsing: state.remoteAddress))?.isLoopback ?? false,
+            host: headers["Host"], hasProxyHeaders: headers["X-Forwarded-For"] != nil || headers["X-Real-IP"] != nil
+                || headers["Forwarded"] != nil,
+            hasBrowserOrigin: !(headers["Origin"]?.trimmingCharacters(in: .whitespaces).isEmpty ?? true))
+    }
+
+    /// Applies a handshake decision: pairing (§6) and `hello-ok` (§3.6), or the rejection.
+    func applyHandshake(_ handshake: HandshakeDecision, on connectionId: String) {
+        switch handshake.decision {
         case .rejected(let rejection):
             reject(connectionId, response: rejection.response, error: rejection.error,
                    closeCode: Int(rejection.closeCode.rawValue), closeReason: rejection.closeReason)
         case .admitted(let admitted):
-            completeConnect(admitted, bootstrapGrant: credentials.bootstrapGrant, on: connectionId)
+            completeConnect(admitted, bootstrapGrant: handshake.bootstrapGrant, on: connectionId)
         }
     }
 
@@ -82,9 +106,11 @@ extension GatewayCore {
         let params = admitted.params
         let requestedScopes = params.scopes ?? []
         guard let device = admitted.device else {
-            // An operator without a device identity (a CLI with the shared token): no pairing,
-            // the requested scopes for this session only.
-            let grant = HelloAuthGrant(role: admitted.role, scopes: admitted.role == .node ? [] : requestedScopes)
+            // An operator without a device identity (a CLI with the shared token, a local
+            // backend): no pairing; the requested scopes for this session only, and only where
+            // the admission keeps them (ConnectAdmission+MissingDevice.swift).
+            let scopes = admitted.role == .node || !admitted.keepsUnboundScopes ? [] : requestedScopes
+            let grant = HelloAuthGrant(role: admitted.role, scopes: scopes)
             establish(connectionId, admitted: admitted, deviceId: nil, publicKey: nil, grant: grant)
             return
         }

@@ -3,45 +3,136 @@ import GatewayProtocol
 import WebSocketTransport
 
 extension GatewayCore {
+    /// The largest number of JSON values a frame may hold to be parsed at all: a 25 MiB frame
+    /// of `[0,0,0,…]` would take about 40 times its size as parsed values. Fake-specific
+    /// (upstream parses whatever `JSON.parse` accepts); such a frame gets `INVALID_REQUEST`.
+    static let maximumFrameValues = 1_000_000
+
+    /// The nesting limit of `JSONValue(parsing:)` (Foundation's JSON parser).
+    static let maximumFrameDepth = 512
+
     /// Takes one inbound WebSocket message. Text and binary are both JSON (Swift clients send
-    /// binary, gateway-protocol.md §1).
+    /// binary, gateway-protocol.md §1). The message is read in place: a 25 MiB frame is not
+    /// copied before it is parsed.
     func receive(_ message: WebSocketMessage, frames: Int? = nil, on connectionId: String) {
+        guard connections[connectionId] != nil else { return }
+        switch message {
+        case .text(var text):
+            text.withUTF8 { receive(bytes: $0, binary: false, frames: frames, on: connectionId) }
+        case .binary(let bytes):
+            bytes.withUnsafeBufferPointer { receive(bytes: $0, binary: true, frames: frames, on: connectionId) }
+        }
+    }
+
+    private func receive(bytes: UnsafeBufferPointer<UInt8>, binary isBinary: Bool, frames: Int?, on connectionId: String) {
         guard let state = connections[connectionId] else { return }
-        let bytes = message.payload
-        let isBinary: Bool
-        if case .binary = message { isBinary = true } else { isBinary = false }
-        let decoded = try? JSONValue(parsing: Data(bytes))
-        let recorded: JSONValue = decoded ?? (isBinary
-            ? ["binaryBase64": .string(Data(bytes).base64EncodedString())]
-            : ["text": .string(String(decoding: bytes, as: UTF8.self))])
-        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: .inbound, message: recorded,
-                                          wire: TranscriptWire(frameKind: isBinary ? .binary : .text, frameCount: frames)))
+        let wire = TranscriptWire(frameKind: isBinary ? .binary : .text, frameCount: frames)
+        guard state.session != nil else {
+            receiveFirstFrame(Array(bytes), binary: isBinary, wire: wire, closing: state.closing, on: connectionId)
+            return
+        }
+
+        // Large frames are looked at before parsing, so that a frame of millions of tiny values
+        // is refused without building them.
+        let inspection = bytes.count > 64 * 1024 ? RawFrameInspection(buffer: bytes) : nil
+        let decoded: JSONValue?
+        if let inspection, inspection.valueCount > Self.maximumFrameValues {
+            decoded = nil
+        } else {
+            decoded = try? JSONValue(parsingBytes: bytes)
+        }
+        transcript.recordInbound(connectionId: connectionId, gatewayMs: nowMs, bytes: bytes, binary: isBinary, wire: wire,
+                                 parsed: decoded, refused: false)
         let frame = decoded.flatMap { try? Frame(json: $0) }
         events.append(.frameIn(connectionId: connectionId, frame: frame, binary: isBinary))
         guard !state.closing else { return }
 
-        guard state.session != nil else {
-            handleHandshakeMessage(Data(bytes), on: connectionId)
-            return
-        }
         switch frame {
         case .request(let request):
             dispatch(request, on: connectionId)
         case .cancel:
             // Newest protocol only; the fake Gateway may ignore cancel frames (§2.4).
             break
-        case .response, .event:
-            noteInvalidFrame(on: connectionId, why: "clients send only req and cancel frames")
-        case nil:
-            // A response needs an id; a frame too broken to carry one gets none. Whether the
-            // newest Gateway closes after three malformed frames is unconfirmed (§2.7), so the
-            // tolerant choice is to keep the connection and record the problem.
-            if let id = decoded?["id"]?.stringValue, !id.isEmpty {
-                fail(id, method: decoded?["method"]?.stringValue ?? "", ErrorShape(code: "INVALID_REQUEST", message: "invalid request frame"), to: connectionId)
-            }
-            noteInvalidFrame(on: connectionId, why: decoded == nil ? "not JSON" : "not a valid frame")
+        case .response, .event, nil:
+            answerInvalidFrame(bytes, decoded: decoded, inspection: inspection, on: connectionId)
         }
+    }
+
+    /// Answers a frame after `hello-ok` that is not a request: `INVALID_REQUEST` with the frame's
+    /// id, or `"invalid"` when it has none, and the connection stays open.
+    ///
+    /// - A frame that parses but is not a request frame: upstream answers exactly so
+    ///   (`res` with `id: parsed.id ?? "invalid"`, `"invalid request frame: …"`;
+    ///   src/gateway/server/ws-connection/authenticated-request-dispatch.ts@7831c47f).
+    /// - JSON the Gateway cannot parse (cut off, or not JSON): upstream logs a parse error and
+    ///   sends nothing (message-handler.ts, the catch around `JSON.parse`, stored version id
+    ///   54493347725), so its client waits forever. The fake answers instead, with the id when a
+    ///   top-level `"id"` can still be read: a deliberate difference (docs/fidelity.md).
+    /// - JSON nested deeper than 512 levels or with over a million values: upstream's parser
+    ///   takes it and the method answers; the fake's parser does not, so it answers
+    ///   `INVALID_REQUEST` with the id (unconfirmed how every upstream method treats such
+    ///   params; answering with the id is what keeps a client from waiting).
+    ///
+    /// Whether the newest Gateway closes after several malformed frames is unconfirmed (one
+    /// stored variant closes 1008 "too many invalid frames" after three); the tolerant choice is
+    /// to keep the connection.
+    func answerInvalidFrame(_ bytes: UnsafeBufferPointer<UInt8>, decoded: JSONValue?, inspection: RawFrameInspection?,
+                            on connectionId: String) {
+        let id: JSONValue
+        let method: String
+        let why: String
+        if let decoded {
+            id = decoded["id"] ?? "invalid"
+            method = decoded["method"]?.stringValue ?? ""
+            do {
+                _ = try Frame(json: decoded)
+                why = "clients send only req and cancel frames"
+            } catch let error as FrameDecodingError {
+                why = error.description
+            } catch {
+                why = "not a frame"
+            }
+        } else {
+            let facts = inspection ?? RawFrameInspection(buffer: bytes)
+            id = facts.id ?? "invalid"
+            method = facts.method ?? ""
+            if facts.valueCount > Self.maximumFrameValues {
+                why = "more than \(Self.maximumFrameValues) JSON values"
+            } else if facts.isComplete && facts.maxDepth > Self.maximumFrameDepth {
+                why = "JSON nested deeper than \(Self.maximumFrameDepth) levels"
+            } else if facts.byteCount == 0 {
+                why = "empty message"
+            } else {
+                why = "not valid JSON"
+            }
+        }
+        noteInvalidFrame(on: connectionId, why: why)
+        let error = ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "invalid request frame: \(why)")
+        if let text = id.stringValue {
+            fail(text, method: method, error, to: connectionId)
+        } else {
+            // A number (or another JSON value) as id is echoed verbatim, as upstream does.
+            events.append(.requestHandled(connectionId: connectionId, method: method, ok: false, errorCode: error.code))
+            var response: [String: JSONValue] = ["type": "res", "id": id, "ok": false]
+            response["error"] = try? JSONValue(encoding: error)
+            sendJSON(.object(response), to: connectionId)
+        }
+    }
+
+    /// The first message of a connection: decided, recorded (as a summary when it was refused
+    /// and is large), then applied.
+    func receiveFirstFrame(_ bytes: [UInt8], binary: Bool, wire: TranscriptWire, closing: Bool, on connectionId: String) {
+        let decoded = bytes.count <= configuration.maxPreauthPayloadBytes ? try? JSONValue(parsing: Data(bytes)) : nil
+        let decision = closing ? nil : decideHandshake(Data(bytes), on: connectionId)
+        let refused = decision?.rejection != nil || closing
+        bytes.withUnsafeBufferPointer { buffer in
+            transcript.recordInbound(connectionId: connectionId, gatewayMs: nowMs, bytes: buffer, binary: binary, wire: wire,
+                                     parsed: decoded, refused: refused)
+        }
+        var frame = decoded.flatMap { try? Frame(json: $0) }
+        if refused, bytes.count > transcript.budget.refusedFrameBytes { frame = frame?.trimmed(bytes: bytes.count) }
+        events.append(.frameIn(connectionId: connectionId, frame: frame, binary: binary))
+        if let decision { applyHandshake(decision, on: connectionId) }
     }
 
     func noteInvalidFrame(on connectionId: String, why: String) {
@@ -49,7 +140,7 @@ extension GatewayCore {
         state.invalidFrames += 1
         connections[connectionId] = state
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: .note, text: "invalid frame ignored: \(why)"))
+                                          kind: .note, text: "invalid frame answered: \(why)"))
     }
 
     /// Routes a request of an authenticated session.

@@ -133,8 +133,22 @@ actor GatewayCore {
             id: connectionId, socket: socket, outbox: continuation, remoteAddress: socket.remoteAddress,
             nonce: nonce, handshakeDeadlineMs: now + Int64(configuration.handshakeTimeoutMs))
         connections[connectionId] = state
+        // The request target and headers may carry credentials (`?token=`, `Authorization`):
+        // they are recorded redacted. The handshake's random key says nothing and would make
+        // two runs with the same seed differ.
+        let target = transcript.redactor.redact(requestTarget: socket.requestPath)
+        var headers: [String: JSONValue] = [:]
+        let fields = socket.requestHeaders.fields.filter { $0.name.lowercased() != "sec-websocket-key" }
+        for field in transcript.redactor.redact(headers: fields.map { ($0.name, $0.value) }) {
+            if let earlier = headers[field.name]?.stringValue {
+                headers[field.name] = .string(earlier + ", " + field.value)
+            } else {
+                headers[field.name] = .string(field.value)
+            }
+        }
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: now, connectionId: connectionId,
-                                          kind: .open, text: "\(socket.remoteAddress) \(socket.requestPath)"))
+                                          kind: .open, message: ["path": .string(target), "headers": .object(headers)],
+                                          text: "\(socket.remoteAddress) \(target)"))
         events.append(.connectionOpened(connectionId: connectionId, remoteAddress: socket.remoteAddress, nonce: nonce))
         // The challenge carries no seq (gateway-protocol.md §2.8). Its `ts` is on the clients'
         // time line, against which `signedAt` is judged too: skipping Gateway time (an advance)

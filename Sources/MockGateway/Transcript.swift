@@ -204,19 +204,66 @@ public struct TranscriptEntry: Sendable, Hashable {
 
 /// Every frame the Gateway saw or sent, both directions, with close codes, in order.
 ///
-/// Secrets (tokens, passwords, bootstrap tokens, push grants) are redacted when recorded unless
-/// the transcript was created with `redactSecrets: false`. Entries are kept in memory (the most
-/// recent `capacity`) and, when a file is given, appended to it as JSON Lines as they happen.
+/// Secrets are redacted when recorded (``SecretRedactor``: by key and by value, in parsed and in
+/// raw frames, in the upgrade request, in notes and close reasons) unless the transcript was
+/// created with `redactSecrets: false`.
+///
+/// Memory is bounded by a ``TranscriptBudget``: a message larger than `frameBytes` is kept in
+/// memory as a summary (size, kind, the first bytes), frames of connections refused before
+/// authentication as a summary of `refusedFrameBytes`, and when a connection's entries exceed
+/// `connectionBytes` or all entries exceed `totalBytes`, the oldest are dropped, with a `note`
+/// entry in their place saying how many. When a file is given, every entry is appended to it
+/// whole as it happens (JSON Lines), whatever the memory budget keeps.
 public final class Transcript: Sendable {
-    /// Keys whose string values are secrets.
+    /// Keys whose string values are secrets (see ``SecretRedactor/isSecretKey(_:)`` for the
+    /// full rule).
     public static let secretKeys: Set<String> = [
         "token", "deviceToken", "bootstrapToken", "password", "sendGrant", "relayHandle",
         "approvalRuntimeToken", "agentRuntimeIdentityToken", "setupCode",
     ]
 
+    private enum Slot: Sendable {
+        case entry(TranscriptEntry, cost: Int)
+        /// Entries of one connection dropped over its budget, shown where the first one was.
+        case marker(TranscriptEntry, count: Int, bytes: Int)
+        case gone
+    }
+
+    private struct ConnectionUsage: Sendable {
+        var bytes = 0
+        /// Positions of its entries still kept, oldest first (from `head`).
+        var kept: [Int] = []
+        var head = 0
+        /// The position of its marker slot, while that is kept.
+        var marker: Int?
+
+        mutating func popOldest() -> Int? {
+            guard head < kept.count else { return nil }
+            defer {
+                head += 1
+                if head > 256, head * 2 > kept.count {
+                    kept.removeFirst(head)
+                    head = 0
+                }
+            }
+            return kept[head]
+        }
+
+        var isEmpty: Bool { head >= kept.count && marker == nil && bytes == 0 }
+    }
+
     private struct State: Sendable {
-        var entries: [TranscriptEntry] = []
-        var dropped = 0
+        var slots: [Slot] = []
+        /// The position of `slots[0]`.
+        var base = 0
+        /// The index in `slots` of the first slot still kept.
+        var head = 0
+        var bytes = 0
+        var droppedAtStart = 0
+        var droppedAtStartBytes = 0
+        var connections: [String: ConnectionUsage] = [:]
+
+        var keptSlots: Int { slots.count - head }
     }
 
     private let state = Locked(State())
@@ -226,38 +273,218 @@ public final class Transcript: Sendable {
 
     /// Whether secrets are replaced by `"<redacted>"`.
     public let redactSecrets: Bool
+    /// The redactor every entry goes through (shared with the Gateway's console).
+    public let redactor: SecretRedactor
+    /// What is kept in memory.
+    public let budget: TranscriptBudget
 
     /// Creates a transcript.
     /// - Parameters:
-    ///   - redactSecrets: replace secret values (the default).
-    ///   - capacity: how many entries to keep in memory; older ones are discarded first.
-    ///   - fileURL: a JSON Lines file to append every entry to, if any.
+    ///   - redactSecrets: replace secret values (the default); ignored when `redactor` is given.
+    ///   - capacity: how many entries to keep in memory at most; older ones are discarded first.
+    ///   - budget: how many bytes to keep in memory.
+    ///   - fileURL: a JSON Lines file to append every entry to, whole, if any.
+    ///   - redactor: the redactor to use (a new one when `nil`).
     /// - Throws: when `fileURL` cannot be created.
-    public init(redactSecrets: Bool = true, capacity: Int = 100_000, fileURL: URL? = nil) throws {
-        self.redactSecrets = redactSecrets
+    public init(redactSecrets: Bool = true, capacity: Int = 100_000, budget: TranscriptBudget = .standard,
+                fileURL: URL? = nil, redactor: SecretRedactor? = nil) throws {
+        let redactor = redactor ?? SecretRedactor(enabled: redactSecrets)
+        self.redactor = redactor
+        self.redactSecrets = redactor.isEnabled
         self.capacity = max(1, capacity)
+        self.budget = budget
         self.sink = try fileURL.map { try FileSink(url: $0) }
     }
 
     /// Milliseconds since the transcript was created, on the monotonic clock.
     public var elapsedMs: Int64 { (ContinuousClock.now - start).milliseconds }
 
-    /// Records an entry, redacting secrets in its message.
+    /// Whether entries are also written to a file.
+    public var hasFile: Bool { sink != nil }
+
+    /// Records an entry, redacting secrets in its message and texts.
     public func record(_ entry: TranscriptEntry) {
         var entry = entry
-        if redactSecrets, let message = entry.message { entry.message = Self.redact(message) }
-        state.withLock { state in
-            state.entries.append(entry)
-            if state.entries.count > capacity {
-                state.entries.removeFirst(state.entries.count - capacity)
-                state.dropped += 1
-            }
+        if redactor.isEnabled {
+            if let message = entry.message { entry.message = redactor.redact(message) }
+            if let text = entry.text { entry.text = redactor.redact(text: text) }
         }
         sink?.append(entry.json.jsonString + "\n")
+        keep(entry, limit: budget.frameBytes, why: "larger than the \(Self.format(bytes: budget.frameBytes)) kept per frame in memory")
     }
 
-    /// The entries kept in memory, oldest first.
-    public var entries: [TranscriptEntry] { state.withLock { $0.entries } }
+    /// Records a message a client sent, from its bytes: parsed when it is JSON (`parsed`), as
+    /// redacted text or base64 otherwise. With `refused`, the connection was refused before it
+    /// authenticated, and memory keeps at most `refusedFrameBytes` of it.
+    func recordInbound(connectionId: String, gatewayMs: Int64, bytes: UnsafeBufferPointer<UInt8>, binary: Bool,
+                       wire: TranscriptWire? = nil, parsed: JSONValue?, refused: Bool) {
+        let limit = refused ? budget.refusedFrameBytes : budget.frameBytes
+        let summarized = bytes.count > limit
+        var entry = TranscriptEntry(monotonicMs: elapsedMs, gatewayMs: gatewayMs, connectionId: connectionId, kind: .inbound,
+                                    wire: wire)
+        // The whole message is only redacted and encoded when it is kept whole somewhere.
+        if sink != nil || !summarized {
+            entry.message = parsed.map { redactor.redact($0) } ?? rawMessage(bytes, binary: binary)
+            sink?.append(entry.json.jsonString + "\n")
+        } else if let parsed {
+            redactor.learnSecrets(in: parsed)
+        }
+        guard summarized else {
+            keep(entry, limit: budget.frameBytes, why: "larger than the \(Self.format(bytes: budget.frameBytes)) kept per frame in memory")
+            return
+        }
+        entry.message = summary(
+            of: bytes, binary: binary, parsed: parsed != nil, head: refused ? budget.refusedFrameBytes : 256,
+            why: refused ? "frame of a connection refused before authentication"
+                : "larger than the \(Self.format(bytes: budget.frameBytes)) kept per frame in memory")
+        keep(entry, limit: .max, why: "")
+    }
+
+    /// A message that is not JSON: `{"text": …}` for UTF-8 (binary messages too: the entry's
+    /// `wire` says which), `{"binaryBase64": …}` otherwise; secrets redacted either way.
+    private func rawMessage(_ bytes: UnsafeBufferPointer<UInt8>, binary: Bool) -> JSONValue {
+        if let text = String(validating: bytes, as: UTF8.self) {
+            return ["text": .string(redactor.redact(text: text))]
+        }
+        let masked = redactor.isEnabled ? Array(redactor.redact(text: String(decoding: bytes, as: UTF8.self)).utf8) : Array(bytes)
+        return ["binaryBase64": .string(Data(masked).base64EncodedString())]
+    }
+
+    /// `{"summary": {bytes, kind, head | headBase64, why}}`.
+    private func summary(of bytes: UnsafeBufferPointer<UInt8>, binary: Bool, parsed: Bool, head: Int, why: String) -> JSONValue {
+        var summary: [String: JSONValue] = [
+            "bytes": .int(Int64(bytes.count)), "kind": .string(parsed ? "json" : binary ? "binary" : "text"), "why": .string(why),
+        ]
+        var prefix = Array(bytes.prefix(head))
+        // Do not cut a UTF-8 sequence.
+        while !prefix.isEmpty, String(validating: prefix, as: UTF8.self) == nil, bytes.count > prefix.count,
+              prefix.count > head - 4 {
+            prefix.removeLast()
+        }
+        if let text = String(validating: prefix, as: UTF8.self) {
+            summary["head"] = .string(redactor.redact(text: text))
+        } else {
+            summary["headBase64"] = .string(Data(prefix).base64EncodedString())
+        }
+        return ["summary": .object(summary)]
+    }
+
+    /// Keeps `entry` in memory, as a summary when its message is over `limit`.
+    private func keep(_ entry: TranscriptEntry, limit: Int, why: String) {
+        var entry = entry
+        var cost = 96 + entry.connectionId.utf8.count + (entry.text?.utf8.count ?? 0)
+        if let message = entry.message {
+            let size = message.approximateByteCount
+            if size > limit {
+                let text = message.jsonString
+                let head = String(text.utf8.prefix(256)) ?? String(text.prefix(64))
+                entry.message = ["summary": ["bytes": .int(Int64(text.utf8.count)), "kind": "json", "head": .string(head),
+                                             "why": .string(why)]]
+                cost += entry.message?.approximateByteCount ?? 0
+            } else {
+                cost += size
+            }
+        }
+        state.withLock { state in
+            let position = state.base + state.slots.count
+            state.slots.append(.entry(entry, cost: cost))
+            state.bytes += cost
+            state.connections[entry.connectionId, default: ConnectionUsage()].bytes += cost
+            state.connections[entry.connectionId, default: ConnectionUsage()].kept.append(position)
+            trimConnection(&state, entry.connectionId)
+            trimTotal(&state)
+        }
+    }
+
+    /// Drops the oldest entries of `connectionId` while it is over its budget.
+    private func trimConnection(_ state: inout State, _ connectionId: String) {
+        guard var usage = state.connections[connectionId], usage.bytes > budget.connectionBytes else { return }
+        while usage.bytes > budget.connectionBytes, let position = usage.popOldest() {
+            let index = position - state.base
+            guard index >= state.head, index < state.slots.count, case .entry(let entry, let cost) = state.slots[index] else {
+                continue
+            }
+            usage.bytes -= cost
+            state.bytes -= cost
+            if let marker = usage.marker, marker - state.base >= state.head,
+               case .marker(let note, let count, let bytes) = state.slots[marker - state.base] {
+                state.slots[marker - state.base] = .marker(note, count: count + 1, bytes: bytes + cost)
+                state.slots[index] = .gone
+            } else {
+                let note = TranscriptEntry(monotonicMs: entry.monotonicMs, gatewayMs: entry.gatewayMs, connectionId: connectionId,
+                                           kind: .note)
+                state.slots[index] = .marker(note, count: 1, bytes: cost)
+                usage.marker = position
+            }
+        }
+        state.connections[connectionId] = usage
+    }
+
+    /// Drops the oldest slots while everything is over the total budget or the capacity.
+    private func trimTotal(_ state: inout State) {
+        while state.head < state.slots.count, state.bytes > budget.totalBytes || state.keptSlots > capacity {
+            let position = state.base + state.head
+            switch state.slots[state.head] {
+            case .entry(let entry, let cost):
+                state.bytes -= cost
+                state.droppedAtStart += 1
+                state.droppedAtStartBytes += cost
+                if var usage = state.connections[entry.connectionId] {
+                    if usage.head < usage.kept.count, usage.kept[usage.head] == position { _ = usage.popOldest() }
+                    usage.bytes -= cost
+                    state.connections[entry.connectionId] = usage.isEmpty ? nil : usage
+                }
+            case .marker(let note, let count, let bytes):
+                state.droppedAtStart += count
+                state.droppedAtStartBytes += bytes
+                if var usage = state.connections[note.connectionId], usage.marker == position {
+                    usage.marker = nil
+                    state.connections[note.connectionId] = usage.isEmpty ? nil : usage
+                }
+            case .gone:
+                break
+            }
+            state.slots[state.head] = .gone
+            state.head += 1
+        }
+        if state.head > 1_024, state.head * 2 > state.slots.count {
+            state.slots.removeFirst(state.head)
+            state.base += state.head
+            state.head = 0
+        }
+    }
+
+    /// The entries kept in memory, oldest first, with a `note` wherever entries were dropped.
+    public var entries: [TranscriptEntry] {
+        state.withLock { state in
+            var result: [TranscriptEntry] = []
+            result.reserveCapacity(state.keptSlots + 1)
+            if state.droppedAtStart > 0 {
+                var firstTime: (Int64, Int64) = (elapsedMs, 0)
+                for slot in state.slots[state.head...] {
+                    if case .entry(let entry, _) = slot { firstTime = (entry.monotonicMs, entry.gatewayMs); break }
+                }
+                result.append(TranscriptEntry(
+                    monotonicMs: firstTime.0, gatewayMs: firstTime.1, connectionId: "-", kind: .note,
+                    text: "transcript: \(state.droppedAtStart) earlier entries (\(Self.format(bytes: state.droppedAtStartBytes))) "
+                        + "dropped to stay within the \(Self.format(bytes: budget.totalBytes)) memory budget"))
+            }
+            for slot in state.slots[state.head...] {
+                switch slot {
+                case .entry(let entry, _): result.append(entry)
+                case .marker(var note, let count, let bytes):
+                    note.text = "transcript: \(count) entries of this connection (\(Self.format(bytes: bytes))) dropped "
+                        + "to stay within its \(Self.format(bytes: budget.connectionBytes)) memory budget"
+                    result.append(note)
+                case .gone: break
+                }
+            }
+            return result
+        }
+    }
+
+    /// The bytes the kept entries cost, as estimated for the budget.
+    public var retainedBytes: Int { state.withLock { $0.bytes } }
 
     /// The kept entries as JSON Lines.
     public func jsonLines() -> String {
@@ -271,28 +498,27 @@ public final class Transcript: Sendable {
         try Data(jsonLines().utf8).write(to: url, options: .atomic)
     }
 
-    /// `value` with every secret string replaced by `"<redacted>"`.
+    /// `value` with every string under a secret key replaced by `"<redacted>"` (by key only;
+    /// a Gateway's ``redactor`` also redacts by value).
     public static func redact(_ value: JSONValue) -> JSONValue {
-        switch value {
-        case .object(let members):
-            var result: [String: JSONValue] = [:]
-            for (key, member) in members {
-                if secretKeys.contains(key), case .string = member {
-                    result[key] = "<redacted>"
-                } else if (key == "payloadJSON" || key == "paramsJSON"), case .string(let text) = member,
-                          let inner = try? JSONValue(parsing: text), inner.objectValue != nil {
-                    // Push registrations carry their secrets inside the JSON string.
-                    result[key] = .string(redact(inner).jsonString)
-                } else {
-                    result[key] = redact(member)
-                }
-            }
-            return .object(result)
-        case .array(let items):
-            return .array(items.map(redact))
-        default:
-            return value
+        keyOnlyRedactor.redact(value)
+    }
+
+    /// `text` with secret members and `key=value` pairs redacted (by key only).
+    public static func redactText(_ text: String) -> String {
+        keyOnlyRedactor.redact(text: text)
+    }
+
+    private static let keyOnlyRedactor = SecretRedactor(enabled: true, learning: false)
+
+    /// `12 KiB`, `3.5 MiB`.
+    static func format(bytes: Int) -> String {
+        if bytes >= 1 << 20 {
+            let mib = Double(bytes) / Double(1 << 20)
+            return mib == mib.rounded() ? "\(Int(mib)) MiB" : String(format: "%.1f MiB", mib)
         }
+        if bytes >= 1 << 10 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
     }
 }
 

@@ -25,7 +25,32 @@ public enum EventLogWait<Element: Sendable>: Sendable {
 /// on having subscribed in time. Waiting never polls and never sleeps: a waiter is resumed by the
 /// append that satisfies it, by its deadline on the given ``Timeline``, by cancellation, or by
 /// ``finish()``.
+///
+/// With a ``Retention``, the log keeps at most a budget of bytes: once the budget is exceeded,
+/// the oldest values are replaced in place by their compacted form (for a frame event: the frame
+/// without its payload, with a marker saying so); when even the compacted values exceed it, the
+/// oldest are dropped (``droppedCount``). Positions never change: ``count`` goes on counting,
+/// and reads start at the oldest value kept. Waiters and streams always see each value whole
+/// when it is appended.
 public final class EventLog<Element: Sendable>: Sendable {
+    /// How much of the values a log keeps.
+    public struct Retention: Sendable {
+        /// The most bytes (as `cost` estimates them) kept before old values are compacted.
+        public var budgetBytes: Int
+        /// What a value costs to keep, roughly in bytes.
+        public var cost: @Sendable (Element) -> Int
+        /// The value with its body dropped; must cost (much) less than the original.
+        public var compact: @Sendable (Element) -> Element
+
+        /// Creates a retention policy.
+        public init(budgetBytes: Int, cost: @escaping @Sendable (Element) -> Int,
+                    compact: @escaping @Sendable (Element) -> Element) {
+            self.budgetBytes = budgetBytes
+            self.cost = cost
+            self.compact = compact
+        }
+    }
+
     private struct Waiter: Sendable {
         let from: Int
         let predicate: @Sendable (Element) -> Bool
@@ -39,25 +64,50 @@ public final class EventLog<Element: Sendable>: Sendable {
         var nextWaiterID: UInt64 = 0
         var streams: [UInt64: AsyncStream<Element>.Continuation] = [:]
         var finished = false
+        var costs: [Int] = []
+        var retainedBytes = 0
+        /// The position of the next value to compact.
+        var compactedUpTo = 0
+        var compactedCount = 0
+        /// How many of the oldest values were dropped: the position of `elements[0]`.
+        var dropped = 0
+
+        var count: Int { dropped + elements.count }
+
+        /// The index in `elements` of position `position`, clamped to what is kept.
+        func index(of position: Int) -> Int { min(max(0, position - dropped), elements.count) }
     }
 
     // All state is behind the mutex; continuations are resumed outside of it.
     private let state = Locked(State())
+    private let retention: Retention?
 
     /// Creates an empty log.
-    public init() {}
+    /// - Parameter retention: how much of the values to keep; `nil` keeps everything.
+    public init(retention: Retention? = nil) {
+        self.retention = retention
+    }
+
+    /// The bytes the values currently cost, as the retention estimates them (0 without one).
+    public var retainedBytes: Int { state.withLock { $0.retainedBytes } }
+
+    /// How many values were compacted to stay within the retention budget.
+    public var compactedCount: Int { state.withLock { $0.compactedCount } }
+
+    /// How many of the oldest values were dropped to stay within the retention budget (their
+    /// positions are not reused).
+    public var droppedCount: Int { state.withLock { $0.dropped } }
 
     /// The number of values appended so far: the cursor that means "from now on".
-    public var count: Int { state.withLock { $0.elements.count } }
+    public var count: Int { state.withLock { $0.count } }
 
-    /// A copy of every value appended so far.
+    /// A copy of every value appended so far (that is still kept, see ``droppedCount``).
     public var all: [Element] { state.withLock { $0.elements } }
 
-    /// The values from position `index` on.
+    /// The values from position `index` on (that are still kept).
     public func elements(from index: Int) -> [Element] {
         state.withLock { state in
-            let start = min(max(0, index), state.elements.count)
-            return Array(state.elements[start...])
+            Array(state.elements[state.index(of: index)...])
         }
     }
 
@@ -66,16 +116,50 @@ public final class EventLog<Element: Sendable>: Sendable {
 
     /// Appends a value and wakes the waiters it satisfies (in the order they started waiting).
     public func append(_ element: Element) {
+        let cost = retention.map { $0.cost(element) } ?? 0
         let ready: [(Waiter, EventLogWait<Element>)] = state.withLock { state in
             guard !state.finished else { return [] }
             state.elements.append(element)
-            let position = state.elements.count - 1
+            let position = state.count - 1
+            defer { if let retention { compact(&state, adding: cost, retention: retention) } }
             let ids = state.waiters.filter { $0.value.from <= position && $0.value.predicate(element) }.keys.sorted()
             // Yielding under the lock keeps every stream in append order.
             for (_, stream) in state.streams.sorted(by: { $0.key < $1.key }) { stream.yield(element) }
             return ids.compactMap { id in state.waiters.removeValue(forKey: id).map { ($0, .found(position: position, element: element)) } }
         }
         Self.resume(ready)
+    }
+
+    /// Accounts for a new value and compacts the oldest ones while over budget; drops the
+    /// oldest when even compacted they are. Runs after the waiters and streams have seen the
+    /// new value.
+    private func compact(_ state: inout State, adding cost: Int, retention: Retention) {
+        state.costs.append(cost)
+        state.retainedBytes += cost
+        state.compactedUpTo = max(state.compactedUpTo, state.dropped)
+        while state.retainedBytes > retention.budgetBytes, state.compactedUpTo < state.count {
+            let index = state.compactedUpTo - state.dropped
+            state.compactedUpTo += 1
+            let old = state.costs[index]
+            let compacted = retention.compact(state.elements[index])
+            let new = min(old, retention.cost(compacted))
+            guard new < old else { continue }
+            state.elements[index] = compacted
+            state.costs[index] = new
+            state.retainedBytes -= old - new
+            state.compactedCount += 1
+        }
+        // Still over budget with everything compacted: drop the oldest, down to 90% of the
+        // budget so that dropping happens in batches.
+        guard state.retainedBytes > retention.budgetBytes else { return }
+        var drop = 0
+        while drop < state.elements.count - 1, state.retainedBytes > retention.budgetBytes / 10 * 9 {
+            state.retainedBytes -= state.costs[drop]
+            drop += 1
+        }
+        state.elements.removeFirst(drop)
+        state.costs.removeFirst(drop)
+        state.dropped += drop
     }
 
     /// Ends the log: pending and future waits return ``EventLogWait/finished``, streams finish.
@@ -116,9 +200,8 @@ public final class EventLog<Element: Sendable>: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<EventLogWait<Element>, Never>) in
                 let immediate: EventLogWait<Element>? = state.withLock { state in
-                    let start = min(max(0, from), state.elements.count)
-                    for index in start..<state.elements.count where predicate(state.elements[index]) {
-                        return .found(position: index, element: state.elements[index])
+                    for index in state.index(of: from)..<state.elements.count where predicate(state.elements[index]) {
+                        return .found(position: state.dropped + index, element: state.elements[index])
                     }
                     if state.finished { return .finished }
                     if Task.isCancelled { return .cancelled }
@@ -178,8 +261,7 @@ public final class EventLog<Element: Sendable>: Sendable {
         let id = state.withLock { state -> UInt64 in
             state.nextWaiterID += 1
             if let from {
-                let start = min(max(0, from), state.elements.count)
-                for element in state.elements[start...] { continuation.yield(element) }
+                for element in state.elements[state.index(of: from)...] { continuation.yield(element) }
             }
             if state.finished {
                 continuation.finish()

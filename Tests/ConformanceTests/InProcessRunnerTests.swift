@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Conformance
 import Foundation
 import GatewayProtocol
@@ -182,6 +187,47 @@ import Testing
         let lines = try String(contentsOfFile: failing, encoding: .utf8).split(separator: "\n")
         let entries = try lines.map { try TranscriptEntry(json: try JSONValue(parsing: String($0))) }
         #expect(entries.filter { $0.kind == .failure }.map(\.text) == ["fail: no result"])
+    }
+
+    @Test func theTemporaryTranscriptDirectoryIsPerUserAndRemovedWhenTheInvocationPasses() async throws {
+        // A warning writes a transcript, but the invocation passes: nothing is left behind.
+        let warns = Self.scenario("INV-003", .should) { run in run.warn("slow", expected: "fast", actual: "slow") }
+        let passed = try await runScenarios([warns], driver: InProcessDriver(name: "fake") { FakeNode() }) {
+            $0.transcripts = .failing(directory: nil)
+        }
+        #expect(passed.exitCode == 0)
+        #expect(passed.result("INV-003@current")?.verdict == .warn)
+        #expect(passed.transcriptDirectory == nil)
+        #expect(passed.result("INV-003@current")?.transcriptPath == nil)
+
+        let failing = Self.scenario("INV-004") { run in try run.fail("no", expected: "a", actual: "b") }
+        let failed = try await runScenarios([failing], driver: InProcessDriver(name: "fake") { FakeNode() }) {
+            $0.transcripts = .failing(directory: nil)
+        }
+        let directory = try #require(failed.transcriptDirectory)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("openclaw-harness-\(getuid())").path
+        #expect(directory.hasPrefix(base + "/transcripts-\(getpid())-"), "\(directory)")
+        #expect(FileManager.default.fileExists(atPath: try #require(failed.result("INV-004@current")?.transcriptPath)))
+    }
+
+    @Test func anInvocationRemovesTheTranscriptsOfInvocationsThatEnded() async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("openclaw-harness-\(getuid())")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        // A pid that is not running: the largest possible one.
+        let stale = base.appendingPathComponent("transcripts-2147483646-deadbeef")
+        try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: true)
+        let alive = base.appendingPathComponent("transcripts-\(getpid())-alivealive")
+        try FileManager.default.createDirectory(at: alive, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: alive) }
+
+        let failing = Self.scenario("INV-005") { run in try run.fail("no", expected: "a", actual: "b") }
+        let report = try await runScenarios([failing], driver: InProcessDriver(name: "fake") { FakeNode() }) {
+            $0.transcripts = .failing(directory: nil)
+        }
+        defer { if let directory = report.transcriptDirectory { try? FileManager.default.removeItem(atPath: directory) } }
+        #expect(!FileManager.default.fileExists(atPath: stale.path), "the ended invocation's directory was removed")
+        #expect(FileManager.default.fileExists(atPath: alive.path), "a running invocation's directory is kept")
     }
 
     @Test func stateDirectoriesAreRemovedUnlessKept() async throws {

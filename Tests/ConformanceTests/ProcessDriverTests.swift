@@ -167,4 +167,61 @@ import Darwin
         #expect(environment.contains("OPENCLAW_STATE_DIR=/"))
         #expect(environment.contains("OPENCLAW_HARNESS_RUN=TOKEN-003@current"))
     }
+
+    // MARK: - Processes that do not end when asked
+
+    /// Whether `pid` still runs (exists and is not a zombie waiting to be reaped).
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(after: close)...].split(separator: " ").first
+        return state != "Z" && state != "X"
+    }
+
+    static func pids(in file: String) throws -> [Int32] {
+        try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").compactMap { Int32($0) }
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/stat"), "needs /proc (Linux)"))
+    func processesThatLeftTheProcessGroupAreEndedAndNamed() async throws {
+        let directory = try TemporaryDirectory()
+        let record = directory.url.appendingPathComponent("pids").path
+        let report = try await runScenarios([Self.scenario("LIFE-001", needs: [.resetIdentity])],
+                                            driver: ProcessDriver(command: Fixtures.command("escape.sh", record))) {
+            $0.transcripts = .all(directory: directory.url.appendingPathComponent("transcripts"))
+        }
+        let result = try #require(report.result("LIFE-001@current"))
+        #expect(result.verdict == .pass, "\(result.message)")
+        let escaped = try Self.pids(in: record)
+        #expect(escaped.count == 2, "the fixture started two setsid processes")
+        for pid in escaped { #expect(!Self.isRunning(pid), "pid \(pid) survived the run") }
+        let log = try String(contentsOfFile: try #require(result.clientLogPath), encoding: .utf8)
+        for (pid, command) in zip(escaped, ["sleep 1001", "sleep 1002"]) {
+            #expect(log.contains("pid \(pid) (\(command)) had left the client's process group (setsid); ended it with SIGTERM after "),
+                    "\(log)")
+            #expect(result.notes.contains { $0.contains("pid \(pid) (\(command)) had left the client's process group") })
+        }
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/stat"), "needs /proc (Linux)"))
+    func anAdapterThatIgnoresSIGTERMIsNamedAndKilledAfterTheGracePeriod() async throws {
+        let directory = try TemporaryDirectory()
+        let record = directory.url.appendingPathComponent("pids").path
+        let report = try await runScenarios([Self.scenario("LIFE-001", needs: [.resetIdentity])],
+                                            driver: ProcessDriver(command: Fixtures.command("stubborn.sh", record))) {
+            $0.transcripts = .all(directory: directory.url.appendingPathComponent("transcripts"))
+        }
+        let result = try #require(report.result("LIFE-001@current"))
+        #expect(result.verdict == .pass, "\(result.message)")
+        let pid = try #require(try Self.pids(in: record).first)
+        #expect(!Self.isRunning(pid))
+        let log = try String(contentsOfFile: try #require(result.clientLogPath), encoding: .utf8)
+        let line = try #require(log.split(separator: "\n").first { $0.contains("\(pid) (") && $0.contains("ignored SIGTERM") }, "\(log)")
+        #expect(line.contains("killed it with SIGKILL after "), "\(line)")
+        // Killed after the grace period (2 s at slowness 1), not at once.
+        let words = line.split(separator: " ")
+        let milliseconds = words.indices.first { words[$0] == "after" }.flatMap { Int(words[$0 + 1]) } ?? 0
+        #expect(milliseconds >= 1_900, "\(line)")
+        #expect(result.notes.contains { $0.contains("ignored SIGTERM") })
+    }
 }

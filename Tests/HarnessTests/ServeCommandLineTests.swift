@@ -52,4 +52,69 @@ struct ServeCommandLineTests {
         #expect(closed.code.rawValue == 1001, "a clean shutdown closes connections with 1001")
         #expect(await serve.waitForExit(timeout: .seconds(30)) != nil, "\(serve.transcript)")
     }
+
+    // MARK: - The shared secret outside argv
+
+    @Test func aMistypedAuthModeIsRefusedWithoutRepeatingTheSecret() async throws {
+        for arguments in [["--auth", "tokn:TYPOSECRET-42"], ["--auth", "token:TYPOSECRET-42", "--auth-file", "/nonexistent"]] {
+            let serve = try ServeProcess.start(arguments)
+            let status = await serve.waitForExit(timeout: .seconds(30))
+            await serve.kill()
+            #expect(status == 2, "\(arguments)")
+            let errors = serve.errors.all.joined(separator: "\n")
+            #expect(errors.hasPrefix("error: "), "\(serve.transcript)")
+            #expect(!errors.contains("TYPOSECRET-42"), "\(errors)")
+        }
+    }
+
+    @Test func theSecretInArgvIsWarnedAbout() async throws {
+        let serve = try ServeProcess.start(["--port", "0", "--json", "--auth", "token:ARGVSECRET-42"])
+        defer { serve.sendSignal(SIGKILL) }
+        _ = try #require(await serve.object("event", "listening"), "\(serve.transcript)")
+        let warning = try #require(await serve.errors.first(from: 0, timeout: .seconds(30)) { $0.hasPrefix("warning: ") }?.element)
+        #expect(warning.contains("--auth-file") && warning.contains("OPENCLAW_HARNESS_AUTH"), "\(warning)")
+        #expect(!warning.contains("ARGVSECRET-42"))
+        try serve.send("quit")
+        #expect(await serve.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
+    @Test func anAuthFileThatCannotBeReadOrParsedIsAUsageError() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("openclaw-auth-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data("FILESECRET-42\n".utf8).write(to: file)
+        for (arguments, expected) in [(["--auth-file", file.path], "first line"), (["--auth-file", file.path + ".missing"], "cannot read")] {
+            let serve = try ServeProcess.start(arguments)
+            let status = await serve.waitForExit(timeout: .seconds(30))
+            await serve.kill()
+            #expect(status == 2)
+            let errors = serve.errors.all.joined(separator: "\n")
+            #expect(errors.contains(expected), "\(errors)")
+            #expect(!errors.contains("FILESECRET-42"))
+        }
+    }
+
+    @Test func theSecretFromAFileOrTheEnvironmentIsRequiredOnTheWire() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("openclaw-auth-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data("password:FILEPASS-4242\n".utf8).write(to: file)
+        _ = chmod(file.path, 0o600)
+        let starts: [([String], [String: String], String)] = [
+            (["--auth-file", file.path], [:], "password"),
+            ([], ["OPENCLAW_HARNESS_AUTH": "token:ENVTOKEN-4242"], "token"),
+        ]
+        for (arguments, environment, mode) in starts {
+            let serve = try ServeProcess.start(["--port", "0", "--json"] + arguments, environment: environment)
+            defer { serve.sendSignal(SIGKILL) }
+            let listening = try #require(await serve.object("event", "listening"), "\(serve.transcript)")
+            let url = try #require(listening["url"]?.stringValue)
+            // A node without the secret is refused for the missing secret of that mode.
+            let node = try await WireNode.open(url, identity: try DeviceIdentity(seed: Data(repeating: 9, count: 32)))
+            let refused = try await node.connect()
+            #expect(refused.error?.detailCode == (mode == "token" ? "AUTH_TOKEN_MISSING" : "AUTH_PASSWORD_MISSING"),
+                    "\(String(describing: refused.error))")
+            #expect(serve.errors.all.allSatisfy { !$0.hasPrefix("warning: --auth") }, "no argv warning")
+            try serve.send("quit")
+            #expect(await serve.waitForExit(timeout: .seconds(30)) == 0)
+        }
+    }
 }

@@ -140,12 +140,20 @@ struct HandshakeFirstFrameTests {
         #expect(HandshakeFixture.evaluate(message).0.admitted != nil)
     }
 
-    @Test func invalidJSONIsAnInvalidHandshakeWithoutResponse() throws {
-        let result = try rejection(HandshakeFixture.evaluate(Data("{nope".utf8)).0)
+    @Test func invalidJSONIsClosedWithAReasonAndNoResponse() throws {
+        let result = try rejection(HandshakeFixture.evaluate(Data(#"{"type":"req","id":"c1","method":"connect","par"#.utf8)).0)
         #expect(result.stage == .firstFrame)
-        #expect(result.error == ErrorShape(code: "INVALID_REQUEST", message: "invalid handshake: first request must be connect"))
+        #expect(result.error == ErrorShape(code: "INVALID_REQUEST", message: "invalid request frame: not valid JSON"))
         #expect(result.closeCode == .policyViolation)
-        #expect(result.closeReason == "invalid handshake: first request must be connect")
+        #expect(result.closeReason == "invalid request frame: not valid JSON")
+        #expect(result.response == nil)
+    }
+
+    @Test func overDeepJSONIsClosedWithAReasonThatSaysSo() throws {
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let result = try rejection(HandshakeFixture.evaluate(Data(#"{"type":"req","id":"c1","method":"connect","params":\#(deep)}"#.utf8)).0)
+        #expect(result.closeCode == .policyViolation)
+        #expect(result.closeReason == "invalid request frame: JSON nested deeper than 512 levels")
         #expect(result.response == nil)
     }
 
@@ -245,8 +253,11 @@ struct HandshakeNegotiationTests {
     }
 
     @Test func aProbeOfferingOnlyThreeGetsTheLegacyWindow() throws {
-        let params = try HandshakeFixture.params(clientID: .probe, mode: .probe, role: nil, scopes: nil, minProtocol: 3, maxProtocol: 3, signed: false)
-        let result = try admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0)
+        // A probe has no device identity: it authenticates with the shared token.
+        let params = try HandshakeFixture.params(clientID: .probe, mode: .probe, role: nil, scopes: nil, minProtocol: 3, maxProtocol: 3,
+                                                 auth: ConnectAuth(token: "probe-secret"), signed: false)
+        let result = try admitted(HandshakeFixture.evaluate(
+            try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(auth: .token("probe-secret"))).0)
         #expect(result.negotiatedProtocol == 3)
         #expect(result.role == .operator)
         #expect(result.device == nil)
@@ -321,8 +332,9 @@ struct HandshakeNegotiationTests {
     }
 
     @Test func anAbsentRoleIsOperatorAndAWorkerIsKnown() throws {
-        let operatorParams = try HandshakeFixture.params(mode: .cli, role: nil, scopes: nil, signed: false)
-        #expect(try admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(operatorParams)).0).role == .operator)
+        let operatorParams = try HandshakeFixture.params(mode: .cli, role: nil, scopes: nil, auth: ConnectAuth(token: "cli-secret"), signed: false)
+        let configuration = HandshakeFixture.configuration(auth: .token("cli-secret"))
+        #expect(try admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(operatorParams), configuration: configuration).0).role == .operator)
         let workerParams = try HandshakeFixture.params(mode: .worker, role: .worker, signed: false)
         #expect(try admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(workerParams)).0).role == .worker)
     }
@@ -527,9 +539,87 @@ struct HandshakeDeviceTests {
         #expect(result.closeReason == "device identity required")
     }
 
-    @Test func anOperatorWithoutDeviceIsAdmittedWithoutOne() throws {
-        let params = try HandshakeFixture.params(mode: .ui, role: .operator, scopes: ["operator.read"], signed: false)
-        #expect(try admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0).device == nil)
+    @Test func anOperatorWithoutDeviceOnAuthNoneIsNotPaired() throws {
+        // Upstream (connect-policy.ts@9b6c33a7): auth mode none proves nothing, so only a local
+        // backend may leave out the device; this one is refused even through loopback.
+        let params = try HandshakeFixture.params(mode: .ui, role: .operator, scopes: ["operator.admin"], signed: false)
+        var configuration = HandshakeFixture.configuration()
+        configuration.connection = ConnectAdmission.ConnectionFacts(isLoopback: true, host: "127.0.0.1:18789")
+        let result = try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: configuration).0)
+        #expect(result.stage == .deviceIdentity)
+        #expect(result.error == ErrorShape(code: "NOT_PAIRED", message: "device identity required", details: ["code": "DEVICE_IDENTITY_REQUIRED"]))
+        #expect(result.requestID == "req-1")
+        #expect(result.closeCode == .policyViolation)
+    }
+
+    @Test func anOperatorWithoutDeviceIsAdmittedByTheSharedTokenWithoutItsScopes() throws {
+        let params = try HandshakeFixture.params(clientID: .macOS, mode: .ui, role: .operator, scopes: ["operator.admin"],
+                                                 auth: ConnectAuth(token: "s3cret"), signed: false)
+        let result = try admitted(HandshakeFixture.evaluate(
+            try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(auth: .token("s3cret"))).0)
+        #expect(result.device == nil)
+        #expect(result.authMethod == .sharedToken)
+        #expect(!result.keepsUnboundScopes, "self-declared scopes without a device are cleared")
+    }
+
+    @Test func theLocalCLIKeepsItsScopesWithTheSharedToken() throws {
+        let params = try HandshakeFixture.params(clientID: .cli, mode: .cli, role: .operator, scopes: ["operator.admin"],
+                                                 auth: ConnectAuth(token: "s3cret"), signed: false)
+        var configuration = HandshakeFixture.configuration(auth: .token("s3cret"))
+        configuration.connection = ConnectAdmission.ConnectionFacts(isLoopback: true, host: "localhost:18789")
+        #expect(try admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: configuration).0).keepsUnboundScopes)
+        // The same CLI from another machine loses them; through a proxy it is not local either.
+        configuration.connection = ConnectAdmission.ConnectionFacts(isLoopback: false, host: "gateway.lan:18789")
+        #expect(try !admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: configuration).0).keepsUnboundScopes)
+        configuration.connection = ConnectAdmission.ConnectionFacts(isLoopback: true, host: "localhost", hasProxyHeaders: true)
+        #expect(try !admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: configuration).0).keepsUnboundScopes)
+    }
+
+    @Test func aLocalBackendMayOmitTheDeviceOnAuthNoneAndKeepsItsScopes() throws {
+        let params = try HandshakeFixture.params(clientID: .gatewayClient, mode: .backend, role: .operator, scopes: ["operator.admin"],
+                                                 signed: false)
+        var configuration = HandshakeFixture.configuration()
+        configuration.connection = ConnectAdmission.ConnectionFacts(isLoopback: true, host: "127.0.0.1:18789")
+        let local = try admitted(HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: configuration).0)
+        #expect(local.keepsUnboundScopes)
+        #expect(local.authMethod == .none)
+        // Not local: a LAN peer, a loopback peer with a LAN Host header, or a browser.
+        for facts in [ConnectAdmission.ConnectionFacts(isLoopback: false, host: "127.0.0.1"),
+                      ConnectAdmission.ConnectionFacts(isLoopback: true, host: "192.168.1.20:18789"),
+                      ConnectAdmission.ConnectionFacts(isLoopback: true, host: "localhost", hasBrowserOrigin: true)] {
+            configuration.connection = facts
+            #expect(try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: configuration).0).detailCode
+                    == "DEVICE_IDENTITY_REQUIRED", "\(facts)")
+        }
+    }
+
+    @Test func theControlUIWithoutDeviceIsRefusedEvenWithTheToken() throws {
+        let params = try HandshakeFixture.params(clientID: .controlUI, mode: .webchat, role: .operator, scopes: ["operator.admin"],
+                                                 auth: ConnectAuth(token: "s3cret"), signed: false)
+        var configuration = HandshakeFixture.configuration(auth: .token("s3cret"))
+        configuration.connection = ConnectAdmission.ConnectionFacts(isLoopback: true, host: "localhost")
+        let result = try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: configuration).0)
+        #expect(result.error == ErrorShape(
+            code: "INVALID_REQUEST", message: "control ui requires device identity (use HTTPS or localhost secure context)",
+            details: ["code": "CONTROL_UI_DEVICE_IDENTITY_REQUIRED"]))
+        #expect(result.closeCode == .policyViolation)
+    }
+
+    @Test func aDeviceLessNodeWithoutASharedSecretIsNotPairedEvenWhenTheTokenIsMissing() throws {
+        // Upstream decides the missing device before the missing token: nothing was sent that
+        // could fail, so the answer is "device identity required".
+        let params = try HandshakeFixture.params(signed: false)
+        let configuration = HandshakeFixture.configuration(auth: .token("s3cret"))
+        #expect(try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: configuration).0).detailCode
+                == "DEVICE_IDENTITY_REQUIRED")
+        // A wrong token is the auth failure.
+        let wrong = try HandshakeFixture.params(auth: ConnectAuth(token: "wrong"), signed: false)
+        #expect(try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(wrong), configuration: configuration).0).detailCode
+                == "AUTH_TOKEN_MISMATCH")
+        // A right token still leaves a node without its device.
+        let right = try HandshakeFixture.params(auth: ConnectAuth(token: "s3cret"), signed: false)
+        #expect(try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(right), configuration: configuration).0).detailCode
+                == "DEVICE_IDENTITY_REQUIRED")
     }
 
     @Test func anOperatorDeviceIsVerifiedToo() throws {

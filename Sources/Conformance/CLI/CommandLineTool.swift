@@ -13,6 +13,8 @@ public struct FlagSpec: Sendable {
     public var repeatable: Bool
     /// Checks a value; returns a sentence saying what is wrong, or `nil` when it is fine.
     public var validate: @Sendable (String) -> String?
+    /// Whether the value may hold a secret: error messages then never repeat it.
+    public var isSecret: Bool = false
 
     /// A switch without a value.
     public static func flag(_ name: String, help: String) -> FlagSpec {
@@ -20,9 +22,10 @@ public struct FlagSpec: Sendable {
     }
 
     /// An option with a value.
-    public static func option(_ name: String, _ valueName: String, help: String, repeatable: Bool = false,
+    /// - Parameter secret: the value may hold a secret; error messages do not repeat it.
+    public static func option(_ name: String, _ valueName: String, help: String, repeatable: Bool = false, secret: Bool = false,
                               validate: @escaping @Sendable (String) -> String? = { _ in nil }) -> FlagSpec {
-        FlagSpec(name: name, valueName: valueName, help: help, repeatable: repeatable, validate: validate)
+        FlagSpec(name: name, valueName: valueName, help: help, repeatable: repeatable, validate: validate, isSecret: secret)
     }
 
     /// Whether it takes a value.
@@ -264,6 +267,7 @@ public struct CommandLineTool: Sendable {
                 throw UsageError("option '\(flag.name)' needs a value (\(valueName))")
             }
             if let problem = flag.validate(value) {
+                if flag.isSecret { throw UsageError("invalid value for '\(flag.name)': \(problem)") }
                 throw UsageError("invalid value '\(value)' for '\(flag.name)': \(problem)")
             }
             parsed.values[flag.name, default: []].append(value)

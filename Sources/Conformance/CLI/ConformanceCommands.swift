@@ -149,7 +149,8 @@ public enum ConformanceCommands {
         .option("--junit", "FILE", help: "Write a JUnit XML report to FILE."),
         .option("--json", "FILE", help: "Write a JSON report to FILE."),
         .option("--html", "FILE", help: "Write one self-contained HTML report to FILE: summary, root causes, every run with its sequence diagram (docs/reports.md)."),
-        .option("--transcripts", "DIR", help: "Write every run's transcript to DIR (default: failing runs only, to a temporary directory)."),
+        .option("--transcripts", "DIR", help: "Write every run's transcript to DIR (default: failing runs only, to a temporary directory removed when everything passes)."),
+        .flag("--show-secrets", help: "Keep tokens and passwords in transcripts, client logs and reports (redacted by default)."),
         .flag("--quiet", help: "Print only the summary (counts, root causes, result); no progress line."),
         .option("--port", "N", help: "Bind each run's Gateway to port N instead of a free one (useful with --attach).", validate: { value in
             guard let port = Int(value), port >= 1, port <= 65535 else { return "expected a port from 1 to 65535" }
@@ -196,6 +197,7 @@ public enum ConformanceCommands {
         }
         configuration.strict = arguments.isSet("--strict")
         configuration.probe = !arguments.isSet("--no-probe")
+        configuration.showSecrets = arguments.isSet("--show-secrets")
         configuration.keepState = arguments.isSet("--keep-state")
         if let directory = arguments.value("--transcripts") {
             configuration.transcripts = .all(directory: URL(fileURLWithPath: directory))
@@ -244,6 +246,10 @@ public enum ConformanceCommands {
     static func runCommand(_ arguments: ParsedArguments, io: CommandIO, context: HarnessContext) async -> Int32 {
         // Only `run` starts client processes; on an interrupt they must not outlive the harness.
         InterruptHandling.install()
+        // Orphaned descendants of a client (a parent that exited after `setsid`) are adopted by
+        // the harness rather than init, so that they are found, killed and reaped. Every child of
+        // this process is a client or one of its descendants, so adopted zombies may be reaped.
+        if ProcessTree.becomeSubreaper() { ChildProcess.reapsAdoptedOrphans.withLock { $0 = true } }
         let configuration: RunConfiguration
         let driver: any ClientDriver
         do {

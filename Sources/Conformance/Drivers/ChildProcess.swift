@@ -39,13 +39,72 @@ enum ChildExit: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// A process the harness had to end, for the run's log.
+struct EndedProcess: Sendable, Hashable, CustomStringConvertible {
+    /// Why it was still there.
+    enum Reason: Sendable, Hashable {
+        /// It was in the client's process group and still ran when the grace period ended.
+        case ignoredSIGTERM
+        /// It had left the client's process group (`setsid`, its own group).
+        case leftProcessGroup
+    }
+
+    /// The process id.
+    var pid: Int32
+    /// Its command line, as read before it was signalled.
+    var command: String
+    /// The signal that ended it (SIGTERM or SIGKILL).
+    var signal: Int32
+    /// How long after the harness's SIGTERM it ended (for SIGKILL: when it was sent).
+    var afterMs: Int64
+    /// Why it was still there.
+    var reason: Reason
+    /// Whether it is the client process itself (the `/bin/sh -c` the harness started).
+    var isClient: Bool
+
+    var description: String {
+        let who = isClient ? "the client process \(pid) (\(command))" : "pid \(pid) (\(command))"
+        let signalName = ChildExit.signalName(signal) ?? "signal \(signal)"
+        switch (reason, signal) {
+        case (.leftProcessGroup, SIGTERM):
+            return "\(who) had left the client's process group (setsid); ended it with SIGTERM after \(afterMs) ms"
+        case (.leftProcessGroup, _):
+            return "\(who) had left the client's process group (setsid) and ignored SIGTERM; killed it with \(signalName) after \(afterMs) ms"
+        case (.ignoredSIGTERM, _):
+            return "\(who) ignored SIGTERM; killed it with \(signalName) after \(afterMs) ms"
+        }
+    }
+}
+
+/// How ending a client went: the client's own exit and every process the harness had to end
+/// besides the ordinary SIGTERM to the process group.
+struct ChildTermination: Sendable, Hashable {
+    /// How the client process (the shell) ended.
+    var exit: ChildExit
+    /// Its command line, as read before it was signalled.
+    var command: String
+    /// The processes named in the log.
+    var ended: [EndedProcess]
+}
+
 /// A child process started with `/bin/sh -c COMMAND` in its own process group, with its
 /// stdin, stdout and stderr connected to pipes.
 ///
 /// Output is read by two dedicated threads and handed over line by line. The exit is observed by
 /// a third thread with `waitid(WNOWAIT)`, which leaves the child unreaped: its pid, and so its
 /// process group id, cannot be reused until `terminate` has killed the whole group and reaped it.
+///
+/// Each child's environment carries a tag (``tagVariable``) that its descendants inherit, so that
+/// `terminate` finds those that left the process group (Linux, ``ProcessTree``).
 final class ChildProcess: Sendable {
+    /// The environment variable holding a child's tag.
+    static let tagVariable = "OPENCLAW_HARNESS_PROCESS"
+
+    /// Whether zombies adopted as a subreaper are reaped after each client: only when every
+    /// child of this process is a client or one of its descendants (`harness run`), never in a
+    /// process that also runs children of its own (a test runner).
+    static let reapsAdoptedOrphans = Locked(false)
+
     private struct State: Sendable {
         var stdin: Int32
         var exit: ChildExit?
@@ -55,6 +114,8 @@ final class ChildProcess: Sendable {
 
     /// The process id, which is also its process group id.
     let pid: pid_t
+    /// `OPENCLAW_HARNESS_PROCESS=<tag>`, as found in the environment of its descendants.
+    let tagMarker: [UInt8]
     // The lock guards the stdin descriptor, the exit status and the waiters.
     private let state: Locked<State>
 
@@ -62,8 +123,9 @@ final class ChildProcess: Sendable {
     /// another child's pipe ends between `pipe()` and `fcntl(FD_CLOEXEC)`.
     private static let spawnLock = Locked(())
 
-    private init(pid: pid_t, stdin: Int32) {
+    private init(pid: pid_t, stdin: Int32, tagMarker: [UInt8]) {
         self.pid = pid
+        self.tagMarker = tagMarker
         self.state = Locked(State(stdin: stdin))
     }
 
@@ -82,11 +144,15 @@ final class ChildProcess: Sendable {
         onExit: @escaping @Sendable (ChildExit) -> Void
     ) throws -> ChildProcess {
         ignoreSIGPIPE
+        var environment = environment
+        let tag = UUID().uuidString
+        environment[tagVariable] = tag
         let (pid, stdinWrite, stdoutRead, stderrRead) = try spawnLock.withLock { _ in
             try spawnLocked(command: command, environment: environment)
         }
-        let child = ChildProcess(pid: pid, stdin: stdinWrite)
-        LiveProcessGroups.shared.insert(pid)
+        let marker = Array("\(tagVariable)=\(tag)".utf8)
+        let child = ChildProcess(pid: pid, stdin: stdinWrite, tagMarker: marker)
+        LiveProcessGroups.shared.insert(pid, tag: marker)
         let stdoutDrained = DispatchSemaphore(value: 0)
         startReader(fd: stdoutRead, name: "stdout", onLine: onStdoutLine, onEnd: { stdoutDrained.signal() })
         startReader(fd: stderrRead, name: "stderr", onLine: onStderrLine, onEnd: {})
@@ -154,10 +220,16 @@ final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, output.write, 1)
         posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
 
-        // Own process group (pgid = pid), default SIGPIPE (the harness ignores it), no blocked signals.
+        // Own process group (pgid = pid), no blocked signals, and the default action for every
+        // signal the harness may ignore or handle itself: an ignored signal would otherwise be
+        // inherited through exec (SIGPIPE is ignored by the harness; SIGTERM, SIGINT and SIGHUP
+        // are ignored while the interrupt handler's dispatch sources watch them), and a client
+        // ignoring SIGTERM because of the harness would only end with SIGKILL.
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
+        for number in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD] {
+            sigaddset(&defaults, number)
+        }
         var mask = sigset_t()
         sigemptyset(&mask)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
@@ -295,16 +367,68 @@ final class ChildProcess: Sendable {
         }
     }
 
-    /// Ends the child and everything in its process group: closes stdin, sends SIGTERM to the
-    /// group, waits up to `grace` for the child to exit, then sends SIGKILL to the group and
-    /// reaps the child. Whatever is left in the group when the child exits is killed with it.
-    /// - Returns: how the child ended.
+    /// Ends the child and every process that belongs to it: closes stdin, sends SIGTERM to its
+    /// process group and to each of its processes that left the group, waits up to `grace` for
+    /// all of them to end, then sends SIGKILL to whatever is left, and reaps the child (and,
+    /// as a subreaper, the killed descendants it adopted).
+    /// - Returns: how the child ended and which processes had to be ended besides the group's
+    ///   SIGTERM (those that left the group, those that ignored SIGTERM).
     @discardableResult
-    func terminate(grace: Duration) async -> ChildExit {
+    func terminate(grace: Duration) async -> ChildTermination {
         closeStdin()
-        if exit == nil {
+        let start = ContinuousClock.now
+        let command = ProcessTree.commandLine(pid)
+        func members() -> [ProcessEntry] {
+            ProcessTree.members(of: pid, group: pid, tag: tagMarker, in: ProcessTree.snapshot()).filter { !$0.isZombie }
+        }
+        var known: [pid_t: (entry: ProcessEntry, command: String)] = [:]
+        func remember(_ entries: [ProcessEntry]) {
+            for entry in entries where known[entry.pid] == nil { known[entry.pid] = (entry, ProcessTree.commandLine(entry.pid)) }
+        }
+        func stillSame(_ entry: ProcessEntry) -> Bool {
+            guard let now = ProcessTree.entry(entry.pid) else { return false }
+            return now.startTime == entry.startTime && !now.isZombie
+        }
+        var ended: [EndedProcess] = []
+        var goneEscapees: Set<pid_t> = []
+        var clientIgnoredSIGTERM = false
+
+        remember(members())
+        if exit == nil || !known.isEmpty {
             kill(-pid, SIGTERM)
-            if !(await waitForExit(timeout: grace)) {
+            for (escapee, _) in known.values where escapee.group != pid { kill(escapee.pid, SIGTERM) }
+            let deadline = start + grace
+            if exit == nil { _ = await waitForExit(timeout: grace) }
+            // Descendants have no exit notification: look again until they are gone or the grace
+            // period ends.
+            while true {
+                let alive = members()
+                remember(alive)
+                for (entry, command) in known.values where entry.group != pid && !goneEscapees.contains(entry.pid)
+                    && !alive.contains(where: { $0.pid == entry.pid }) {
+                    goneEscapees.insert(entry.pid)
+                    ended.append(EndedProcess(pid: entry.pid, command: command, signal: SIGTERM,
+                                              afterMs: (ContinuousClock.now - start).milliseconds, reason: .leftProcessGroup,
+                                              isClient: false))
+                }
+                if alive.isEmpty || ContinuousClock.now >= deadline { break }
+                try? await Task.sleep(for: .milliseconds(25))
+            }
+            let elapsed = (ContinuousClock.now - start).milliseconds
+            if exit == nil {
+                clientIgnoredSIGTERM = true
+                ended.append(EndedProcess(pid: pid, command: command, signal: SIGKILL, afterMs: elapsed, reason: .ignoredSIGTERM,
+                                          isClient: true))
+            }
+            for entry in members() {
+                remember([entry])
+                guard stillSame(entry) else { continue }
+                kill(entry.pid, SIGKILL)
+                ended.append(EndedProcess(pid: entry.pid, command: known[entry.pid]?.command ?? ProcessTree.commandLine(entry.pid),
+                                          signal: SIGKILL, afterMs: elapsed,
+                                          reason: entry.group == pid ? .ignoredSIGTERM : .leftProcessGroup, isClient: false))
+            }
+            if clientIgnoredSIGTERM {
                 kill(-pid, SIGKILL)
                 _ = await waitForExit(timeout: .seconds(10))
             }
@@ -313,7 +437,9 @@ final class ChildProcess: Sendable {
         kill(-pid, SIGKILL)
         let exit = reap()
         LiveProcessGroups.shared.remove(pid)
-        return exit
+        for pid in known.keys { ProcessTree.reapIfExited(pid) }
+        if Self.reapsAdoptedOrphans.withLock({ $0 }) { LiveProcessGroups.shared.reapAdoptedZombies() }
+        return ChildTermination(exit: exit, command: command, ended: ended.sorted { ($0.afterMs, $0.pid) < ($1.afterMs, $1.pid) })
     }
 
     private func reap() -> ChildExit {
@@ -341,15 +467,32 @@ final class ChildProcess: Sendable {
 final class LiveProcessGroups: Sendable {
     static let shared = LiveProcessGroups()
 
-    // The lock guards the set.
-    private let groups = Locked<Set<pid_t>>([])
+    // The lock guards the map of group ids to tags.
+    private let groups = Locked<[pid_t: [UInt8]]>([:])
 
-    func insert(_ pgid: pid_t) { _ = groups.withLock { $0.insert(pgid) } }
-    func remove(_ pgid: pid_t) { _ = groups.withLock { $0.remove(pgid) } }
+    func insert(_ pgid: pid_t, tag: [UInt8]) { groups.withLock { $0[pgid] = tag } }
+    func remove(_ pgid: pid_t) { _ = groups.withLock { $0.removeValue(forKey: pgid) } }
 
-    /// Sends SIGKILL to every live group.
+    /// Sends SIGKILL to every live group and to every process that left one of them.
     func killAll() {
-        for pgid in groups.withLock({ $0 }) { kill(-pgid, SIGKILL) }
+        let live = groups.withLock { $0 }
+        let processes = ProcessTree.snapshot()
+        for (pgid, tag) in live {
+            kill(-pgid, SIGKILL)
+            for member in ProcessTree.members(of: pgid, group: pgid, tag: tag, in: processes) where !member.isZombie {
+                kill(member.pid, SIGKILL)
+            }
+        }
+    }
+
+    /// Reaps every exited child of this process that is not a running client: as a subreaper,
+    /// the harness adopts the orphans of its clients.
+    func reapAdoptedZombies() {
+        let live = groups.withLock { Set($0.keys) }
+        let me = getpid()
+        for entry in ProcessTree.snapshot().values where entry.parent == me && entry.isZombie && !live.contains(entry.pid) {
+            ProcessTree.reapIfExited(entry.pid)
+        }
     }
 }
 
@@ -359,13 +502,21 @@ public enum InterruptHandling {
     /// only keeps them alive, and it is written once, under the mutex.
     private struct SignalSources: @unchecked Sendable {
         var sources: [any DispatchSourceSignal] = []
+        var started = false
     }
 
     private static let installed = Locked(SignalSources())
 
     /// On SIGINT, SIGTERM or SIGHUP: kills every client process group the harness started,
-    /// prints a note on stderr and exits with 130. Call once, early, from a command-line tool.
+    /// prints a note on stderr and exits with 130. Call early, from a command-line tool; later
+    /// calls do nothing (setting SIG_IGN again after libdispatch installed its handler would
+    /// silence the sources).
     public static func install() {
+        let first = installed.withLock { box -> Bool in
+            defer { box.started = true }
+            return !box.started
+        }
+        guard first else { return }
         var created: [any DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             signal(signalNumber, SIG_IGN)

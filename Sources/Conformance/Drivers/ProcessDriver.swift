@@ -154,8 +154,12 @@ final class ProcessSession: ClientSession {
             return state.child
         }
         guard let child else { return }
-        let exit = await child.terminate(grace: grace)
-        appendLog("--- harness: client stopped (\(exit)) ---")
+        let termination = await child.terminate(grace: grace)
+        appendLog("--- harness: client stopped: pid \(child.pid) (\(termination.command)) \(termination.exit) ---")
+        for process in termination.ended {
+            appendLog("--- harness: \(process) ---")
+            if process.reason == .leftProcessGroup || process.reason == .ignoredSIGTERM { addNote(process.description) }
+        }
     }
 
     func diagnostics() -> ClientDiagnostics {

@@ -234,6 +234,10 @@ public struct SequenceDiagram: Sendable, Hashable {
         default:
             if message["binaryBase64"] != nil, message.objectValue?.count == 1 { return "binary data (not JSON)" }
             if message["text"] != nil, message.objectValue?.count == 1 { return "text (not JSON)" }
+            // Kept in memory as a summary (a large frame, a frame of a refused connection).
+            if let summary = message["summary"], message.objectValue?.count == 1 {
+                return "\(summary["bytes"]?.int64Value.map(String.init) ?? "?") bytes, summarised"
+            }
             return "JSON that is not a frame"
         }
     }

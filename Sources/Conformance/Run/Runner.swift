@@ -6,8 +6,9 @@ import WebSocketTransport
 
 /// Which transcripts to write.
 public enum TranscriptPolicy: Sendable, Hashable {
-    /// Only runs that did not pass (nor were unsupported), into `directory` or, when `nil`, a
-    /// fresh temporary directory that is kept and reported.
+    /// Only runs that did not pass (nor were unsupported), into `directory` or, when `nil`, one
+    /// temporary directory per invocation (``TranscriptDirectory/temporaryParent()``), created on
+    /// the first such run, reported, and removed again when the invocation passes.
     case failing(directory: URL?)
     /// Every run, into `directory` (`--transcripts DIR`).
     case all(directory: URL)
@@ -46,6 +47,9 @@ public struct RunConfiguration: Sendable {
     /// Whether each profile gets a handshake probe first, which decides at once the scenarios
     /// that need a session when the client never gets one (`--no-probe` turns it off).
     public var probe: Bool
+    /// `--show-secrets`: keep tokens and passwords in transcripts, client logs and the report
+    /// (by default every Gateway's ``MockGateway/SecretRedactor`` removes them).
+    public var showSecrets: Bool = false
 
     /// Creates a configuration.
     public init(seed: UInt64 = Seed.random(), slowness: Double = 1, selection: RunSelection = RunSelection(), jobs: Int = 0,
@@ -183,11 +187,21 @@ public struct Runner: Sendable {
         if ownsStateRoot && !configuration.keepState {
             try? fileManager.removeItem(at: stateRoot)
         }
-        return RunReport(
+        var report = RunReport(
             seed: configuration.seed, slowness: configuration.slowness, strict: configuration.strict,
             client: driver.summary, transcriptDirectory: transcripts.usedPath, shard: configuration.selection.shard,
             keptStateDirectory: configuration.keepState ? stateRoot.path : nil, results: results.compactMap { $0 },
             probes: probes.values.map(\.result).sorted { $0.profile < $1.profile })
+        if report.exitCode == 0, transcripts.removeIfTemporary() {
+            // A passing invocation leaves nothing in the temporary directory.
+            report.transcriptDirectory = nil
+            for index in report.results.indices {
+                report.results[index].transcriptPath = nil
+                report.results[index].extraTranscriptPaths = []
+                report.results[index].clientLogPath = nil
+            }
+        }
+        return report
     }
 
     /// A probe's result and what the client announced in it.
@@ -355,6 +369,7 @@ public struct Runner: Sendable {
             connector = SocketConnector()
             timeline = WallTimeline()
         }
+        gatewayConfiguration.redactSecrets = !configuration.showSecrets
         scenario.options.configureGateway(&gatewayConfiguration)
         let launch = GatewayLaunch(configuration: gatewayConfiguration, label: "gateway")
         let gateway: Gateway
@@ -425,18 +440,33 @@ public struct Runner: Sendable {
         await session.stop()
         for gateway in run.gateways { await gateway.shutdown() }
 
+        // What the client logged and what the scenario reported may quote a token: everything
+        // that reaches the report and the files goes through the Gateways' redactors, which
+        // know every secret the run configured, issued or saw.
+        let redactors = run.gateways.map(\.secrets)
+        func redact(_ text: String) -> String { redactors.reduce(text) { $1.redact(text: $0) } }
         let diagnostics = session.diagnostics()
-        result.warnings = run.warnings
-        result.notes = diagnostics.notes
-        result.clientLogTail = Array(diagnostics.log.suffix(20))
-        result = finish(verdict, message)
+        let clientLog = diagnostics.log.map(redact)
+        result.warnings = run.warnings.map { warning in
+            var warning = warning
+            warning.message = redact(warning.message)
+            warning.expected = warning.expected.map(redact)
+            warning.actual = warning.actual.map(redact)
+            return warning
+        }
+        result.notes = diagnostics.notes.map(redact)
+        result.clientLogTail = Array(clientLog.suffix(20))
+        let redactedMessage = redact(message)
+        result = finish(verdict, redactedMessage)
+        result.expected = result.expected.map(redact)
+        result.actual = result.actual.map(redact)
         if verdict != .pass && verdict != .unsupported && result.rootCause == nil {
             result.rootCause = RootCauseAnalysis.cause(
-                events: run.gateways.flatMap(\.events.all), failure: RootCauseAnalysis.Failure(message: message, verdict: verdict))
+                events: run.gateways.flatMap(\.events.all), failure: RootCauseAnalysis.Failure(message: redactedMessage, verdict: verdict))
         }
 
         if transcripts.shouldWrite(verdict) {
-            transcripts.write(key: planned.key, gateways: run.gateways, clientLog: diagnostics.log, into: &result)
+            transcripts.write(key: planned.key, gateways: run.gateways, clientLog: clientLog, into: &result)
         }
         return result
     }
@@ -478,6 +508,14 @@ public struct Runner: Sendable {
 }
 
 /// Where transcripts go; the failing-runs default directory is created on first use.
+///
+/// The default is one directory per invocation under a per-user base in the system temporary
+/// directory, `<tmp>/openclaw-harness-<uid>/transcripts-<pid>-<random>`. It is removed when the
+/// invocation passes; a failing invocation keeps it (the report names it) until the next
+/// invocation of the same user starts, which removes every directory of an invocation that is no
+/// longer running. So the temporary directory never holds more than the current invocation's
+/// transcripts (and those of invocations still running, which a fixed directory emptied at
+/// start would have destroyed). `--transcripts DIR` is never cleaned.
 final class TranscriptDirectory: Sendable {
     private let policy: TranscriptPolicy
     // The lock guards the lazily created directory.
@@ -502,6 +540,51 @@ final class TranscriptDirectory: Sendable {
         String(key.map { $0.isLetter || $0.isNumber || "@._-".contains($0) ? $0 : "_" })
     }
 
+    /// The per-user base: `<tmp>/openclaw-harness-<uid>`, private to the user. `nil` when it
+    /// exists but belongs to somebody else or is not a directory.
+    static func temporaryBase() -> URL? {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("openclaw-harness-\(getuid())")
+        _ = mkdir(base.path, 0o700)
+        var info = stat()
+        guard lstat(base.path, &info) == 0, (info.st_mode & mode_t(S_IFMT)) == mode_t(S_IFDIR), info.st_uid == getuid() else { return nil }
+        return base
+    }
+
+    /// A fresh directory for this invocation's transcripts, after removing those of
+    /// invocations that are no longer running.
+    static func temporaryParent() -> URL {
+        let name = "transcripts-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
+        guard let base = temporaryBase() else {
+            return FileManager.default.temporaryDirectory.appendingPathComponent("openclaw-harness-\(name)")
+        }
+        removeStale(in: base)
+        return base.appendingPathComponent(name)
+    }
+
+    /// Removes `transcripts-<pid>-*` directories whose process is gone.
+    static func removeStale(in base: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base.path) else { return }
+        for name in names where name.hasPrefix("transcripts-") {
+            let parts = name.split(separator: "-")
+            guard parts.count >= 3, let pid = pid_t(parts[1]) else { continue }
+            if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
+                try? FileManager.default.removeItem(at: base.appendingPathComponent(name))
+            }
+        }
+    }
+
+    /// Removes the directory when it is this invocation's temporary one.
+    /// - Returns: whether it was removed.
+    func removeIfTemporary() -> Bool {
+        guard case .failing(directory: nil) = policy else { return false }
+        return created.withLock { created in
+            guard let url = created else { return false }
+            try? FileManager.default.removeItem(at: url)
+            created = nil
+            return true
+        }
+    }
+
     private func directory() -> URL? {
         created.withLock { created in
             if let created { return created }
@@ -509,9 +592,7 @@ final class TranscriptDirectory: Sendable {
             switch policy {
             case .none: return nil
             case .all(let directory): url = directory
-            case .failing(let directory):
-                url = directory ?? FileManager.default.temporaryDirectory
-                    .appendingPathComponent("openclaw-harness-transcripts-\(UUID().uuidString.prefix(8))")
+            case .failing(let directory): url = directory ?? Self.temporaryParent()
             }
             guard (try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)) != nil else {
                 return nil

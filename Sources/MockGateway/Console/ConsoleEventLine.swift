@@ -64,9 +64,14 @@ public struct ConsoleEventLine: Sendable, Hashable {
                                        .init("port", .int(Int64(port))), .init("profile", .string(profile))])
     }
 
+    /// The longest frame a verbose line shows whole; a larger one is shown as
+    /// `{"summary":{"bytes":N,"head":…}}`.
+    public static let maximumVerboseFrameBytes = 64 * 1024
+
     /// The line for a gateway event, or `nil` when it is not printed: frame-level events
     /// (`frame.in`, `frame.out`, `request.handled`) appear only when `verbose` is set. Secrets
-    /// in verbose frames are redacted when `redactSecrets` is set.
+    /// in verbose frames are redacted (by key) when `redactSecrets` is set; frames larger than
+    /// ``maximumVerboseFrameBytes`` are summarised.
     public static func describing(_ event: GatewayEvent, verbose: Bool = false, redactSecrets: Bool = true) -> ConsoleEventLine? {
         func s(_ key: String, _ value: String) -> Field { Field(key, .string(value)) }
         func b(_ key: String, _ value: Bool) -> Field { Field(key, .bool(value)) }
@@ -74,7 +79,12 @@ public struct ConsoleEventLine: Sendable, Hashable {
         func list(_ key: String, _ values: [String]) -> Field { Field(key, .consoleList(values)) }
         func optional(_ key: String, _ value: String?) -> [Field] { value.map { [s(key, $0)] } ?? [] }
         func frameJSON(_ frame: Frame) -> JSONValue {
-            let value = (try? JSONValue(parsing: frame.encoded())) ?? .null
+            let value = frame.json
+            if value.approximateByteCount > maximumVerboseFrameBytes {
+                let text = value.jsonString
+                let head = String(text.utf8.prefix(256)) ?? String(text.prefix(64))
+                return ["summary": ["bytes": .int(Int64(text.utf8.count)), "head": .string(redactSecrets ? Transcript.redactText(head) : head)]]
+            }
             return redactSecrets ? Transcript.redact(value) : value
         }
 

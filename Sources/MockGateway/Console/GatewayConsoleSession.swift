@@ -54,11 +54,13 @@ public struct GatewayConsoleSession: Sendable {
     public func run(commands: AsyncStream<String>, stop: AsyncStream<Void>? = nil) async -> ConsoleSessionEnd {
         let gateway = console.gateway
         let (format, verbose, output, console) = (self.format, self.verbose, self.output, self.console)
-        let redact = gateway.transcript.redactSecrets
+        let secrets = gateway.secrets
         let printer = Task {
             for await event in gateway.events.stream(from: 0) {
-                if let line = ConsoleEventLine.describing(event, verbose: verbose, redactSecrets: redact) {
-                    output.write(line.rendered(format))
+                if let line = ConsoleEventLine.describing(event, verbose: verbose, redactSecrets: secrets.isEnabled) {
+                    // Every line goes through the Gateway's redactor: secrets by key and every
+                    // token it knows by value, whatever the event carries.
+                    output.write(secrets.redact(text: line.rendered(format)))
                 }
             }
         }
@@ -66,7 +68,13 @@ public struct GatewayConsoleSession: Sendable {
             group.addTask {
                 for await line in commands {
                     guard let reply = await console.handle(line) else { continue }
-                    output.write(reply.rendered(format))
+                    // `setup-code` prints the code it was asked for: it is how a person pairs a
+                    // phone by hand. Every other reply is redacted like the event lines.
+                    if case .setupCode? = reply.result {
+                        output.write(reply.rendered(format))
+                    } else {
+                        output.write(secrets.redact(text: reply.rendered(format)))
+                    }
                     if reply.result == .quitting { return .quit }
                 }
                 return stop == nil ? .inputClosed : nil

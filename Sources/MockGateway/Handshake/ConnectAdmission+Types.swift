@@ -14,6 +14,9 @@ extension ConnectAdmission {
         public var maxPreauthPayloadBytes: Int
         /// The device-proof checks (holds the off-by-default legacy v1 switch).
         public var deviceProof: DeviceProofVerifier
+        /// The socket this connect came on (loopback, `Host`, proxy headers, `Origin`), for the
+        /// rules of a connect without a device identity. Default: a remote peer.
+        public var connection: ConnectionFacts = ConnectionFacts()
 
         /// The real Gateway's pre-auth frame limit, `MAX_PREAUTH_PAYLOAD_BYTES`.
         public static let defaultMaxPreauthPayloadBytes = 64 * 1024
@@ -93,12 +96,16 @@ extension ConnectAdmission {
         public var authMethod: AuthMethod
         /// The verified device; `nil` only for a non-node connect without a device block.
         public var device: VerifiedDevice?
+        /// Whether the requested scopes stand. `false` for a connect without a device identity
+        /// admitted by its shared secret: upstream clears such self-declared scopes.
+        public var keepsUnboundScopes: Bool
 
         /// Creates an admitted connect.
         public init(
             requestID: String, params: ConnectParams, role: GatewayRole, negotiatedProtocol: Int, isLegacyProtocol: Bool,
-            authMethod: AuthMethod, device: VerifiedDevice?
+            authMethod: AuthMethod, device: VerifiedDevice?, keepsUnboundScopes: Bool = true
         ) {
+            self.keepsUnboundScopes = keepsUnboundScopes
             self.requestID = requestID
             self.params = params
             self.role = role

@@ -77,7 +77,17 @@ public struct ConnectAdmission: Sendable {
                 closeCode: .messageTooBig, closeReason: "preauth payload too large"))
         }
         guard let json = try? JSONValue(parsing: message) else {
-            return .rejected(invalidHandshake(requestID: nil))
+            // No response, a close with a reason. Upstream's monolithic handler closes without a
+            // status code when `JSON.parse` throws before the handshake (message-handler.ts,
+            // stored version id 54493347725), which a client sees as 1005 with no reason; the
+            // fake says why (docs/fidelity.md).
+            let facts = RawFrameInspection(message)
+            let why = facts.isComplete && facts.maxDepth > 512 ? "JSON nested deeper than 512 levels"
+                : facts.byteCount == 0 ? "empty message" : "not valid JSON"
+            return .rejected(Rejection(
+                stage: .firstFrame, requestID: nil,
+                error: ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "invalid request frame: \(why)"),
+                closeCode: .policyViolation, closeReason: "invalid request frame: \(why)"))
         }
         return evaluate(json: json, nonce: nonce, nowMs: nowMs, configuration: configuration, credentials: &credentials)
     }
@@ -137,6 +147,18 @@ public struct ConnectAdmission: Sendable {
         let role = params.resolvedRole
         guard GatewayRole.known.contains(role) else { return .rejected(invalidRole.with(requestID: requestID)) }
 
+        // A connect without a device identity: who may omit it, and whether its scopes stand
+        // (ConnectAdmission+MissingDevice.swift). The closed worker protocol is not affected.
+        var keepsUnboundScopes = true
+        if params.device == nil, role == .operator || role == .node {
+            switch missingDevice(params, role: role, mode: configuration.auth, facts: configuration.connection) {
+            case .allow(let keepsScopes): keepsUnboundScopes = keepsScopes
+            case .rejectControlUI: return .rejected(controlUIDeviceRequired.with(requestID: requestID))
+            case .rejectDeviceRequired: return .rejected(deviceRequired.with(requestID: requestID))
+            case .rejectUnauthorized: break  // authentication below answers with the auth failure
+            }
+        }
+
         // 5. Shared secret, bootstrap token, device token.
         let authMethod: AuthMethod
         switch authenticate(params, role: role, mode: configuration.auth, credentials: &credentials) {
@@ -158,7 +180,8 @@ public struct ConnectAdmission: Sendable {
 
         return .admitted(Admitted(
             requestID: request.id, params: params, role: role, negotiatedProtocol: negotiated,
-            isLegacyProtocol: negotiated < configuration.profile.protocolVersion, authMethod: authMethod, device: device))
+            isLegacyProtocol: negotiated < configuration.profile.protocolVersion, authMethod: authMethod, device: device,
+            keepsUnboundScopes: device != nil || keepsUnboundScopes))
     }
 
     /// Decides on a first message, with the token stores given as closures (called at most once

@@ -170,9 +170,11 @@ enum ServeProcess {
             """)
     }
 
-    /// Starts `harness serve <arguments>`.
-    static func start(_ arguments: [String]) throws -> LineProcess {
-        try LineProcess(name: "harness serve", executable: try executable(), arguments: ["serve"] + arguments)
+    /// Starts `harness serve <arguments>`, with `environment` added to the test's environment.
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> LineProcess {
+        let merged = environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        return try LineProcess(name: "harness serve", executable: try executable(), arguments: ["serve"] + arguments,
+                               environment: merged)
     }
 
     /// Runs `body` with `harness serve --port 0 --json <extra>` started and its `listening` line

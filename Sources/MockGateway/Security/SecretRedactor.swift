@@ -1,0 +1,376 @@
+import Foundation
+import GatewayProtocol
+import Locking
+
+/// Removes secrets from everything the Gateway records or prints: frames (parsed or not),
+/// the upgrade request's target and headers, and log lines.
+///
+/// Two rules, neither of which needs the text to be valid JSON:
+/// - **By key.** The value of a member whose name is a secret key (``isSecretKey(_:)``: `token`,
+///   `password`, `bootstrapToken`, `deviceToken`, `setupCode`, any name ending in `token` or
+///   containing `password` or `secret`, ...) is replaced by `<redacted>`: in JSON text
+///   (`"token":"…"`, also when the frame is cut off inside the value), in `key=value` pairs
+///   (query strings, log lines), and after `Bearer ` / in `Authorization`-style headers.
+/// - **By value.** Every secret the redactor knows is replaced wherever it appears: the
+///   configured shared token or password (``pin(_:)``), and every value it has seen under a
+///   secret key (``learn(_:)``: tokens the Gateway issued and tokens clients presented).
+///   Values shorter than ``minimumValueLength`` characters are redacted by key only, so that a
+///   test secret such as `x` does not blank out every `x` in a log.
+///
+/// A disabled redactor (`--show-secrets`) changes nothing and learns nothing.
+public final class SecretRedactor: Sendable {
+    /// What a secret is replaced with.
+    public static let placeholder = "<redacted>"
+    /// The shortest value redacted wherever it appears.
+    public static let minimumValueLength = 6
+    /// How many learned values are kept (the oldest are forgotten first; pinned ones never).
+    public static let learnedCapacity = 4_096
+
+    /// Member names (lower-cased) whose string values are secrets, besides the suffix and
+    /// substring rules of ``isSecretKey(_:)``.
+    public static let secretKeyNames: Set<String> = [
+        "token", "devicetoken", "bootstraptoken", "password", "sendgrant", "relayhandle", "approvalruntimetoken",
+        "agentruntimeidentitytoken", "setupcode", "authorization", "proxy-authorization", "cookie", "set-cookie",
+        "apikey", "api_key", "api-key", "passwd", "pwd",
+    ]
+
+    private struct State: Sendable {
+        /// Values made of base64url characters, found as whole runs of such characters.
+        var learned: Set<String> = []
+        var longestLearned = 0
+        var learnedOrder: [String] = []
+        var learnedHead = 0
+        /// Values with other characters, found by substring search.
+        var pinned: [String] = []
+        var learnedPinned: [String] = []
+    }
+
+    /// Whether anything is redacted.
+    public let isEnabled: Bool
+    private let isLearning: Bool
+    // All mutable state is behind the mutex.
+    private let state = Locked(State())
+
+    /// Creates a redactor.
+    /// - Parameters:
+    ///   - enabled: `false` turns every method into the identity (`--show-secrets`).
+    ///   - learning: `false` redacts by key and pinned values only, remembering nothing.
+    public init(enabled: Bool = true, learning: Bool = true) {
+        self.isEnabled = enabled
+        self.isLearning = learning
+    }
+
+    /// Whether `name` names a secret: one of ``secretKeyNames``, or (case-insensitively) ending
+    /// in `token`, or containing `password` or `secret`.
+    public static func isSecretKey(_ name: some StringProtocol) -> Bool {
+        let lowered = name.lowercased()
+        return secretKeyNames.contains(lowered) || lowered.hasSuffix("token") || lowered.contains("password")
+            || lowered.contains("secret")
+    }
+
+    // MARK: Known values
+
+    /// Remembers a configured secret (the shared token or password); it is never forgotten.
+    public func pin(_ secret: String) {
+        guard isEnabled, secret.count >= Self.minimumValueLength else { return }
+        state.withLock { state in
+            if !state.pinned.contains(secret) { state.pinned.append(secret) }
+        }
+    }
+
+    /// Remembers a secret value seen under a secret key (an issued or a presented token).
+    public func learn(_ secret: String) {
+        guard isEnabled, isLearning, secret.count >= Self.minimumValueLength, secret != Self.placeholder else { return }
+        state.withLock { state in
+            if Self.isRunOnly(secret) {
+                guard !state.learned.contains(secret) else { return }
+                state.learned.insert(secret)
+                state.longestLearned = max(state.longestLearned, secret.utf8.count)
+                state.learnedOrder.append(secret)
+                if state.learned.count > Self.learnedCapacity {
+                    let oldest = state.learnedOrder[state.learnedHead]
+                    state.learnedHead += 1
+                    state.learned.remove(oldest)
+                    if state.learnedHead > 1_024 {
+                        state.learnedOrder.removeFirst(state.learnedHead)
+                        state.learnedHead = 0
+                    }
+                }
+            } else if !state.pinned.contains(secret), !state.learnedPinned.contains(secret) {
+                state.learnedPinned.append(secret)
+                if state.learnedPinned.count > 64 { state.learnedPinned.removeFirst() }
+            }
+        }
+    }
+
+    /// Remembers every string found under a secret key in `value` (also inside `payloadJSON` /
+    /// `paramsJSON` strings).
+    public func learnSecrets(in value: JSONValue) {
+        guard isEnabled, isLearning else { return }
+        Self.walkSecretValues(value) { learn($0) }
+    }
+
+    /// How many secret values are known (pinned and learned).
+    public var knownSecretCount: Int {
+        state.withLock { $0.learned.count + $0.pinned.count + $0.learnedPinned.count }
+    }
+
+    // MARK: Redacting
+
+    /// `value` with secret members replaced (by key), and every known secret replaced in every
+    /// other string (by value). Learns what it redacts by key.
+    public func redact(_ value: JSONValue) -> JSONValue {
+        guard isEnabled else { return value }
+        learnSecrets(in: value)
+        let known = snapshot()
+        return Self.redact(value, known: known)
+    }
+
+    /// `text` (a frame that is not JSON, a log line, any output) with secrets replaced by key
+    /// and by value. Learns what it redacts by key.
+    public func redact(text: String) -> String {
+        guard isEnabled else { return text }
+        var bytes = Array(text.utf8)
+        var found: [String] = []
+        bytes = Self.redactJSONMembers(bytes, found: &found)
+        bytes = Self.redactPairs(bytes, found: &found)
+        for secret in found { learn(secret) }
+        return Self.redactValues(String(decoding: bytes, as: UTF8.self), known: snapshot())
+    }
+
+    /// Only the by-value rule: every known secret in `text` replaced.
+    public func redactKnownValues(in text: String) -> String {
+        guard isEnabled else { return text }
+        return Self.redactValues(text, known: snapshot())
+    }
+
+    /// The request target of an upgrade request (`/path?query`) with secret query parameters
+    /// and known secrets replaced.
+    public func redact(requestTarget target: String) -> String {
+        redact(text: target)
+    }
+
+    /// Header fields with secrets replaced: the whole value of a field whose name is a secret
+    /// key (`Authorization`, `Cookie`, `X-OpenClaw-Token`, ...), except a leading scheme such as
+    /// `Bearer`; every other value by the text rules.
+    public func redact(headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        guard isEnabled else { return headers }
+        return headers.map { field in
+            guard Self.isSecretKey(field.name) else { return (field.name, redact(text: field.value)) }
+            let parts = field.value.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].allSatisfy(\.isLetter) {
+                learn(String(parts[1]))
+                return (field.name, "\(parts[0]) \(Self.placeholder)")
+            }
+            learn(field.value)
+            return (field.name, Self.placeholder)
+        }
+    }
+
+    // MARK: - Implementation
+
+    private struct Known: Sendable {
+        var learned: Set<String>
+        var longestLearned: Int
+        var substrings: [String]
+        var isEmpty: Bool { learned.isEmpty && substrings.isEmpty }
+    }
+
+    private func snapshot() -> Known {
+        state.withLock { Known(learned: $0.learned, longestLearned: $0.longestLearned, substrings: $0.pinned + $0.learnedPinned) }
+    }
+
+    private static func walkSecretValues(_ value: JSONValue, _ found: (String) -> Void) {
+        switch value {
+        case .object(let members):
+            for (key, member) in members {
+                if case .string(let text) = member {
+                    if isSecretKey(key) {
+                        found(text)
+                    } else if key == "payloadJSON" || key == "paramsJSON", let inner = try? JSONValue(parsing: text) {
+                        walkSecretValues(inner, found)
+                    }
+                } else {
+                    walkSecretValues(member, found)
+                }
+            }
+        case .array(let items):
+            for item in items { walkSecretValues(item, found) }
+        default:
+            break
+        }
+    }
+
+    private static func redact(_ value: JSONValue, known: Known) -> JSONValue {
+        switch value {
+        case .object(let members):
+            var result: [String: JSONValue] = [:]
+            result.reserveCapacity(members.count)
+            for (key, member) in members {
+                if case .string(let text) = member {
+                    if isSecretKey(key) {
+                        result[key] = .string(placeholder)
+                    } else if key == "payloadJSON" || key == "paramsJSON", let inner = try? JSONValue(parsing: text),
+                              inner.objectValue != nil || inner.arrayValue != nil {
+                        // Push registrations and invoke params carry secrets inside a JSON string.
+                        result[key] = .string(redact(inner, known: known).jsonString)
+                    } else {
+                        result[key] = .string(redactValues(text, known: known))
+                    }
+                } else {
+                    result[key] = redact(member, known: known)
+                }
+            }
+            return .object(result)
+        case .array(let items):
+            return .array(items.map { redact($0, known: known) })
+        case .string(let text):
+            return .string(redactValues(text, known: known))
+        default:
+            return value
+        }
+    }
+
+    /// Base64url characters: the alphabet of the tokens the Gateway issues.
+    private static func isRunByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+    }
+
+    private static func isRunOnly(_ text: String) -> Bool { text.utf8.allSatisfy(isRunByte) }
+
+    private static func redactValues(_ text: String, known: Known) -> String {
+        guard !known.isEmpty, text.utf8.count >= minimumValueLength else { return text }
+        var result = text
+        for secret in known.substrings where result.contains(secret) {
+            result = result.replacingOccurrences(of: secret, with: placeholder)
+        }
+        guard !known.learned.isEmpty else { return result }
+        // Whole runs of token characters are looked up; a run longer than every known secret
+        // cannot be one, so a large payload costs one pass and no copies.
+        let output: [UInt8]? = result.withUTF8 { bytes -> [UInt8]? in
+            var output: [UInt8] = []
+            var changed = false
+            var index = 0
+            var copiedUpTo = 0
+            while index < bytes.count {
+                guard isRunByte(bytes[index]) else { index += 1; continue }
+                var end = index + 1
+                while end < bytes.count, isRunByte(bytes[end]) { end += 1 }
+                let length = end - index
+                if length >= minimumValueLength, length <= known.longestLearned,
+                   known.learned.contains(String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)) {
+                    if !changed { output.reserveCapacity(bytes.count); changed = true }
+                    output.append(contentsOf: bytes[copiedUpTo..<index])
+                    output.append(contentsOf: placeholder.utf8)
+                    copiedUpTo = end
+                }
+                index = end
+            }
+            guard changed else { return nil }
+            output.append(contentsOf: bytes[copiedUpTo...])
+            return output
+        }
+        return output.map { String(decoding: $0, as: UTF8.self) } ?? result
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// `"key" : "value"` with a secret key: the value's characters become the placeholder, also
+    /// when the text ends inside the value (a truncated frame).
+    static func redactJSONMembers(_ bytes: [UInt8], found: inout [String]) -> [UInt8] {
+        guard bytes.contains(UInt8(ascii: "\"")) else { return bytes }
+        return bytes.withUnsafeBufferPointer { input -> [UInt8] in
+            var output: [UInt8] = []
+            output.reserveCapacity(input.count)
+            var index = 0
+            var copied = 0
+            // After a secret key and its colon, the next string literal is a secret.
+            var afterSecretKey = false
+            var sawColon = false
+            while index < input.count {
+                let byte = input[index]
+                if byte == UInt8(ascii: "\"") {
+                    let (end, closed) = RawFrameInspection.stringEnd(input, from: index)
+                    if afterSecretKey && sawColon {
+                        output.append(contentsOf: input[copied...index])
+                        let valueEnd = closed ? end : input.count
+                        found.append(String(decoding: UnsafeBufferPointer(rebasing: input[(index + 1)..<valueEnd]), as: UTF8.self))
+                        output.append(contentsOf: placeholder.utf8)
+                        copied = valueEnd
+                        afterSecretKey = false
+                        sawColon = false
+                        index = closed ? end + 1 : input.count
+                        continue
+                    }
+                    let content = UnsafeBufferPointer(rebasing: input[(index + 1)..<min(end, input.count)])
+                    afterSecretKey = closed && content.count <= 64 && isSecretKey(String(decoding: content, as: UTF8.self))
+                    sawColon = false
+                    index = closed ? end + 1 : input.count
+                    continue
+                }
+                if afterSecretKey {
+                    if byte == UInt8(ascii: ":") && !sawColon {
+                        sawColon = true
+                    } else if !isWhitespace(byte) {
+                        afterSecretKey = false
+                        sawColon = false
+                    }
+                }
+                index += 1
+            }
+            output.append(contentsOf: input[copied...])
+            return output
+        }
+    }
+
+    private static func isKeyByte(_ byte: UInt8) -> Bool {
+        isRunByte(byte) || byte == UInt8(ascii: ".")
+    }
+
+    private static func isPairValueEnd(_ byte: UInt8) -> Bool {
+        isWhitespace(byte) || [UInt8(ascii: "&"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ","),
+                               UInt8(ascii: ";"), UInt8(ascii: "#"), UInt8(ascii: ")"), UInt8(ascii: "}"),
+                               UInt8(ascii: "]"), UInt8(ascii: "<")].contains(byte)
+    }
+
+    /// `key=value` with a secret key (query strings, log lines) and `Bearer value`.
+    static func redactPairs(_ bytes: [UInt8], found: inout [String]) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        var copied = 0
+        let bearer = Array("bearer ".utf8)
+        while index < bytes.count {
+            let byte = bytes[index]
+            var valueStart: Int?
+            if byte == UInt8(ascii: "=") {
+                var keyStart = index
+                while keyStart > 0, isKeyByte(bytes[keyStart - 1]) { keyStart -= 1 }
+                if keyStart < index, isSecretKey(String(decoding: bytes[keyStart..<index], as: UTF8.self)) {
+                    valueStart = index + 1
+                }
+            } else if (byte | 0x20) == bearer[0], index + bearer.count <= bytes.count,
+                      bytes[index..<(index + bearer.count)].map({ $0 | 0x20 }) == bearer.map({ $0 | 0x20 }),
+                      index == 0 || !isKeyByte(bytes[index - 1]) {
+                valueStart = index + bearer.count
+            }
+            guard let start = valueStart else { index += 1; continue }
+            var end = start
+            while end < bytes.count, !isPairValueEnd(bytes[end]) { end += 1 }
+            let value = bytes[start..<end]
+            if !value.isEmpty, !value.elementsEqual(placeholder.utf8) {
+                found.append(String(decoding: value, as: UTF8.self))
+                output.append(contentsOf: bytes[copied..<start])
+                output.append(contentsOf: placeholder.utf8)
+                copied = end
+            }
+            index = max(end, index + 1)
+        }
+        guard copied > 0 else { return bytes }
+        output.append(contentsOf: bytes[copied...])
+        return output
+    }
+}
