@@ -38,7 +38,8 @@ extension GatewayCore {
             // newest Gateway closes after three malformed frames is unconfirmed (§2.7), so the
             // tolerant choice is to keep the connection and record the problem.
             if let id = decoded?["id"]?.stringValue, !id.isEmpty {
-                fail(id, method: decoded?["method"]?.stringValue ?? "", ErrorShape(code: "INVALID_REQUEST", message: "invalid request frame"), to: connectionId)
+                fail(id, method: decoded?["method"]?.stringValue ?? "",
+                     ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "invalid request frame"), to: connectionId)
             }
             noteInvalidFrame(on: connectionId, why: decoded == nil ? "not JSON" : "not a valid frame")
         }
@@ -55,9 +56,15 @@ extension GatewayCore {
     /// Routes a request of an authenticated session.
     func dispatch(_ request: RequestFrame, on connectionId: String) {
         guard let session = connections[connectionId]?.session else { return }
+        // A session of a stale shared-secret generation is closed, not answered (upstream
+        // `authenticated-request-dispatch.ts`: 4001 "gateway auth changed").
+        if let generation = session.sharedAuthGeneration, generation != sharedAuthGeneration {
+            close(connectionId, code: Int(GatewayCloseCode.gatewayAuthChanged.rawValue), reason: Self.gatewayAuthChangedReason)
+            return
+        }
         if request.method == GatewayMethod.connect.rawValue {
             fail(request.id, method: request.method,
-                 ErrorShape(code: "INVALID_REQUEST", message: "connect is only valid as the first request"), to: connectionId)
+                 ConnectAdmission.connectAfterHandshakeError, to: connectionId)
             return
         }
         if session.isNode {
@@ -70,7 +77,7 @@ extension GatewayCore {
     /// `unknown method: X` (gateway-protocol.md §7.2).
     func unknownMethod(_ request: RequestFrame, on connectionId: String) {
         fail(request.id, method: request.method,
-             ErrorShape(code: "INVALID_REQUEST", message: "unknown method: \(request.method)"), to: connectionId)
+             ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "unknown method: \(request.method)"), to: connectionId)
     }
 
     // MARK: - Fault setters
@@ -137,7 +144,7 @@ extension GatewayCore {
     func shutdownForRestart(restartExpectedMs: Int?) {
         accepting = false
         let payload = (try? JSONValue(encoding: ShutdownEvent(restartExpectedMs: restartExpectedMs))) ?? .null
-        broadcast(event: "shutdown", payload: payload)
+        broadcast(event: GatewayEventName.shutdown.rawValue, payload: payload)
         for connectionId in connections.keys.sorted() {
             close(connectionId, code: 1012, reason: "service restart")
         }
