@@ -116,6 +116,11 @@ extension GatewayCore {
         noteFault("fragment the next \(count) event\(count == 1 ? "" : "s") into 3 frames with pings between")
     }
 
+    func setChallengesWithoutTs(_ count: Int) {
+        faults.challengesWithoutTs = max(0, count)
+        noteFault("send the next \(count) connect.challenge\(count == 1 ? "" : "s") without ts")
+    }
+
     func setStartingUp(_ on: Bool) {
         startingUp = on
         noteFault(on ? "starting up (UNAVAILABLE, 1013)" : "started")

@@ -59,6 +59,8 @@ struct FaultPlan: Sendable {
     var nextEventsFragmented = 0
     /// The reply the next `node.presence.alive` gets instead of the server algorithm.
     var forcedPresenceReply: PresenceForcedReply?
+    /// How many of the next connections get a `connect.challenge` without `ts`.
+    var challengesWithoutTs = 0
 }
 
 /// How a scripting-API invoke ended.
@@ -160,7 +162,16 @@ actor GatewayCore {
         // The challenge carries no seq (gateway-protocol.md §2.8). Its `ts` is on the clients'
         // time line, against which `signedAt` is judged too: skipping Gateway time (an advance)
         // never makes a client that signs with its own clock look stale.
-        send(.event(ConnectChallenge(nonce: nonce, ts: Int(clock.peerNowMs)).eventFrame), to: connectionId)
+        if faults.challengesWithoutTs > 0 {
+            // A malformed challenge (a client must treat a challenge without an integer `ts` as
+            // invalid: docs gateway/protocol.md "Handshake").
+            faults.challengesWithoutTs -= 1
+            noteFault("connect.challenge without ts", on: connectionId)
+            send(.event(EventFrame(event: GatewayEventName.connectChallenge.rawValue, payload: ["nonce": .string(nonce)])),
+                 to: connectionId)
+        } else {
+            send(.event(ConnectChallenge(nonce: nonce, ts: Int(clock.peerNowMs)).eventFrame), to: connectionId)
+        }
         return (connectionId, stream)
     }
 

@@ -33,9 +33,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     /// Puts a member the closed `connect` schema does not have into `connect.params.client`
     /// (`client.nickname`).
     case connectMemberOutsideSchema = "connect-member-outside-schema"
-    /// Retries with `auth.deviceToken` after `AUTH_TOKEN_MISMATCH` on any endpoint, also a plain
-    /// `ws://` LAN address.
-    case deviceTokenRetryUntrusted = "device-token-retry-untrusted"
+    /// Never makes the one-shot `auth.deviceToken` retry after `AUTH_TOKEN_MISMATCH`, also on a
+    /// trusted endpoint where the Gateway offers it (`canRetryWithDeviceToken`).
+    case noDeviceTokenRetry = "no-device-token-retry"
     /// Ignores `retryAfterMs` on `AUTH_RATE_LIMITED` and retries after 100 ms.
     case ignoreRateLimitRetryAfter = "ignore-rate-limit-retry-after"
     /// Takes close 4001 ("gateway auth changed") as final and stops reconnecting.
@@ -174,7 +174,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noReconnectAfterRestart: ["HS-009"]
         case .ignoreRetryAfter: ["HS-010"]
         case .connectMemberOutsideSchema: ["HS-011"]
-        case .deviceTokenRetryUntrusted: ["HS-012"]
+        case .noDeviceTokenRetry: ["HS-012"]
         case .ignoreRateLimitRetryAfter: ["HS-013"]
         case .stopAfterAuthChanged: ["HS-014"]
         case .acceptChallengeWithoutTs: ["HS-015"]
@@ -241,7 +241,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noReconnectAfterRestart: "Reconnect after shutdown and close 1012 (GP 9.5)."
         case .ignoreRetryAfter: "Wait at least retryAfterMs after UNAVAILABLE / 1013 (GP 3.5)."
         case .connectMemberOutsideSchema: "connect params stay inside the closed schema (frames.ts ConnectParamsSchema)."
-        case .deviceTokenRetryUntrusted: "The one-shot AUTH_TOKEN_MISMATCH retry with auth.deviceToken only on loopback or pinned wss:// (docs protocol.md Auth)."
+        case .noDeviceTokenRetry: "On a trusted endpoint (loopback, pinned wss://), retry once with auth.deviceToken after AUTH_TOKEN_MISMATCH (docs protocol.md Auth)."
         case .ignoreRateLimitRetryAfter: "Wait at least retryAfterMs after AUTH_RATE_LIMITED (docs security/rate-limiting.md)."
         case .stopAfterAuthChanged: "After close 4001 gateway auth changed, reconnect with fresh credentials (connect-auth.ts)."
         case .acceptChallengeWithoutTs: "A connect.challenge without an integer ts is invalid; do not sign with it (docs protocol.md Handshake)."

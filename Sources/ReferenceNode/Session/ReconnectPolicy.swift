@@ -248,7 +248,7 @@ struct ReconnectPolicy: Sendable {
             let effects: [ReconnectEffect] = mutants.contains(.keepRevokedToken) ? [] : [.clearStoredToken]
             return (.retry(afterMs: nextBackoffMs()), effects)
         case .sharedToken where context.hadStoredToken && !context.usedDeviceTokenRetry
-            && (context.trustedEndpoint || mutants.contains(.deviceTokenRetryUntrusted)):
+            && context.trustedEndpoint && !mutants.contains(.noDeviceTokenRetry):
             // The one-shot retry with the stored device token next to the shared token, only on a
             // trusted endpoint (loopback, or pinned wss://): docs gateway/protocol.md "Auth",
             // `isTrustedDeviceRetryEndpoint` in packages/gateway-client/src/client.ts
