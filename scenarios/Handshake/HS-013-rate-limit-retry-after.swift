@@ -9,11 +9,11 @@ let hs013 = Scenario(
     source: "docs gateway/security/rate-limiting.md; docs gateway/protocol.md \"Auth\"; drift-2026-12.md §1.4",
     discussion: """
         Runs a Gateway with a shared token the client is given, rate limits that also apply to \
-        loopback, and the client's addresses locked out of the shared-secret class for 3 s before \
-        the client starts, so its first connects are refused with AUTH_RATE_LIMITED. For every \
-        refusal in the first 5 s, measures on the Gateway clock the time to the next connection of \
-        the same role: it must be at least retryAfterMs. Then the client must get a node session \
-        within 30 s.
+        loopback, and the client's addresses locked out of the shared-secret class for 10 s before \
+        the client starts (long enough for a client process to start), so its first connects are \
+        refused with AUTH_RATE_LIMITED. Requires a node session within 40 s, and for every refusal \
+        measures on the Gateway clock the time to the next connection of the same role: it must be \
+        at least retryAfterMs.
         """,
     tags: ["handshake", "reconnect", "rate-limit"],
     profiles: .all,
@@ -25,16 +25,16 @@ let hs013 = Scenario(
         })
 ) { run in
     for address in ["127.0.0.1", "::1", "::ffff:127.0.0.1"] {
-        await run.gateway.lockOutAuthentication(address: address, scope: .sharedSecret, durationMs: 3_000)
+        await run.gateway.lockOutAuthentication(address: address, scope: .sharedSecret, durationMs: 10_000)
     }
     let start = run.mark()
     try await run.client.start()
-    let refusal = try await run.waitForEvent("a connect refused with AUTH_RATE_LIMITED", within: .seconds(10)) { event in
+    let refusal = try await run.waitForEvent("a connect refused with AUTH_RATE_LIMITED", within: .seconds(20)) { event in
         if case .handshakeRejected(_, let error, _) = event,
            error.detailCode == ConnectErrorDetailCode.authRateLimited.rawValue { error } else { nil }
     }
     run.note("refused with retryAfterMs \(refusal.retryAfterMs.map(String.init) ?? "none")")
-    _ = try await run.nodeSession("a node session after the lockout", from: start, within: .seconds(30))
+    _ = try await run.nodeSession("a node session after the lockout", from: start, within: .seconds(40))
     let retries = HandshakeSteps.retries(run, from: start) {
         $0.detailCode == ConnectErrorDetailCode.authRateLimited.rawValue
     }
