@@ -14,7 +14,8 @@ let hs011 = Scenario(
         """,
     tags: ["handshake", "schema"],
     profiles: .all,
-    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+    // Judges the handshake itself: it runs even when the client never gets a session.
+    options: Scenario.Options(needsSession: false, configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let rules = run.profile.connectSchema
     func check(_ attempt: ConnectAttempt) throws {
