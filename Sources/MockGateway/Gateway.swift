@@ -327,6 +327,10 @@ public final class Gateway: Sendable {
     /// Answers every connect with `UNAVAILABLE` / close 1013 while `on` is true.
     public func setStartingUp(_ on: Bool) async { await core.setStartingUp(on) }
 
+    /// Sends the `connect.challenge` of the next `count` connections without `ts` (a malformed
+    /// challenge, which a client must not sign: docs gateway/protocol.md "Handshake").
+    public func sendNextChallengesWithoutTs(_ count: Int) async { await core.setChallengesWithoutTs(count) }
+
     /// Sends `shutdown`, closes every connection with 1012 "service restart", refuses
     /// connections until ``resumeAfterRestart()``, and keeps the durable state (devices, tokens,
     /// pending pairing requests, approval records). As after a real restart, approvals still

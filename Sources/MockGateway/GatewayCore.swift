@@ -21,6 +21,11 @@ struct Session: Sendable {
     var authMethod: String
     /// The device token this session authenticated with (device-token auth), for revocation.
     var deviceToken: String?
+    /// The shared-secret generation the session depends on: set when it authenticated with the
+    /// shared token or password, or with a device token bound to a generation (upstream
+    /// `usesSharedGatewayAuth` / `sharedGatewaySessionGeneration`); such a session is closed
+    /// with 4001 "gateway auth changed" when the shared secret changes.
+    var sharedAuthGeneration: Int?
 
     var isNode: Bool { role == GatewayRole.node.rawValue }
 }
@@ -54,6 +59,8 @@ struct FaultPlan: Sendable {
     var nextEventsFragmented = 0
     /// The reply the next `node.presence.alive` gets instead of the server algorithm.
     var forcedPresenceReply: PresenceForcedReply?
+    /// How many of the next connections get a `connect.challenge` without `ts`.
+    var challengesWithoutTs = 0
 }
 
 /// How a scripting-API invoke ended.
@@ -90,6 +97,19 @@ actor GatewayCore {
     var presenceVersion = 1
     var pairingStore: PairingStore
     var bootstrapTokens: BootstrapTokenStore
+    /// The shared-secret mode in force (it starts as `configuration.auth` and changes with
+    /// `Gateway.changeSharedSecret`).
+    var sharedAuth: GatewayAuthMode
+    /// Bumped whenever the shared secret changes.
+    var sharedAuthGeneration = 0
+    /// Failed authentications per (scope, address).
+    var authRateLimiter: AuthRateLimiter
+    /// The devices whose node capability surface was requested (their first node session), by
+    /// public key: later node sessions of the same key are "paired reconnects", not counted by
+    /// the node-pairing rate limit.
+    var nodeSurfaces: [String: String] = [:]
+    /// Whether the `hello-ok` just sent went out (no fault dropped it), for a setup code's outcome.
+    var lastConnectResponseDelivered = true
     var operatorState: OperatorState
     var operatorWaiters: [PendingOperatorWaiter] = []
     var armedRaces: [RaceArm] = []
@@ -105,8 +125,12 @@ actor GatewayCore {
         self.transcript = transcript
         self.identity = identity
         var random = SeededRandom(seed: configuration.seed)
-        self.pairingStore = PairingStore(random: SeededRandom(seed: random.next()))
+        self.pairingStore = PairingStore(
+            random: SeededRandom(seed: random.next()), supersessionComparesRole: configuration.profile.supersessionComparesRole,
+            setupCodeApprovalRequiresMobileClient: configuration.profile.setupCodeApprovalRequiresMobileClient)
         self.bootstrapTokens = BootstrapTokenStore(random: SeededRandom(seed: random.next()))
+        self.sharedAuth = configuration.auth
+        self.authRateLimiter = AuthRateLimiter(configuration: configuration.authRateLimit)
         self.operatorState = OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                            random: SeededRandom(seed: random.next()))
         self.random = random
@@ -153,7 +177,16 @@ actor GatewayCore {
         // The challenge carries no seq (gateway-protocol.md §2.8). Its `ts` is on the clients'
         // time line, against which `signedAt` is judged too: skipping Gateway time (an advance)
         // never makes a client that signs with its own clock look stale.
-        send(.event(ConnectChallenge(nonce: nonce, ts: Int(clock.peerNowMs)).eventFrame), to: connectionId)
+        if faults.challengesWithoutTs > 0 {
+            // A malformed challenge (a client must treat a challenge without an integer `ts` as
+            // invalid: docs gateway/protocol.md "Handshake").
+            faults.challengesWithoutTs -= 1
+            noteFault("connect.challenge without ts", on: connectionId)
+            send(.event(EventFrame(event: GatewayEventName.connectChallenge.rawValue, payload: ["nonce": .string(nonce)])),
+                 to: connectionId)
+        } else {
+            send(.event(ConnectChallenge(nonce: nonce, ts: Int(clock.peerNowMs)).eventFrame), to: connectionId)
+        }
         return (connectionId, stream)
     }
 
@@ -185,11 +218,11 @@ actor GatewayCore {
         var fault = fault
         var binary = false
         if case .event = frame {
-            if faults.nextEventsAsBinary > 0, frame.eventName != "connect.challenge" {
+            if faults.nextEventsAsBinary > 0, frame.eventName != GatewayEventName.connectChallenge.rawValue {
                 faults.nextEventsAsBinary -= 1
                 binary = true
             }
-            if faults.nextEventsFragmented > 0, frame.eventName != "connect.challenge" {
+            if faults.nextEventsFragmented > 0, frame.eventName != GatewayEventName.connectChallenge.rawValue {
                 faults.nextEventsFragmented -= 1
                 fault = SendFault.fragmented(into: 3, interleavingPings: true)
             }
@@ -303,7 +336,8 @@ actor GatewayCore {
     func broadcastPresence() {
         presenceVersion += 1
         let payload = (try? JSONValue(encoding: PresenceEvent(presence: presenceEntries()))) ?? .null
-        broadcast(event: "presence", payload: payload, stateVersion: StateVersion(presence: presenceVersion, health: 1))
+        broadcast(event: GatewayEventName.presence.rawValue, payload: payload,
+                  stateVersion: StateVersion(presence: presenceVersion, health: 1))
     }
 
     // MARK: - Timers
@@ -339,7 +373,7 @@ actor GatewayCore {
                 // Several intervals may pass in one advance; a client needs one tick at the current
                 // time, not a burst of stale ones.
                 let tick = (try? JSONValue(encoding: TickEvent(ts: Int(now)))) ?? .null
-                broadcast(event: "tick", payload: tick)
+                broadcast(event: GatewayEventName.tick.rawValue, payload: tick)
             }
             let interval = Int64(max(1, configuration.tickIntervalMs))
             nextTickMs = now + interval - ((now - nextTickMs) % interval)

@@ -30,6 +30,18 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     /// Ignores `retryAfterMs` on `UNAVAILABLE` / close 1013 and retries after 100 ms ("retry
     /// shortly" taken as "retry now").
     case ignoreRetryAfter = "ignore-retry-after"
+    /// Puts a member the closed `connect` schema does not have into `connect.params.client`
+    /// (`client.nickname`).
+    case connectMemberOutsideSchema = "connect-member-outside-schema"
+    /// Never makes the one-shot `auth.deviceToken` retry after `AUTH_TOKEN_MISMATCH`, also on a
+    /// trusted endpoint where the Gateway offers it (`canRetryWithDeviceToken`).
+    case noDeviceTokenRetry = "no-device-token-retry"
+    /// Ignores `retryAfterMs` on `AUTH_RATE_LIMITED` and retries after 100 ms.
+    case ignoreRateLimitRetryAfter = "ignore-rate-limit-retry-after"
+    /// Takes close 4001 ("gateway auth changed") as final and stops reconnecting.
+    case stopAfterAuthChanged = "stop-after-auth-changed"
+    /// Accepts a `connect.challenge` without an integer `ts` and signs with its own clock.
+    case acceptChallengeWithoutTs = "accept-challenge-without-ts"
 
     // MARK: Pairing and tokens
 
@@ -58,6 +70,17 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case noPairingRetry = "no-pairing-retry"
     /// Keeps presenting the setup-code bootstrap token after device tokens were issued.
     case reuseBootstrapToken = "reuse-bootstrap-token"
+    /// Forgets the setup-code bootstrap token when told that pairing is pending, although the
+    /// Gateway said `wait_then_retry`.
+    case dropBootstrapWhilePending = "drop-bootstrap-while-pending"
+    /// After a restart, asks for its default operator scopes instead of the scopes stored with
+    /// its device token.
+    case ignoreStoredScopes = "ignore-stored-scopes"
+    /// Forgets its device token after `AUTH_SCOPE_MISMATCH` (as if the token were bad).
+    case clearTokenOnScopeMismatch = "clear-token-on-scope-mismatch"
+    /// Starts its pairing retry backoff over whenever a retry reports another `requestId` (as
+    /// if that were progress): with node and operator connections alternating, every retry does.
+    case resetBackoffOnNewRequestId = "reset-backoff-on-new-request-id"
 
     // MARK: node.invoke
 
@@ -168,6 +191,11 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noTickWatchdog: ["HS-008"]
         case .noReconnectAfterRestart: ["HS-009"]
         case .ignoreRetryAfter: ["HS-010"]
+        case .connectMemberOutsideSchema: ["HS-011"]
+        case .noDeviceTokenRetry: ["HS-012"]
+        case .ignoreRateLimitRetryAfter: ["HS-013"]
+        case .stopAfterAuthChanged: ["HS-014"]
+        case .acceptChallengeWithoutTs: ["HS-015"]
         case .pairingChurn: ["PAIR-001", "PAIR-002"]
         case .newKeyEveryConnect: ["PAIR-002", "PAIR-004"]
         case .tightReconnectLoop: ["PAIR-003", "PAIR-005", "LIFE-001", "HS-010"]
@@ -180,6 +208,10 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .nodeSendsScopes: ["PAIR-011"]
         case .noPairingRetry: ["PAIR-012"]
         case .reuseBootstrapToken: ["PAIR-013"]
+        case .dropBootstrapWhilePending: ["PAIR-014"]
+        case .ignoreStoredScopes: ["PAIR-015"]
+        case .clearTokenOnScopeMismatch: ["PAIR-016"]
+        case .resetBackoffOnNewRequestId: ["PAIR-002"]
         case .duplicateInvokeResult: ["INV-001"]
         case .wrongResultNodeId: ["INV-001"]
         case .errorWithoutCode: ["INV-002"]
@@ -233,6 +265,11 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noTickWatchdog: "Drop and reconnect when no tick arrives for 2x tickIntervalMs (GP 2.9)."
         case .noReconnectAfterRestart: "Reconnect after shutdown and close 1012 (GP 9.5)."
         case .ignoreRetryAfter: "Wait at least retryAfterMs after UNAVAILABLE / 1013 (GP 3.5)."
+        case .connectMemberOutsideSchema: "connect params stay inside the closed schema (frames.ts ConnectParamsSchema)."
+        case .noDeviceTokenRetry: "On a trusted endpoint (loopback, pinned wss://), retry once with auth.deviceToken after AUTH_TOKEN_MISMATCH (docs protocol.md Auth)."
+        case .ignoreRateLimitRetryAfter: "Wait at least retryAfterMs after AUTH_RATE_LIMITED (docs security/rate-limiting.md)."
+        case .stopAfterAuthChanged: "After close 4001 gateway auth changed, reconnect with fresh credentials (connect-auth.ts)."
+        case .acceptChallengeWithoutTs: "A connect.challenge without an integer ts is invalid; do not sign with it (docs protocol.md Handshake)."
         case .pairingChurn: "While pending, every retry presents the same identity (GP 6.3)."
         case .newKeyEveryConnect: "Keep one persistent device identity (GP 4.1, 6.3)."
         case .tightReconnectLoop: "Back off (0.5 s doubling to 30 s); pairing retries at most 2/s (GP 9.4)."
@@ -245,6 +282,10 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .nodeSendsScopes: "Node connects send scopes [] (GP 3.3, 6.4)."
         case .noPairingRetry: "While pairing is pending, keep retrying with backoff (GP 6.3, 9.4)."
         case .reuseBootstrapToken: "Never present a bootstrap token after tokens were issued (GP 6.7)."
+        case .dropBootstrapWhilePending: "While wait_then_retry, keep reconnecting with the same bootstrap token (docs protocol.md Auth)."
+        case .ignoreStoredScopes: "Reuse the scopes stored with the device token (hello-ok.auth.scopes) on reconnect (docs protocol.md Auth)."
+        case .clearTokenOnScopeMismatch: "AUTH_SCOPE_MISMATCH is not a bad token: keep it (docs protocol.md Auth)."
+        case .resetBackoffOnNewRequestId: "A new requestId from supersession is no progress: keep backing off, no storm (GP 6.3, 9.4)."
         case .duplicateInvokeResult: "Exactly one node.invoke.result per invoke id (GP 7.3-7.4)."
         case .wrongResultNodeId: "Results carry the client's own nodeId (GP 7.4)."
         case .errorWithoutCode: "Error results carry code and message (GP 7.4)."

@@ -51,8 +51,10 @@ struct ConsoleCommandTests {
         #expect(try parse(#"invoke n1 location.get {"desiredAccuracy": "balanced"}"#)
             == .invoke(node: .id("n1"), command: "location.get", params: ["desiredAccuracy": "balanced"]))
         #expect(try parse(#"invoke n1 x "{\"a\": 1}""#) == .invoke(node: .id("n1"), command: "x", params: ["a": 1]))
-        #expect(try parse("setup-code") == .setupCode(fullAccess: false))
-        #expect(try parse("setup-code --full-access") == .setupCode(fullAccess: true))
+        #expect(try parse("setup-code") == .setupCode(profile: nil))
+        #expect(try parse("setup-code --full-access") == .setupCode(profile: "full"))
+        #expect(try parse("setup-code --profile voice-node") == .setupCode(profile: "voice-node"))
+        #expect(try parse("setup-code --profile node") == .setupCode(profile: "node"))
         #expect(try parse("advance 901") == .advance(seconds: 901))
         #expect(try parse("advance 0.5") == .advance(seconds: 0.5))
         #expect(try parse("shutdown") == .shutdown)
@@ -114,7 +116,8 @@ struct ConsoleCommandTests {
             ("resolve-approval latest maybe", "resolve-approval: unknown decision 'maybe' (allow-once, allow-always or deny)"),
             ("question --options a,b", "question: usage: question <prompt> [--options a,b] [--multi] [--other] [--expires-in SECONDS]"),
             ("answer-question latest", "answer-question: usage: answer-question <id|latest> <json>"),
-            ("setup-code --everything", "setup-code: unknown option '--everything' (known: --full-access)"),
+            ("setup-code --everything", "setup-code: unknown option '--everything' (known: --full-access, --profile)"),
+            ("setup-code --profile admin", "setup-code: unknown profile 'admin' (known: full, limited, voice-node, node)"),
             (#"approval "rm"#, #"missing closing quote in "rm"#),
         ]
         for (line, message) in cases {

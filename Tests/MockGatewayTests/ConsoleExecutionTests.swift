@@ -116,12 +116,20 @@ struct ConsoleExecutionTests {
     @Test func setupCodeAdvanceAndShutdown() async throws {
         try await Gateway.withGateway { gateway in
             let console = GatewayConsole(gateway: gateway)
-            guard case .setupCode(let code) = try await result(console, "setup-code") else {
+            guard case .setupCode(let issued) = try await result(console, "setup-code") else {
                 Issue.record("setup-code did not issue a code")
                 return
             }
+            let code = issued.code
             #expect(try SetupCode(decoding: code.encoded) == code)
             #expect(code.url == gateway.url)
+            #expect(issued.access == .full)
+            #expect(code.expiresAtMs == issued.expiresAtMs)
+            guard case .setupCode(let limited) = try await result(console, "setup-code --profile limited") else {
+                Issue.record("setup-code --profile limited did not issue a code")
+                return
+            }
+            #expect(limited.access == .limited)
 
             let before = gateway.clock.nowMs
             #expect(try await result(console, "advance 1.5") == .advanced(seconds: 1.5, nowMs: before + 1_500))

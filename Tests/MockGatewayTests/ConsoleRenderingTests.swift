@@ -16,8 +16,10 @@ struct ConsoleRenderingTests {
     }
 
     @Test func setupCodeResultCarriesTheCodeAndTheURL() {
-        let code = SetupCode(url: "ws://127.0.0.1:18789", bootstrapToken: "tok")
-        let json = ConsoleResult.setupCode(code).json
+        let code = SetupCode(url: "ws://127.0.0.1:18789", bootstrapToken: "tok", expiresAtMs: 600_000)
+        let json = ConsoleResult.setupCode(IssuedSetupCode(code: code, setupId: "setup-1", access: .full, expiresAtMs: 600_000)).json
+        #expect(json["setupId"] == "setup-1")
+        #expect(json["access"] == "full")
         #expect(json["setupCode"]?.stringValue == code.encoded)
         #expect(json["url"] == "ws://127.0.0.1:18789")
         #expect(json["link"]?.stringValue == code.link)

@@ -40,8 +40,9 @@ public enum ConsoleCommand: Sendable, Hashable {
     case revoke(deviceId: String, role: String)
     /// `invoke <nodeId|latest> <command> [paramsJSON]`: invoke a node command and wait for the result.
     case invoke(node: ConsoleReference, command: String, params: JSONValue?)
-    /// `setup-code [--full-access]`: issue a setup code.
-    case setupCode(fullAccess: Bool)
+    /// `setup-code [--profile full|limited|voice-node|node]`: issue a setup code (`--full-access`
+    /// is the older spelling of `--profile full`).
+    case setupCode(profile: String?)
     /// `advance <seconds>`: move the Gateway clock forward.
     case advance(seconds: Double)
     /// `shutdown`: a restart (`shutdown` event, close 1012, then accepting again).
@@ -153,8 +154,9 @@ public struct ConsoleCommandHelp: Sendable, Hashable {
         .init(name: "invoke", usage: "invoke <nodeId|latest> <command> [paramsJSON]",
               summary: "invoke a node command and wait for its result (latest: the most recently connected node)",
               example: #"invoke latest location.get {"desiredAccuracy":"balanced"}"#),
-        .init(name: "setup-code", usage: "setup-code [--full-access]",
-              summary: "issue a setup code (single-use bootstrap token, 10 minutes)", example: "setup-code"),
+        .init(name: "setup-code", usage: "setup-code [--profile full|limited|voice-node|node]",
+              summary: "issue a setup code (single-use bootstrap token, 10 minutes; default profile full)",
+              example: "setup-code --profile limited"),
         .init(name: "advance", usage: "advance <seconds>",
               summary: "move the Gateway clock forward and run what became due", example: "advance 901"),
         .init(name: "shutdown", usage: "shutdown",
@@ -211,9 +213,12 @@ extension ConsoleCommand {
         case "invoke":
             return try parseInvoke(arguments)
         case "setup-code":
-            let options = try arguments.options(switches: ["--full-access"], valued: [])
+            let options = try arguments.options(switches: ["--full-access"], valued: ["--profile"])
             try arguments.expectNoPositionals()
-            return .setupCode(fullAccess: options.switches.contains("--full-access"))
+            if let name = options.values["--profile"], BootstrapProfile.named(name) == nil {
+                throw ConsoleError("setup-code: unknown profile '\(name)' (known: \(BootstrapProfile.names.joined(separator: ", ")))")
+            }
+            return .setupCode(profile: options.values["--profile"] ?? (options.switches.contains("--full-access") ? "full" : nil))
         case "advance":
             let text = try arguments.exactlyOne(placeholder: "<seconds>")
             guard let seconds = Double(text), seconds.isFinite, (0...ConsoleArguments.maximumSeconds).contains(seconds) else {

@@ -26,7 +26,7 @@ public enum ConsoleResult: Sendable, Hashable {
     /// `invoke`: the node's answer (which may itself be `ok:false`).
     case invoked(nodeId: String, command: String, result: NodeInvokeResult)
     /// `setup-code`.
-    case setupCode(SetupCode)
+    case setupCode(IssuedSetupCode)
     /// `advance`: the Gateway time afterwards.
     case advanced(seconds: Double, nowMs: Int64)
     /// `shutdown`: the restart happened and connections are accepted again.
@@ -72,9 +72,11 @@ public enum ConsoleResult: Sendable, Hashable {
             if let payloadJSON = result.payloadJSON { object["payloadJSON"] = .string(payloadJSON) }
             if let error = result.error, let value = try? JSONValue(encoding: error) { object["error"] = value }
             return .object(object)
-        case .setupCode(let code):
+        case .setupCode(let issued):
+            let code = issued.code
             return ["setupCode": .string(code.encoded), "url": .string(code.url), "link": .string(code.link),
-                    "bootstrapToken": .string(code.bootstrapToken)]
+                    "bootstrapToken": .string(code.bootstrapToken), "setupId": .string(issued.setupId),
+                    "access": .string(issued.access.rawValue), "expiresAtMs": .int(issued.expiresAtMs)]
         case .advanced(let seconds, let nowMs):
             return ["seconds": .double(seconds), "nowMs": .int(nowMs)]
         case .restarted:
@@ -130,8 +132,10 @@ public enum ConsoleResult: Sendable, Hashable {
             if let payload = result.payload { line += " payload=\(payload.jsonString)" }
             if let error = result.error, let value = try? JSONValue(encoding: error) { line += " error=\(value.jsonString)" }
             return line
-        case .setupCode(let code):
-            return "setup code \(code.encoded)\nlink \(code.link)\nurl \(code.url)"
+        case .setupCode(let issued):
+            let code = issued.code
+            return "setup code \(code.encoded)\nlink \(code.link)\nurl \(code.url)\naccess \(issued.access.rawValue), "
+                + "setup \(issued.setupId), expires at \(issued.expiresAtMs)"
         case .advanced(let seconds, let nowMs):
             return "advanced \(ConsoleText.number(seconds)) s; gateway time is now \(nowMs)"
         case .restarted:

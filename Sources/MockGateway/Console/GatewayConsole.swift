@@ -87,8 +87,8 @@ public struct GatewayConsole: Sendable {
             case .nodeDisconnected:
                 throw ConsoleError("invoke: node \(nodeId) is not connected (or disconnected before answering)")
             }
-        case .setupCode(let fullAccess):
-            return .setupCode(await gateway.makeSetupCode(fullAccess: fullAccess))
+        case .setupCode(let profile):
+            return .setupCode(await gateway.issueSetupCode(profile: profile.flatMap(BootstrapProfile.named)))
         case .advance(let seconds):
             await gateway.advance(by: .milliseconds(Int64((seconds * 1000).rounded())))
             return .advanced(seconds: seconds, nowMs: gateway.clock.nowMs)

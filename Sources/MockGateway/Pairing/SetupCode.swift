@@ -7,8 +7,12 @@ public struct SetupCodeError: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String
 }
 
-/// A setup code: base64url of a JSON object `{url, urls?, bootstrapToken, ...}`, shown as a QR
-/// code or as the node host's `oc-pair://<code>` link (gateway-protocol.md §6.7).
+/// A setup code: unpadded base64url of a JSON object
+/// `{url, urls?, bootstrapToken, expiresAtMs?, tlsFingerprint?}`, shown as a QR code or as the
+/// node host's `oc-pair://<code>` link (gateway-protocol.md §6.7; upstream `PairingSetupPayload`
+/// and `encodePairingSetupCode` in `src/pairing/setup-code.ts`, the current shape from its test
+/// found by `find_string` as id 70377785808). Older Gateways issue codes without `expiresAtMs`
+/// and `tlsFingerprint`; decoders accept both shapes.
 public struct SetupCode: Sendable, Hashable {
     /// The link scheme of the node-host form.
     public static let linkScheme = "oc-pair://"
@@ -19,14 +23,23 @@ public struct SetupCode: Sendable, Hashable {
     public var urls: [String]?
     /// The single-use bootstrap token.
     public var bootstrapToken: String
+    /// When the bootstrap token stops being accepted (current Gateways); decoders refuse an
+    /// expired code.
+    public var expiresAtMs: Int64?
+    /// The SHA-256 fingerprint of the Gateway's TLS certificate (64 lower-case hex digits), for
+    /// `wss://` Gateways with a certificate the client should pin.
+    public var tlsFingerprint: String?
     /// Any other members, kept so a decoded code re-encodes unchanged.
     public var extra: [String: JSONValue]
 
     /// Creates a setup code.
-    public init(url: String, urls: [String]? = nil, bootstrapToken: String, extra: [String: JSONValue] = [:]) {
+    public init(url: String, urls: [String]? = nil, bootstrapToken: String, expiresAtMs: Int64? = nil,
+                tlsFingerprint: String? = nil, extra: [String: JSONValue] = [:]) {
         self.url = url
         self.urls = urls
         self.bootstrapToken = bootstrapToken
+        self.expiresAtMs = expiresAtMs
+        self.tlsFingerprint = tlsFingerprint
         self.extra = extra
     }
 
@@ -36,6 +49,8 @@ public struct SetupCode: Sendable, Hashable {
         object["url"] = .string(url)
         object["bootstrapToken"] = .string(bootstrapToken)
         if let urls { object["urls"] = .array(urls.map(JSONValue.string)) }
+        if let expiresAtMs { object["expiresAtMs"] = .int(expiresAtMs) }
+        if let tlsFingerprint { object["tlsFingerprint"] = .string(tlsFingerprint) }
         return .object(object)
     }
 
@@ -46,10 +61,13 @@ public struct SetupCode: Sendable, Hashable {
     public var link: String { Self.linkScheme + encoded }
 
     /// Decodes a code or an `oc-pair://` link. Surrounding whitespace, padding and standard
-    /// base64 characters are tolerated.
+    /// base64 characters are tolerated (upstream's decoder insists on the base64url alphabet).
+    /// - Parameter nowMs: when given, a code whose `expiresAtMs` is not after it is refused
+    ///   (upstream `decodePairingSetupCode(..., {nowMs})`).
     /// - Throws: `SetupCodeError` when the text is not base64 of a JSON object with string
-    ///   `url` and `bootstrapToken`.
-    public init(decoding text: String) throws(SetupCodeError) {
+    ///   `url` and `bootstrapToken`, an integer `expiresAtMs` and a string `tlsFingerprint` when
+    ///   present, or when it expired.
+    public init(decoding text: String, nowMs: Int64? = nil) throws(SetupCodeError) {
         var body = text.trimmingASCIIWhitespace()
         if body.lowercased().hasPrefix(Self.linkScheme) { body = String(body.dropFirst(Self.linkScheme.count)) }
         while body.hasSuffix("/") { body.removeLast() }
@@ -70,6 +88,20 @@ public struct SetupCode: Sendable, Hashable {
             }
             urls = list
         }
-        self.init(url: url, urls: urls, bootstrapToken: token, extra: object)
+        var expiresAtMs: Int64?
+        if let raw = object.removeValue(forKey: "expiresAtMs") {
+            guard let value = raw.int64Value else { throw SetupCodeError(description: "setup code expiresAtMs is not an integer") }
+            expiresAtMs = value
+        }
+        var tlsFingerprint: String?
+        if let raw = object.removeValue(forKey: "tlsFingerprint") {
+            guard let value = raw.stringValue else { throw SetupCodeError(description: "setup code tlsFingerprint is not a string") }
+            tlsFingerprint = value
+        }
+        if let nowMs, let expiresAtMs, expiresAtMs <= nowMs {
+            throw SetupCodeError(description: "setup code expired at \(expiresAtMs)")
+        }
+        self.init(url: url, urls: urls, bootstrapToken: token, expiresAtMs: expiresAtMs, tlsFingerprint: tlsFingerprint,
+                  extra: object)
     }
 }
