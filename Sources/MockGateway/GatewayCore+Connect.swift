@@ -255,6 +255,7 @@ extension GatewayCore {
         // The current Gateway always announces its own protocol version (connect-hello.ts
         // @6eec7e0ec17433b40821fac09f7808d1d8e0345e), even to a node that offered only 3.
         let helloProtocol = profile.announcesCurrentProtocol ? profile.protocolVersion : admitted.negotiatedProtocol
+        let canvas = helloCanvasFields(role: role, offeredMaxProtocol: params.maxProtocol)
         let hello = HelloOK(
             protocol: helloProtocol,
             server: HelloServerInfo(version: profile.serverVersion, connId: connectionId),
@@ -267,8 +268,7 @@ extension GatewayCore {
             auth: grant.helloAuth,
             policy: HelloPolicy(maxPayload: configuration.maxPayloadBytes, maxBufferedBytes: configuration.maxBufferedBytes,
                                 tickIntervalMs: configuration.tickIntervalMs),
-            pluginSurfaceUrls: profile.hasNewerNodeMethods && role == .node ? ["canvas": canvasURL] : nil,
-            canvasHostUrl: !profile.hasNewerNodeMethods && role == .node ? canvasURL : nil)
+            pluginSurfaceUrls: canvas.pluginSurfaceUrls, canvasHostUrl: canvas.canvasHostUrl)
         lastConnectResponseDelivered = !faultsWillDropResponse(to: GatewayMethod.connect.rawValue)
         respond(.success(id: admitted.requestID, payload: (try? JSONValue(encoding: hello)) ?? .null),
                 method: GatewayMethod.connect.rawValue, to: connectionId)

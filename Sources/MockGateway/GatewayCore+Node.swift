@@ -38,10 +38,13 @@ extension GatewayCore {
                 "nodeId": .string(nodeId), "revision": 0, "items": [], "hasMore": false,
             ]), method: request.method, to: connectionId)
         case "node.pluginSurface.refresh" where profile.hasNewerNodeMethods:
-            respond(.success(id: request.id, payload: ["pluginSurfaceUrls": ["canvas": .string(canvasURL)]]),
+            respond(.success(id: request.id, payload: canvasSurface.pluginSurfaceRefreshPayload(capability: mintCanvasCapability())),
                     method: request.method, to: connectionId)
         case "node.canvas.capability.refresh" where !profile.hasNewerNodeMethods:
-            respond(.success(id: request.id, payload: ["canvasHostUrl": .string(canvasURL)]), method: request.method, to: connectionId)
+            // Protocol-3-era shape (CanvasSurface): the v2026.4 clients read `canvasCapability`.
+            respond(.success(id: request.id, payload: canvasSurface.capabilityRefreshPayload(capability: mintCanvasCapability(),
+                                                                                             nowMs: nowMs)),
+                    method: request.method, to: connectionId)
         case "node.invoke.progress", "node.skills.update", "node.pluginTools.update":
             guard profile.hasNewerNodeMethods else { return unknownMethod(request, on: connectionId) }
             respond(.success(id: request.id, payload: ["ok": true]), method: request.method, to: connectionId)
@@ -57,7 +60,23 @@ extension GatewayCore {
         }
     }
 
-    var canvasURL: String { "http://\(configuration.host):\(configuration.port)/__openclaw__/canvas/" }
+    /// The canvas URLs, from the bound address (the core's configuration carries the bound port).
+    var canvasSurface: CanvasSurface { CanvasSurface(host: configuration.host, port: configuration.port) }
+
+    /// A fresh canvas capability (18 bytes of the capability stream, base64url).
+    func mintCanvasCapability() -> String {
+        CanvasSurface.mintCapability(capabilityRandom.bytes(18))
+    }
+
+    /// The canvas members of a `hello-ok` (see ``CanvasSurface/helloFields(isNode:newerNodeMethods:legacyNodeProtocol:capability:)``).
+    func helloCanvasFields(role: GatewayRole, offeredMaxProtocol: Int) -> (pluginSurfaceUrls: [String: String]?, canvasHostUrl: String?) {
+        guard role == .node else { return (nil, nil) }
+        return canvasSurface.helloFields(
+            isNode: true, newerNodeMethods: profile.hasNewerNodeMethods,
+            legacyNodeProtocol: CanvasSurface.usesLegacyNodeProtocol(maxProtocol: offeredMaxProtocol,
+                                                                      currentProtocol: profile.protocolVersion),
+            capability: mintCanvasCapability())
+    }
 
     // MARK: - node.invoke.result
 

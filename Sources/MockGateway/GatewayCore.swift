@@ -86,6 +86,9 @@ actor GatewayCore {
     let startedAtMs: Int64
 
     var random: SeededRandom
+    /// A separate stream for canvas capabilities, so that minting them leaves the ids drawn from
+    /// ``random`` as they were.
+    var capabilityRandom: SeededRandom
     var connections: [String: ConnectionState] = [:]
     var nodes = NodeRegistry()
     var faults = FaultPlan()
@@ -134,6 +137,8 @@ actor GatewayCore {
         self.operatorState = OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                            random: SeededRandom(seed: random.next()))
         self.random = random
+        // Derived from the seed without drawing from `random`.
+        self.capabilityRandom = SeededRandom(seed: configuration.seed ^ 0xCA7A_5CA9_0000_0001)
         let now = configuration.clock.nowMs
         self.startedAtMs = now
         self.nextTickMs = now + Int64(configuration.tickIntervalMs)
