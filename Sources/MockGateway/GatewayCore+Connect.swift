@@ -107,10 +107,14 @@ extension GatewayCore {
     /// Sends the failed connect response (when there is an id to answer) and closes.
     func reject(_ connectionId: String, response: JSONValue?, error: ErrorShape, closeCode: Int, closeReason: String) {
         if let response {
-            if let frame = try? Frame(json: response) {
+            // A refusal is a response like any other: logged as `request.handled` and held back
+            // by `delayResponses` (the close follows it on the same queue).
+            if let frame = try? Frame(json: response), case .response(let answer) = frame {
+                respond(answer, method: GatewayMethod.connect.rawValue, to: connectionId)
+            } else if let frame = try? Frame(json: response) {
                 send(frame, to: connectionId)
             } else {
-                sendJSON(response, to: connectionId)
+                respondJSON(response, method: GatewayMethod.connect.rawValue, error: error, to: connectionId)
             }
         }
         events.append(.handshakeRejected(connectionId: connectionId, error: error, closeCode: closeCode))
@@ -118,11 +122,19 @@ extension GatewayCore {
     }
 
     /// Sends a JSON document that is not a well-formed frame (a response echoing a numeric id).
-    func sendJSON(_ json: JSONValue, to connectionId: String) {
+    func sendJSON(_ json: JSONValue, to connectionId: String, fault: SendFault? = nil) {
         guard let state = connections[connectionId], !state.closing else { return }
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: .outbound, message: json, wire: TranscriptWire(frameKind: .text, frameCount: 1)))
-        state.outbox.yield(.message(.text(json.jsonString), nil))
+                                          kind: .outbound, message: json, wire: TranscriptWire(frameKind: .text, frameCount: 1),
+                                          fault: fault.map { Self.transcriptFault($0, binary: false) }))
+        state.outbox.yield(.message(.text(json.jsonString), fault))
+    }
+
+    /// Answers with a JSON document that is not a well-formed frame, as ``respond(_:method:to:)``
+    /// answers a frame: logged as `request.handled` and delayed by `delayResponses`.
+    func respondJSON(_ json: JSONValue, method: String, error: ErrorShape, to connectionId: String) {
+        events.append(.requestHandled(connectionId: connectionId, method: method, ok: false, errorCode: error.code))
+        sendJSON(json, to: connectionId, fault: faults.responseDelay.map { SendFault(delay: $0) })
     }
 
     func completeConnect(_ admitted: ConnectAdmission.Admitted, bootstrapGrant: BootstrapGrant?, deviceToken: DeviceToken?,
