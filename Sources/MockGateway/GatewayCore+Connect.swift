@@ -256,9 +256,10 @@ extension GatewayCore {
         case .deviceToken(let candidate): authMethod = "device-token"; presentedToken = candidate.value
         }
         if presentedToken == nil { presentedToken = params.auth.map(\.signatureToken).flatMap { $0.isEmpty ? nil : $0 } }
-        let session = Session(role: role.rawValue, scopes: grant.scopes, deviceId: deviceId, publicKey: publicKey, nodeId: nodeId,
+        var session = Session(role: role.rawValue, scopes: grant.scopes, deviceId: deviceId, publicKey: publicKey, nodeId: nodeId,
                               client: params.client, protocolVersion: admitted.negotiatedProtocol, authMethod: authMethod,
                               deviceToken: grant.deviceToken?.token, sharedAuthGeneration: sharedAuthGeneration)
+        session.pairingGeneration = role == .node ? deviceId.flatMap(pairingGeneration(deviceId:)) : nil
         state.session = session
         state.handshakeDeadlineMs = nil
         connections[connectionId] = state

@@ -26,6 +26,9 @@ struct Session: Sendable {
     /// `usesSharedGatewayAuth` / `sharedGatewaySessionGeneration`); such a session is closed
     /// with 4001 "gateway auth changed" when the shared secret changes.
     var sharedAuthGeneration: Int?
+    /// The node pairing generation the session was admitted with (see
+    /// `GatewayCore.pairingGeneration(deviceId:)`), `nil` when not paired as a node.
+    var pairingGeneration: String? = nil
 
     var isNode: Bool { role == GatewayRole.node.rawValue }
 }
@@ -119,6 +122,11 @@ actor GatewayCore {
     var pushRegistrations: [String: JSONValue] = [:]
     var pendingActions: [String: [JSONValue]] = [:]
     var chat = ChatState()
+    /// When a presence beacon was last persisted, per device and pairing generation
+    /// (`NodeEventFacts.presenceThrottleKey`).
+    var presencePersistStamps: [String: Int64] = [:]
+    /// The latest input activity of each node (`node.presence.activity`), by node id.
+    var nodeActivity: [String: NodeActivity] = [:]
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity) {
         self.configuration = configuration
