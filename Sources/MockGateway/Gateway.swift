@@ -289,8 +289,9 @@ public final class Gateway: Sendable {
         await core.setDropNextResponse(method: method, cut: cutConnection)
     }
 
-    /// Delays every response by `delay` on the Gateway's time line (virtual in simulated runs);
-    /// `nil` answers promptly again.
+    /// Delays every response by `delay` on the Gateway's time line (virtual in simulated runs),
+    /// connect refusals included (their close follows the held-back response); `nil` answers
+    /// promptly again.
     public func delayResponses(by delay: Duration?) async {
         await core.setResponseDelay(delay)
     }

@@ -107,10 +107,14 @@ extension GatewayCore {
     /// Sends the failed connect response (when there is an id to answer) and closes.
     func reject(_ connectionId: String, response: JSONValue?, error: ErrorShape, closeCode: Int, closeReason: String) {
         if let response {
-            if let frame = try? Frame(json: response) {
+            // A refusal is a response like any other: logged as `request.handled` and held back
+            // by `delayResponses` (the close follows it on the same queue).
+            if let frame = try? Frame(json: response), case .response(let answer) = frame {
+                respond(answer, method: GatewayMethod.connect.rawValue, to: connectionId)
+            } else if let frame = try? Frame(json: response) {
                 send(frame, to: connectionId)
             } else {
-                sendJSON(response, to: connectionId)
+                respondJSON(response, method: GatewayMethod.connect.rawValue, error: error, to: connectionId)
             }
         }
         events.append(.handshakeRejected(connectionId: connectionId, error: error, closeCode: closeCode))
@@ -118,11 +122,19 @@ extension GatewayCore {
     }
 
     /// Sends a JSON document that is not a well-formed frame (a response echoing a numeric id).
-    func sendJSON(_ json: JSONValue, to connectionId: String) {
+    func sendJSON(_ json: JSONValue, to connectionId: String, fault: SendFault? = nil) {
         guard let state = connections[connectionId], !state.closing else { return }
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: .outbound, message: json, wire: TranscriptWire(frameKind: .text, frameCount: 1)))
-        state.outbox.yield(.message(.text(json.jsonString), nil))
+                                          kind: .outbound, message: json, wire: TranscriptWire(frameKind: .text, frameCount: 1),
+                                          fault: fault.map { Self.transcriptFault($0, binary: false) }))
+        state.outbox.yield(.message(.text(json.jsonString), fault))
+    }
+
+    /// Answers with a JSON document that is not a well-formed frame, as ``respond(_:method:to:)``
+    /// answers a frame: logged as `request.handled` and delayed by `delayResponses`.
+    func respondJSON(_ json: JSONValue, method: String, error: ErrorShape, to connectionId: String) {
+        events.append(.requestHandled(connectionId: connectionId, method: method, ok: false, errorCode: error.code))
+        sendJSON(json, to: connectionId, fault: faults.responseDelay.map { SendFault(delay: $0) })
     }
 
     func completeConnect(_ admitted: ConnectAdmission.Admitted, bootstrapGrant: BootstrapGrant?, deviceToken: DeviceToken?,
@@ -244,9 +256,10 @@ extension GatewayCore {
         case .deviceToken(let candidate): authMethod = "device-token"; presentedToken = candidate.value
         }
         if presentedToken == nil { presentedToken = params.auth.map(\.signatureToken).flatMap { $0.isEmpty ? nil : $0 } }
-        let session = Session(role: role.rawValue, scopes: grant.scopes, deviceId: deviceId, publicKey: publicKey, nodeId: nodeId,
+        var session = Session(role: role.rawValue, scopes: grant.scopes, deviceId: deviceId, publicKey: publicKey, nodeId: nodeId,
                               client: params.client, protocolVersion: admitted.negotiatedProtocol, authMethod: authMethod,
                               deviceToken: grant.deviceToken?.token, sharedAuthGeneration: sharedAuthGeneration)
+        session.pairingGeneration = role == .node ? deviceId.flatMap(pairingGeneration(deviceId:)) : nil
         state.session = session
         state.handshakeDeadlineMs = nil
         connections[connectionId] = state
@@ -255,6 +268,7 @@ extension GatewayCore {
         // The current Gateway always announces its own protocol version (connect-hello.ts
         // @6eec7e0ec17433b40821fac09f7808d1d8e0345e), even to a node that offered only 3.
         let helloProtocol = profile.announcesCurrentProtocol ? profile.protocolVersion : admitted.negotiatedProtocol
+        let canvas = helloCanvasFields(role: role, offeredMaxProtocol: params.maxProtocol)
         let hello = HelloOK(
             protocol: helloProtocol,
             server: HelloServerInfo(version: profile.serverVersion, connId: connectionId),
@@ -267,8 +281,7 @@ extension GatewayCore {
             auth: grant.helloAuth,
             policy: HelloPolicy(maxPayload: configuration.maxPayloadBytes, maxBufferedBytes: configuration.maxBufferedBytes,
                                 tickIntervalMs: configuration.tickIntervalMs),
-            pluginSurfaceUrls: profile.hasNewerNodeMethods && role == .node ? ["canvas": canvasURL] : nil,
-            canvasHostUrl: !profile.hasNewerNodeMethods && role == .node ? canvasURL : nil)
+            pluginSurfaceUrls: canvas.pluginSurfaceUrls, canvasHostUrl: canvas.canvasHostUrl)
         lastConnectResponseDelivered = !faultsWillDropResponse(to: GatewayMethod.connect.rawValue)
         respond(.success(id: admitted.requestID, payload: (try? JSONValue(encoding: hello)) ?? .null),
                 method: GatewayMethod.connect.rawValue, to: connectionId)

@@ -2,10 +2,6 @@ import Foundation
 import GatewayProtocol
 
 extension GatewayCore {
-    /// The presence triggers a client may send; anything else normalises to `background`
-    /// (gateway-protocol.md §7.6).
-    static let presenceTriggers: Set<String> = ["background", "silent_push", "bg_app_refresh", "significant_location", "manual", "connect"]
-
     /// Requests of a `role:"node"` session (gateway-protocol.md §7.2).
     func handleNodeRequest(_ request: RequestFrame, session: Session, on connectionId: String) {
         let nodeId = session.nodeId ?? session.client.id.rawValue
@@ -38,10 +34,13 @@ extension GatewayCore {
                 "nodeId": .string(nodeId), "revision": 0, "items": [], "hasMore": false,
             ]), method: request.method, to: connectionId)
         case "node.pluginSurface.refresh" where profile.hasNewerNodeMethods:
-            respond(.success(id: request.id, payload: ["pluginSurfaceUrls": ["canvas": .string(canvasURL)]]),
+            respond(.success(id: request.id, payload: canvasSurface.pluginSurfaceRefreshPayload(capability: mintCanvasCapability())),
                     method: request.method, to: connectionId)
         case "node.canvas.capability.refresh" where !profile.hasNewerNodeMethods:
-            respond(.success(id: request.id, payload: ["canvasHostUrl": .string(canvasURL)]), method: request.method, to: connectionId)
+            // Protocol-3-era shape (CanvasSurface): the v2026.4 clients read `canvasCapability`.
+            respond(.success(id: request.id, payload: canvasSurface.capabilityRefreshPayload(capability: mintCanvasCapability(),
+                                                                                             nowMs: nowMs)),
+                    method: request.method, to: connectionId)
         case "node.invoke.progress", "node.skills.update", "node.pluginTools.update":
             guard profile.hasNewerNodeMethods else { return unknownMethod(request, on: connectionId) }
             respond(.success(id: request.id, payload: ["ok": true]), method: request.method, to: connectionId)
@@ -57,7 +56,23 @@ extension GatewayCore {
         }
     }
 
-    var canvasURL: String { "http://\(configuration.host):\(configuration.port)/__openclaw__/canvas/" }
+    /// The canvas URLs, from the bound address (the core's configuration carries the bound port).
+    var canvasSurface: CanvasSurface { CanvasSurface(host: configuration.host, port: configuration.port) }
+
+    /// A fresh canvas capability (18 bytes of the capability stream, base64url).
+    func mintCanvasCapability() -> String {
+        CanvasSurface.mintCapability(capabilityRandom.bytes(18))
+    }
+
+    /// The canvas members of a `hello-ok` (see ``CanvasSurface/helloFields(isNode:newerNodeMethods:legacyNodeProtocol:capability:)``).
+    func helloCanvasFields(role: GatewayRole, offeredMaxProtocol: Int) -> (pluginSurfaceUrls: [String: String]?, canvasHostUrl: String?) {
+        guard role == .node else { return (nil, nil) }
+        return canvasSurface.helloFields(
+            isNode: true, newerNodeMethods: profile.hasNewerNodeMethods,
+            legacyNodeProtocol: CanvasSurface.usesLegacyNodeProtocol(maxProtocol: offeredMaxProtocol,
+                                                                      currentProtocol: profile.protocolVersion),
+            capability: mintCanvasCapability())
+    }
 
     // MARK: - node.invoke.result
 
@@ -121,53 +136,71 @@ extension GatewayCore {
         events.append(.nodeEvent(nodeId: nodeId, event: event, payloadJSON: payloadJSON, connectionId: connectionId))
         let payload = payloadJSON.flatMap { try? JSONValue(parsing: $0) }
 
-        var structured: (handled: Bool, reason: String?)?
-        switch event {
-        case "node.presence.alive":
-            structured = handlePresenceAlive(payload: payload, session: session, nodeId: nodeId)
-        case "push.apns.register":
-            handlePushRegistration(payload: payload, nodeId: nodeId)
-        default:
-            break
+        // A scripted beacon reply (Gateway+PresenceFault.swift) replaces the rules and records nothing.
+        if event == "node.presence.alive", let forced = takeForcedPresenceReply() {
+            events.append(.presenceHandled(nodeId: nodeId, trigger: payload?["trigger"]?.stringValue,
+                                           handled: forced.handled, reason: forced.reason))
+            let reply: JSONValue = profile.nodeEventReply == .structured
+                ? ["ok": true, "event": .string(event), "handled": .bool(forced.handled), "reason": .string(forced.reason)]
+                : ["ok": true]
+            respond(.success(id: request.id, payload: reply), method: request.method, to: connectionId)
+            return
         }
-        let reply: JSONValue
-        if profile.nodeEventReply == .structured, let structured {
-            var object: [String: JSONValue] = ["ok": true, "event": .string(event), "handled": .bool(structured.handled)]
-            if let reason = structured.reason { object["reason"] = .string(reason) }
-            reply = .object(object)
-        } else {
-            reply = ["ok": true]
+        let facts = nodeEventFacts(session: session, nodeId: nodeId, on: connectionId)
+        var decision = NodeEventRules.decide(event: event, payload: payload, facts: facts)
+        for effect in decision.effects {
+            switch effect {
+            case .persistLastSeen(let deviceId, let reason):
+                // The store answers whether the record is still there; this store cannot fail.
+                let stored: Bool? = pairingStore.recordLastSeen(deviceId: deviceId, atMs: nowMs, reason: reason) ? true : nil
+                decision = NodeEventRules.afterPersist(stored, facts: facts, event: event)
+                apply(decision.effects, nodeId: nodeId)
+            default:
+                apply([effect], nodeId: nodeId)
+            }
         }
-        respond(.success(id: request.id, payload: reply), method: request.method, to: connectionId)
+        if event == "node.presence.alive", let handled = decision.handledFlag, let reason = decision.reason {
+            events.append(.presenceHandled(nodeId: nodeId, trigger: payload?["trigger"]?.stringValue, handled: handled, reason: reason))
+        }
+        respond(.success(id: request.id, payload: decision.reply), method: request.method, to: connectionId)
     }
 
-    /// The server algorithm of gateway-protocol.md §7.6.
-    func handlePresenceAlive(payload: JSONValue?, session: Session, nodeId: String) -> (handled: Bool, reason: String?) {
-        let rawTrigger = payload?["trigger"]?.stringValue
-        let trigger = rawTrigger.map { Self.presenceTriggers.contains($0) ? $0 : "background" }
-        let decision: (handled: Bool, reason: String)
-        if profile.nodeEventReply == .bareOK {
-            // Older Gateways had no beacon handler: the event fell through to a bare `{ok:true}`
-            // and nothing was recorded.
-            decision = (false, "unhandled")
-        } else if let forced = takeForcedPresenceReply() {
-            // A scripted reply (Gateway+PresenceFault.swift): nothing is recorded.
-            decision = (forced.handled, forced.reason)
-        } else if payload?.objectValue == nil {
-            decision = (false, "invalid_payload")
-        } else if session.deviceId == nil {
-            decision = (false, "missing_device_identity")
-        } else if let deviceId = session.deviceId, !pairingStore.isPaired(deviceId: deviceId, role: "node") {
-            decision = (false, "pairing_changed")
-        } else if let deviceId = session.deviceId, !nodes.shouldPersistPresence(deviceId: deviceId, nowMs: nowMs) {
-            decision = (true, "throttled")
-        } else if let deviceId = session.deviceId, pairingStore.recordLastSeen(deviceId: deviceId, atMs: nowMs, reason: trigger ?? "background") {
-            decision = (true, "persisted")
-        } else {
-            decision = (false, "pairing_changed")
+    /// What the `node.event` rules read about the sending session.
+    func nodeEventFacts(session: Session, nodeId: String, on connectionId: String) -> NodeEventFacts {
+        let current = nodes.nodes[nodeId]
+        var facts = NodeEventFacts(
+            replyStyle: profile.nodeEventReply, deviceId: session.deviceId,
+            sessionPairingGeneration: session.pairingGeneration,
+            currentPairingGeneration: session.deviceId.flatMap(pairingGeneration(deviceId:)),
+            isCurrentConnection: current?.connectionId == connectionId,
+            accessibilityGranted: current?.connectionId == connectionId && current?.permissions["accessibility"] == true,
+            lastPresencePersistMs: nil, hasActivity: nodeActivity[nodeId] != nil, nowMs: nowMs)
+        facts.lastPresencePersistMs = facts.presenceThrottleKey.flatMap { presencePersistStamps[$0] }
+        return facts
+    }
+
+    /// Applies effects other than a persist (which ``handleNodeEvent(_:session:nodeId:on:)`` runs).
+    func apply(_ effects: [NodeEventEffect], nodeId: String) {
+        for effect in effects {
+            switch effect {
+            case .persistLastSeen: break
+            case .stampPresenceThrottle(let key, let atMs): presencePersistStamps[key] = atMs
+            case .recordActivity(let idleSeconds, let saturated):
+                nodeActivity[nodeId] = NodeActivity(idleSeconds: idleSeconds, saturated: saturated, reportedAtMs: nowMs)
+            case .clearActivity: nodeActivity.removeValue(forKey: nodeId)
+            case .registerPush(let payload): handlePushRegistration(payload: payload, nodeId: nodeId)
+            }
         }
-        events.append(.presenceHandled(nodeId: nodeId, trigger: rawTrigger, handled: decision.handled, reason: decision.reason))
-        return decision
+    }
+
+    /// A device's node pairing generation: it changes when the paired record is created anew
+    /// (removed and paired again, or a new key). `nil` when the device holds no node pairing.
+    /// Upstream keys the beacon throttle and the connection's currency by such a generation
+    /// (src/gateway/server-node-events.ts, index id 57483807821, `pairingGeneration.key`); a
+    /// re-pair within the same millisecond of the Gateway clock is not told apart here.
+    func pairingGeneration(deviceId: String) -> String? {
+        guard let record = pairingStore.pairedDevice(deviceId), record.hasRole(.node) else { return nil }
+        return "\(record.createdAtMs):\(record.publicKey)"
     }
 
     /// `push.apns.register` (gateway-protocol.md §7.7): relay registrations count only when

@@ -26,6 +26,9 @@ struct Session: Sendable {
     /// `usesSharedGatewayAuth` / `sharedGatewaySessionGeneration`); such a session is closed
     /// with 4001 "gateway auth changed" when the shared secret changes.
     var sharedAuthGeneration: Int?
+    /// The node pairing generation the session was admitted with (see
+    /// `GatewayCore.pairingGeneration(deviceId:)`), `nil` when not paired as a node.
+    var pairingGeneration: String? = nil
 
     var isNode: Bool { role == GatewayRole.node.rawValue }
 }
@@ -86,6 +89,9 @@ actor GatewayCore {
     let startedAtMs: Int64
 
     var random: SeededRandom
+    /// A separate stream for canvas capabilities, so that minting them leaves the ids drawn from
+    /// ``random`` as they were.
+    var capabilityRandom: SeededRandom
     var connections: [String: ConnectionState] = [:]
     var nodes = NodeRegistry()
     var faults = FaultPlan()
@@ -116,6 +122,11 @@ actor GatewayCore {
     var pushRegistrations: [String: JSONValue] = [:]
     var pendingActions: [String: [JSONValue]] = [:]
     var chat = ChatState()
+    /// When a presence beacon was last persisted, per device and pairing generation
+    /// (`NodeEventFacts.presenceThrottleKey`).
+    var presencePersistStamps: [String: Int64] = [:]
+    /// The latest input activity of each node (`node.presence.activity`), by node id.
+    var nodeActivity: [String: NodeActivity] = [:]
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity) {
         self.configuration = configuration
@@ -134,6 +145,8 @@ actor GatewayCore {
         self.operatorState = OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                            random: SeededRandom(seed: random.next()))
         self.random = random
+        // Derived from the seed without drawing from `random`.
+        self.capabilityRandom = SeededRandom(seed: configuration.seed ^ 0xCA7A_5CA9_0000_0001)
         let now = configuration.clock.nowMs
         self.startedAtMs = now
         self.nextTickMs = now + Int64(configuration.tickIntervalMs)

@@ -146,7 +146,7 @@ public actor ReferenceClient {
 
     /// Creates both sessions; `running: false` leaves them idle until `connect` (offline).
     private func startSessions(_ store: DeviceStateStore, running: Bool = true) {
-        let commands = NodeCommands.declared
+        let commands = configuration.declaredCommands ?? NodeCommands.declared
         sessionSeed &+= 1
         let (nodeStream, nodeSignals) = AsyncStream<SessionSignal>.makeStream()
         let node = GatewaySession(role: .node, configuration: configuration, store: store, gatewayURL: gatewayURL,
