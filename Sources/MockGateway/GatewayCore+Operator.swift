@@ -265,15 +265,14 @@ extension GatewayCore {
                 guard let idempotencyKey = string("idempotencyKey") else { return invalid("idempotencyKey required") }
                 let timeoutMs = params?["timeoutMs"]?.int64Value.map { Int(max(0, $0)) } ?? NodeInvokeRequest.defaultTimeoutMs
                 guard nodes.nodes[nodeId] != nil else {
-                    fail(request.id, method: request.method,
-                         ErrorShape(code: ErrorCode.unavailable.rawValue, message: "node not connected",
-                                    details: ["nodeId": .string(nodeId)]),
-                         to: connectionId)
+                    fail(request.id, method: request.method, OperatorInvokeReply.notConnected(nodeId: nodeId), to: connectionId)
                     return
                 }
                 if let invokeId = startInvoke(nodeId: nodeId, command: command, params: params?["params"],
                                               timeoutMs: timeoutMs, idempotencyKey: idempotencyKey) {
-                    invokeOperatorCallers[invokeId] = (connectionId, request.id)
+                    invokeOperatorCallers[invokeId] = OperatorInvokeCaller(
+                        connectionId: connectionId, requestId: request.id, nodeId: nodeId, command: command,
+                        params: params?["params"], idempotencyKey: idempotencyKey)
                 }
             case .gatewayIdentityGet:
                 reply(["deviceId": .string(identity.deviceId), "publicKey": .string(identity.publicKeyBase64URL)])

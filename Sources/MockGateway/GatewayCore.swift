@@ -61,6 +61,8 @@ struct FaultPlan: Sendable {
     var forcedPresenceReply: PresenceForcedReply?
     /// How many of the next connections get a `connect.challenge` without `ts`.
     var challengesWithoutTs = 0
+    /// The drain in force: requests other than continuations are refused (`GatewayDrain`).
+    var drain: GatewayDrain?
 }
 
 /// How a scripting-API invoke ended.
@@ -93,7 +95,7 @@ actor GatewayCore {
     var startingUp: Bool
     var accepting = true
     var invokeWaiters: [String: CheckedContinuation<InvokeOutcome, Never>] = [:]
-    var invokeOperatorCallers: [String: (connectionId: String, requestId: String)] = [:]
+    var invokeOperatorCallers: [String: OperatorInvokeCaller] = [:]
     var presenceVersion = 1
     var pairingStore: PairingStore
     var bootstrapTokens: BootstrapTokenStore
@@ -114,7 +116,7 @@ actor GatewayCore {
     var operatorWaiters: [PendingOperatorWaiter] = []
     var armedRaces: [RaceArm] = []
     var pushRegistrations: [String: JSONValue] = [:]
-    var pendingActions: [String: [JSONValue]] = [:]
+    var pendingActions = PendingActionQueue()
     var chat = ChatState()
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity) {
@@ -386,10 +388,10 @@ actor GatewayCore {
 
     // MARK: - Invokes
 
-    /// Completes whoever waits for an invoke.
-    func finishInvoke(_ id: String, with outcome: InvokeOutcome) {
+    /// Completes whoever waits for an invoke (`queued`: the foreground action the refusal queued).
+    func finishInvoke(_ id: String, with outcome: InvokeOutcome, queued: PendingNodeAction? = nil) {
         if let waiter = invokeWaiters.removeValue(forKey: id) { waiter.resume(returning: outcome) }
-        if let caller = invokeOperatorCallers.removeValue(forKey: id) { answerOperatorInvoke(caller, outcome: outcome) }
+        if let caller = invokeOperatorCallers.removeValue(forKey: id) { answerOperatorInvoke(caller, outcome: outcome, queued: queued) }
     }
 
     func failInvokes(onConnection connectionId: String) {

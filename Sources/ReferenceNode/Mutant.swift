@@ -102,6 +102,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case ignoreBackground = "ignore-background"
     /// Sends a result on the new socket for an invoke received on an earlier socket.
     case staleSocketResult = "stale-socket-result"
+    /// Never pulls the foreground actions the Gateway queued while the app was in the background.
+    case noPendingDrain = "no-pending-drain"
 
     // MARK: Presence beacons
 
@@ -159,6 +161,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case giveUpSlowResponse = "give-up-slow-response"
     /// Ignores binary WebSocket messages from the Gateway.
     case dropBinaryFrames = "drop-binary-frames"
+    /// Takes a drain refusal (`UNAVAILABLE` with `details.reason` `gateway-restarting`, ...) as
+    /// final and never sends the request again.
+    case giveUpOnDrain = "give-up-on-drain"
 
     // MARK: Chat outbox and transcript cache
 
@@ -221,6 +226,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noIdempotency: ["INV-006"]
         case .ignoreBackground: ["INV-007"]
         case .staleSocketResult: ["INV-008"]
+        case .noPendingDrain: ["INV-009"]
         case .noWakeBeacon: ["PRES-001"]
         case .okTrueIsDurable: ["PRES-002"]
         case .beaconEveryWake: ["PRES-003"]
@@ -249,6 +255,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noColdStartCache: ["CACHE-001"]
         case .keepCacheAfterReset: ["CACHE-002"]
         case .sharedOutbox: ["OUTBOX-005"]
+        case .giveUpOnDrain: ["LIFE-005"]
         }
     }
 
@@ -295,6 +302,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noIdempotency: "A repeated idempotencyKey returns the first result (GP 7.3)."
         case .ignoreBackground: "Foreground-only commands fail with NODE_BACKGROUND_UNAVAILABLE in the background (GP 7.4)."
         case .staleSocketResult: "Never send a result for an invoke of a previous socket (GP 7.3)."
+        case .noPendingDrain: "Back in the foreground, pull the queued actions (node.pending.pull) and ack them (GP 7.4)."
         case .noWakeBeacon: "Send node.presence.alive after a background wake (GP 7.6)."
         case .okTrueIsDurable: "A bare {ok:true} is not a durable beacon (GP 7.6)."
         case .beaconEveryWake: "After handled:true, do not resend within 10 minutes (GP 7.6)."
@@ -323,6 +331,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noColdStartCache: "Show the cached transcript at once on a cold start, then refresh (iOS/Android cache)."
         case .keepCacheAfterReset: "A reset or forget clears the transcript cache (iOS/Android cache)."
         case .sharedOutbox: "Outbox and cache are per Gateway; a switch never flushes into another Gateway (iOS/Android)."
+        case .giveUpOnDrain: "Resend a request refused by a restart, suspend or closing drain after retryAfterMs (drift-2026-12 §2)."
         }
     }
 

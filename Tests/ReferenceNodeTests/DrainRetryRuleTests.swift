@@ -1,0 +1,29 @@
+import GatewayProtocol
+import Testing
+@testable import ReferenceNode
+
+/// The client's rule for requests refused by a draining Gateway.
+@Suite("Drain retry rule")
+struct DrainRetryRuleTests {
+    @Test("a retryable UNAVAILABLE with a drain reason is retried; startup and plain errors are not")
+    func whatIsRetried() {
+        for reason in ["gateway-restarting", "gateway-suspending", "gateway-closing"] {
+            #expect(DrainRetryRule.isRetryable(ErrorShape(code: "UNAVAILABLE", message: "m", details: ["reason": .string(reason)],
+                                                          retryable: true, retryAfterMs: 1_000)))
+        }
+        #expect(!DrainRetryRule.isRetryable(ErrorShape(code: "UNAVAILABLE", message: "m", details: ["reason": "gateway-restarting"])),
+                "not marked retryable")
+        #expect(!DrainRetryRule.isRetryable(ErrorShape(code: "UNAVAILABLE", message: "m", details: ["reason": "startup-sidecars"],
+                                                       retryable: true)))
+        #expect(!DrainRetryRule.isRetryable(ErrorShape(code: "INVALID_REQUEST", message: "m", details: ["reason": "gateway-restarting"],
+                                                       retryable: true)))
+    }
+
+    @Test("the wait is retryAfterMs or the doubling backoff from 500 ms to 5 s, whichever is longer")
+    func delays() {
+        let hinted = ErrorShape(code: "UNAVAILABLE", message: "m", retryAfterMs: 1_000)
+        #expect((0...5).map { DrainRetryRule.delayMs(for: hinted, attempt: $0) } == [1_000, 1_000, 2_000, 4_000, 5_000, 5_000])
+        let bare = ErrorShape(code: "UNAVAILABLE", message: "m")
+        #expect(DrainRetryRule.delayMs(for: bare, attempt: 0) == 500)
+    }
+}
