@@ -46,3 +46,26 @@ extension GatewayCore {
         pendingActions.live(nodeId: nodeId, nowMs: nowMs)
     }
 }
+
+// MARK: - Approval replays
+
+extension Gateway {
+    /// Caps the `approvalReplay` of `sessions.messages.subscribe` at `limit` approvals (1,000
+    /// by default, as upstream), so that a scenario can produce `truncated:true` with a few.
+    public func setApprovalReplayLimit(_ limit: Int) async {
+        await core.setApprovalReplayLimit(limit)
+    }
+
+    /// Creates an approval from a full draft (kind, session key, decisions), as an agent would.
+    /// - Throws: `GatewayError` when the profile cannot hold it.
+    public func createApproval(_ draft: ApprovalDraft) async throws(GatewayError) -> ApprovalRecord {
+        try await core.scriptCreateApproval(draft)
+    }
+}
+
+extension GatewayCore {
+    func setApprovalReplayLimit(_ limit: Int) {
+        approvalSubscriptions.replayLimit = max(0, limit)
+        noteFault("approval replays hold at most \(max(0, limit)) approvals")
+    }
+}

@@ -118,6 +118,7 @@ actor GatewayCore {
     var pushRegistrations: [String: JSONValue] = [:]
     var pendingActions = PendingActionQueue()
     var chat = ChatState()
+    var approvalSubscriptions = ApprovalSubscriptions()
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity) {
         self.configuration = configuration
@@ -209,6 +210,7 @@ actor GatewayCore {
         // Requests parked on this socket (waitAnswer, two-phase exec approvals) have nobody to
         // answer any more.
         operatorWaiters.removeAll { $0.connectionId == connectionId }
+        approvalSubscriptions.drop(connectionId: connectionId)
         events.append(.connectionClosed(connectionId: connectionId, code: code, reason: info.reason))
     }
 

@@ -139,6 +139,11 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case legacyOnlyUnifiedApprovals = "legacy-only-unified-approvals"
     /// Resolves a prompt of the previous Gateway on the new connection after a switch.
     case resolveOldGatewayPrompt = "resolve-old-gateway-prompt"
+    /// Keeps local pending approvals that an authoritative reconnect replay
+    /// (`approvalReplay.truncated:false`) no longer lists.
+    case ignoreApprovalReplay = "ignore-approval-replay"
+    /// Sends `kind:"exec"` on every `approval.resolve`, whatever the record's kind.
+    case execKindForEveryApproval = "exec-kind-for-every-approval"
 
     // MARK: Questions
 
@@ -240,6 +245,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .resolveExpiredApproval: ["APPR-004"]
         case .legacyOnlyUnifiedApprovals: ["APPR-005", "APPR-001", "APPR-002", "APPR-003", "APPR-006"]
         case .resolveOldGatewayPrompt: ["APPR-006"]
+        case .ignoreApprovalReplay: ["APPR-007"]
+        case .execKindForEveryApproval: ["APPR-008"]
         case .noQuestionReload: ["QUES-001"]
         case .answerExpiredQuestion: ["QUES-002"]
         case .retryTerminalQuestion: ["QUES-003"]
@@ -316,6 +323,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .resolveExpiredApproval: "Send no resolve after expiry (AQ A.8)."
         case .legacyOnlyUnifiedApprovals: "Use exec.approval.* when approval.* is not advertised (AQ A.9)."
         case .resolveOldGatewayPrompt: "Old Gateway prompts cannot be resolved after a switch (AQ D.4)."
+        case .ignoreApprovalReplay: "approvalReplay with truncated:false replaces the local pending set (AQ A.4)."
+        case .execKindForEveryApproval: "approval.resolve carries the record's exact kind; a wrong kind force-denies (AQ A.5)."
         case .noQuestionReload: "Reload pending questions with question.list after reconnect (AQ B.5)."
         case .answerExpiredQuestion: "Never answer an expired question (AQ B.4)."
         case .retryTerminalQuestion: "Lock the card on QUESTION_ALREADY_TERMINAL without retrying (AQ B.3)."

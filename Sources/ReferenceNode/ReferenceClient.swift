@@ -256,11 +256,26 @@ public actor ReferenceClient {
         if !configuration.has(.noQuestionReload), hello.methods.contains("question.list") {
             await reloadQuestions(on: connection)
         }
+        // Opt in to session.approval and take the reconnect replay (A.4); the opt-in is per
+        // call, so it is sent after every (re)connect.
+        if approvalFamily == .unified, hello.methods.contains("sessions.messages.subscribe") {
+            await subscribeApprovals(on: connection)
+        }
         // Reconcile approvals whose reply was lost (D.3: "on operator reconnect").
         for id in approvals.readBackCandidates { await readBack(id, on: connection) }
         _ = await registerPushIfNeeded()
         // Reconcile the chat with history and flush the outbox (in order, stable keys).
         if !chatOffline { await syncChat() }
+    }
+
+    /// The chat session whose approvals the operator session follows (`session.approval`).
+    public static let chatSessionKey = "agent:main:main"
+
+    private func subscribeApprovals(on connection: GatewayConnection) async {
+        let params: JSONValue = ["key": .string(Self.chatSessionKey), "includeApprovals": true]
+        guard case .success(let payload) = await Self.result(of: connection, "sessions.messages.subscribe", params),
+              let replay = payload["approvalReplay"], !replay.isNull else { return }
+        for id in approvals.applyReplay(replay, configuration: configuration) { observations.append(.approvalChanged(id: id)) }
     }
 
     private func reloadQuestions(on connection: GatewayConnection) async {

@@ -186,6 +186,24 @@ struct ApprovalBook: Sendable {
         }
     }
 
+    /// Applies the `approvalReplay` of a `sessions.messages.subscribe` reply (AQ A.4): every
+    /// listed approval is applied; with `truncated:false` the replay is authoritative, so a
+    /// local pending card it does not list is closed (it ended while the client was away);
+    /// with `truncated:true` unseen local cards stay until a canonical read.
+    /// - Returns: the ids of the cards that changed.
+    mutating func applyReplay(_ replay: JSONValue, configuration: ReferenceConfiguration) -> [String] {
+        let listed = replay["approvals"]?.arrayValue ?? []
+        for snapshot in listed { apply(snapshot: snapshot) }
+        var changed = listed.compactMap { $0["id"]?.stringValue }
+        guard replay["truncated"]?.boolValue == false, !configuration.has(.ignoreApprovalReplay) else { return changed }
+        let present = Set(changed)
+        for card in visibleCards where card.phase == .pending && !present.contains(card.id) {
+            markTerminal(id: card.id, status: "unavailable", decision: nil, note: "This approval is no longer pending.")
+            changed.append(card.id)
+        }
+        return changed
+    }
+
     /// Creates a card from a fetch reply (`approval.get` snapshot or the flat `exec.approval.get`).
     mutating func applyFetched(id: String, family: ApprovalFamily, payload: JSONValue) {
         if family == .legacy {
@@ -253,7 +271,8 @@ struct ApprovalBook: Sendable {
         cards[key] = card
         let params: JSONValue = family == .legacy
             ? ["id": .string(id), "decision": .string(decision)]
-            : ["id": .string(id), "kind": .string(card.kind), "decision": .string(decision)]
+            : ["id": .string(id), "kind": .string(configuration.has(.execKindForEveryApproval) ? "exec" : card.kind),
+               "decision": .string(decision)]
         return .send(method: family.resolveMethod, params: params)
     }
 
