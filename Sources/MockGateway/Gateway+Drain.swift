@@ -69,3 +69,13 @@ extension GatewayCore {
         noteFault("approval replays hold at most \(max(0, limit)) approvals")
     }
 }
+
+// MARK: - Push deliveries
+
+extension Gateway {
+    /// Every push handed to a node's transport so far (`push.test`), oldest first: relay sends
+    /// with their signature headers, direct sends with their token.
+    public func pushDeliveries() async -> [PushDelivery] {
+        await core.pushDeliveries
+    }
+}

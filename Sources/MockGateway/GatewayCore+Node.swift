@@ -203,6 +203,44 @@ extension GatewayCore {
         events.append(.pushRegistered(nodeId: nodeId, transport: transport, accepted: accepted, gatewayDeviceId: gatewayDeviceId))
     }
 
+    // MARK: - Push
+
+    /// Hands a push to the node's registered transport: the fake relay (a request signed with
+    /// the Gateway's identity and checked as the hosted relay checks it) or the APNs stand-in.
+    /// Every send is recorded (`Gateway.pushDeliveries()`) and announced (`pushSent`).
+    func sendPush(nodeId: String, registration: JSONValue, pushType: String, payload: JSONValue) -> PushDelivery {
+        let priority: Int64 = pushType == "background" ? 5 : 10
+        var delivery: PushDelivery
+        if registration["transport"]?.stringValue == "relay" {
+            let body: JSONValue = [
+                "relayHandle": registration["relayHandle"] ?? .null, "pushType": .string(pushType),
+                "priority": .int(priority), "payload": payload,
+            ]
+            let bodyJSON = body.jsonString
+            let signedAtMs = nowMs
+            let signature = identity.sign(PushRelay.signaturePayload(gatewayDeviceId: identity.deviceId, signedAtMs: signedAtMs,
+                                                                     bodyJSON: bodyJSON))
+            // The relay's own checks: a grant, and the signature of the Gateway the registration names.
+            let verified = DeviceIdentity.verify(signature: signature, payload: PushRelay.signaturePayload(
+                gatewayDeviceId: identity.deviceId, signedAtMs: signedAtMs, bodyJSON: bodyJSON), publicKey: identity.publicKeyBase64URL)
+            let granted = registration["sendGrant"]?.stringValue?.isEmpty == false
+            delivery = PushDelivery(nodeId: nodeId, transport: "relay", pushType: pushType, bodyJSON: bodyJSON,
+                                    gatewayDeviceId: identity.deviceId, signedAtMs: signedAtMs, signature: signature,
+                                    sendGrant: registration["sendGrant"]?.stringValue,
+                                    accepted: verified && granted && registration["gatewayDeviceId"]?.stringValue == identity.deviceId)
+        } else {
+            let body: JSONValue = [
+                "token": registration["token"] ?? .null, "topic": registration["topic"] ?? .null,
+                "pushType": .string(pushType), "priority": .int(priority), "payload": payload,
+            ]
+            delivery = PushDelivery(nodeId: nodeId, transport: "direct", pushType: pushType, bodyJSON: body.jsonString,
+                                    gatewayDeviceId: nil, signedAtMs: nil, signature: nil, sendGrant: nil, accepted: true)
+        }
+        pushDeliveries.append(delivery)
+        events.append(.pushSent(nodeId: nodeId, transport: delivery.transport, pushType: pushType, accepted: delivery.accepted))
+        return delivery
+    }
+
     // MARK: - Sending invokes
 
     /// Sends `node.invoke.request` to the node's current socket.

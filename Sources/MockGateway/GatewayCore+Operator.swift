@@ -67,7 +67,8 @@ extension GatewayCore {
             fail(request.id, method: method, OperatorMethodPolicy.unauthorizedRoleError(role), to: connectionId)
             return
         }
-        let servedByCore = coreServes(method)
+        // `push.test` is served but not advertised (upstream leaves it out of `features.methods`).
+        let servedByCore = coreServes(method) || method == GatewayMethod.pushTest.rawValue
         let servedByOperatorState = OperatorState.serves(method) && operatorState.offers(method)
         let servedByChat = Self.chatMethods.contains(method)
         // A profile without a family answers `unknown method` before any scope check.
@@ -279,6 +280,25 @@ extension GatewayCore {
                 }
             case .gatewayIdentityGet:
                 reply(["deviceId": .string(identity.deviceId), "publicKey": .string(identity.publicKeyBase64URL)])
+            case .pushTest:
+                guard let nodeId = string("nodeId") else { return invalid("nodeId required") }
+                let environment = params?["environment"]?.stringValue
+                if let environment, !["sandbox", "production"].contains(environment) {
+                    return invalid("environment must be sandbox or production")
+                }
+                guard let registration = pushRegistrations[nodeId] else {
+                    fail(request.id, method: request.method,
+                         ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "node \(nodeId) has no APNs registration (connect iOS node first)"),
+                         to: connectionId)
+                    return
+                }
+                let title = string("title") ?? "OpenClaw"
+                let body = string("body") ?? "Push test for node \(nodeId)"
+                let used = environment ?? registration["environment"]?.stringValue ?? "production"
+                let delivery = sendPush(nodeId: nodeId, registration: registration, pushType: "alert",
+                                        payload: PushRelay.alertPayload(title: title, body: body))
+                reply(PushRelay.testResult(delivery: delivery, registration: registration, environment: used,
+                                           apnsId: random.uuidString()))
             case .sessionsMessagesSubscribe, .sessionsMessagesUnsubscribe:
                 guard let key = string("key") else { return invalid("key required") }
                 let wantsApprovals = request.method == GatewayMethod.sessionsMessagesSubscribe.rawValue && params?["includeApprovals"]?.boolValue == true

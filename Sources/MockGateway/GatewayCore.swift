@@ -119,6 +119,7 @@ actor GatewayCore {
     var pendingActions = PendingActionQueue()
     var chat = ChatState()
     var approvalSubscriptions = ApprovalSubscriptions()
+    var pushDeliveries: [PushDelivery] = []
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity) {
         self.configuration = configuration

@@ -27,3 +27,33 @@ struct DrainRetryRuleTests {
         #expect(DrainRetryRule.delayMs(for: bare, attempt: 0) == 500)
     }
 }
+
+/// The reconnect replay of approvals as the reference client applies it (AQ A.4).
+@Suite("Approval replay on the client")
+struct ApprovalReplayRuleTests {
+    private func pendingSnapshot(_ id: String) -> JSONValue {
+        ["id": .string(id), "status": "pending", "expiresAtMs": 9_000,
+         "presentation": ["kind": "exec", "allowedDecisions": ["allow-once", "deny"]]]
+    }
+
+    @Test("truncated:false closes local pending cards the replay does not list and adds the listed ones")
+    func authoritative() {
+        var book = ApprovalBook(currentGateway: "gw")
+        book.upsertPending(id: "stale", kind: "exec", allowedDecisions: ["allow-once", "deny"], expiresAtMs: nil)
+        let changed = book.applyReplay(["approvals": [pendingSnapshot("fresh")], "truncated": false],
+                                       configuration: TestSupport.configuration())
+        #expect(Set(changed) == ["fresh", "stale"])
+        #expect(book.card("stale")?.isLocked == true)
+        #expect(book.card("fresh")?.phase == .pending)
+    }
+
+    @Test("truncated:true keeps unseen local cards; the mutant keeps them even when the replay is complete")
+    func truncatedAndMutant() {
+        var book = ApprovalBook(currentGateway: "gw")
+        book.upsertPending(id: "local", kind: "exec", allowedDecisions: ["allow-once", "deny"], expiresAtMs: nil)
+        _ = book.applyReplay(["approvals": [], "truncated": true], configuration: TestSupport.configuration())
+        #expect(book.card("local")?.phase == .pending)
+        _ = book.applyReplay(["approvals": [], "truncated": false], configuration: TestSupport.configuration([.ignoreApprovalReplay]))
+        #expect(book.card("local")?.phase == .pending)
+    }
+}
