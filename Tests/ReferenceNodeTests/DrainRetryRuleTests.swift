@@ -39,21 +39,27 @@ struct ApprovalReplayRuleTests {
     @Test("truncated:false closes local pending cards the replay does not list and adds the listed ones")
     func authoritative() {
         var book = ApprovalBook(currentGateway: "gw")
-        book.upsertPending(id: "stale", kind: "exec", allowedDecisions: ["allow-once", "deny"], expiresAtMs: nil)
-        let changed = book.applyReplay(["approvals": [pendingSnapshot("fresh")], "truncated": false],
+        book.upsertPending(id: "stale", kind: "exec", allowedDecisions: ["allow-once", "deny"], expiresAtMs: nil, sessionKey: "k")
+        book.upsertPending(id: "unbound", kind: "exec", allowedDecisions: ["allow-once", "deny"], expiresAtMs: nil)
+        book.upsertPending(id: "elsewhere", kind: "exec", allowedDecisions: ["allow-once", "deny"], expiresAtMs: nil, sessionKey: "other")
+        let changed = book.applyReplay(["sessionKey": "k", "approvals": [pendingSnapshot("fresh")], "truncated": false],
                                        configuration: TestSupport.configuration())
         #expect(Set(changed) == ["fresh", "stale"])
         #expect(book.card("stale")?.isLocked == true)
         #expect(book.card("fresh")?.phase == .pending)
+        #expect(book.card("fresh")?.sessionKey == "k")
+        #expect(book.card("unbound")?.phase == .pending, "a card of no known session is not the replay's to close")
+        #expect(book.card("elsewhere")?.phase == .pending, "a card of another session is not the replay's to close")
     }
 
     @Test("truncated:true keeps unseen local cards; the mutant keeps them even when the replay is complete")
     func truncatedAndMutant() {
         var book = ApprovalBook(currentGateway: "gw")
-        book.upsertPending(id: "local", kind: "exec", allowedDecisions: ["allow-once", "deny"], expiresAtMs: nil)
-        _ = book.applyReplay(["approvals": [], "truncated": true], configuration: TestSupport.configuration())
+        book.upsertPending(id: "local", kind: "exec", allowedDecisions: ["allow-once", "deny"], expiresAtMs: nil, sessionKey: "k")
+        _ = book.applyReplay(["sessionKey": "k", "approvals": [], "truncated": true], configuration: TestSupport.configuration())
         #expect(book.card("local")?.phase == .pending)
-        _ = book.applyReplay(["approvals": [], "truncated": false], configuration: TestSupport.configuration([.ignoreApprovalReplay]))
+        _ = book.applyReplay(["sessionKey": "k", "approvals": [], "truncated": false],
+                             configuration: TestSupport.configuration([.ignoreApprovalReplay]))
         #expect(book.card("local")?.phase == .pending)
     }
 }
