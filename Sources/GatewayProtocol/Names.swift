@@ -87,6 +87,10 @@ public struct GatewayMethod: RawRepresentable, Hashable, Sendable, Codable, Expr
     public static let nodePairRemove: GatewayMethod = "node.pair.remove"
     /// `push.test` (operators).
     public static let pushTest: GatewayMethod = "push.test"
+    /// `sessions.messages.subscribe` `{key, includeApprovals?}` (operators; unified approvals).
+    public static let sessionsMessagesSubscribe: GatewayMethod = "sessions.messages.subscribe"
+    /// `sessions.messages.unsubscribe` `{key}` (operators; unified approvals).
+    public static let sessionsMessagesUnsubscribe: GatewayMethod = "sessions.messages.unsubscribe"
 
     /// The methods a `role:"node"` socket may call (§7.2).
     public static let nodeMethods: [GatewayMethod] = [
@@ -149,6 +153,9 @@ public struct GatewayEventName: RawRepresentable, Hashable, Sendable, Codable, E
     public static let questionRequested: GatewayEventName = "question.requested"
     /// `question.resolved`: an agent question was answered, expired or cancelled (operators).
     public static let questionResolved: GatewayEventName = "question.resolved"
+    /// `session.approval`: an approval of a session, sent only to sessions subscribed to its key
+    /// with `includeApprovals:true` (operators; unified approvals).
+    public static let sessionApproval: GatewayEventName = "session.approval"
     /// `node.pair.requested`: a node capability surface awaits approval.
     public static let nodePairRequested: GatewayEventName = "node.pair.requested"
     /// `node.pair.resolved` `{requestId, nodeId, decision, ts}`.

@@ -157,6 +157,10 @@ extension GatewayCore {
                  ConnectAdmission.connectAfterHandshakeError, to: connectionId)
             return
         }
+        if let drain = faults.drain, !drain.admits(method: request.method) {
+            fail(request.id, method: request.method, drain.refusal(method: request.method), to: connectionId)
+            return
+        }
         if session.isNode {
             handleNodeRequest(request, session: session, on: connectionId)
         } else {

@@ -11,23 +11,24 @@ extension GatewayCore {
         case "node.event":
             handleNodeEvent(request, session: session, nodeId: nodeId, on: connectionId)
         case "node.pending.pull":
-            let actions = pendingActions[nodeId] ?? []
-            respond(.success(id: request.id, payload: ["nodeId": .string(nodeId), "actions": .array(actions)]),
+            // The foreground actions queued for this node (PendingActionQueue).
+            let declared = Set(nodes.nodes[nodeId]?.commands ?? [])
+            let actions = pendingActions.pull(nodeId: nodeId, declaredCommands: declared, nowMs: nowMs)
+            respond(.success(id: request.id, payload: ["nodeId": .string(nodeId), "actions": .array(actions.map(\.pullJSON))]),
                     method: request.method, to: connectionId)
         case "node.pending.ack":
-            guard let ids = request.params?["ids"]?.arrayValue?.compactMap(\.stringValue), !ids.isEmpty else {
+            let raw = request.params?["ids"]
+            guard raw == nil || raw?.isNull == true || raw?.arrayValue?.allSatisfy({ $0.stringValue != nil }) == true else {
                 fail(request.id, method: request.method,
-                     ErrorShape(code: "INVALID_REQUEST", message: "invalid node.pending.ack params: ids must be a non-empty array of strings"),
+                     ErrorShape(code: "INVALID_REQUEST", message: "invalid node.pending.ack params: ids must be an array of strings"),
                      to: connectionId)
                 return
             }
-            var remaining = pendingActions[nodeId] ?? []
-            let acked = remaining.compactMap { $0["id"]?.stringValue }.filter(ids.contains)
-            remaining.removeAll { action in action["id"]?.stringValue.map(ids.contains) ?? false }
-            pendingActions[nodeId] = remaining
+            let ids = raw?.arrayValue?.compactMap(\.stringValue) ?? []
+            let (acked, remaining) = pendingActions.ack(nodeId: nodeId, ids: ids, nowMs: nowMs)
             respond(.success(id: request.id, payload: [
                 "nodeId": .string(nodeId), "ackedIds": .array(acked.map(JSONValue.string)),
-                "remainingCount": .int(Int64(remaining.count)),
+                "remainingCount": .int(Int64(remaining)),
             ]), method: request.method, to: connectionId)
         case "node.pending.drain" where profile.hasNewerNodeMethods:
             respond(.success(id: request.id, payload: [
@@ -110,8 +111,25 @@ extension GatewayCore {
         case .completed(let pending, let result):
             events.append(.invokeResult(id: pending.id, nodeId: nodeId, ok: result.ok, matched: true, connectionId: connectionId))
             respond(.success(id: request.id, payload: ["ok": true]), method: request.method, to: connectionId)
-            finishInvoke(pending.id, with: .result(result))
+            finishInvoke(pending.id, with: .result(result), queued: queueForegroundAction(pending, result: result))
         }
+    }
+
+    /// Queues a foreground-only command that an iOS node refused in the background
+    /// (`PendingActionQueue`), so that the node can pull it after it returns to the foreground.
+    func queueForegroundAction(_ invoke: PendingInvoke, result: NodeInvokeResult) -> PendingNodeAction? {
+        guard !result.ok, let node = nodes.nodes[invoke.nodeId],
+              PendingActionQueue.shouldQueue(platform: node.platform, command: invoke.command,
+                                             errorCode: result.error?.code, errorMessage: result.error?.message)
+        else { return nil }
+        let before = pendingActions.live(nodeId: invoke.nodeId, nowMs: nowMs).map(\.id)
+        let action = pendingActions.enqueue(nodeId: invoke.nodeId, command: invoke.command, paramsJSON: invoke.paramsJSON,
+                                            idempotencyKey: invoke.idempotencyKey ?? invoke.id, nowMs: nowMs,
+                                            newId: { random.uuidString() })
+        if !before.contains(action.id) {
+            events.append(.pendingActionQueued(nodeId: invoke.nodeId, actionId: action.id, command: action.command))
+        }
+        return action
     }
 
     // MARK: - node.event
@@ -218,6 +236,44 @@ extension GatewayCore {
         events.append(.pushRegistered(nodeId: nodeId, transport: transport, accepted: accepted, gatewayDeviceId: gatewayDeviceId))
     }
 
+    // MARK: - Push
+
+    /// Hands a push to the node's registered transport: the fake relay (a request signed with
+    /// the Gateway's identity and checked as the hosted relay checks it) or the APNs stand-in.
+    /// Every send is recorded (`Gateway.pushDeliveries()`) and announced (`pushSent`).
+    func sendPush(nodeId: String, registration: JSONValue, pushType: String, payload: JSONValue) -> PushDelivery {
+        let priority: Int64 = pushType == "background" ? 5 : 10
+        var delivery: PushDelivery
+        if registration["transport"]?.stringValue == "relay" {
+            let body: JSONValue = [
+                "relayHandle": registration["relayHandle"] ?? .null, "pushType": .string(pushType),
+                "priority": .int(priority), "payload": payload,
+            ]
+            let bodyJSON = body.jsonString
+            let signedAtMs = nowMs
+            let signature = identity.sign(PushRelay.signaturePayload(gatewayDeviceId: identity.deviceId, signedAtMs: signedAtMs,
+                                                                     bodyJSON: bodyJSON))
+            // The relay's own checks: a grant, and the signature of the Gateway the registration names.
+            let verified = DeviceIdentity.verify(signature: signature, payload: PushRelay.signaturePayload(
+                gatewayDeviceId: identity.deviceId, signedAtMs: signedAtMs, bodyJSON: bodyJSON), publicKey: identity.publicKeyBase64URL)
+            let granted = registration["sendGrant"]?.stringValue?.isEmpty == false
+            delivery = PushDelivery(nodeId: nodeId, transport: "relay", pushType: pushType, bodyJSON: bodyJSON,
+                                    gatewayDeviceId: identity.deviceId, signedAtMs: signedAtMs, signature: signature,
+                                    sendGrant: registration["sendGrant"]?.stringValue,
+                                    accepted: verified && granted && registration["gatewayDeviceId"]?.stringValue == identity.deviceId)
+        } else {
+            let body: JSONValue = [
+                "token": registration["token"] ?? .null, "topic": registration["topic"] ?? .null,
+                "pushType": .string(pushType), "priority": .int(priority), "payload": payload,
+            ]
+            delivery = PushDelivery(nodeId: nodeId, transport: "direct", pushType: pushType, bodyJSON: body.jsonString,
+                                    gatewayDeviceId: nil, signedAtMs: nil, signature: nil, sendGrant: nil, accepted: true)
+        }
+        pushDeliveries.append(delivery)
+        events.append(.pushSent(nodeId: nodeId, transport: delivery.transport, pushType: pushType, accepted: delivery.accepted))
+        return delivery
+    }
+
     // MARK: - Sending invokes
 
     /// Sends `node.invoke.request` to the node's current socket.
@@ -227,7 +283,7 @@ extension GatewayCore {
         let id = random.uuidString()
         let deadline: Int64? = timeoutMs > 0 ? nowMs + Int64(timeoutMs) : nil
         nodes.begin(PendingInvoke(id: id, nodeId: nodeId, connectionId: node.connectionId, command: command,
-                                  idempotencyKey: idempotencyKey, deadlineMs: deadline))
+                                  idempotencyKey: idempotencyKey, deadlineMs: deadline, paramsJSON: params.map(\.jsonString)))
         let request = NodeInvokeRequest(id: id, nodeId: nodeId, command: command,
                                         paramsJSON: params.map(\.jsonString), timeoutMs: timeoutMs, idempotencyKey: idempotencyKey)
         sendTargeted(event: "node.invoke.request", payload: (try? JSONValue(encoding: request)) ?? .null, to: node.connectionId)
@@ -241,29 +297,28 @@ extension GatewayCore {
         invokeWaiters.removeValue(forKey: id)?.resume(returning: .timedOut)
     }
 
-    /// Answers an operator's `node.invoke` once the node did (gateway-protocol.md §7.11).
-    func answerOperatorInvoke(_ caller: (connectionId: String, requestId: String), outcome: InvokeOutcome) {
-        switch outcome {
-        case .result(let result) where result.ok:
-            var payload: [String: JSONValue] = ["ok": true, "nodeId": .string(result.nodeId)]
-            if let text = result.payloadJSON {
-                payload["payloadJSON"] = .string(text)
-                payload["payload"] = (try? JSONValue(parsing: text)) ?? .null
-            } else {
-                payload["payload"] = result.payload ?? .null
-                payload["payloadJSON"] = result.payload.map { .string($0.jsonString) } ?? .null
-            }
-            respond(.success(id: caller.requestId, payload: .object(payload)), method: "node.invoke", to: caller.connectionId)
-        case .result(let result):
-            fail(caller.requestId, method: "node.invoke",
-                 ErrorShape(code: result.error?.code ?? "UNAVAILABLE", message: result.error?.message ?? "node invoke failed"),
-                 to: caller.connectionId)
-        case .timedOut:
-            fail(caller.requestId, method: "node.invoke",
-                 ErrorShape(code: "UNAVAILABLE", message: "node invoke timed out", retryable: true), to: caller.connectionId)
-        case .nodeDisconnected:
-            fail(caller.requestId, method: "node.invoke",
-                 ErrorShape(code: "UNAVAILABLE", message: "node disconnected", retryable: true), to: caller.connectionId)
+    /// Answers an operator's `node.invoke` once the node did (gateway-protocol.md §7.11, with
+    /// upstream's shapes: `OperatorInvokeReply`).
+    func answerOperatorInvoke(_ caller: OperatorInvokeCaller, outcome: InvokeOutcome, queued: PendingNodeAction? = nil) {
+        if let queued, case .result(let result) = outcome {
+            fail(caller.requestId, method: "node.invoke", OperatorInvokeReply.queued(queued, nodeError: result.error), to: caller.connectionId)
+            return
+        }
+        switch OperatorInvokeReply.reply(nodeId: caller.nodeId, command: caller.command, outcome: outcome) {
+        case .success(let payload):
+            respond(.success(id: caller.requestId, payload: payload), method: "node.invoke", to: caller.connectionId)
+        case .failure(let error):
+            fail(caller.requestId, method: "node.invoke", error, to: caller.connectionId)
         }
     }
+}
+
+/// The operator request waiting for an invoke's outcome.
+struct OperatorInvokeCaller: Sendable {
+    let connectionId: String
+    let requestId: String
+    let nodeId: String
+    let command: String
+    let params: JSONValue?
+    let idempotencyKey: String
 }

@@ -26,7 +26,8 @@ extension GatewayCore {
     /// Whether the core serves `method` under this profile.
     func coreServes(_ method: String) -> Bool {
         let name = GatewayMethod(rawValue: method)
-        return Self.coreOperatorMethods.contains(name) || (profile.hasSetupCodeLifecycle && Self.setupLifecycleMethods.contains(name))
+        return Self.coreOperatorMethods.contains(name) || sessionSubscriptionMethods.contains(name)
+            || (profile.hasSetupCodeLifecycle && Self.setupLifecycleMethods.contains(name))
     }
 
     /// The methods `hello-ok.features.methods` advertises: exactly what this profile serves to
@@ -39,7 +40,8 @@ extension GatewayCore {
                 : [.nodeCanvasCapabilityRefresh]
             return methods.map(\.rawValue).sorted()
         }
-        return (Self.coreOperatorMethods.map(\.rawValue) + operatorState.offeredMethods + Self.chatMethods).sorted()
+        return (Self.coreOperatorMethods.map(\.rawValue) + sessionSubscriptionMethods.map(\.rawValue)
+            + operatorState.offeredMethods + Self.chatMethods).sorted()
     }
 
     /// The events `hello-ok.features.events` advertises.
@@ -50,6 +52,7 @@ extension GatewayCore {
         } else {
             events += [.devicePairRequested, .devicePairResolved, .execApprovalRequested, .execApprovalResolved]
             if profile.hasSetupCodeLifecycle { events += [.devicePairSetupCompleted, .devicePairSetupDeliveryUncertain] }
+            if profile.hasUnifiedApprovals { events += [.sessionApproval] }
             if profile.hasQuestions { events += [.questionRequested, .questionResolved] }
             events += Self.chatEvents.map(GatewayEventName.init(rawValue:))
         }
@@ -64,7 +67,8 @@ extension GatewayCore {
             fail(request.id, method: method, OperatorMethodPolicy.unauthorizedRoleError(role), to: connectionId)
             return
         }
-        let servedByCore = coreServes(method)
+        // `push.test` is served but not advertised (upstream leaves it out of `features.methods`).
+        let servedByCore = coreServes(method) || method == GatewayMethod.pushTest.rawValue
         let servedByOperatorState = OperatorState.serves(method) && operatorState.offers(method)
         let servedByChat = Self.chatMethods.contains(method)
         // A profile without a family answers `unknown method` before any scope check.
@@ -135,11 +139,11 @@ extension GatewayCore {
             case .adminOrDevices(let deviceIds):
                 let isAdmin = session.scopes.contains(OperatorScope.admin.rawValue)
                 guard isAdmin || session.deviceId.map(deviceIds.contains) == true else { continue }
-            case .approvalSubscribers:
-                // Only sessions subscribed to the key with `includeApprovals:true` get it
-                // (approvals-and-questions.md A.4); this Gateway serves no
-                // `sessions.messages.subscribe`, so no session is a subscriber.
-                continue
+            case .approvalSubscribers(let sessionKey):
+                // Only sessions subscribed to the key with `includeApprovals:true` that may see
+                // approvals get it (approvals-and-questions.md A.4, ApprovalSubscriptions).
+                guard approvalSubscriptions.isSubscribed(connectionId: connectionId, key: sessionKey),
+                      ApprovalSubscriptions.mayReceiveApprovals(scopes: session.scopes, deviceId: session.deviceId) else { continue }
             }
             sendSequenced(event: event.name, payload: event.payload, to: connectionId)
         }
@@ -265,24 +269,66 @@ extension GatewayCore {
                 guard let idempotencyKey = string("idempotencyKey") else { return invalid("idempotencyKey required") }
                 let timeoutMs = params?["timeoutMs"]?.int64Value.map { Int(max(0, $0)) } ?? NodeInvokeRequest.defaultTimeoutMs
                 guard nodes.nodes[nodeId] != nil else {
-                    fail(request.id, method: request.method,
-                         ErrorShape(code: ErrorCode.unavailable.rawValue, message: "node not connected",
-                                    details: ["nodeId": .string(nodeId)]),
-                         to: connectionId)
+                    fail(request.id, method: request.method, OperatorInvokeReply.notConnected(nodeId: nodeId), to: connectionId)
                     return
                 }
                 if let invokeId = startInvoke(nodeId: nodeId, command: command, params: params?["params"],
                                               timeoutMs: timeoutMs, idempotencyKey: idempotencyKey) {
-                    invokeOperatorCallers[invokeId] = (connectionId, request.id)
+                    invokeOperatorCallers[invokeId] = OperatorInvokeCaller(
+                        connectionId: connectionId, requestId: request.id, nodeId: nodeId, command: command,
+                        params: params?["params"], idempotencyKey: idempotencyKey)
                 }
             case .gatewayIdentityGet:
                 reply(["deviceId": .string(identity.deviceId), "publicKey": .string(identity.publicKeyBase64URL)])
+            case .pushTest:
+                guard let nodeId = string("nodeId") else { return invalid("nodeId required") }
+                let environment = params?["environment"]?.stringValue
+                if let environment, !["sandbox", "production"].contains(environment) {
+                    return invalid("environment must be sandbox or production")
+                }
+                guard let registration = pushRegistrations[nodeId] else {
+                    fail(request.id, method: request.method,
+                         ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "node \(nodeId) has no APNs registration (connect iOS node first)"),
+                         to: connectionId)
+                    return
+                }
+                let title = string("title") ?? "OpenClaw"
+                let body = string("body") ?? "Push test for node \(nodeId)"
+                let used = environment ?? registration["environment"]?.stringValue ?? "production"
+                let delivery = sendPush(nodeId: nodeId, registration: registration, pushType: "alert",
+                                        payload: PushRelay.alertPayload(title: title, body: body))
+                reply(PushRelay.testResult(delivery: delivery, registration: registration, environment: used,
+                                           apnsId: random.uuidString()))
+            case .sessionsMessagesSubscribe, .sessionsMessagesUnsubscribe:
+                guard let key = string("key") else { return invalid("key required") }
+                let wantsApprovals = request.method == GatewayMethod.sessionsMessagesSubscribe.rawValue && params?["includeApprovals"]?.boolValue == true
+                let allowed = wantsApprovals
+                    && ApprovalSubscriptions.mayReceiveApprovals(scopes: session.scopes, deviceId: session.deviceId)
+                approvalSubscriptions.subscribe(connectionId: connectionId, key: key, includeApprovals: allowed)
+                guard request.method == GatewayMethod.sessionsMessagesSubscribe.rawValue else { return reply(["unsubscribed": true, "key": .string(key)]) }
+                var payload: [String: JSONValue] = ["subscribed": true, "key": .string(key), "includeApprovals": .bool(allowed)]
+                if allowed {
+                    let caller = OperatorCaller(wireRole: session.role, wireScopes: session.scopes, surface: connectionId,
+                                                deviceId: session.deviceId, clientId: session.client.id.rawValue,
+                                                displayName: session.client.displayName)
+                    applyOperatorEffects(operatorState.expire(nowMs: nowMs))
+                    payload["approvalReplay"] = ApprovalSubscriptions.replay(
+                        sessionKey: key, records: operatorState.approvals.all, caller: caller, nowMs: nowMs,
+                        limit: approvalSubscriptions.replayLimit, basePath: operatorState.features.controlUIBasePath)
+                }
+                reply(.object(payload))
             default:
                 unknownMethod(request, on: connectionId)
             }
         } catch {
             fail(request.id, method: request.method, error.errorShape, to: connectionId)
         }
+    }
+
+    /// `sessions.messages.subscribe` / `unsubscribe`, served where `session.approval` exists
+    /// (profiles with the unified approval family; approvals-and-questions.md A.4).
+    var sessionSubscriptionMethods: [GatewayMethod] {
+        profile.hasUnifiedApprovals ? [.sessionsMessagesSubscribe, .sessionsMessagesUnsubscribe] : []
     }
 
     var connectedDeviceIds: Set<String> {

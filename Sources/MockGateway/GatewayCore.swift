@@ -64,6 +64,8 @@ struct FaultPlan: Sendable {
     var forcedPresenceReply: PresenceForcedReply?
     /// How many of the next connections get a `connect.challenge` without `ts`.
     var challengesWithoutTs = 0
+    /// The drain in force: requests other than continuations are refused (`GatewayDrain`).
+    var drain: GatewayDrain?
 }
 
 /// How a scripting-API invoke ended.
@@ -99,7 +101,7 @@ actor GatewayCore {
     var startingUp: Bool
     var accepting = true
     var invokeWaiters: [String: CheckedContinuation<InvokeOutcome, Never>] = [:]
-    var invokeOperatorCallers: [String: (connectionId: String, requestId: String)] = [:]
+    var invokeOperatorCallers: [String: OperatorInvokeCaller] = [:]
     var presenceVersion = 1
     var pairingStore: PairingStore
     var bootstrapTokens: BootstrapTokenStore
@@ -120,13 +122,15 @@ actor GatewayCore {
     var operatorWaiters: [PendingOperatorWaiter] = []
     var armedRaces: [RaceArm] = []
     var pushRegistrations: [String: JSONValue] = [:]
-    var pendingActions: [String: [JSONValue]] = [:]
+    var pendingActions = PendingActionQueue()
     var chat = ChatState()
     /// When a presence beacon was last persisted, per device and pairing generation
     /// (`NodeEventFacts.presenceThrottleKey`).
     var presencePersistStamps: [String: Int64] = [:]
     /// The latest input activity of each node (`node.presence.activity`), by node id.
     var nodeActivity: [String: NodeActivity] = [:]
+    var approvalSubscriptions = ApprovalSubscriptions()
+    var pushDeliveries: [PushDelivery] = []
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity) {
         self.configuration = configuration
@@ -220,6 +224,7 @@ actor GatewayCore {
         // Requests parked on this socket (waitAnswer, two-phase exec approvals) have nobody to
         // answer any more.
         operatorWaiters.removeAll { $0.connectionId == connectionId }
+        approvalSubscriptions.drop(connectionId: connectionId)
         events.append(.connectionClosed(connectionId: connectionId, code: code, reason: info.reason))
     }
 
@@ -399,10 +404,10 @@ actor GatewayCore {
 
     // MARK: - Invokes
 
-    /// Completes whoever waits for an invoke.
-    func finishInvoke(_ id: String, with outcome: InvokeOutcome) {
+    /// Completes whoever waits for an invoke (`queued`: the foreground action the refusal queued).
+    func finishInvoke(_ id: String, with outcome: InvokeOutcome, queued: PendingNodeAction? = nil) {
         if let waiter = invokeWaiters.removeValue(forKey: id) { waiter.resume(returning: outcome) }
-        if let caller = invokeOperatorCallers.removeValue(forKey: id) { answerOperatorInvoke(caller, outcome: outcome) }
+        if let caller = invokeOperatorCallers.removeValue(forKey: id) { answerOperatorInvoke(caller, outcome: outcome, queued: queued) }
     }
 
     func failInvokes(onConnection connectionId: String) {

@@ -102,6 +102,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case ignoreBackground = "ignore-background"
     /// Sends a result on the new socket for an invoke received on an earlier socket.
     case staleSocketResult = "stale-socket-result"
+    /// Never pulls the foreground actions the Gateway queued while the app was in the background.
+    case noPendingDrain = "no-pending-drain"
 
     // MARK: Presence beacons
 
@@ -137,6 +139,11 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case legacyOnlyUnifiedApprovals = "legacy-only-unified-approvals"
     /// Resolves a prompt of the previous Gateway on the new connection after a switch.
     case resolveOldGatewayPrompt = "resolve-old-gateway-prompt"
+    /// Keeps local pending approvals that an authoritative reconnect replay
+    /// (`approvalReplay.truncated:false`) no longer lists.
+    case ignoreApprovalReplay = "ignore-approval-replay"
+    /// Sends `kind:"exec"` on every `approval.resolve`, whatever the record's kind.
+    case execKindForEveryApproval = "exec-kind-for-every-approval"
 
     // MARK: Questions
 
@@ -159,6 +166,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case giveUpSlowResponse = "give-up-slow-response"
     /// Ignores binary WebSocket messages from the Gateway.
     case dropBinaryFrames = "drop-binary-frames"
+    /// Takes a drain refusal (`UNAVAILABLE` with `details.reason` `gateway-restarting`, ...) as
+    /// final and never sends the request again.
+    case giveUpOnDrain = "give-up-on-drain"
 
     // MARK: Chat outbox and transcript cache
 
@@ -221,6 +231,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noIdempotency: ["INV-006"]
         case .ignoreBackground: ["INV-007"]
         case .staleSocketResult: ["INV-008"]
+        case .noPendingDrain: ["INV-009"]
         case .noWakeBeacon: ["PRES-001"]
         case .okTrueIsDurable: ["PRES-002"]
         case .beaconEveryWake: ["PRES-003"]
@@ -234,6 +245,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .resolveExpiredApproval: ["APPR-004"]
         case .legacyOnlyUnifiedApprovals: ["APPR-005", "APPR-001", "APPR-002", "APPR-003", "APPR-006"]
         case .resolveOldGatewayPrompt: ["APPR-006"]
+        case .ignoreApprovalReplay: ["APPR-007"]
+        case .execKindForEveryApproval: ["APPR-008"]
         case .noQuestionReload: ["QUES-001"]
         case .answerExpiredQuestion: ["QUES-002"]
         case .retryTerminalQuestion: ["QUES-003"]
@@ -249,6 +262,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noColdStartCache: ["CACHE-001"]
         case .keepCacheAfterReset: ["CACHE-002"]
         case .sharedOutbox: ["OUTBOX-005"]
+        case .giveUpOnDrain: ["LIFE-005"]
         }
     }
 
@@ -295,6 +309,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noIdempotency: "A repeated idempotencyKey returns the first result (GP 7.3)."
         case .ignoreBackground: "Foreground-only commands fail with NODE_BACKGROUND_UNAVAILABLE in the background (GP 7.4)."
         case .staleSocketResult: "Never send a result for an invoke of a previous socket (GP 7.3)."
+        case .noPendingDrain: "Back in the foreground, pull the queued actions (node.pending.pull) and ack them (GP 7.4)."
         case .noWakeBeacon: "Send node.presence.alive after a background wake (GP 7.6)."
         case .okTrueIsDurable: "A bare {ok:true} is not a durable beacon (GP 7.6)."
         case .beaconEveryWake: "After handled:true, do not resend within 10 minutes (GP 7.6)."
@@ -308,6 +323,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .resolveExpiredApproval: "Send no resolve after expiry (AQ A.8)."
         case .legacyOnlyUnifiedApprovals: "Use exec.approval.* when approval.* is not advertised (AQ A.9)."
         case .resolveOldGatewayPrompt: "Old Gateway prompts cannot be resolved after a switch (AQ D.4)."
+        case .ignoreApprovalReplay: "approvalReplay with truncated:false replaces the local pending set (AQ A.4)."
+        case .execKindForEveryApproval: "approval.resolve carries the record's exact kind; a wrong kind force-denies (AQ A.5)."
         case .noQuestionReload: "Reload pending questions with question.list after reconnect (AQ B.5)."
         case .answerExpiredQuestion: "Never answer an expired question (AQ B.4)."
         case .retryTerminalQuestion: "Lock the card on QUESTION_ALREADY_TERMINAL without retrying (AQ B.3)."
@@ -323,6 +340,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noColdStartCache: "Show the cached transcript at once on a cold start, then refresh (iOS/Android cache)."
         case .keepCacheAfterReset: "A reset or forget clears the transcript cache (iOS/Android cache)."
         case .sharedOutbox: "Outbox and cache are per Gateway; a switch never flushes into another Gateway (iOS/Android)."
+        case .giveUpOnDrain: "Resend a request refused by a restart, suspend or closing drain after retryAfterMs (drift-2026-12 §2)."
         }
     }
 

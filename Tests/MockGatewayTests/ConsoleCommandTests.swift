@@ -126,4 +126,13 @@ struct ConsoleCommandTests {
             #expect(error?.contains("\n") == false)
         }
     }
+
+    @Test func drainStartsAndEndsByName() throws {
+        #expect(try parse("drain restarting") == .drain(.restarting))
+        #expect(try parse("drain suspend") == .drain(.suspending))
+        #expect(try parse("drain gateway-closing") == .drain(.closing))
+        #expect(try parse("drain off") == .drain(nil))
+        #expect(parseError("drain") == "drain: usage: drain <restarting|suspending|closing|off>")
+        #expect(parseError("drain later")?.hasPrefix("drain: unknown drain 'later'") == true)
+    }
 }

@@ -63,6 +63,8 @@ public enum ConsoleCommand: Sendable, Hashable {
     case cancelQuestion(ConsoleReference)
     /// A `chat-*` command: the scripted chat agent and the chat faults.
     case chat(ChatConsoleCommand)
+    /// `drain <restarting|suspending|closing|off>`: start or end a drain (``GatewayDrain``).
+    case drain(GatewayDrain?)
 
     /// The command's name as typed.
     public var name: String {
@@ -85,6 +87,7 @@ public enum ConsoleCommand: Sendable, Hashable {
         case .answerQuestion: "answer-question"
         case .cancelQuestion: "cancel-question"
         case .chat(let command): command.name
+        case .drain: "drain"
         }
     }
 }
@@ -173,6 +176,9 @@ public struct ConsoleCommandHelp: Sendable, Hashable {
               example: #"answer-question latest ["staging"]"#),
         .init(name: "cancel-question", usage: "cancel-question <id|latest>",
               summary: "cancel a question from the console", example: "cancel-question latest"),
+        .init(name: "drain", usage: "drain <restarting|suspending|closing|off>",
+              summary: "refuse new requests with UNAVAILABLE gateway-<reason> (retryAfterMs 1000) until 'drain off'",
+              example: "drain restarting"),
     ] + ChatConsoleCommand.help + [
         .init(name: "help", usage: "help", summary: "show this list", example: "help"),
         .init(name: "quit", usage: "quit", summary: "stop the server", example: "quit"),
@@ -251,6 +257,13 @@ extension ConsoleCommand {
             return .answerQuestion(ConsoleReference(arguments.tokens[0].text), answers: try ConsoleAnswers(parsing: json))
         case "cancel-question":
             return .cancelQuestion(ConsoleReference(try arguments.exactlyOne(placeholder: "<id|latest>")))
+        case "drain":
+            let text = try arguments.exactlyOne(placeholder: "<restarting|suspending|closing|off>")
+            if text == "off" { return .drain(nil) }
+            guard let drain = GatewayDrain(name: text) else {
+                throw ConsoleError("drain: unknown drain '\(text)' (restarting, suspending, closing or off)")
+            }
+            return .drain(drain)
         default:
             if let chat = try ChatConsoleCommand.parse(name: head.text, arguments: &arguments) { return .chat(chat) }
             throw ConsoleError("unknown command '\(head.text)' (type 'help' for the list)")

@@ -45,6 +45,8 @@ public enum ConsoleResult: Sendable, Hashable {
     case questionResolved(QuestionRecord)
     /// A `chat-*` command.
     case chat(ChatConsoleResult)
+    /// `drain`: the drain now in force (`nil` after `drain off`).
+    case drained(GatewayDrain?)
 
     /// The result as a JSON object (the `result` member of `command.ok`).
     public var json: JSONValue {
@@ -97,6 +99,9 @@ public enum ConsoleResult: Sendable, Hashable {
             return record.json
         case .chat(let result):
             return result.json
+        case .drained(let drain):
+            return ["drain": drain.map { .string($0.rawValue) } ?? .null, "reason": drain.map { .string($0.reason) } ?? .null,
+                    "retryAfterMs": drain == nil ? .null : .int(Int64(GatewayDrain.retryAfterMs))]
         }
     }
 
@@ -159,6 +164,9 @@ public enum ConsoleResult: Sendable, Hashable {
             return line
         case .chat(let result):
             return result.text
+        case .drained(let drain):
+            guard let drain else { return "drain ended: serving requests again" }
+            return "draining (\(drain.reason)): new requests get UNAVAILABLE with retryAfterMs \(GatewayDrain.retryAfterMs) until 'drain off'"
         }
     }
 }

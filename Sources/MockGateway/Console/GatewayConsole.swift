@@ -134,6 +134,9 @@ public struct GatewayConsole: Sendable {
                 try await gateway.answerQuestion(id: id, answers: byQuestion, surface: Self.surface)
             }
             return .questionResolved(record)
+        case .drain(let drain):
+            if let drain { await gateway.beginDrain(drain) } else { await gateway.endDrain() }
+            return .drained(drain)
         case .cancelQuestion(let reference):
             let id = try recordId(reference, kind: "question")
             let record = try await gatewayCall { () async throws(GatewayError) in

@@ -69,6 +69,8 @@ public struct PendingInvoke: Sendable, Hashable {
     public var idempotencyKey: String?
     /// When the Gateway gives up (Gateway clock); `nil` for `timeoutMs: 0` (unbounded).
     public var deadlineMs: Int64?
+    /// The params as sent (`paramsJSON`), kept for a foreground action queued on refusal.
+    public var paramsJSON: String? = nil
 }
 
 /// How a `node.invoke.result` was taken (gateway-protocol.md §7.4).
