@@ -41,7 +41,7 @@ let inv009 = Scenario(
                                            idempotencyKey: "inv-009-\(command)", wait: run.stepTimeout)
     guard case .result(let result) = outcome, !result.ok, result.error?.code == "NODE_BACKGROUND_UNAVAILABLE" else {
         try run.fail("\(command) was not refused in the background, so nothing was queued",
-                     expected: "ok:false NODE_BACKGROUND_UNAVAILABLE", actual: "\(outcome)")
+                     expected: "ok:false NODE_BACKGROUND_UNAVAILABLE", actual: describeOutcome(outcome))
     }
     let actionId = try await run.waitForEvent("the Gateway queues \(command)", from: queuedFrom) { event -> String? in
         if case .pendingActionQueued(nodeId, let id, command) = event { id } else { nil }
@@ -64,4 +64,19 @@ let inv009 = Scenario(
     let left = await run.gateway.pendingActions(nodeId: nodeId)
     try run.expect(left.isEmpty, "the queued actions are acknowledged", expected: "an empty queue",
                    actual: left.map { "\($0.command) \($0.id)" }.joined(separator: ", "))
+}
+
+/// The invoke's outcome in the words of the failure message (no Swift debug formatting).
+private func describeOutcome(_ outcome: InvokeOutcome) -> String {
+    switch outcome {
+    case .result(let result) where result.ok:
+        return "ok:true"
+    case .result(let result):
+        guard let error = result.error else { return "ok:false without an error" }
+        return "ok:false \(error.code ?? "without a code") \"\(error.message ?? "")\""
+    case .timedOut:
+        return "no result before the invoke timed out"
+    case .nodeDisconnected:
+        return "the node disconnected before it answered"
+    }
 }
