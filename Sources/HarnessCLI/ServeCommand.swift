@@ -27,7 +27,7 @@ enum ServeCommand {
             See docs/harness-serve.md.
             """,
         flags: [
-            .option("--host", "HOST", help: "Address to listen on (default 127.0.0.1)."),
+            .option("--host", "HOST", help: "Address to listen on (default 127.0.0.1); off loopback --auth is required."),
             .option("--port", "PORT", help: "Port to listen on; 0 picks a free one (default 18789).",
                     validate: { Int($0).map { (0...65_535).contains($0) } == true ? nil : "expected a port from 0 to 65535" }),
             .option("--profile", "NAME", help: "Gateway generation: current or legacy (default current).",
@@ -45,7 +45,9 @@ enum ServeCommand {
             .option("--tick-interval-ms", "N", help: "Tick interval in milliseconds (default 30000).",
                     validate: { Int($0).map { $0 > 0 } == true ? nil : "expected a positive number of milliseconds" }),
             .option("--transcript", "FILE", help: "Also write every frame to this JSON Lines file."),
-            .option("--seed", SeedOption.self, help: "Seed of every random choice (request ids, tokens), 0 to 2^53-1, decimal or 0x hex."),
+            .option("--seed", SeedOption.self,
+                    help: "Seed of every random choice (request ids, tokens), 0 to 2^53-1, decimal or 0x hex: secrets become predictable."),
+            .flag("--insecure", help: "Allow a non-loopback --host without --auth (anyone who reaches the port may connect)."),
             .flag("--show-secrets", help: "Print tokens, setup codes and passwords: no redaction in the output, the transcript and verbose frames."),
             .flag("--json", help: "Write one JSON object per line."),
             .flag("--verbose", help: "Also print every frame in and out."),
@@ -60,6 +62,7 @@ enum ServeCommand {
             io.err("error: \(error)\n")
             return CommandLineTool.exitUsage
         }
+        for warning in ServeOptions.warnings(for: configuration, arguments: arguments) { io.err("warning: \(warning)\n") }
         MemoryReturn.configure()
         let gateway: Gateway
         do {
@@ -191,6 +194,15 @@ enum ServeOptions {
                               warn: (String) -> Void = { _ in }) throws -> GatewayConfiguration {
         let pairing = arguments.value("--pairing") ?? "manual"
         let networks = try arguments.allValues("--trusted-cidr").map { entry throws in try IPNetwork(parsing: entry) }
+        let host = arguments.value("--host") ?? "127.0.0.1"
+        let auth = try auth(from: arguments, environment: environment, warn: warn)
+        if !isLoopback(host), !auth.hasSecret, !arguments.isSet("--insecure") {
+            throw Invalid(description: """
+                --host \(host) is not a loopback address: a Gateway on the network needs a shared secret. \
+                Give --auth token:SECRET or --auth password:SECRET (or the same in --auth-file FILE or \
+                \(authEnvironmentVariable)), or --insecure to serve without one.
+                """)
+        }
         let transcriptFile = arguments.value("--transcript").map { URL(fileURLWithPath: $0) }
         var memoryBudget = GatewayMemoryBudget.serve
         if transcriptFile != nil {
@@ -199,10 +211,10 @@ enum ServeOptions {
             memoryBudget.transcript.connectionBytes = 512 << 10
         }
         var configuration = GatewayConfiguration(
-            host: arguments.value("--host") ?? "127.0.0.1",
+            host: host,
             port: Int(arguments.value("--port") ?? "18789") ?? 18789,
             profile: GatewayProfile.named(arguments.value("--profile") ?? "current") ?? .current,
-            auth: try auth(from: arguments, environment: environment, warn: warn),
+            auth: auth,
             autoApproval: AutoApprovalPolicy(approveEverything: pairing == "auto", approveLoopback: pairing == "local",
                                              trustedNetworks: networks),
             clock: .system(),
@@ -210,8 +222,51 @@ enum ServeOptions {
             transcriptFile: transcriptFile,
             memoryBudget: memoryBudget)
         if let interval = arguments.value("--tick-interval-ms").flatMap(Int.init) { configuration.tickIntervalMs = interval }
-        if let seed = arguments.value("--seed", as: SeedOption.self) { configuration.seed = seed.value }
+        if let seed = arguments.value("--seed", as: SeedOption.self)?.value {
+            // Everything, the Gateway's identity included, follows the seed: a run replays exactly.
+            configuration.seed = seed
+            var derived = SeededRandom(seed: seed ^ 0x1DE7_171E_5EED)
+            configuration.identitySeed = derived.bytes(32)
+        } else {
+            // Nothing predictable: a fresh seed, secrets from the system's secure generator and
+            // a fresh identity (or the one kept in --state-dir).
+            var system = SystemRandomNumberGenerator()
+            configuration.seed = system.next() & SeedOption.maximum
+            configuration.secretsFromSystemRandom = true
+            configuration.identitySeed = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &system) }
+        }
         return configuration
+    }
+
+    /// What the person starting `serve` must know about the choices made: printed to stderr as
+    /// `warning:` lines before the server starts.
+    static func warnings(for configuration: GatewayConfiguration, arguments: ParsedArguments) -> [String] {
+        var warnings: [String] = []
+        if let seed = arguments.value("--seed") {
+            warnings.append("""
+                --seed \(seed): device tokens, setup codes, request ids and the Gateway identity are predictable \
+                from the seed; use it to replay a run, never on a network you do not control
+                """)
+        }
+        if !isLoopback(configuration.host), !configuration.auth.hasSecret {
+            let approval = configuration.autoApproval.approveEverything
+                ? " and is approved at once (--pairing auto), operator.admin included" : ""
+            warnings.append("""
+                --insecure: serving on \(configuration.host):\(configuration.port) without a shared secret; anyone \
+                who can reach the port can connect, ask for pairing\(approval), and read the traffic unless --tls is on
+                """)
+        }
+        if arguments.isSet("--show-secrets") {
+            warnings.append("--show-secrets: tokens, setup codes and passwords appear in the output and the transcript")
+        }
+        return warnings
+    }
+
+    /// Whether `host` only accepts connections from this machine: `localhost`, 127.0.0.0/8 or `::1`.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare.lowercased() == "localhost" { return true }
+        return (try? IPAddress(parsing: bare))?.isLoopback == true
     }
 
     /// `none`, `token:SECRET` or `password:SECRET`. The error never repeats the text (it may

@@ -29,6 +29,11 @@ public struct GatewayConfiguration: Sendable {
     public var clock: GatewayClock
     /// The seed of every random choice (request ids, nonces, tokens, race interleavings).
     public var seed: UInt64
+    /// Draw bearer secrets (device tokens, bootstrap tokens) from the system's cryptographically
+    /// secure generator instead of the seeded sequence, so that knowing the seed (or one token)
+    /// predicts none of them. `harness serve` sets it unless `--seed` is given; request ids,
+    /// nonces and race interleavings still follow ``seed``.
+    public var secretsFromSystemRandom: Bool
     /// The 32-byte seed of the Gateway's own Ed25519 identity (`gateway.identity.get`). Two
     /// Gateways with different seeds have different identities.
     public var identitySeed: [UInt8]
@@ -63,6 +68,7 @@ public struct GatewayConfiguration: Sendable {
         maxBufferedBytes: Int = 52_428_800,
         clock: GatewayClock = .manual(),
         seed: UInt64 = 0x0C1A_55EED,
+        secretsFromSystemRandom: Bool = false,
         identitySeed: [UInt8] = Array(repeating: 0x47, count: 32),
         redactSecrets: Bool = true,
         transcriptFile: URL? = nil,
@@ -83,6 +89,7 @@ public struct GatewayConfiguration: Sendable {
         self.maxBufferedBytes = maxBufferedBytes
         self.clock = clock
         self.seed = seed
+        self.secretsFromSystemRandom = secretsFromSystemRandom
         self.identitySeed = identitySeed
         self.redactSecrets = redactSecrets
         self.transcriptFile = transcriptFile

@@ -105,8 +105,9 @@ actor GatewayCore {
         self.transcript = transcript
         self.identity = identity
         var random = SeededRandom(seed: configuration.seed)
-        self.pairingStore = PairingStore(random: SeededRandom(seed: random.next()))
-        self.bootstrapTokens = BootstrapTokenStore(random: SeededRandom(seed: random.next()))
+        let systemSecrets = configuration.secretsFromSystemRandom
+        self.pairingStore = PairingStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
+        self.bootstrapTokens = BootstrapTokenStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
         self.operatorState = OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                            random: SeededRandom(seed: random.next()))
         self.random = random

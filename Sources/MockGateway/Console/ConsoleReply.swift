@@ -46,6 +46,18 @@ public enum ConsoleResult: Sendable, Hashable {
     /// A `chat-*` command.
     case chat(ChatConsoleResult)
 
+    /// The result with its secrets replaced by `<redacted>`: what is printed without
+    /// `--show-secrets`.
+    public var redacted: ConsoleResult {
+        switch self {
+        case .setupCode(var code):
+            code.redactSecrets()
+            return .setupCode(code)
+        default:
+            return self
+        }
+    }
+
     /// The result as a JSON object (the `result` member of `command.ok`).
     public var json: JSONValue {
         switch self {
@@ -193,10 +205,17 @@ public struct ConsoleReply: Sendable, Hashable {
     }
 
     /// The reply as written: one JSON line, or text (`error: …` on one line for failures).
-    public func rendered(_ format: ConsoleOutputFormat) -> String {
+    /// - Parameters:
+    ///   - format: text or JSON.
+    ///   - showSecrets: when `false`, secrets in the result (the setup code, its link and its
+    ///     bootstrap token) are written as `<redacted>` (`harness serve` without `--show-secrets`).
+    public func rendered(_ format: ConsoleOutputFormat, showSecrets: Bool = true) -> String {
+        let result = showSecrets ? self.result : self.result?.redacted
         switch (format, outcome) {
-        case (.json, _): return json.jsonString
-        case (.text, .success(let result)): return result.text
+        case (.json, .success):
+            return ConsoleReply(command: command, outcome: .success(result ?? .quitting)).json.jsonString
+        case (.json, .failure): return json.jsonString
+        case (.text, .success): return result?.text ?? ""
         case (.text, .failure(let error)): return "error: \(error.message)"
         }
     }

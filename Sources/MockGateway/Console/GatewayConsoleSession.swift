@@ -68,13 +68,9 @@ public struct GatewayConsoleSession: Sendable {
             group.addTask {
                 for await line in commands {
                     guard let reply = await console.handle(line) else { continue }
-                    // `setup-code` prints the code it was asked for: it is how a person pairs a
-                    // phone by hand. Every other reply is redacted like the event lines.
-                    if case .setupCode? = reply.result {
-                        output.write(reply.rendered(format))
-                    } else {
-                        output.write(secrets.redact(text: reply.rendered(format)))
-                    }
+                    // Replies are redacted like the event lines; without --show-secrets the
+                    // setup code, its link and its bootstrap token read `<redacted>` too.
+                    output.write(secrets.redact(text: reply.rendered(format, showSecrets: !secrets.isEnabled)))
                     if reply.result == .quitting { return .quit }
                 }
                 return stop == nil ? .inputClosed : nil

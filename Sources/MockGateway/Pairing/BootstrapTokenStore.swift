@@ -98,15 +98,18 @@ public struct BootstrapTokenStore: Sendable {
 
     private var records: [Record] = []
     private var random: SeededRandom
+    private let systemSecrets: Bool
 
-    /// Creates an empty store drawing token bytes from `random`.
-    public init(random: SeededRandom) {
+    /// Creates an empty store drawing token bytes from `random`, or from the system's secure
+    /// generator when `systemSecrets` is set.
+    public init(random: SeededRandom, systemSecrets: Bool = false) {
         self.random = random
+        self.systemSecrets = systemSecrets
     }
 
     /// Issues a token.
     public mutating func issue(profile: BootstrapProfile = .setupCode, nowMs: Int64) -> IssuedBootstrapToken {
-        let issued = IssuedBootstrapToken(token: random.pairingToken(), profile: profile, issuedAtMs: nowMs)
+        let issued = IssuedBootstrapToken(token: random.pairingToken(system: systemSecrets), profile: profile, issuedAtMs: nowMs)
         records.append(Record(issued: issued))
         return issued
     }

@@ -94,10 +94,11 @@ public struct PairingStore: Sendable {
     public private(set) var tokens: DeviceTokenStore
     private var random: SeededRandom
 
-    /// Creates an empty store; request ids and token bytes come from `random`.
-    public init(random: SeededRandom) {
+    /// Creates an empty store; request ids and token bytes come from `random`, token bytes from
+    /// the system's secure generator instead when `systemSecrets` is set.
+    public init(random: SeededRandom, systemSecrets: Bool = false) {
         var random = random
-        tokens = DeviceTokenStore(random: SeededRandom(seed: random.next()))
+        tokens = DeviceTokenStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
         self.random = random
     }
 

@@ -39,11 +39,25 @@ public struct SetupCode: Sendable, Hashable {
         return .object(object)
     }
 
-    /// The code: unpadded base64url of the compact JSON.
-    public var encoded: String { Base64URL.encode(json.encoded()) }
+    /// The code: unpadded base64url of the compact JSON (`<redacted>` once
+    /// ``redactSecrets()`` was called).
+    public var encoded: String { isRedacted ? Self.redactedText : Base64URL.encode(json.encoded()) }
 
-    /// The `oc-pair://<code>` link.
-    public var link: String { Self.linkScheme + encoded }
+    /// The `oc-pair://<code>` link (`<redacted>` once ``redactSecrets()`` was called).
+    public var link: String { isRedacted ? Self.redactedText : Self.linkScheme + encoded }
+
+    /// What a redacted secret reads as.
+    public static let redactedText = "<redacted>"
+
+    /// Whether the secrets were replaced by `<redacted>`.
+    public private(set) var isRedacted = false
+
+    /// Replaces the bootstrap token, and with it the code and the link, by `<redacted>`, for
+    /// output that must not carry secrets.
+    public mutating func redactSecrets() {
+        bootstrapToken = Self.redactedText
+        isRedacted = true
+    }
 
     /// Decodes a code or an `oc-pair://` link. Surrounding whitespace, padding and standard
     /// base64 characters are tolerated.
