@@ -41,7 +41,11 @@ let package = Package(
         .target(name: "GatewayProtocol", dependencies: ["OpenClawCrypto"]),
         .target(
             name: "WebSocketTransport",
-            dependencies: ["OpenClawCrypto", "Locking", .target(name: "CEpoll", condition: .when(platforms: [.linux]))]
+            dependencies: [
+                "OpenClawCrypto", "Locking", .target(name: "CEpoll", condition: .when(platforms: [.linux])),
+                // TLS (wss://) through libssl, Linux only for now; it compiles out elsewhere.
+                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+            ]
         ),
         .target(name: "MockGateway", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport", "Simulation"]),
         .target(name: "ReferenceNode", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport", "Simulation"]),
