@@ -79,7 +79,13 @@ extension Gateway {
     /// Issues a setup code (bootstrap token valid 10 minutes, single use) for this Gateway.
     /// - Parameter fullAccess: include `operator.admin` in the operator hand-off.
     public func makeSetupCode(fullAccess: Bool = false) async -> SetupCode {
-        await core.scriptSetupCode(url: url, fullAccess: fullAccess)
+        await makeSetupCode(profile: fullAccess ? .full : .limited)
+    }
+
+    /// Issues a setup code with one of upstream's access profiles: the code carries
+    /// ``advertisedURL``, `expiresAtMs` and, with TLS, `tlsFingerprint`.
+    public func makeSetupCode(profile: SetupCodeProfile) async -> SetupCode {
+        await core.scriptSetupCode(url: advertisedURL, profile: profile, tlsFingerprint: tlsFingerprint)
     }
 }
 
@@ -175,9 +181,9 @@ extension GatewayCore {
         }
     }
 
-    func scriptSetupCode(url: String, fullAccess: Bool) -> SetupCode {
-        let issued = bootstrapTokens.issue(profile: fullAccess ? .fullAccess : .setupCode, nowMs: nowMs)
-        let code = SetupCode(url: url, bootstrapToken: issued.token)
+    func scriptSetupCode(url: String, profile: SetupCodeProfile, tlsFingerprint: String?) -> SetupCode {
+        let issued = bootstrapTokens.issue(profile: profile.bootstrapProfile, nowMs: nowMs)
+        let code = SetupCode(url: url, bootstrapToken: issued.token, expiresAtMs: issued.expiresAtMs, tlsFingerprint: tlsFingerprint)
         transcript.redactor.learn(issued.token)
         transcript.redactor.learn(code.encoded)
         return code

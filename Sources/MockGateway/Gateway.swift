@@ -30,6 +30,8 @@ public final class Gateway: Sendable {
     public let identity: DeviceIdentity
     /// The bound port.
     public let port: Int
+    /// The SHA-256 fingerprint (`AB:CD:…`) of the TLS certificate when serving `wss://`.
+    public let tlsFingerprint: String?
 
     let core: GatewayCore
     private let runtime: Locked<Runtime>
@@ -62,28 +64,32 @@ public final class Gateway: Sendable {
     public var clock: GatewayClock { configuration.clock }
     /// The host it listens on.
     public var host: String { configuration.host }
-    /// `ws://host:port`, the URL clients connect to (on the in-memory network when
-    /// ``GatewayConfiguration/network`` is set).
+    /// `ws://host:port` (`wss://` with TLS), the URL clients connect to (on the in-memory
+    /// network when ``GatewayConfiguration/network`` is set).
     public var url: String {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "ws://\(host):\(port)"
+        return "\(tlsFingerprint == nil ? "ws" : "wss")://\(host):\(port)"
     }
 
+    /// The URL setup codes carry: ``GatewayConfiguration/advertisedURL``, else ``url``.
+    public var advertisedURL: String { configuration.advertisedURL ?? url }
+
     private init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript,
-                 identity: DeviceIdentity, port: Int, core: GatewayCore) {
+                 identity: DeviceIdentity, port: Int, tlsFingerprint: String?, core: GatewayCore) {
         self.configuration = configuration
         self.events = events
         self.transcript = transcript
         self.identity = identity
         self.port = port
+        self.tlsFingerprint = tlsFingerprint
         self.core = core
         self.runtime = Locked(Runtime())
     }
 
     /// Starts a Gateway and begins accepting connections, on a real socket or, when
     /// ``GatewayConfiguration/network`` is set, on that in-memory network.
-    /// - Throws: when the address cannot be bound, the identity seed is not 32 bytes, or the
-    ///   transcript file cannot be created.
+    /// - Throws: when the address cannot be bound, the identity seed is not 32 bytes, the
+    ///   transcript file cannot be created, or the TLS certificate or key cannot be used.
     public static func start(_ configuration: GatewayConfiguration = GatewayConfiguration()) async throws -> Gateway {
         let identity = try DeviceIdentity(seed: Data(configuration.identitySeed))
         let redactor = SecretRedactor(enabled: configuration.redactSecrets)
@@ -96,14 +102,20 @@ public final class Gateway: Sendable {
         let events = EventLog<GatewayEvent>(retention: GatewayEvent.retention(budgetBytes: configuration.memoryBudget.eventLogBytes))
         let listener: Listener
         let port: Int
+        var fingerprint: String?
         if let network = configuration.network {
             let memory = try network.listen(host: configuration.host, port: configuration.port == 0 ? nil : configuration.port,
                                             configuration: Self.socketConfiguration(configuration))
             listener = .memory(memory)
             port = memory.port
         } else {
+            if let tls = configuration.tls {
+                let pem = try String(contentsOfFile: tls.certificateFile, encoding: .utf8)
+                fingerprint = try WebSocketTLS.sha256Fingerprint(certificatePEM: pem)
+            }
             let server = try await WebSocketServer.start(
-                host: configuration.host, port: configuration.port, configuration: Self.socketConfiguration(configuration))
+                host: configuration.host, port: configuration.port, configuration: Self.socketConfiguration(configuration),
+                tls: configuration.tls)
             listener = .socket(server)
             port = server.port
         }
@@ -111,7 +123,7 @@ public final class Gateway: Sendable {
         bound.port = port
         let core = GatewayCore(configuration: bound, events: events, transcript: transcript, identity: identity)
         let gateway = Gateway(configuration: bound, events: events, transcript: transcript, identity: identity,
-                              port: port, core: core)
+                              port: port, tlsFingerprint: fingerprint, core: core)
         gateway.begin(listener)
         return gateway
     }

@@ -50,6 +50,13 @@ public struct GatewayConfiguration: Sendable {
     /// Answer every connect with `UNAVAILABLE` / close 1013 ("gateway starting") until cleared
     /// with `Gateway.setStartingUp(false)`.
     public var startingUp: Bool
+    /// Serve `wss://` with this certificate and key (TLS through OpenSSL; Linux only for now).
+    /// Ignored on an in-memory ``network``.
+    public var tls: WebSocketTLSServerConfiguration?
+    /// The URL setup codes carry, when clients must use another address than the one the
+    /// Gateway listens on (a LAN address for a Gateway bound to `0.0.0.0`); `nil` uses
+    /// `Gateway.url`.
+    public var advertisedURL: String?
     /// Listen on this in-memory network instead of a real socket (simulated conformance runs);
     /// `nil` binds ``host``:``port``.
     public var network: InMemoryNetwork?
@@ -74,6 +81,8 @@ public struct GatewayConfiguration: Sendable {
         transcriptFile: URL? = nil,
         voiceWakeTriggers: [String] = ["openclaw", "claude"],
         startingUp: Bool = false,
+        tls: WebSocketTLSServerConfiguration? = nil,
+        advertisedURL: String? = nil,
         network: InMemoryNetwork? = nil,
         memoryBudget: GatewayMemoryBudget = .standard
     ) {
@@ -95,6 +104,8 @@ public struct GatewayConfiguration: Sendable {
         self.transcriptFile = transcriptFile
         self.voiceWakeTriggers = voiceWakeTriggers
         self.startingUp = startingUp
+        self.tls = tls
+        self.advertisedURL = advertisedURL
         self.network = network
         self.memoryBudget = memoryBudget
     }

@@ -7,8 +7,9 @@ public struct SetupCodeError: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String
 }
 
-/// A setup code: base64url of a JSON object `{url, urls?, bootstrapToken, ...}`, shown as a QR
-/// code or as the node host's `oc-pair://<code>` link (gateway-protocol.md §6.7).
+/// A setup code: base64url of a JSON object `{url, urls?, bootstrapToken, expiresAtMs,
+/// tlsFingerprint?}`, shown as a QR code or as the node host's `oc-pair://<code>` link
+/// (gateway-protocol.md §6.7; drift-2026-12.md §3 "Setup-code format").
 public struct SetupCode: Sendable, Hashable {
     /// The link scheme of the node-host form.
     public static let linkScheme = "oc-pair://"
@@ -19,14 +20,23 @@ public struct SetupCode: Sendable, Hashable {
     public var urls: [String]?
     /// The single-use bootstrap token.
     public var bootstrapToken: String
+    /// When the bootstrap token stops being accepted (Gateway clock, milliseconds); upstream
+    /// decoders refuse a code past it.
+    public var expiresAtMs: Int64?
+    /// The SHA-256 fingerprint of the Gateway's TLS certificate, for a `wss://` URL: the client
+    /// pins it instead of asking a CA.
+    public var tlsFingerprint: String?
     /// Any other members, kept so a decoded code re-encodes unchanged.
     public var extra: [String: JSONValue]
 
     /// Creates a setup code.
-    public init(url: String, urls: [String]? = nil, bootstrapToken: String, extra: [String: JSONValue] = [:]) {
+    public init(url: String, urls: [String]? = nil, bootstrapToken: String, expiresAtMs: Int64? = nil,
+                tlsFingerprint: String? = nil, extra: [String: JSONValue] = [:]) {
         self.url = url
         self.urls = urls
         self.bootstrapToken = bootstrapToken
+        self.expiresAtMs = expiresAtMs
+        self.tlsFingerprint = tlsFingerprint
         self.extra = extra
     }
 
@@ -36,7 +46,15 @@ public struct SetupCode: Sendable, Hashable {
         object["url"] = .string(url)
         object["bootstrapToken"] = .string(bootstrapToken)
         if let urls { object["urls"] = .array(urls.map(JSONValue.string)) }
+        if let expiresAtMs { object["expiresAtMs"] = .int(expiresAtMs) }
+        if let tlsFingerprint { object["tlsFingerprint"] = .string(tlsFingerprint) }
         return .object(object)
+    }
+
+    /// Whether the code has expired at `nowMs` (a code without `expiresAtMs` never does).
+    public func isExpired(atMs nowMs: Int64) -> Bool {
+        guard let expiresAtMs else { return false }
+        return nowMs > expiresAtMs
     }
 
     /// The code: unpadded base64url of the compact JSON (`<redacted>` once
@@ -84,6 +102,65 @@ public struct SetupCode: Sendable, Hashable {
             }
             urls = list
         }
-        self.init(url: url, urls: urls, bootstrapToken: token, extra: object)
+        var expiresAtMs: Int64?
+        if let raw = object.removeValue(forKey: "expiresAtMs") {
+            guard let value = raw.int64Value else { throw SetupCodeError(description: "setup code expiresAtMs is not a number") }
+            expiresAtMs = value
+        }
+        var tlsFingerprint: String?
+        if let raw = object.removeValue(forKey: "tlsFingerprint") {
+            guard let value = raw.stringValue else { throw SetupCodeError(description: "setup code tlsFingerprint is not a string") }
+            tlsFingerprint = value
+        }
+        self.init(url: url, urls: urls, bootstrapToken: token, expiresAtMs: expiresAtMs, tlsFingerprint: tlsFingerprint,
+                  extra: object)
+    }
+}
+
+/// The access a setup code hands off, as upstream's `openclaw qr` issues them (drift-2026-12.md
+/// §3; `openclaw/openclaw docs/cli/qr.md@06b1341d`): every profile pairs the `node` role; the
+/// operator hand-off differs. No profile ever hands off `operator.pairing`.
+public enum SetupCodeProfile: String, Sendable, Hashable, CaseIterable {
+    /// Node + operator `admin, approvals, read, talk.secrets, write`: upstream's default for
+    /// `wss://` and loopback URLs.
+    case full
+    /// Node + operator `approvals, read, talk.secrets, write` (no `operator.admin`): what a plain
+    /// `ws://` URL on the LAN is limited to.
+    case limited
+    /// Node + operator `read, talk` (for voice-only surfaces).
+    case voiceNode = "voice-node"
+    /// The node role alone (the Watch's direct setup).
+    case node
+
+    /// The roles and scopes the bootstrap token grants.
+    public var bootstrapProfile: BootstrapProfile {
+        switch self {
+        case .full: .fullAccess
+        case .limited: .setupCode
+        case .voiceNode:
+            BootstrapProfile(roles: [GatewayRole.node, GatewayRole.operator], scopes: [OperatorScope.read, .talk].map(\.rawValue))
+        case .node: BootstrapProfile(roles: [GatewayRole.node], scopes: [])
+        }
+    }
+
+    /// Upstream's default for a URL: `full` for `wss://` and loopback hosts, `limited` otherwise.
+    public static func defaultProfile(forURL url: String) -> SetupCodeProfile {
+        isFullAccessAllowed(forURL: url) ? .full : .limited
+    }
+
+    /// Whether `full` may be issued for `url`: upstream forces `limited` on a plain `ws://` URL
+    /// that is not loopback.
+    public static func isFullAccessAllowed(forURL url: String) -> Bool {
+        let lower = url.lowercased()
+        if lower.hasPrefix("wss://") { return true }
+        guard lower.hasPrefix("ws://") else { return false }
+        var host = lower.dropFirst("ws://".count).prefix { $0 != "/" && $0 != "?" }
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            host = host[host.index(after: host.startIndex)..<close]
+        } else if let colon = host.lastIndex(of: ":") {
+            host = host[..<colon]
+        }
+        if host == "localhost" { return true }
+        return (try? IPAddress(parsing: String(host)))?.isLoopback == true
     }
 }
