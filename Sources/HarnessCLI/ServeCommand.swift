@@ -8,6 +8,8 @@ import Dispatch
 import Foundation
 import MockGateway
 import Locking
+import QRCode
+import WebSocketTransport
 
 /// `harness serve`: a standalone fake Gateway with an operator console on stdin.
 ///
@@ -47,6 +49,13 @@ enum ServeCommand {
             .option("--transcript", "FILE", help: "Also write every frame to this JSON Lines file."),
             .option("--seed", SeedOption.self,
                     help: "Seed of every random choice (request ids, tokens), 0 to 2^53-1, decimal or 0x hex: secrets become predictable."),
+            .option("--state-dir", "DIR", help: "Keep the identity, paired devices, tokens, pending requests and TLS material here."),
+            .flag("--tls", help: "Serve wss:// (a self-signed certificate in --state-dir unless --cert/--key); Linux/OpenSSL only."),
+            .option("--cert", "FILE", help: "PEM certificate (chain) for --tls; needs --key."),
+            .option("--key", "FILE", help: "PEM private key for --tls; needs --cert."),
+            .option("--url", "URL", help: "The URL setup codes carry (default: the listening URL, a LAN address for 0.0.0.0)."),
+            .flag("--qr", help: "Issue a setup code at start and show it as a QR code."),
+            .option("--qr-png", "FILE", help: "Issue a setup code at start and write its QR code to this PNG file."),
             .flag("--insecure", help: "Allow a non-loopback --host without --auth (anyone who reaches the port may connect)."),
             .flag("--show-secrets", help: "Print tokens, setup codes and passwords: no redaction in the output, the transcript and verbose frames."),
             .flag("--json", help: "Write one JSON object per line."),
@@ -64,6 +73,10 @@ enum ServeCommand {
         }
         for warning in ServeOptions.warnings(for: configuration, arguments: arguments) { io.err("warning: \(warning)\n") }
         MemoryReturn.configure()
+        let temporaryTLS = configuration.tls.flatMap { tls in
+            configuration.stateStore == nil && !arguments.isSet("--cert") ? URL(fileURLWithPath: tls.certificateFile).deletingLastPathComponent() : nil
+        }
+        defer { if let temporaryTLS { try? FileManager.default.removeItem(at: temporaryTLS) } }
         let gateway: Gateway
         do {
             gateway = try await Gateway.start(configuration)
@@ -72,15 +85,33 @@ enum ServeCommand {
             return CommandLineTool.exitUsage
         }
         let format: ConsoleOutputFormat = arguments.isSet("--json") ? .json : .text
-        let session = GatewayConsoleSession(console: GatewayConsole(gateway: gateway), format: format,
-                                            verbose: arguments.isSet("--verbose"), write: io.out)
-        session.announceListening()
+        let console = GatewayConsole(gateway: gateway, qrRenderer: { text, pngFile in try SetupCodeQRRenderer.render(text, pngFile: pngFile) })
+        let session = GatewayConsoleSession(console: console, format: format, verbose: arguments.isSet("--verbose"), write: io.out)
+        session.announceListening(details: ServeOptions.banner(gateway: gateway, configuration: configuration,
+                                                               temporaryTLS: temporaryTLS != nil))
+        var commands = standardInputLines()
+        if arguments.isSet("--qr") || arguments.isSet("--qr-png") {
+            let line = "setup-code" + (arguments.value("--qr-png").map { " --qr-png \(ConsoleText.quoted($0))" } ?? "")
+            commands = prepend(line, to: commands)
+        }
         let signals = StopSignals()
         ShutdownAtExit.arm()
-        _ = await session.run(commands: standardInputLines(), stop: signals.stream)
+        _ = await session.run(commands: commands, stop: signals.stream)
         ShutdownAtExit.disarm()
         signals.cancel()
         return CommandLineTool.exitSuccess
+    }
+
+    /// `line` first, then everything from `stream`.
+    static func prepend(_ line: String, to stream: AsyncStream<String>) -> AsyncStream<String> {
+        AsyncStream { continuation in
+            let task = Task {
+                continuation.yield(line)
+                for await next in stream { continuation.yield(next) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
     }
 
     /// Standard input, one element per line. A dedicated thread does the blocking reads so that
@@ -180,6 +211,18 @@ enum MemoryReturn {
     }
 }
 
+/// The QR codes of `setup-code`, drawn with libqrencode.
+enum SetupCodeQRRenderer {
+    static func render(_ text: String, pngFile: String?) throws -> SetupCodeQR {
+        let code = try QRCode(encoding: text)
+        if let pngFile {
+            let url = URL(fileURLWithPath: pngFile)
+            try Data(code.png()).write(to: url, options: .atomic)
+        }
+        return SetupCodeQR(terminalText: code.terminalText(), pngFile: pngFile)
+    }
+}
+
 /// Turning `serve` flags into a configuration.
 enum ServeOptions {
     /// A flag value that passed its table check but still cannot be used.
@@ -222,6 +265,25 @@ enum ServeOptions {
             transcriptFile: transcriptFile,
             memoryBudget: memoryBudget)
         if let interval = arguments.value("--tick-interval-ms").flatMap(Int.init) { configuration.tickIntervalMs = interval }
+        if let directory = arguments.value("--state-dir") {
+            do {
+                configuration.stateStore = try GatewayStateStore(directory: URL(fileURLWithPath: directory))
+            } catch {
+                throw Invalid(description: error.description)
+            }
+        }
+        configuration.tls = try tlsConfiguration(arguments, host: host, stateStore: configuration.stateStore)
+        if let url = arguments.value("--url") {
+            guard url.lowercased().hasPrefix("ws://") || url.lowercased().hasPrefix("wss://") else {
+                throw Invalid(description: "invalid --url '\(url)': expected ws://HOST:PORT or wss://HOST:PORT")
+            }
+            configuration.advertisedURL = url
+        }
+        if configuration.advertisedURL == nil, let lan = LocalAddresses.firstLANIPv4(),
+           (try? IPAddress(parsing: host))?.bytes.allSatisfy({ $0 == 0 }) == true {
+            // Bound to every interface: setup codes need an address a phone can reach.
+            configuration.advertisedHost = lan
+        }
         if let seed = arguments.value("--seed", as: SeedOption.self)?.value {
             // Everything, the Gateway's identity included, follows the seed: a run replays exactly.
             configuration.seed = seed
@@ -236,6 +298,67 @@ enum ServeOptions {
             configuration.identitySeed = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &system) }
         }
         return configuration
+    }
+
+    /// `--tls`, `--cert`, `--key`: the files to serve with, generating a self-signed certificate
+    /// on first use (into `--state-dir`, else into a temporary directory removed on exit).
+    static func tlsConfiguration(_ arguments: ParsedArguments, host: String,
+                                 stateStore: GatewayStateStore?) throws -> WebSocketTLSServerConfiguration? {
+        let certificate = arguments.value("--cert")
+        let key = arguments.value("--key")
+        guard arguments.isSet("--tls") || certificate != nil || key != nil else { return nil }
+        guard WebSocketTLS.isAvailable else { throw Invalid(description: "--tls: TLS needs OpenSSL; not available on this platform") }
+        if certificate != nil || key != nil {
+            guard let certificate, let key else { throw Invalid(description: "--cert and --key go together") }
+            let configuration = WebSocketTLSServerConfiguration(certificateFile: certificate, privateKeyFile: key)
+            do { try configuration.validate() } catch { throw Invalid(description: "--tls: \(error.detail)") }
+            return configuration
+        }
+        let directory = stateStore?.tlsDirectory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("openclaw-serve-tls-\(UUID().uuidString)")
+        let certificateFile = directory.appendingPathComponent("gateway-cert.pem")
+        let keyFile = directory.appendingPathComponent("gateway-key.pem")
+        let configuration = WebSocketTLSServerConfiguration(certificateFile: certificateFile.path, privateKeyFile: keyFile.path)
+        if FileManager.default.fileExists(atPath: certificateFile.path) {
+            do { try configuration.validate() } catch {
+                throw Invalid(description: "--tls: the kept certificate in \(directory.path) cannot be used (\(error.detail)); remove both files to make new ones")
+            }
+            return configuration
+        }
+        var names = ["DNS:localhost", "IP:127.0.0.1", "IP:::1"]
+        if let address = try? IPAddress(parsing: host), !address.bytes.allSatisfy({ $0 == 0 }), !address.isLoopback { names.append("IP:\(address)") }
+        if let lan = LocalAddresses.firstLANIPv4(), !names.contains("IP:\(lan)") { names.append("IP:\(lan)") }
+        let hostName = ProcessInfo.processInfo.hostName
+        if !hostName.isEmpty, hostName.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." }), hostName != "localhost" {
+            names.append("DNS:\(hostName)")
+        }
+        do {
+            let made = try WebSocketTLS.makeSelfSignedCertificate(commonName: "openclaw harness serve", subjectAlternativeNames: names)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try Data(made.privateKeyPEM.utf8).write(to: keyFile, options: .atomic)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
+            try Data(made.certificatePEM.utf8).write(to: certificateFile, options: .atomic)
+        } catch {
+            throw Invalid(description: "--tls: cannot make a certificate in \(directory.path): \(error)")
+        }
+        return configuration
+    }
+
+    /// The `listening` line's extra fields and the lines that follow it in text mode.
+    static func banner(gateway: Gateway, configuration: GatewayConfiguration, temporaryTLS: Bool) -> [ConsoleEventLine.Field] {
+        var fields: [ConsoleEventLine.Field] = []
+        if let fingerprint = gateway.tlsFingerprint {
+            fields.append(.init("tlsFingerprint", .string(fingerprint)))
+            if temporaryTLS { fields.append(.init("tlsCertificate", .string("temporary: a new one every run without --state-dir"))) }
+        }
+        if let store = configuration.stateStore {
+            fields.append(.init("stateDir", .string(store.directory.path)))
+        } else {
+            fields.append(.init("state", .string("in memory: pairings, tokens and the identity are lost on exit (--state-dir DIR keeps them)")))
+        }
+        if gateway.advertisedURL != gateway.url { fields.append(.init("setupCodeURL", .string(gateway.advertisedURL))) }
+        fields.append(.init("auth", .string(configuration.auth.name)))
+        return fields
     }
 
     /// What the person starting `serve` must know about the choices made: printed to stderr as
@@ -319,5 +442,30 @@ enum ServeOptions {
             warn("\(path) can be read by other users; chmod 600 it")
         }
         return mode
+    }
+}
+
+/// This machine's own addresses (read from the interface list; nothing is sent).
+enum LocalAddresses {
+    /// The first IPv4 address of an interface that is up and not loopback.
+    static func firstLANIPv4() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return nil }
+        defer { freeifaddrs(first) }
+        var cursor: UnsafeMutablePointer<ifaddrs>? = first
+        while let entry = cursor {
+            defer { cursor = entry.pointee.ifa_next }
+            let flags = Int32(bitPattern: UInt32(entry.pointee.ifa_flags))
+            guard flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0,
+                  let address = entry.pointee.ifa_addr, Int32(address.pointee.sa_family) == AF_INET else { continue }
+            var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            let text = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer -> String? in
+                var raw = pointer.pointee.sin_addr
+                guard inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+                return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            if let text { return text }
+        }
+        return nil
     }
 }

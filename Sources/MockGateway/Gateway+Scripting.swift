@@ -186,6 +186,7 @@ extension GatewayCore {
         let code = SetupCode(url: url, bootstrapToken: issued.token, expiresAtMs: issued.expiresAtMs, tlsFingerprint: tlsFingerprint)
         transcript.redactor.learn(issued.token)
         transcript.redactor.learn(code.encoded)
+        persistState()
         return code
     }
 }

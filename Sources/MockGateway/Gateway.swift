@@ -71,8 +71,13 @@ public final class Gateway: Sendable {
         return "\(tlsFingerprint == nil ? "ws" : "wss")://\(host):\(port)"
     }
 
-    /// The URL setup codes carry: ``GatewayConfiguration/advertisedURL``, else ``url``.
-    public var advertisedURL: String { configuration.advertisedURL ?? url }
+    /// The URL setup codes carry: ``GatewayConfiguration/advertisedURL``, else ``url`` with
+    /// ``GatewayConfiguration/advertisedHost``.
+    public var advertisedURL: String {
+        if let advertised = configuration.advertisedURL { return advertised }
+        guard let host = configuration.advertisedHost else { return url }
+        return "\(tlsFingerprint == nil ? "ws" : "wss")://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
 
     private init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript,
                  identity: DeviceIdentity, port: Int, tlsFingerprint: String?, core: GatewayCore) {
@@ -91,6 +96,17 @@ public final class Gateway: Sendable {
     /// - Throws: when the address cannot be bound, the identity seed is not 32 bytes, the
     ///   transcript file cannot be created, or the TLS certificate or key cannot be used.
     public static func start(_ configuration: GatewayConfiguration = GatewayConfiguration()) async throws -> Gateway {
+        var configuration = configuration
+        var restored: GatewayPersistentState?
+        if let store = configuration.stateStore {
+            // A kept identity wins; every start is a new generation of the same Gateway.
+            var state = store.loaded ?? GatewayPersistentState(identitySeed: configuration.identitySeed)
+            state.generation += 1
+            configuration.identitySeed = state.identitySeed
+            configuration.seed = configuration.seed &+ UInt64(state.generation) &* 0x9E37_79B9_7F4A_7C15
+            try store.save(state)
+            restored = state
+        }
         let identity = try DeviceIdentity(seed: Data(configuration.identitySeed))
         let redactor = SecretRedactor(enabled: configuration.redactSecrets)
         switch configuration.auth {
@@ -121,7 +137,7 @@ public final class Gateway: Sendable {
         }
         var bound = configuration
         bound.port = port
-        let core = GatewayCore(configuration: bound, events: events, transcript: transcript, identity: identity)
+        let core = GatewayCore(configuration: bound, events: events, transcript: transcript, identity: identity, restoring: restored)
         let gateway = Gateway(configuration: bound, events: events, transcript: transcript, identity: identity,
                               port: port, tlsFingerprint: fingerprint, core: core)
         gateway.begin(listener)
@@ -168,6 +184,18 @@ public final class Gateway: Sendable {
             }
         }
         let timerTask: Task<Void, Never>? = timersRunThemselves ? spawnTask { [weak self] in await self?.runTimers() } : nil
+        if configuration.stateStore != nil {
+            // Saves after every change of the durable state (each is an event; frames are not).
+            let (events, core) = (self.events, self.core)
+            spawnTask {
+                for await event in events.stream(from: 0) {
+                    switch event {
+                    case .frameIn, .frameOut, .requestHandled, .stateSaveFailed: continue
+                    default: await core.persistState()
+                    }
+                }
+            }
+        }
         runtime.withLock { runtime in
             runtime.listener = listener
             runtime.acceptTask = acceptTask
@@ -225,14 +253,15 @@ public final class Gateway: Sendable {
                         }
                     }
                 }
-                group.addTask {
-                    // The reader: hands every message to the Gateway.
-                    for await received in socket.receivedMessages {
-                        await core.receive(received.message, frames: received.frameCount, on: connectionId)
-                    }
-                    let info = await socket.waitUntilClosed()
-                    await core.closed(connectionId, info: info)
+                // The reader: hands every message to the Gateway. Once the socket has ended, the
+                // writer is cancelled: a response still held back by a delay fault must not keep
+                // the connection (and a shutdown waiting for it) alive.
+                for await received in socket.receivedMessages {
+                    await core.receive(received.message, frames: received.frameCount, on: connectionId)
                 }
+                let info = await socket.waitUntilClosed()
+                await core.closed(connectionId, info: info)
+                group.cancelAll()
             }
         }
         runtime.withLock { runtime in
@@ -275,6 +304,7 @@ public final class Gateway: Sendable {
         acceptTask?.cancel()
         for task in tasks { await task.value }
         await core.finishWaiters()
+        await core.persistState()
         events.finish()
     }
 

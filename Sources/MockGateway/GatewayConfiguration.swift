@@ -54,9 +54,15 @@ public struct GatewayConfiguration: Sendable {
     /// Ignored on an in-memory ``network``.
     public var tls: WebSocketTLSServerConfiguration?
     /// The URL setup codes carry, when clients must use another address than the one the
-    /// Gateway listens on (a LAN address for a Gateway bound to `0.0.0.0`); `nil` uses
-    /// `Gateway.url`.
+    /// Gateway listens on; `nil` uses `Gateway.url` with ``advertisedHost``.
     public var advertisedURL: String?
+    /// The host setup codes name when ``advertisedURL`` is not set: a LAN address for a Gateway
+    /// bound to `0.0.0.0`; `nil` is ``host``.
+    public var advertisedHost: String?
+    /// Keep the identity, paired devices, tokens, pending requests and bootstrap tokens in this
+    /// state directory, so that they survive a restart of the process; `nil` keeps them in
+    /// memory only. A loaded identity replaces ``identitySeed``.
+    public var stateStore: GatewayStateStore?
     /// Listen on this in-memory network instead of a real socket (simulated conformance runs);
     /// `nil` binds ``host``:``port``.
     public var network: InMemoryNetwork?
@@ -83,6 +89,7 @@ public struct GatewayConfiguration: Sendable {
         startingUp: Bool = false,
         tls: WebSocketTLSServerConfiguration? = nil,
         advertisedURL: String? = nil,
+        stateStore: GatewayStateStore? = nil,
         network: InMemoryNetwork? = nil,
         memoryBudget: GatewayMemoryBudget = .standard
     ) {
@@ -106,6 +113,8 @@ public struct GatewayConfiguration: Sendable {
         self.startingUp = startingUp
         self.tls = tls
         self.advertisedURL = advertisedURL
+        self.advertisedHost = nil
+        self.stateStore = stateStore
         self.network = network
         self.memoryBudget = memoryBudget
     }

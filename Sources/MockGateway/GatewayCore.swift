@@ -94,10 +94,15 @@ actor GatewayCore {
     var operatorWaiters: [PendingOperatorWaiter] = []
     var armedRaces: [RaceArm] = []
     var pushRegistrations: [String: JSONValue] = [:]
+    /// The generation of the state directory this Gateway started from (0 without one).
+    let generation: Int
+    /// The last state-save failure reported, so that a failing disk is reported once per message.
+    var lastSaveFailure: String?
     var pendingActions: [String: [JSONValue]] = [:]
     var chat = ChatState()
 
-    init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity) {
+    init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity,
+         restoring restored: GatewayPersistentState? = nil) {
         self.configuration = configuration
         self.profile = configuration.profile
         self.clock = configuration.clock
@@ -106,8 +111,16 @@ actor GatewayCore {
         self.identity = identity
         var random = SeededRandom(seed: configuration.seed)
         let systemSecrets = configuration.secretsFromSystemRandom
-        self.pairingStore = PairingStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
-        self.bootstrapTokens = BootstrapTokenStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
+        if let restored {
+            self.pairingStore = PairingStore(restoring: restored.pairing, random: SeededRandom(seed: random.next()),
+                                             systemSecrets: systemSecrets)
+            self.bootstrapTokens = BootstrapTokenStore(restoring: restored.bootstrapTokens, random: SeededRandom(seed: random.next()),
+                                                       systemSecrets: systemSecrets)
+        } else {
+            self.pairingStore = PairingStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
+            self.bootstrapTokens = BootstrapTokenStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
+        }
+        self.generation = restored?.generation ?? 0
         self.operatorState = OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                            random: SeededRandom(seed: random.next()))
         self.random = random
@@ -371,5 +384,23 @@ extension Frame {
     /// The event name, for event frames.
     var eventName: String? {
         if case .event(let event) = self { event.event } else { nil }
+    }
+}
+
+extension GatewayCore {
+    /// Writes the durable state to the state directory when it changed; a failure is reported
+    /// once as `state.saveFailed` (the Gateway keeps serving from memory).
+    func persistState() {
+        guard let store = configuration.stateStore else { return }
+        let state = GatewayPersistentState(identitySeed: configuration.identitySeed, generation: generation,
+                                           pairing: pairingStore.durableState, bootstrapTokens: bootstrapTokens.records)
+        do {
+            try store.save(state)
+            lastSaveFailure = nil
+        } catch {
+            guard lastSaveFailure != error.description else { return }
+            lastSaveFailure = error.description
+            events.append(.stateSaveFailed(message: error.description))
+        }
     }
 }

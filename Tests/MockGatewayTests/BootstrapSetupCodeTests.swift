@@ -7,7 +7,7 @@ import Testing
 struct BootstrapSetupCodeTests {
     @Test func aSetupCodeRoundTripsThroughItsCodeAndLinkForms() throws {
         let code = SetupCode(url: "ws://192.168.1.10:18789", urls: ["ws://gw.local:18789"], bootstrapToken: "q3v-token_1",
-                             extra: ["expiresAtMs": 1_767_226_200_000])
+                             expiresAtMs: 1_767_226_200_000, tlsFingerprint: "AB:CD", extra: ["futureField": true])
         #expect(!code.encoded.contains("="))
         #expect(!code.encoded.contains("+"))
         #expect(!code.encoded.contains("/"))

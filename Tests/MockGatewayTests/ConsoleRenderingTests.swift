@@ -17,7 +17,7 @@ struct ConsoleRenderingTests {
 
     @Test func setupCodeResultCarriesTheCodeAndTheURL() {
         let code = SetupCode(url: "ws://127.0.0.1:18789", bootstrapToken: "tok")
-        let json = ConsoleResult.setupCode(code).json
+        let json = ConsoleResult.setupCode(code, profile: .limited, qr: nil).json
         #expect(json["setupCode"]?.stringValue == code.encoded)
         #expect(json["url"] == "ws://127.0.0.1:18789")
         #expect(json["link"]?.stringValue == code.link)

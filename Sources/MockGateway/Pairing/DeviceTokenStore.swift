@@ -108,7 +108,8 @@ public enum DeviceTokenFailure: String, Error, Sendable, Hashable, CaseIterable 
 ///
 /// Value type: the owner mutates it under its actor; randomness comes from the held `SeededRandom`.
 public struct DeviceTokenStore: Sendable {
-    private var tokens: [String: [GatewayRole: DeviceToken]] = [:]
+    // Internal, not private: the durable-state extension (PairingStore.swift) reads and restores it.
+    var tokens: [String: [GatewayRole: DeviceToken]] = [:]
     private var random: SeededRandom
     private let systemSecrets: Bool
 
