@@ -1,0 +1,184 @@
+import Foundation
+import GatewayProtocol
+import MockGateway
+import Testing
+import WebSocketTransport
+
+/// What pairing a real phone needs from `harness serve`: state that survives a restart, a QR
+/// code that scans back to the setup code, and TLS with a pinned fingerprint.
+@Suite("harness serve: a real phone")
+struct ServePhoneTests {
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-phone-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test func withoutAStateDirectoryTheBannerSaysStateIsInMemory() async throws {
+        try await ServeProcess.withServe { serve, _ in
+            let listening = try #require(serve.objects.all.first)
+            #expect(listening["state"]?.stringValue?.hasPrefix("in memory") == true, "\(listening)")
+            #expect(listening["auth"] == "none")
+        }
+    }
+
+    @Test func aStateDirectoryKeepsTheDeviceItsTokenAndAPendingRequestAcrossARestart() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let phone = try DeviceIdentity(seed: Data(repeating: 0x61, count: 32))
+        let other = try DeviceIdentity(seed: Data(repeating: 0x62, count: 32))
+
+        let (token, pendingId, gatewayDeviceId) = try await ServeProcess.withServe(["--state-dir", directory.path]) { serve, url in
+            let listening = try #require(serve.objects.all.first)
+            #expect(listening["stateDir"]?.stringValue == directory.path)
+            let first = try await WireNode.open(url, identity: phone)
+            #expect(try await first.connect().error?.detailCode == "PAIRING_REQUIRED")
+            try serve.send("approve")
+            _ = try #require(await serve.object("event", "pairing.resolved"), "\(serve.transcript)")
+            let paired = try await WireNode.open(url, identity: phone)
+            let hello = try await paired.connect()
+            let token = try #require(hello.payload?["auth"]?["deviceToken"]?.stringValue, "\(hello)")
+            let identity = try await paired.request("gateway.identity.get", params: nil)
+            await paired.close()
+
+            let waiting = try await WireNode.open(url, identity: other)
+            let refused = try await waiting.connect()
+            let pendingId = try #require(refused.error?.details?["requestId"]?.stringValue)
+            _ = try #require(await serve.object("event", "pairing.requested") { $0["deviceId"]?.stringValue == other.deviceId })
+            return (token, pendingId, identity.payload?["deviceId"]?.stringValue)
+        }
+        let file = directory.appendingPathComponent("gateway-state.json")
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "the state holds tokens: owner only")
+
+        try await ServeProcess.withServe(["--state-dir", directory.path]) { serve, url in
+            // The phone's token still works: no new pairing.
+            let again = try await WireNode.open(url, identity: phone)
+            let hello = try await again.connect(token: token)
+            #expect(hello.ok, "\(hello.error.map { "\($0.code) \($0.message)" } ?? "")\n\(serve.transcript)")
+            #expect(hello.payload?["auth"]?["deviceToken"]?.stringValue == token)
+            // The Gateway is the same Gateway.
+            let identity = try await again.request("gateway.identity.get", params: nil)
+            #expect(identity.payload?["deviceId"]?.stringValue == gatewayDeviceId)
+            await again.close()
+            // The other device's request is still pending, with its id.
+            let cursor = serve.objects.count
+            try serve.send("pending")
+            let pending = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "pending" })
+            #expect(pending["result"]?["requests"]?.arrayValue?.compactMap { $0["requestId"]?.stringValue } == [pendingId])
+            try serve.send("approve \(pendingId)")
+            #expect(await serve.object("event", "pairing.resolved") { $0["requestId"]?.stringValue == pendingId } != nil)
+        }
+    }
+
+    @Test func aTruncatedOrForeignStateFileIsAClearErrorAndIsLeftAlone() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A real state file, then cut in half as a crash during a non-atomic write would.
+        try await ServeProcess.withServe(["--state-dir", directory.path]) { _, _ in }
+        let file = directory.appendingPathComponent("gateway-state.json")
+        let whole = try Data(contentsOf: file)
+        let cases: [(Data, String)] = [
+            (whole.prefix(whole.count / 2), "is truncated or not JSON"),
+            (Data(#"{"devices": []}"#.utf8), "is not a mock Gateway state file"),
+            (Data(#"{"format": "openclaw-mock-gateway-state", "version": 99}"#.utf8), "has state format version 99"),
+        ]
+        for (content, message) in cases {
+            try content.write(to: file)
+            let serve = try ServeProcess.start(["--port", "0", "--state-dir", directory.path])
+            let status = await serve.waitForExit(timeout: .seconds(30))
+            await serve.kill()
+            #expect(status == 2, "\(message): \(serve.transcript)")
+            let error = serve.errors.all.first { $0.hasPrefix("error: ") } ?? ""
+            #expect(error.contains(file.path) && error.contains(message), "\(error)")
+            #expect(try Data(contentsOf: file) == content, "the file is never replaced")
+        }
+    }
+
+    @Test(.enabled(if: ZBarImage.path != nil, "zbarimg not found (apt-get install zbar-tools)"))
+    func theQRCodeScansBackToTheExactSetupCode() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let atStart = directory.appendingPathComponent("start.png")
+        try await ServeProcess.withServe(["--show-secrets", "--qr-png", atStart.path]) { serve, url in
+            let first = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" }, "\(serve.transcript)")
+            let code = try #require(first["result"]?["setupCode"]?.stringValue)
+            #expect(first["result"]?["qrPng"]?.stringValue == atStart.path)
+            #expect(try ZBarImage.decode(atStart) == code)
+            #expect(try SetupCode(decoding: code).url == url)
+
+            let png = directory.appendingPathComponent("node profile.png")
+            let cursor = serve.objects.count
+            try serve.send("setup-code --profile node --qr-png \"\(png.path)\"")
+            let reply = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "setup-code" })
+            let second = try #require(reply["result"]?["setupCode"]?.stringValue)
+            #expect(reply["result"]?["profile"] == "node")
+            #expect(second != code)
+            #expect(try ZBarImage.decode(png) == second)
+            let decoded = try SetupCode(decoding: second)
+            #expect(decoded.expiresAtMs == reply["result"]?["expiresAtMs"]?.int64Value)
+        }
+    }
+
+    @Test func theTerminalShowsTheQRCodeAndHidesTheCodeWithoutShowSecrets() async throws {
+        let serve = try ServeProcess.start(["--port", "0", "--qr"])
+        defer { serve.sendSignal(SIGKILL) }
+        let block = try #require(await serve.lines.first(from: 0, timeout: .seconds(30)) { $0.hasPrefix("setup code ") }?.element,
+                                 "\(serve.transcript)")
+        #expect(block.hasPrefix("setup code <redacted> (scan the QR code"))
+        let qrLines = serve.lines.all.filter { $0.hasPrefix("\u{1B}[30;47m") }
+        #expect(qrLines.count >= 13, "the QR code is drawn: \(serve.transcript)")
+        #expect(!serve.lines.all.contains { $0.contains("bootstrapToken") })
+        try serve.send("quit")
+        #expect(await serve.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
+    @Test(.enabled(if: WebSocketTLS.isAvailable, "TLS needs OpenSSL"))
+    func tlsServesWSSWithTheFingerprintInTheBannerAndTheSetupCode() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fingerprint = try await ServeProcess.withServe(["--tls", "--state-dir", directory.path, "--show-secrets"]) { serve, url in
+            #expect(url.hasPrefix("wss://127.0.0.1:"))
+            let listening = try #require(serve.objects.all.first)
+            let fingerprint = try #require(listening["tlsFingerprint"]?.stringValue)
+            try serve.send("setup-code")
+            let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" })
+            let code = try SetupCode(decoding: try #require(reply["result"]?["setupCode"]?.stringValue))
+            #expect(code.tlsFingerprint == fingerprint)
+            #expect(code.url == url)
+            #expect(reply["result"]?["profile"] == "full", "wss:// gets the full profile by default")
+
+            // Our own client over wss://, trusting only the printed fingerprint.
+            let pinned = WebSocketConfiguration(tls: WebSocketTLSClientConfiguration(pinnedCertificateSHA256: fingerprint))
+            let connection = try await WebSocketClient.connect(to: url, configuration: pinned)
+            #expect(connection.peerCertificateFingerprint == fingerprint)
+            await connection.close()
+            return fingerprint
+        }
+        // The certificate is kept in the state directory: the same fingerprint after a restart.
+        try await ServeProcess.withServe(["--tls", "--state-dir", directory.path]) { serve, _ in
+            #expect(serve.objects.all.first?["tlsFingerprint"]?.stringValue == fingerprint)
+        }
+    }
+}
+
+/// `zbarimg` from Debian's zbar-tools, the independent QR decoder.
+enum ZBarImage {
+    static let path: String? = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg", "/opt/homebrew/bin/zbarimg"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// The text of the one QR code in `file`.
+    static func decode(_ file: URL) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(path))
+        process.arguments = ["--raw", "-q", file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        var text = String(decoding: data, as: UTF8.self)
+        while text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+}
