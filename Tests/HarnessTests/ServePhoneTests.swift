@@ -162,6 +162,41 @@ struct ServePhoneTests {
     }
 }
 
+/// `harness run --tls`: the run's Gateways serve `wss://`, and a client process is told the
+/// certificate's fingerprint.
+@Suite("harness run --tls")
+struct RunTLSTests {
+    @Test(.enabled(if: WebSocketTLS.isAvailable, "TLS needs OpenSSL"))
+    func theReferenceNodeProcessPinsTheGatewayOverTLS() async throws {
+        let directory = try ServePhoneTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seen = directory.appendingPathComponent("seen.txt")
+        let harness = try ServeProcess.executable().path
+        let command = #"echo "$OPENCLAW_GATEWAY_URL $OPENCLAW_GATEWAY_TLS_FINGERPRINT" >> "\#(seen.path)"; exec "\#(harness)" reference-node"#
+        let run = try LineProcess(name: "harness run", executable: URL(fileURLWithPath: harness),
+                                  arguments: ["run", "--tls", "--node-command", command, "--filter", "HS-001", "--profile", "current"])
+        let status = await run.waitForExit(timeout: .seconds(120))
+        await run.kill()
+        #expect(status == 0, "\(run.transcript)")
+        let lines = try String(contentsOf: seen, encoding: .utf8).split(separator: "\n")
+        #expect(!lines.isEmpty)
+        for line in lines {
+            let parts = line.split(separator: " ")
+            #expect(parts.count == 2 && parts[0].hasPrefix("wss://127.0.0.1:"), "\(line)")
+            #expect(parts.count == 2 && WebSocketTLSClientConfiguration.normalizedFingerprint(String(parts[1])) != nil, "\(line)")
+        }
+    }
+
+    @Test func anInProcessClientIsRefusedWithTLS() async throws {
+        let harness = try ServeProcess.executable()
+        let run = try LineProcess(name: "harness run", executable: harness, arguments: ["run", "--tls", "--node", "reference"])
+        let status = await run.waitForExit(timeout: .seconds(60))
+        await run.kill()
+        #expect(status == 2)
+        #expect(run.errors.all.contains { $0.contains("--tls needs a client on real sockets") }, "\(run.transcript)")
+    }
+}
+
 /// `zbarimg` from Debian's zbar-tools, the independent QR decoder.
 enum ZBarImage {
     static let path: String? = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg", "/opt/homebrew/bin/zbarimg"]
