@@ -21,12 +21,14 @@ enum ServeCommand {
         name: "serve",
         summary: "run a standalone fake Gateway with an operator console on stdin",
         discussion: """
-            Prints `listening ws://HOST:PORT` first, then one line per gateway event, and answers \
-            one console command per stdin line (type `help`). With --json every line is a JSON \
-            object with an "event" member. Runs until `quit`, SIGINT or SIGTERM; closing stdin \
-            does not stop it. The shared secret can also come from --auth-file FILE or the \
-            environment variable \(ServeOptions.authEnvironmentVariable) (same syntax as --auth). \
-            See docs/harness-serve.md.
+            Prints `listening ws://HOST:PORT` (wss:// with --tls) first, with its details (TLS \
+            fingerprint, state directory or in-memory state, auth mode) on the following lines, then \
+            one line per gateway event, and answers one console command per stdin line (type `help`). \
+            With --json every line is a JSON object with an "event" member. Tokens, setup codes and \
+            passwords read <redacted> unless --show-secrets. The shared secret can also come from \
+            --auth-file FILE or the environment variable \(ServeOptions.authEnvironmentVariable) (same \
+            syntax as --auth). Runs until `quit`, SIGINT or SIGTERM; closing stdin does not stop it. \
+            See docs/harness-serve.md ("Pairing a real phone").
             """,
         flags: [
             .option("--host", "HOST", help: "Address to listen on (default 127.0.0.1); off loopback --auth is required."),
@@ -89,30 +91,21 @@ enum ServeCommand {
         let session = GatewayConsoleSession(console: console, format: format, verbose: arguments.isSet("--verbose"), write: io.out)
         session.announceListening(details: ServeOptions.banner(gateway: gateway, configuration: configuration,
                                                                temporaryTLS: temporaryTLS != nil))
-        var commands = standardInputLines()
         if arguments.isSet("--qr") || arguments.isSet("--qr-png") {
+            // As if `setup-code` had been typed first.
             let line = "setup-code" + (arguments.value("--qr-png").map { " --qr-png \(ConsoleText.quoted($0))" } ?? "")
-            commands = prepend(line, to: commands)
+            if let reply = await console.handle(line) {
+                io.out(reply.rendered(format, showSecrets: !gateway.transcript.redactSecrets) + "\n")
+            }
         }
         let signals = StopSignals()
         ShutdownAtExit.arm()
-        _ = await session.run(commands: commands, stop: signals.stream)
+        _ = await session.run(commands: standardInputLines(), stop: signals.stream)
         ShutdownAtExit.disarm()
         signals.cancel()
         return CommandLineTool.exitSuccess
     }
 
-    /// `line` first, then everything from `stream`.
-    static func prepend(_ line: String, to stream: AsyncStream<String>) -> AsyncStream<String> {
-        AsyncStream { continuation in
-            let task = Task {
-                continuation.yield(line)
-                for await next in stream { continuation.yield(next) }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
-    }
 
     /// Standard input, one element per line. A dedicated thread does the blocking reads so that
     /// no task of the cooperative pool waits on the terminal.

@@ -31,6 +31,8 @@ public final class WebSocketConnection: Sendable {
     public let id: UInt64
     /// Whether this is the client side of the connection.
     public let isClient: Bool
+    /// Whether the connection runs over TLS (`wss://`); stays true after it ended.
+    public let isSecure: Bool
     /// The peer's numeric IP address (`127.0.0.1`, `::1`).
     public let remoteAddress: String
     /// The peer's TCP port.
@@ -163,8 +165,7 @@ public final class WebSocketConnection: Sendable {
     ) {
         self.init(link: .socket(fd: fd), registration: registration, loop: loop, isClient: isClient,
                   configuration: configuration, remoteAddress: remoteAddress, remotePort: remotePort,
-                  requestPath: requestPath, requestHeaders: requestHeaders, onEnd: onEnd)
-        state.withLock { $0.tls = tls }
+                  requestPath: requestPath, requestHeaders: requestHeaders, tls: tls, onEnd: onEnd)
     }
 
     /// One end of an in-memory pair; ``InMemoryWebSocket/pair(path:headers:client:server:)`` joins two.
@@ -174,14 +175,15 @@ public final class WebSocketConnection: Sendable {
     ) {
         self.init(link: .memory(memoryPeer), registration: nil, loop: nil, isClient: isClient,
                   configuration: configuration, remoteAddress: remoteAddress, remotePort: remotePort,
-                  requestPath: requestPath, requestHeaders: requestHeaders, onEnd: nil)
+                  requestPath: requestPath, requestHeaders: requestHeaders, tls: nil, onEnd: nil)
     }
 
     private init(
         link: Link, registration: RegistrationID?, loop: EventLoop?, isClient: Bool,
         configuration: WebSocketConfiguration, remoteAddress: String, remotePort: Int,
-        requestPath: String, requestHeaders: WebSocketHTTPHeaders, onEnd: (@Sendable () -> Void)?
+        requestPath: String, requestHeaders: WebSocketHTTPHeaders, tls: TLSSession?, onEnd: (@Sendable () -> Void)?
     ) {
+        self.isSecure = tls != nil
         self.id = Self.idCounter.withLock { counter in
             counter &+= 1
             return counter
@@ -200,7 +202,7 @@ public final class WebSocketConnection: Sendable {
             role: isClient ? .client : .server, maxMessageSize: configuration.maxMessageSize,
             messageTooBigReason: configuration.messageTooBigReason)
         self.state = Locked(State(
-            link: link, parser: parser, automaticPongs: configuration.automaticPongs,
+            link: link, tls: tls, parser: parser, automaticPongs: configuration.automaticPongs,
             maxOutboundBytes: configuration.maxOutboundBufferBytes))
     }
 
@@ -395,8 +397,6 @@ public final class WebSocketConnection: Sendable {
     /// Bytes queued for sending and not yet accepted by the kernel (after TLS: ciphertext).
     public var outboundBufferedBytes: Int { withState { $0.outbound.byteCount + $0.ciphertext.byteCount } }
 
-    /// Whether the connection runs over TLS (`wss://`).
-    public var isSecure: Bool { withState { $0.tls != nil } }
 
     /// The SHA-256 fingerprint (`AB:CD:…`) of the peer's TLS certificate: on a `wss://` client,
     /// the server's; `nil` without TLS or without a peer certificate.

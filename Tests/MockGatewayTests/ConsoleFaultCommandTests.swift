@@ -171,7 +171,7 @@ struct ConsoleFaultCommandTests {
             cursor = gateway.events.count
             try await Self.run(console, "fragment 1")
             #expect(Self.faultLines(gateway, from: cursor) == [
-                "fault.injected description=\"send the next 1 event frames in three fragments with pings between them\"",
+                "fault.injected description=\"fragment the next 1 event into 3 frames with pings between\"",
             ])
             try await Self.run(console, "event latest test.fragmented")
             let entries = gateway.transcript.entries.filter { $0.kind == .outbound && $0.message?["event"] == "test.fragmented" }
