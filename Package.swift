@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport"], path: "Tests/TestSupport"),
         .testTarget(name: "SimulationTests", dependencies: ["Locking", "Simulation"]),
         .testTarget(name: "OpenClawCryptoTests", dependencies: ["OpenClawCrypto"]),
-        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol", "Simulation", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["Locking", "WebSocketTransport", "Simulation", "TestSupport"]),
         .testTarget(name: "ReferenceNodeTests", dependencies: ["Locking", "ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),

@@ -2,6 +2,7 @@ import Foundation
 import GatewayProtocol
 import MockGateway
 import Testing
+import TestSupport
 import WebSocketTransport
 
 /// What pairing a real phone needs from `harness serve`: state that survives a restart, a QR
@@ -104,7 +105,7 @@ struct ServePhoneTests {
             let first = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" }, "\(serve.transcript)")
             let code = try #require(first["result"]?["setupCode"]?.stringValue)
             #expect(first["result"]?["qrPng"]?.stringValue == atStart.path)
-            #expect(try ZBarImage.decode(atStart) == code)
+            #expect(try await ZBarImage.decode(atStart) == code)
             #expect(try SetupCode(decoding: code).url == url)
 
             let png = directory.appendingPathComponent("node profile.png")
@@ -114,7 +115,7 @@ struct ServePhoneTests {
             let second = try #require(reply["result"]?["setupCode"]?.stringValue)
             #expect(reply["result"]?["profile"] == "node")
             #expect(second != code)
-            #expect(try ZBarImage.decode(png) == second)
+            #expect(try await ZBarImage.decode(png) == second)
             let decoded = try SetupCode(decoding: second)
             #expect(decoded.expiresAtMs == reply["result"]?["expiresAtMs"]?.int64Value)
         }
@@ -202,17 +203,12 @@ enum ZBarImage {
     static let path: String? = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg", "/opt/homebrew/bin/zbarimg"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    /// The text of the one QR code in `file`.
-    static func decode(_ file: URL) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(path))
-        process.arguments = ["--raw", "-q", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        var text = String(decoding: data, as: UTF8.self)
+    /// The text of the one QR code in `file` (without blocking the cooperative pool).
+    static func decode(_ file: URL) async throws -> String {
+        let output = try await AsyncProcess.run(URL(fileURLWithPath: try #require(path)), ["--raw", "-q", file.path],
+                                                timeout: .seconds(60))
+        #expect(output.status == 0, "zbarimg: \(output.stderrText)")
+        var text = output.stdoutText
         while text.hasSuffix("\n") { text.removeLast() }
         return text
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import QRCode
 
 /// The QR symbol, its terminal and PNG renderings, checked with a real decoder (`zbarimg`).
@@ -37,9 +38,9 @@ struct QRCodeTests {
     }
 
     @Test(.enabled(if: ZBar.path != nil, "zbarimg not found (apt-get install zbar-tools)"))
-    func zbarDecodesThePNGBackToTheText() throws {
+    func zbarDecodesThePNGBackToTheText() async throws {
         let text = "oc-pair://eyJ1cmwiOiJ3c3M6Ly8xOTIuMTY4LjEuMjA6MTg3ODkiLCJib290c3RyYXBUb2tlbiI6ImFiYyJ9"
-        #expect(try ZBar.decode(QRCode(encoding: text).png()) == text)
+        #expect(try await ZBar.decode(QRCode(encoding: text).png()) == text)
     }
 }
 
@@ -48,20 +49,16 @@ enum ZBar {
     static let path: String? = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg", "/opt/homebrew/bin/zbarimg"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    /// Decodes a PNG with `zbarimg --raw -q`; the decoded text without the trailing newline.
-    static func decode(_ png: [UInt8]) throws -> String {
+    /// Decodes a PNG with `zbarimg --raw -q` (without blocking the cooperative pool); the
+    /// decoded text without the trailing newline.
+    static func decode(_ png: [UInt8]) async throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).png")
         try Data(png).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(path))
-        process.arguments = ["--raw", "-q", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        var text = String(decoding: data, as: UTF8.self)
+        let output = try await AsyncProcess.run(URL(fileURLWithPath: try #require(path)), ["--raw", "-q", file.path],
+                                                timeout: .seconds(60))
+        #expect(output.status == 0, "zbarimg: \(output.stderrText)")
+        var text = output.stdoutText
         while text.hasSuffix("\n") { text.removeLast() }
         return text
     }
