@@ -53,6 +53,8 @@ public final class Gateway: Sendable {
         var listener: Listener?
         var acceptTask: Task<Void, Never>?
         var timerTask: Task<Void, Never>?
+        /// Saves the durable state after each change (with a state store only).
+        var persistTask: Task<Void, Never>?
         var connectionTasks: [UInt64: Task<Void, Never>] = [:]
         var sockets: [UInt64: WebSocketConnection] = [:]
         var stopped = false
@@ -184,10 +186,11 @@ public final class Gateway: Sendable {
             }
         }
         let timerTask: Task<Void, Never>? = timersRunThemselves ? spawnTask { [weak self] in await self?.runTimers() } : nil
+        var persistTask: Task<Void, Never>?
         if configuration.stateStore != nil {
             // Saves after every change of the durable state (each is an event; frames are not).
             let (events, core) = (self.events, self.core)
-            spawnTask {
+            persistTask = spawnTask {
                 for await event in events.stream(from: 0) {
                     switch event {
                     case .frameIn, .frameOut, .requestHandled, .stateSaveFailed: continue
@@ -200,6 +203,7 @@ public final class Gateway: Sendable {
             runtime.listener = listener
             runtime.acceptTask = acceptTask
             runtime.timerTask = timerTask
+            runtime.persistTask = persistTask
         }
     }
 
@@ -284,11 +288,12 @@ public final class Gateway: Sendable {
     /// Stops the Gateway: closes every connection (1001), stops listening and ends ``events``.
     /// Calling it twice is harmless.
     public func shutdown() async {
-        let (listener, tasks, sockets, acceptTask, timerTask) = runtime.withLock { runtime in
+        let (listener, tasks, sockets, acceptTask, timerTask, persistTask) = runtime.withLock { runtime in
             runtime.stopped = true
-            defer { runtime.listener = nil; runtime.connectionTasks = [:]; runtime.sockets = [:] }
+            defer { runtime.listener = nil; runtime.connectionTasks = [:]; runtime.sockets = [:]; runtime.persistTask = nil }
             return (runtime.listener, runtime.connectionTasks.sorted { $0.key < $1.key }.map(\.value),
-                    runtime.sockets.sorted { $0.key < $1.key }.map(\.value), runtime.acceptTask, runtime.timerTask)
+                    runtime.sockets.sorted { $0.key < $1.key }.map(\.value), runtime.acceptTask, runtime.timerTask,
+                    runtime.persistTask)
         }
         timerTask?.cancel()
         switch listener {
@@ -304,6 +309,10 @@ public final class Gateway: Sendable {
         acceptTask?.cancel()
         for task in tasks { await task.value }
         await core.finishWaiters()
+        // The saver ends (cancelling its event stream) before the last save, so that nothing is
+        // written once shutdown has returned.
+        persistTask?.cancel()
+        await persistTask?.value
         await core.persistState()
         events.finish()
     }
