@@ -31,9 +31,8 @@ enum ServeCommand {
             See docs/harness-serve.md ("Pairing a real phone").
             """,
         flags: [
-            .option("--host", "HOST", help: "Address to listen on (default 127.0.0.1); off loopback --auth is required."),
-            .option("--port", "PORT", help: "Port to listen on; 0 picks a free one (default 18789).",
-                    validate: { Int($0).map { (0...65_535).contains($0) } == true ? nil : "expected a port from 0 to 65535" }),
+            .option("--host", "HOST", help: "Address to listen on (default 127.0.0.1); off loopback it needs --auth (or --insecure)."),
+            .option("--port", PortOption.self, help: "Port to listen on; 0 picks a free one (default 18789)."),
             .option("--profile", "NAME", help: "Gateway generation: current or legacy (default current).",
                     validate: { GatewayProfile.named($0) == nil ? "expected current or legacy" : nil }),
             .option("--auth", "MODE", help: "Shared secret: none, token:SECRET or password:SECRET (default none). Other local users can read it from the process arguments; prefer --auth-file or OPENCLAW_HARNESS_AUTH.",
@@ -52,11 +51,12 @@ enum ServeCommand {
             .option("--seed", SeedOption.self,
                     help: "Seed of every random choice (request ids, tokens), 0 to 2^53-1, decimal or 0x hex: secrets become predictable."),
             .option("--state-dir", "DIR", help: "Keep the identity, paired devices, tokens, pending requests and TLS material here."),
-            .flag("--tls", help: "Serve wss:// (a self-signed certificate in --state-dir unless --cert/--key); Linux/OpenSSL only."),
-            .option("--cert", "FILE", help: "PEM certificate (chain) for --tls; needs --key."),
-            .option("--key", "FILE", help: "PEM private key for --tls; needs --cert."),
-            .option("--url", "URL", help: "The URL setup codes carry (default: the listening URL, a LAN address for 0.0.0.0)."),
-            .flag("--qr", help: "Issue a setup code at start and show it as a QR code."),
+            .flag("--tls", help: "Serve wss:// with a self-signed certificate (kept in --state-dir, else new every run); Linux only."),
+            .option("--cert", "FILE", help: "Serve wss:// with this PEM certificate (chain) instead (implies --tls); needs --key."),
+            .option("--key", "FILE", help: "The PEM private key of --cert; needs --cert."),
+            .option("--url", SetupCodeURLOption.self,
+                    help: "The URL setup codes carry (default: the listening URL, a LAN address for 0.0.0.0)."),
+            .flag("--qr", help: "Issue a setup code at start and draw its QR code (text output; with --json use --qr-png)."),
             .option("--qr-png", "FILE", help: "Issue a setup code at start and write its QR code to this PNG file."),
             .flag("--insecure", help: "Allow a non-loopback --host without --auth (anyone who reaches the port may connect)."),
             .flag("--show-secrets", help: "Print tokens, setup codes and passwords: no redaction in the output, the transcript and verbose frames."),
@@ -248,7 +248,7 @@ enum ServeOptions {
         }
         var configuration = GatewayConfiguration(
             host: host,
-            port: Int(arguments.value("--port") ?? "18789") ?? 18789,
+            port: arguments.value("--port", as: PortOption.self)?.value ?? 18789,
             profile: GatewayProfile.named(arguments.value("--profile") ?? "current") ?? .current,
             auth: auth,
             autoApproval: AutoApprovalPolicy(approveEverything: pairing == "auto", approveLoopback: pairing == "local",
@@ -266,12 +266,7 @@ enum ServeOptions {
             }
         }
         configuration.tls = try tlsConfiguration(arguments, host: host, stateStore: configuration.stateStore)
-        if let url = arguments.value("--url") {
-            guard url.lowercased().hasPrefix("ws://") || url.lowercased().hasPrefix("wss://") else {
-                throw Invalid(description: "invalid --url '\(url)': expected ws://HOST:PORT or wss://HOST:PORT")
-            }
-            configuration.advertisedURL = url
-        }
+        if let url = arguments.value("--url", as: SetupCodeURLOption.self) { configuration.advertisedURL = url.value }
         if configuration.advertisedURL == nil, let lan = LocalAddresses.firstLANIPv4(),
            (try? IPAddress(parsing: host))?.bytes.allSatisfy({ $0 == 0 }) == true {
             // Bound to every interface: setup codes need an address a phone can reach.
@@ -435,6 +430,20 @@ enum ServeOptions {
             warn("\(path) can be read by other users; chmod 600 it")
         }
         return mode
+    }
+}
+
+/// `--url`: the `ws://` or `wss://` URL, with a host, that setup codes carry.
+struct SetupCodeURLOption: OptionValue {
+    static let placeholder = "URL"
+    /// The URL as typed.
+    let value: String
+
+    init(option text: String) throws(OptionValueError) {
+        let expected = OptionValueError(expected: "ws://HOST:PORT or wss://HOST:PORT")
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              scheme == "ws" || scheme == "wss", components.host.map({ !$0.isEmpty }) == true else { throw expected }
+        value = text
     }
 }
 

@@ -12,7 +12,8 @@ import Testing
 struct ServeCommandLineTests {
     @Test func invalidFlagValuesExitWithUsageErrors() async throws {
         for arguments in [["--auth", "bogus"], ["--port", "70000"], ["--profile", "ancient"], ["--pairing", "sometimes"],
-                          ["--trusted-cidr", "10.0.0.0/40"], ["--tick-interval-ms", "0"], ["--bogus"]] {
+                          ["--trusted-cidr", "10.0.0.0/40"], ["--tick-interval-ms", "0"], ["--bogus"],
+                          ["--port", "-1"], ["--url", "http://192.168.1.20:18789"], ["--url", "ws://"], ["--cert", "/nonexistent.pem"]] {
             let serve = try ServeProcess.start(arguments)
             let status = await serve.waitForExit(timeout: .seconds(30))
             await serve.kill()
