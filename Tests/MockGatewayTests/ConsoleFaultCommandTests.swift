@@ -27,6 +27,23 @@ struct ConsoleFaultCommandTests {
         }
     }
 
+    /// The next message as it arrived (with its frame count), within a deadline.
+    static func nextReceived(_ connection: WebSocketConnection, timeout: Duration = .seconds(10)) async throws -> WebSocketReceivedMessage? {
+        try await withThrowingTaskGroup(of: WebSocketReceivedMessage?.self) { group in
+            group.addTask {
+                for await received in connection.receivedMessages { return received }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw TestClient.Failure.timeout("a message")
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
     static func reader(_ gateway: Gateway, _ seed: UInt8) async throws -> ConnectedSession {
         let session = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(seed),
                                                              scopes: ["operator.read", "operator.approvals"])
@@ -174,10 +191,16 @@ struct ConsoleFaultCommandTests {
                 "fault.injected description=\"fragment the next 1 event into 3 frames with pings between\"",
             ])
             try await Self.run(console, "event latest test.fragmented")
-            let entries = gateway.transcript.entries.filter { $0.kind == .outbound && $0.message?["event"] == "test.fragmented" }
-            #expect(entries.count == 1)
-            // The client's parser reassembles the three fragments into the one event.
-            #expect(TestClient.events("test.fragmented", in: try await session.client.barrier()).count == 1)
+            // On the wire: one message in three frames, which the client reassembles into the event.
+            let fragmented = try #require(try await Self.nextReceived(session.client.connection))
+            #expect(fragmented.frameCount == 3)
+            guard case .text(let text) = fragmented.message, case .event(let event) = try Frame(decoding: Data(text.utf8)) else {
+                Issue.record("the fragmented message is not a text event frame: \(fragmented.message)")
+                return
+            }
+            #expect(event.event == "test.fragmented")
+            try await Self.run(console, "event latest test.whole")
+            #expect(try #require(try await Self.nextReceived(session.client.connection)).frameCount == 1, "only the next event is fragmented")
         }
     }
 
@@ -218,6 +241,42 @@ struct ConsoleFaultCommandTests {
             try await Self.run(console, "expire-approval \(record.id)")
             let read = try await approver.client.request("approval.get", params: ["id": .string(record.id)])
             #expect(read.payload?["approval"]?["status"] == "expired")
+        }
+    }
+
+    @Test func raceAndExpireQuestions() async throws {
+        try await Gateway.withGateway { gateway in
+            let console = GatewayConsole(gateway: gateway)
+            let answerer = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xAF),
+                                                                  scopes: ["operator.questions"])
+            _ = try await answerer.client.barrier()
+            guard case .questionCreated(let raced) = try await Self.run(console, #"question "Deploy to?" --options Staging,Production"#) else {
+                Issue.record("no question")
+                return
+            }
+            let cursor = gateway.events.count
+            try await Self.run(console, #"race-question latest ["Production"]"#)
+            #expect(Self.faultLines(gateway, from: cursor).count == 1)
+            let lost = try await answerer.client.request(
+                "question.resolve", params: ["id": .string(raced.id), "answers": ["answers": ["q1": ["Staging"]]]])
+            #expect(lost.error?.details?["reason"] == "QUESTION_ALREADY_TERMINAL", "the watch answered first: \(lost)")
+            let read = try await answerer.client.request("question.get", params: ["id": .string(raced.id)])
+            #expect(read.payload?["question"]?["status"] == "answered")
+            #expect(read.payload?["question"]?["answers"] == ["answers": ["q1": ["Production"]]], "\(read)")
+
+            guard case .questionCreated(let expiring) = try await Self.run(console, #"question "Now?" --options yes,no"#) else {
+                Issue.record("no question")
+                return
+            }
+            try await Self.run(console, "expire-question \(expiring.id)")
+            let frames = try await answerer.client.barrier()
+            let resolved = TestClient.events("question.resolved", in: frames).compactMap(\.payload)
+            #expect(resolved.contains { $0["id"]?.stringValue == expiring.id && $0["status"] == "expired" }, "\(resolved)")
+            let late = try await answerer.client.request(
+                "question.resolve", params: ["id": .string(expiring.id), "answers": ["answers": ["q1": ["yes"]]]])
+            #expect(late.error?.details?["reason"] == "QUESTION_ALREADY_TERMINAL")
+            #expect(await console.handle(#"race-question latest"#)?.errorMessage
+                    == "race-question: usage: race-question <id|latest> <answersJSON> [--client-first] [--surface NAME]")
         }
     }
 

@@ -77,6 +77,9 @@ public enum ConsoleCommand: Sendable, Hashable {
     case chat(ChatConsoleCommand)
     /// `expire-question <id|latest>`: expire a pending question now.
     case expireQuestion(ConsoleReference)
+    /// `race-question <id|latest> <answersJSON> [--client-first] [--surface NAME]`: another
+    /// surface answers when the client resolves the question.
+    case raceQuestion(ConsoleReference, answers: ConsoleAnswers, clientFirst: Bool, surface: String)
     /// `drop-next <method> [--keep-connection]`: the next response to `method` is lost (and the
     /// connection cut, unless kept).
     case dropNext(method: String, keepConnection: Bool)
@@ -130,6 +133,7 @@ public enum ConsoleCommand: Sendable, Hashable {
         case .cancelQuestion: "cancel-question"
         case .chat(let command): command.name
         case .expireQuestion: "expire-question"
+        case .raceQuestion: "race-question"
         case .dropNext: "drop-next"
         case .delay: "delay"
         case .stopTicks: "stop-ticks"
@@ -243,6 +247,9 @@ public struct ConsoleCommandHelp: Sendable, Hashable {
               summary: "cancel a question from the console", example: "cancel-question latest"),
         .init(name: "expire-question", usage: "expire-question <id|latest>", summary: "expire a pending question now",
               example: "expire-question latest"),
+        .init(name: "race-question", usage: "race-question <id|latest> <answersJSON> [--client-first] [--surface NAME]",
+              summary: #"when the client resolves the question, another surface answers first (or right after); answers as in answer-question, without spaces"#,
+              example: #"race-question latest ["Production"]"#),
         .init(name: "drop-next", usage: "drop-next <method> [--keep-connection]",
               summary: "fault: the next response to METHOD is lost (the request still applies), then the connection is cut",
               example: "drop-next approval.resolve"),
@@ -373,6 +380,14 @@ extension ConsoleCommand {
             return .cancelQuestion(ConsoleReference(try arguments.exactlyOne(placeholder: "<id|latest>")))
         case "expire-question":
             return .expireQuestion(ConsoleReference(try arguments.exactlyOne(placeholder: "<id|latest>")))
+        case "race-question":
+            let options = try arguments.options(switches: ["--client-first"], valued: ["--surface"])
+            let values = arguments.remainingPositionals
+            guard values.count == 2 else {
+                throw ConsoleError("race-question: usage: race-question <id|latest> <answersJSON> [--client-first] [--surface NAME]")
+            }
+            return .raceQuestion(ConsoleReference(values[0]), answers: try ConsoleAnswers(parsing: values[1]),
+                                 clientFirst: options.switches.contains("--client-first"), surface: options.values["--surface"] ?? "watch")
         case "drop-next":
             let options = try arguments.options(switches: ["--keep-connection"], valued: [])
             guard arguments.remainingPositionals.count == 1 else {

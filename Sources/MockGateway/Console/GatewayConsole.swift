@@ -171,16 +171,7 @@ public struct GatewayConsole: Sendable {
             return .questionCreated(record)
         case .answerQuestion(let reference, let answers):
             let id = try recordId(reference, kind: "question")
-            let byQuestion: [String: [String]]
-            switch answers {
-            case .byQuestion(let values):
-                byQuestion = values
-            case .firstQuestion(let values):
-                guard let first = await gateway.question(id: id)?.questions.first?.questionId else {
-                    throw ConsoleError("answer-question: question '\(id)' was not found")
-                }
-                byQuestion = [first: values]
-            }
+            let byQuestion = try await questionAnswers(answers, question: id, command: "answer-question")
             let record = try await gatewayCall { () async throws(GatewayError) in
                 try await gateway.answerQuestion(id: id, answers: byQuestion, surface: Self.surface)
             }
@@ -197,6 +188,14 @@ public struct GatewayConsole: Sendable {
             let id = try recordId(reference, kind: "question")
             let record = try await gatewayCall { () async throws(GatewayError) in try await gateway.expireQuestion(id: id) }
             return .questionResolved(record)
+        case .raceQuestion(let reference, let answers, let clientFirst, let surface):
+            let id = try recordId(reference, kind: "question")
+            let byQuestion = try await questionAnswers(answers, question: id, command: "race-question")
+            await gateway.raceQuestion(id: id, surfaceAnswers: byQuestion, order: clientFirst ? .clientFirst : .surfaceFirst,
+                                       surface: surface)
+            let shown = byQuestion.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.joined(separator: ","))" }.joined(separator: " ")
+            return .faultArmed("when the client resolves question \(id), \(surface) answers \(shown) "
+                + (clientFirst ? "right after it" : "just before it"))
         case .dropNext(let method, let keep):
             await gateway.dropNextResponse(to: method, cutConnection: !keep)
             return .faultArmed("the next response to \(method) is dropped" + (keep ? "" : ", then its connection is cut"))
@@ -331,6 +330,19 @@ public struct GatewayConsole: Sendable {
         }
         guard let newest = open.last else { throw ConsoleError("\(command): no open connection") }
         return newest
+    }
+
+    /// Answers by question id: a plain list goes to the question's first item.
+    func questionAnswers(_ answers: ConsoleAnswers, question id: String, command: String) async throws(ConsoleError) -> [String: [String]] {
+        switch answers {
+        case .byQuestion(let values):
+            return values
+        case .firstQuestion(let values):
+            guard let first = await gateway.question(id: id)?.questions.first?.questionId else {
+                throw ConsoleError("\(command): question '\(id)' was not found")
+            }
+            return [first: values]
+        }
     }
 
     /// The record id, resolving `latest` to the most recently created approval or question.
