@@ -163,6 +163,21 @@ struct ServePhoneTests {
     }
 }
 
+/// Where the build has no OpenSSL (Apple platforms today), `--tls` is a usage error.
+@Suite("harness serve --tls without OpenSSL", .enabled(if: !WebSocketTLS.isAvailable, "this build speaks TLS"))
+struct ServeWithoutTLSTests {
+    @Test func tlsFlagsExitWithAClearError() async throws {
+        for arguments in [["--tls"], ["--cert", "/nonexistent/cert.pem", "--key", "/nonexistent/key.pem"]] {
+            let serve = try ServeProcess.start(["--port", "0"] + arguments)
+            let status = await serve.waitForExit(timeout: .seconds(30))
+            await serve.kill()
+            #expect(status == 2, "\(arguments): \(serve.transcript)")
+            #expect(serve.errors.all.contains("error: --tls: TLS needs OpenSSL; not available on this platform"), "\(serve.transcript)")
+            #expect(serve.lines.all.isEmpty, "nothing was served: \(serve.transcript)")
+        }
+    }
+}
+
 /// `harness run --tls`: the run's Gateways serve `wss://`, and a client process is told the
 /// certificate's fingerprint.
 @Suite("harness run --tls")

@@ -137,3 +137,21 @@ struct TLSTests {
         }
     }
 }
+
+/// Where the build has no OpenSSL (Apple platforms today), every TLS entry point refuses with
+/// ``WebSocketError/tlsUnavailable`` before any socket is opened: a clear error, never a crash.
+@Suite(.enabled(if: !WebSocketTLS.isAvailable, "this build speaks TLS through OpenSSL"))
+struct TLSUnavailableTests {
+    @Test func everyEntryPointThrowsTLSUnavailable() async throws {
+        #expect(throws: WebSocketError.tlsUnavailable) {
+            try WebSocketTLS.makeSelfSignedCertificate(commonName: "openclaw test", subjectAlternativeNames: ["DNS:localhost"])
+        }
+        #expect(throws: WebSocketError.tlsUnavailable) { try WebSocketTLS.sha256Fingerprint(certificatePEM: "") }
+        let files = WebSocketTLSServerConfiguration(certificateFile: "/nonexistent/cert.pem", privateKeyFile: "/nonexistent/key.pem")
+        #expect(throws: WebSocketError.tlsUnavailable) { try files.validate() }
+        await #expect(throws: WebSocketError.tlsUnavailable) { try await WebSocketServer.start(tls: files) }
+        await #expect(throws: WebSocketError.tlsUnavailable) { try await WebSocketClient.connect(to: "wss://127.0.0.1:9/") }
+        let error = await #expect(throws: WebSocketError.self) { try await WebSocketClient.connect(to: "wss://127.0.0.1:9/") }
+        #expect(error?.detail == "TLS needs OpenSSL; not available on this platform")
+    }
+}
