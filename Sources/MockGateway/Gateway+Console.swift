@@ -110,6 +110,8 @@ public struct FaultStatus: Sendable, Hashable {
     public var eventsAsBinary: Int
     /// Event frames still to be sent fragmented.
     public var eventsFragmented: Int
+    /// Whether new connections are dropped (after ``Gateway/beginRestart(restartExpectedMs:)``).
+    public var down: Bool = false
 }
 
 extension Gateway {
@@ -142,6 +144,6 @@ extension GatewayCore {
     func faultStatus() -> FaultStatus {
         FaultStatus(droppedResponses: faults.dropNextResponse.keys.sorted(), responseDelay: faults.responseDelay,
                     ticksStopped: faults.ticksStopped, startingUp: startingUp, eventsAsBinary: faults.nextEventsAsBinary,
-                    eventsFragmented: faults.nextEventsFragmented)
+                    eventsFragmented: faults.nextEventsFragmented, down: !accepting)
     }
 }

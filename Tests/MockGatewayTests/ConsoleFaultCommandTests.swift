@@ -291,6 +291,29 @@ struct ConsoleFaultCommandTests {
         }
     }
 
+    @Test func restartStayingDownDropsConnectionsUntilResume() async throws {
+        try await Gateway.withGateway { gateway in
+            let console = GatewayConsole(gateway: gateway)
+            let session = try await Self.reader(gateway, 0xB0)
+            try await Self.run(console, "restart --stay-down --expected-ms 5000")
+            let (frames, info) = try await session.client.framesUntilClosed()
+            let shutdown = try #require(TestClient.events("shutdown", in: frames).first)
+            #expect(shutdown.payload?["restartExpectedMs"] == 5000)
+            #expect(info.code == .serviceRestart)
+            #expect(try await Self.run(console, "status").text.contains("faults: down until resume"))
+            // While down, a new connection is dropped before its challenge.
+            await #expect(throws: (any Error).self) {
+                _ = try await TestClient.open(gateway.url, identity: try TestIdentities.make(0xB1))
+            }
+            try await Self.run(console, "resume")
+            let again = try await TestClient.open(gateway.url, identity: try TestIdentities.make(0xB1))
+            #expect(again.challenge != nil)
+            #expect(try await Self.run(console, "status").text.contains("faults: none"))
+            #expect(await console.handle("restart --expected-ms 5000")?.errorMessage
+                    == "restart: usage: restart [--stay-down [--expected-ms N]] (a restart without --stay-down comes straight back)")
+        }
+    }
+
     @Test func forgivingApprovalAndOneLineListings() async throws {
         try await Gateway.withGateway { gateway in
             let console = GatewayConsole(gateway: gateway)

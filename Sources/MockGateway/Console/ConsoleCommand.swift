@@ -54,6 +54,11 @@ public enum ConsoleCommand: Sendable, Hashable {
     case advance(seconds: Double)
     /// `shutdown` / `restart`: a restart (`shutdown` event, close 1012, then accepting again).
     case shutdown
+    /// `restart --stay-down [--expected-ms N]`: the first half of a restart (`shutdown` event
+    /// with `restartExpectedMs`, close 1012); new connections are dropped until `resume`.
+    case restartStayingDown(expectedMs: Int)
+    /// `resume`: accept connections again after `restart --stay-down`.
+    case resume
     /// `help [command]`: the command list, or one command in full.
     case help(String?)
     /// `quit`: stop the server.
@@ -122,6 +127,8 @@ public enum ConsoleCommand: Sendable, Hashable {
         case .setupCode: "setup-code"
         case .advance: "advance"
         case .shutdown: "restart"
+        case .restartStayingDown: "restart"
+        case .resume: "resume"
         case .help: "help"
         case .quit: "quit"
         case .approval: "approval"
@@ -225,9 +232,10 @@ public struct ConsoleCommandHelp: Sendable, Hashable {
               example: "setup-code --profile limited"),
         .init(name: "advance", usage: "advance <seconds>",
               summary: "move the Gateway clock forward and run what became due", example: "advance 901"),
-        .init(name: "restart", usage: "restart",
-              summary: "restart: send shutdown, close every connection with 1012, accept again (also: shutdown)",
-              example: "restart"),
+        .init(name: "restart", usage: "restart [--stay-down [--expected-ms N]]",
+              summary: "restart: send shutdown, close every connection with 1012, accept again (also: shutdown); --stay-down: stay down until resume",
+              example: "restart --stay-down --expected-ms 5000"),
+        .init(name: "resume", usage: "resume", summary: "accept connections again after restart --stay-down", example: "resume"),
         .init(name: "approval", usage: "approval <command text> [--decisions allow-once,allow-always,deny] [--expires-in SECONDS]",
               summary: "create an exec approval", example: #"approval "rm -rf /tmp/x" --expires-in 60"#),
         .init(name: "resolve-approval", usage: "resolve-approval <id|latest> <allow-once|allow-always|deny>",
@@ -304,11 +312,22 @@ extension ConsoleCommand {
         if !head.quoted, head.text.hasPrefix("#") { return nil }
         var arguments = ConsoleArguments(command: head.text, tokens: Array(tokens.dropFirst()))
         switch head.text {
-        case "pending", "devices", "nodes", "connections", "status", "shutdown", "restart", "stop-ticks", "resume-ticks":
+        case "restart" where !arguments.tokens.isEmpty:
+            let options = try arguments.options(switches: ["--stay-down"], valued: ["--expected-ms"])
+            guard arguments.remainingPositionals.isEmpty, options.switches.contains("--stay-down") else {
+                throw ConsoleError("restart: usage: restart [--stay-down [--expected-ms N]] (a restart without --stay-down comes straight back)")
+            }
+            let expected = options.values["--expected-ms"] ?? "1000"
+            guard let expectedMs = Int(expected), expectedMs >= 0 else {
+                throw ConsoleError("restart: --expected-ms must be a number of milliseconds, not '\(expected)'")
+            }
+            return .restartStayingDown(expectedMs: expectedMs)
+        case "pending", "devices", "nodes", "connections", "status", "shutdown", "restart", "stop-ticks", "resume-ticks", "resume":
             try arguments.expectNone()
             let simple: [String: ConsoleCommand] = [
                 "pending": .pending, "devices": .devices, "nodes": .nodes, "connections": .connections, "status": .status,
                 "shutdown": .shutdown, "restart": .shutdown, "stop-ticks": .stopTicks, "resume-ticks": .resumeTicks,
+                "resume": .resume,
             ]
             return simple[head.text]
         case "approve", "reject":

@@ -370,6 +370,7 @@ extension FaultStatus {
         if let responseDelay { items.append("delay \(responseDelay)") }
         if ticksStopped { items.append("ticks stopped") }
         if startingUp { items.append("starting (1013)") }
+        if down { items.append("down until resume") }
         if eventsAsBinary > 0 { items.append("\(eventsAsBinary) binary events") }
         if eventsFragmented > 0 { items.append("\(eventsFragmented) fragmented events") }
         return items

@@ -131,6 +131,12 @@ public struct GatewayConsole: Sendable {
         case .shutdown:
             await gateway.restart()
             return .restarted
+        case .restartStayingDown(let expectedMs):
+            await gateway.beginRestart(restartExpectedMs: expectedMs)
+            return .faultArmed("down after a restart (shutdown with restartExpectedMs \(expectedMs), 1012); new connections are dropped until resume")
+        case .resume:
+            await gateway.resumeAfterRestart()
+            return .faultArmed("accepting connections again")
         case .help(let name):
             guard let name else { return .help(ConsoleCommandHelp.all) }
             guard let entry = ConsoleCommandHelp.named(name) else {
