@@ -96,7 +96,8 @@ struct ServePhoneTests {
         }
     }
 
-    @Test(.enabled(if: ZBarImage.path != nil, "zbarimg not found (apt-get install zbar-tools)"))
+    @Test(.enabled(if: ZBarImage.path != nil || ZBarImage.required,
+                   "zbarimg not found (apt-get install zbar-tools); set OPENCLAW_REQUIRE_ZBAR=1 to fail instead of skipping"))
     func theQRCodeScansBackToTheExactSetupCode() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -218,9 +219,12 @@ enum ZBarImage {
     static let path: String? = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg", "/opt/homebrew/bin/zbarimg"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
+    /// `OPENCLAW_REQUIRE_ZBAR=1` (set by `.ci/run`): a missing `zbarimg` fails the tests.
+    static let required = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_ZBAR"] == "1"
+
     /// The text of the one QR code in `file` (without blocking the cooperative pool).
     static func decode(_ file: URL) async throws -> String {
-        let output = try await AsyncProcess.run(URL(fileURLWithPath: try #require(path)), ["--raw", "-q", file.path],
+        let output = try await AsyncProcess.run(URL(fileURLWithPath: try #require(path, "OPENCLAW_REQUIRE_ZBAR=1 but zbarimg was not found (apt-get install zbar-tools)")), ["--raw", "-q", file.path],
                                                 timeout: .seconds(60))
         #expect(output.status == 0, "zbarimg: \(output.stderrText)")
         var text = output.stdoutText

@@ -37,7 +37,8 @@ struct QRCodeTests {
         #expect(PNG.adler32(Array("Wikipedia".utf8)) == 0x11E6_0398)
     }
 
-    @Test(.enabled(if: ZBar.path != nil, "zbarimg not found (apt-get install zbar-tools)"))
+    @Test(.enabled(if: ZBar.path != nil || ZBar.required,
+                   "zbarimg not found (apt-get install zbar-tools); set OPENCLAW_REQUIRE_ZBAR=1 to fail instead of skipping"))
     func zbarDecodesThePNGBackToTheText() async throws {
         let text = "oc-pair://eyJ1cmwiOiJ3c3M6Ly8xOTIuMTY4LjEuMjA6MTg3ODkiLCJib290c3RyYXBUb2tlbiI6ImFiYyJ9"
         #expect(try await ZBar.decode(QRCode(encoding: text).png()) == text)
@@ -49,13 +50,16 @@ enum ZBar {
     static let path: String? = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg", "/opt/homebrew/bin/zbarimg"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
+    /// `OPENCLAW_REQUIRE_ZBAR=1` (set by `.ci/run`): a missing `zbarimg` fails the tests.
+    static let required = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_ZBAR"] == "1"
+
     /// Decodes a PNG with `zbarimg --raw -q` (without blocking the cooperative pool); the
     /// decoded text without the trailing newline.
     static func decode(_ png: [UInt8]) async throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).png")
         try Data(png).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let output = try await AsyncProcess.run(URL(fileURLWithPath: try #require(path)), ["--raw", "-q", file.path],
+        let output = try await AsyncProcess.run(URL(fileURLWithPath: try #require(path, "OPENCLAW_REQUIRE_ZBAR=1 but zbarimg was not found (apt-get install zbar-tools)")), ["--raw", "-q", file.path],
                                                 timeout: .seconds(60))
         #expect(output.status == 0, "zbarimg: \(output.stderrText)")
         var text = output.stdoutText
