@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import GatewayProtocol
 import Locking
@@ -325,13 +330,38 @@ public final class GatewayStateStore: Sendable {
         let data = GatewayStateFile.encode(state)
         let unchanged = lastSaved.withLock { $0 == data }
         if unchanged { return false }
-        do {
-            try data.write(to: fileURL, options: [.atomic])
-            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: fileURL.path)
-        } catch {
-            throw GatewayStateError(description: "cannot write \(fileURL.path): \(error.localizedDescription)")
-        }
+        try Self.writeOwnerOnly(data, to: fileURL)
         lastSaved.withLock { $0 = data }
         return true
+    }
+
+    /// Writes `data` to a temporary file that is created with mode 0600 (the state holds tokens,
+    /// so it is never readable by others, not even for a moment), then renames it over `file`.
+    private static func writeOwnerOnly(_ data: Data, to file: URL) throws(GatewayStateError) {
+        let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
+        func failure(_ what: String) -> GatewayStateError {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary.path)
+            return GatewayStateError(description: "cannot write \(file.path): \(what): \(reason)")
+        }
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else { throw failure("cannot create \(temporary.lastPathComponent)") }
+        let written = data.withUnsafeBytes { bytes -> Bool in
+            guard let base = bytes.baseAddress else { return bytes.isEmpty }
+            var offset = 0
+            while offset < bytes.count {
+                let count = write(fd, base + offset, bytes.count - offset)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        guard written, fsync(fd) == 0 else {
+            close(fd)
+            throw failure("write failed")
+        }
+        close(fd)
+        guard rename(temporary.path, file.path) == 0 else { throw failure("cannot rename into place") }
     }
 }
