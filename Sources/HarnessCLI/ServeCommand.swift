@@ -399,7 +399,8 @@ enum ServeOptions {
         if inline != nil, file != nil { throw Invalid(description: "give the shared secret once: --auth or --auth-file, not both") }
         if let inline {
             let mode = try authMode(inline)
-            if mode != .none {
+            // `token:` with nothing after it is "not configured": no secret to leak.
+            if mode.hasSecret {
                 warn("--auth puts the secret in the process arguments, which other local users can read; "
                      + "use --auth-file FILE or \(authEnvironmentVariable) instead")
             }
