@@ -212,17 +212,36 @@ extension KeyedDecodingContainer {
 /// Why `connect` params failed the Gateway's schema check.
 public struct ConnectParamsValidationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// JSON pointer of the offending value (`""` for the params object itself), e.g. `/client/id`.
+    /// For an unknown member it is the object holding it, and ``unexpectedMember`` names it.
     public var pointer: String
     /// What is wrong, in the validator's words, e.g. `must be string`.
     public var problem: String
+    /// The unknown member that was refused, if that was the problem.
+    public var unexpectedMember: String?
 
     /// Creates an error.
-    public init(pointer: String, problem: String) {
+    public init(pointer: String, problem: String, unexpectedMember: String? = nil) {
         self.pointer = pointer
         self.problem = problem
+        self.unexpectedMember = unexpectedMember
     }
 
-    /// The `error.message` the Gateway sends: `invalid connect params: at /client/id: must be string`.
+    /// An unknown member `name` in the object at `pointer`.
+    public static func unexpected(_ name: String, at pointer: String) -> ConnectParamsValidationError {
+        ConnectParamsValidationError(pointer: pointer, problem: "unexpected property '\(name)'", unexpectedMember: name)
+    }
+
+    /// The pointer of the offending member itself: `pointer`, or `pointer/name` for an unknown member.
+    public var memberPointer: String {
+        guard let unexpectedMember else { return pointer }
+        return "\(pointer)/\(JSONPointer.escape(unexpectedMember))"
+    }
+
+    /// The `error.message` the Gateway sends, in upstream's `formatValidationErrors` wording
+    /// (`packages/gateway-protocol/src/index.ts`, found by `find_string` as id 53361907495):
+    /// `invalid connect params: at /client/id: must be equal to one of the allowed values`,
+    /// `invalid connect params: at /client: unexpected property 'nickname'`,
+    /// `invalid connect params: at /device: must have required property 'nonce'`.
     public var message: String {
         let location = pointer.isEmpty ? "at root" : "at \(pointer)"
         return "invalid connect params: \(location): \(problem)"
@@ -232,46 +251,111 @@ public struct ConnectParamsValidationError: Error, Sendable, Hashable, CustomStr
     public var description: String { message }
 }
 
+/// The version-dependent part of the `connect` schema.
+///
+/// The schema is closed at every level in every generation (both stored versions of upstream
+/// `packages/gateway-protocol/src/schema/frames.ts`, @9e18229e9ccec911e6df63c4b5ec1c1fbd2836de
+/// and @009f87da348579bbaddc01db6b3daf586c2adb08, use `closedObject`); what changed is whether
+/// `device.nonce` is required.
+public struct ConnectSchemaRules: Sendable, Hashable {
+    /// Whether `device.nonce` is a required non-empty string. Current Gateways require it
+    /// (frames.ts @9e18229e: `nonce: NonEmptyString`), so a connect without it fails the schema
+    /// check; protocol-3-era Gateways let it through to the device-proof check, which answers
+    /// `DEVICE_AUTH_NONCE_REQUIRED` (the migration table of the docs, `docs/gateway/protocol.md`
+    /// "Device auth migration diagnostics" in openclaw/docs).
+    public var requiresDeviceNonce: Bool
+
+    /// Creates rules.
+    public init(requiresDeviceNonce: Bool) {
+        self.requiresDeviceNonce = requiresDeviceNonce
+    }
+
+    /// The current Gateway: `device.nonce` required.
+    public static let current = ConnectSchemaRules(requiresDeviceNonce: true)
+    /// Protocol-3-era Gateways: `device.nonce` optional (its absence is a device-proof failure).
+    public static let legacy = ConnectSchemaRules(requiresDeviceNonce: false)
+}
+
 extension ConnectParams {
-    /// The longest bootstrap or device token the schema allows (§3.3).
+    /// The longest bootstrap or device token the schema allows (§3.3). ⚠️ Unconfirmed: the
+    /// bound exists in upstream's `connect-auth-bounds.test.ts` @359570fa but not in the stored
+    /// frames.ts versions; kept from the spec.
     public static let maxCredentialTokenLength = 256
 
     /// Checks `params` against the `connect` schema and decodes it.
     ///
-    /// Types and required members follow the upstream schema. Deliberately tolerant (the most
-    /// tolerant behaviour the real clients can live with, gateway-protocol.md "How to use" rule 4):
-    /// unknown members are ignored, `client.id` and `client.mode` are open strings, `null` counts as
-    /// absent for optional members, and integral floating-point numbers count as integers.
-    /// - Parameter params: the `params` member of the connect request (`nil` when absent).
+    /// The schema is upstream's `ConnectParamsSchema`
+    /// (`packages/gateway-protocol/src/schema/frames.ts` @9e18229e9ccec911e6df63c4b5ec1c1fbd2836de,
+    /// `primitives.ts` @f05213f2): closed objects at every level (an unknown member is
+    /// `unexpected property '<name>'`), `client.id` and `client.mode` from closed enums
+    /// (`ClientID.allKnown`, `ClientMode.allKnown`), non-empty strings where upstream has
+    /// `NonEmptyString`, and, with ``ConnectSchemaRules/current``, a required `device.nonce`.
+    /// `null` is not "absent": an optional member that is present must have its type. Integral
+    /// floating-point numbers count as integers (JSON cannot tell `1` from `1.0` in JavaScript).
+    ///
+    /// Tolerated although not in the stored frames.ts versions (the most tolerant reading of
+    /// unconfirmed points): `client.buildId` (1-96 characters) and `client.timeZone` (1-64),
+    /// which `client-info.ts` @0711ee47 declares, and the top-level `computerUse`, `workerRuns`
+    /// and `modelCatalog` of a newer built bundle (found by `find_string` as id 69623565535),
+    /// whose contents are not checked.
+    /// - Parameters:
+    ///   - params: the `params` member of the connect request (`nil` when absent).
+    ///   - rules: the generation's rules (default: the current Gateway's).
     /// - Returns: the decoded params, or the first schema violation with its JSON pointer.
-    public static func validate(_ params: JSONValue?) -> Result<ConnectParams, ConnectParamsValidationError> {
+    public static func validate(_ params: JSONValue?, rules: ConnectSchemaRules = .current)
+        -> Result<ConnectParams, ConnectParamsValidationError>
+    {
         do {
-            return .success(try SchemaReader(root: params).connectParams())
+            return .success(try SchemaReader(rules: rules).connectParams(params))
         } catch {
             return .failure(error)
         }
     }
+
+    /// The top-level members of the schema, in upstream's order.
+    public static let schemaMembers: [String] = [
+        "minProtocol", "maxProtocol", "client", "caps", "commands", "computerUse", "workerRuns", "permissions",
+        "pathEnv", "role", "scopes", "modelCatalog", "device", "auth", "locale", "userAgent",
+    ]
+
+    /// The members of `client`.
+    public static let clientSchemaMembers: [String] = [
+        "id", "displayName", "version", "buildId", "platform", "deviceFamily", "modelIdentifier", "timeZone", "mode",
+        "instanceId",
+    ]
+
+    /// The members of `device`.
+    public static let deviceSchemaMembers: [String] = ["id", "publicKey", "signature", "signedAt", "nonce"]
+
+    /// The members of `auth`.
+    public static let authSchemaMembers: [String] = [
+        "token", "bootstrapToken", "deviceToken", "password", "approvalRuntimeToken", "agentRuntimeIdentityToken",
+    ]
 }
 
-/// Reads connect params member by member, failing on the first violation (as Ajv does without
-/// `allErrors`).
+/// Reads connect params object by object, failing on the first violation (as Ajv does without
+/// `allErrors`): for each object its type, then its required members, then unknown members (Ajv
+/// evaluates `required` before `additionalProperties` before `properties`), then each member.
 private struct SchemaReader {
-    let root: JSONValue?
+    let rules: ConnectSchemaRules
 
-    func connectParams() throws(ConnectParamsValidationError) -> ConnectParams {
-        let object = try requireObject(root, at: "")
+    func connectParams(_ root: JSONValue?) throws(ConnectParamsValidationError) -> ConnectParams {
+        let object = try closedObject(root, at: "", required: ["minProtocol", "maxProtocol", "client"],
+                                      members: ConnectParams.schemaMembers)
         let minProtocol = try integer(object, "minProtocol", at: "", minimum: 1)
         let maxProtocol = try integer(object, "maxProtocol", at: "", minimum: 1)
-        guard let clientValue = present(object["client"]) else { throw missing("client", at: "") }
-        let client = try clientInfo(clientValue)
-        let role = try optionalString(object, "role", at: "")
-        let scopes = try stringArray(object, "scopes", at: "")
+        let client = try clientInfo(object["client"])
         let caps = try stringArray(object, "caps", at: "")
         let commands = try stringArray(object, "commands", at: "")
         let permissions = try booleanMap(object, "permissions", at: "")
         let pathEnv = try optionalString(object, "pathEnv", at: "")
-        let auth = try connectAuth(object["auth"])
+        let role = try optionalString(object, "role", at: "", nonEmpty: true)
+        let scopes = try stringArray(object, "scopes", at: "")
+        if let catalog = object["modelCatalog"], catalog.objectValue == nil {
+            throw ConnectParamsValidationError(pointer: "/modelCatalog", problem: "must be object")
+        }
         let device = try deviceProof(object["device"])
+        let auth = try connectAuth(object["auth"])
         let locale = try optionalString(object, "locale", at: "")
         let userAgent = try optionalString(object, "userAgent", at: "")
         return ConnectParams(
@@ -280,19 +364,20 @@ private struct SchemaReader {
             device: device, locale: locale, userAgent: userAgent)
     }
 
-    private func clientInfo(_ value: JSONValue) throws(ConnectParamsValidationError) -> ClientInfo {
+    private func clientInfo(_ value: JSONValue?) throws(ConnectParamsValidationError) -> ClientInfo {
         let path = "/client"
-        let object = try requireObject(value, at: path)
-        let id = try requiredString(object, "id", at: path)
-        let displayName = try optionalString(object, "displayName", at: path)
+        let object = try closedObject(value, at: path, required: ["id", "version", "platform", "mode"],
+                                      members: ConnectParams.clientSchemaMembers)
+        let id = try enumerated(object, "id", at: path, allowed: ClientID.allKnown.map(\.rawValue))
+        let displayName = try optionalString(object, "displayName", at: path, nonEmpty: true)
         let version = try requiredString(object, "version", at: path)
-        let buildId = try optionalString(object, "buildId", at: path)
+        let buildId = try optionalString(object, "buildId", at: path, nonEmpty: true, maxLength: 96)
         let platform = try requiredString(object, "platform", at: path)
-        let deviceFamily = try optionalString(object, "deviceFamily", at: path)
-        let modelIdentifier = try optionalString(object, "modelIdentifier", at: path)
-        let timeZone = try optionalString(object, "timeZone", at: path)
-        let mode = try requiredString(object, "mode", at: path)
-        let instanceId = try optionalString(object, "instanceId", at: path)
+        let deviceFamily = try optionalString(object, "deviceFamily", at: path, nonEmpty: true)
+        let modelIdentifier = try optionalString(object, "modelIdentifier", at: path, nonEmpty: true)
+        let timeZone = try optionalString(object, "timeZone", at: path, nonEmpty: true, maxLength: 64)
+        let mode = try enumerated(object, "mode", at: path, allowed: ClientMode.allKnown.map(\.rawValue))
+        let instanceId = try optionalString(object, "instanceId", at: path, nonEmpty: true)
         return ClientInfo(
             id: ClientID(rawValue: id), displayName: displayName, version: version, buildId: buildId, platform: platform,
             deviceFamily: deviceFamily, modelIdentifier: modelIdentifier, timeZone: timeZone,
@@ -300,51 +385,58 @@ private struct SchemaReader {
     }
 
     private func connectAuth(_ value: JSONValue?) throws(ConnectParamsValidationError) -> ConnectAuth? {
-        guard let value = present(value) else { return nil }
+        guard let value else { return nil }
         let path = "/auth"
-        let object = try requireObject(value, at: path)
+        let object = try closedObject(value, at: path, required: [], members: ConnectParams.authSchemaMembers)
         let token = try optionalString(object, "token", at: path)
         let bootstrapToken = try credentialToken(object, "bootstrapToken", at: path)
         let deviceToken = try credentialToken(object, "deviceToken", at: path)
         let password = try optionalString(object, "password", at: path)
+        _ = try optionalString(object, "approvalRuntimeToken", at: path)
+        _ = try optionalString(object, "agentRuntimeIdentityToken", at: path)
         return ConnectAuth(token: token, bootstrapToken: bootstrapToken, deviceToken: deviceToken, password: password)
     }
 
     private func deviceProof(_ value: JSONValue?) throws(ConnectParamsValidationError) -> DeviceProof? {
-        guard let value = present(value) else { return nil }
+        guard let value else { return nil }
         let path = "/device"
-        let object = try requireObject(value, at: path)
+        var required = ["id", "publicKey", "signature", "signedAt"]
+        if rules.requiresDeviceNonce { required.append("nonce") }
+        let object = try closedObject(value, at: path, required: required, members: ConnectParams.deviceSchemaMembers)
         let id = try requiredString(object, "id", at: path)
         let publicKey = try requiredString(object, "publicKey", at: path)
         let signature = try requiredString(object, "signature", at: path)
         let signedAt = try integer(object, "signedAt", at: path, minimum: 0)
-        // The nonce is optional in the schema: its absence is the device-proof failure
-        // DEVICE_AUTH_NONCE_REQUIRED, not a schema error.
-        let nonce = try optionalString(object, "nonce", at: path)
+        // Current: a required NonEmptyString, so only a blank nonce ("  ") reaches the proof
+        // check's `device nonce required` (connect-device-proof.ts @bdf831476c86c90bae8fca26853341971bf32823
+        // trims before that check). Legacy: optional, and "" is as good as absent.
+        let nonce = try optionalString(object, "nonce", at: path, nonEmpty: rules.requiresDeviceNonce)
         return DeviceProof(id: id, publicKey: publicKey, signature: signature, signedAt: signedAt, nonce: nonce)
     }
 
     // MARK: Primitives
 
-    private func present(_ value: JSONValue?) -> JSONValue? {
-        guard let value, !value.isNull else { return nil }
-        return value
-    }
-
-    private func missing(_ key: String, at path: String) -> ConnectParamsValidationError {
-        ConnectParamsValidationError(pointer: path, problem: "must have required property '\(key)'")
-    }
-
-    private func requireObject(_ value: JSONValue?, at path: String) throws(ConnectParamsValidationError) -> [String: JSONValue] {
+    /// An object at `path` that holds every `required` member and no member outside `members`.
+    private func closedObject(_ value: JSONValue?, at path: String, required: [String], members: [String])
+        throws(ConnectParamsValidationError) -> [String: JSONValue]
+    {
         guard let object = value?.objectValue else {
             throw ConnectParamsValidationError(pointer: path, problem: "must be object")
+        }
+        for key in required where object[key] == nil {
+            throw ConnectParamsValidationError(pointer: path, problem: "must have required property '\(key)'")
+        }
+        let known = Set(members)
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+            throw .unexpected(unknown, at: path)
         }
         return object
     }
 
-    private func integer(_ object: [String: JSONValue], _ key: String, at path: String, minimum: Int) throws(ConnectParamsValidationError) -> Int {
-        guard let value = present(object[key]) else { throw missing(key, at: path) }
-        guard let number = value.int64Value, let integer = Int(exactly: number) else {
+    private func integer(_ object: [String: JSONValue], _ key: String, at path: String, minimum: Int)
+        throws(ConnectParamsValidationError) -> Int
+    {
+        guard let value = object[key], let number = value.int64Value, let integer = Int(exactly: number) else {
             throw ConnectParamsValidationError(pointer: "\(path)/\(key)", problem: "must be integer")
         }
         guard integer >= minimum else {
@@ -353,26 +445,46 @@ private struct SchemaReader {
         return integer
     }
 
-    private func requiredString(_ object: [String: JSONValue], _ key: String, at path: String) throws(ConnectParamsValidationError) -> String {
-        guard let value = present(object[key]) else { throw missing(key, at: path) }
-        guard let text = value.stringValue else {
-            throw ConnectParamsValidationError(pointer: "\(path)/\(key)", problem: "must be string")
-        }
-        guard !text.isEmpty else {
-            throw ConnectParamsValidationError(pointer: "\(path)/\(key)", problem: "must NOT have fewer than 1 characters")
+    private func requiredString(_ object: [String: JSONValue], _ key: String, at path: String)
+        throws(ConnectParamsValidationError) -> String
+    {
+        guard let text = try optionalString(object, key, at: path, nonEmpty: true) else {
+            throw ConnectParamsValidationError(pointer: path, problem: "must have required property '\(key)'")
         }
         return text
     }
 
-    private func optionalString(_ object: [String: JSONValue], _ key: String, at path: String) throws(ConnectParamsValidationError) -> String? {
-        guard let value = present(object[key]) else { return nil }
-        guard let text = value.stringValue else {
-            throw ConnectParamsValidationError(pointer: "\(path)/\(key)", problem: "must be string")
+    /// An optional string member; present means a string (`null` included), and with
+    /// `nonEmpty` at least one character (upstream `NonEmptyString`).
+    private func optionalString(_ object: [String: JSONValue], _ key: String, at path: String, nonEmpty: Bool = false,
+                                maxLength: Int? = nil) throws(ConnectParamsValidationError) -> String? {
+        guard let value = object[key] else { return nil }
+        let pointer = "\(path)/\(key)"
+        guard let text = value.stringValue else { throw ConnectParamsValidationError(pointer: pointer, problem: "must be string") }
+        if nonEmpty, text.isEmpty {
+            throw ConnectParamsValidationError(pointer: pointer, problem: "must NOT have fewer than 1 characters")
+        }
+        if let maxLength, text.count > maxLength {
+            throw ConnectParamsValidationError(pointer: pointer, problem: "must NOT have more than \(maxLength) characters")
         }
         return text
     }
 
-    private func credentialToken(_ object: [String: JSONValue], _ key: String, at path: String) throws(ConnectParamsValidationError) -> String? {
+    /// A required string from a closed enum (`Type.Enum`).
+    private func enumerated(_ object: [String: JSONValue], _ key: String, at path: String, allowed: [String])
+        throws(ConnectParamsValidationError) -> String
+    {
+        let pointer = "\(path)/\(key)"
+        guard let text = object[key]?.stringValue else { throw ConnectParamsValidationError(pointer: pointer, problem: "must be string") }
+        guard allowed.contains(text) else {
+            throw ConnectParamsValidationError(pointer: pointer, problem: "must be equal to one of the allowed values")
+        }
+        return text
+    }
+
+    private func credentialToken(_ object: [String: JSONValue], _ key: String, at path: String)
+        throws(ConnectParamsValidationError) -> String?
+    {
         guard let text = try optionalString(object, key, at: path) else { return nil }
         let pointer = "\(path)/\(key)"
         guard text.count <= ConnectParams.maxCredentialTokenLength else {
@@ -385,32 +497,42 @@ private struct SchemaReader {
         return text
     }
 
-    private func stringArray(_ object: [String: JSONValue], _ key: String, at path: String) throws(ConnectParamsValidationError) -> [String]? {
-        guard let value = present(object[key]) else { return nil }
+    /// An optional array of non-empty strings (`Type.Array(NonEmptyString)`).
+    private func stringArray(_ object: [String: JSONValue], _ key: String, at path: String)
+        throws(ConnectParamsValidationError) -> [String]?
+    {
+        guard let value = object[key] else { return nil }
         guard let items = value.arrayValue else {
             throw ConnectParamsValidationError(pointer: "\(path)/\(key)", problem: "must be array")
         }
         var strings: [String] = []
         strings.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            guard let text = item.stringValue else {
-                throw ConnectParamsValidationError(pointer: "\(path)/\(key)/\(index)", problem: "must be string")
+            let pointer = "\(path)/\(key)/\(index)"
+            guard let text = item.stringValue else { throw ConnectParamsValidationError(pointer: pointer, problem: "must be string") }
+            guard !text.isEmpty else {
+                throw ConnectParamsValidationError(pointer: pointer, problem: "must NOT have fewer than 1 characters")
             }
             strings.append(text)
         }
         return strings
     }
 
-    private func booleanMap(_ object: [String: JSONValue], _ key: String, at path: String) throws(ConnectParamsValidationError) -> [String: Bool]? {
-        guard let value = present(object[key]) else { return nil }
+    /// An optional `Type.Record(NonEmptyString, Type.Boolean())`.
+    private func booleanMap(_ object: [String: JSONValue], _ key: String, at path: String)
+        throws(ConnectParamsValidationError) -> [String: Bool]?
+    {
+        guard let value = object[key] else { return nil }
         guard let members = value.objectValue else {
             throw ConnectParamsValidationError(pointer: "\(path)/\(key)", problem: "must be object")
         }
         var result: [String: Bool] = [:]
         for (name, member) in members.sorted(by: { $0.key < $1.key }) {
-            guard let flag = member.boolValue else {
-                throw ConnectParamsValidationError(pointer: "\(path)/\(key)/\(JSONPointer.escape(name))", problem: "must be boolean")
+            let pointer = "\(path)/\(key)/\(JSONPointer.escape(name))"
+            guard !name.isEmpty else {
+                throw ConnectParamsValidationError(pointer: "\(path)/\(key)", problem: "property name must be valid")
             }
+            guard let flag = member.boolValue else { throw ConnectParamsValidationError(pointer: pointer, problem: "must be boolean") }
             result[name] = flag
         }
         return result

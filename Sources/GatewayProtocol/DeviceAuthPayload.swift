@@ -59,13 +59,14 @@ public enum DeviceAuthPayload {
         return String(result)
     }
 
-    /// The token that goes into the payload (§4.3): the first of `token`, `deviceToken`,
-    /// `bootstrapToken` that is not empty (after trimming), as sent; otherwise `""`.
+    /// The token that goes into the payload (§4.3): `token ?? deviceToken ?? bootstrapToken`,
+    /// the first one present, as sent: no trimming, and a present empty `token` wins over the
+    /// others (so `{token:"", bootstrapToken:"B"}` is signed over `""`); `""` when none is present.
+    ///
+    /// Upstream: `resolveSignatureToken` in `src/gateway/server/ws-connection/handshake-auth-helpers.ts`
+    /// @66072549fda8e4fc85bb954ff4880471fe9657ee (`auth.token ?? auth.deviceToken ?? auth.bootstrapToken ?? null`).
     public static func signatureToken(token: String?, deviceToken: String?, bootstrapToken: String?) -> String {
-        for candidate in [token, deviceToken, bootstrapToken] {
-            if let candidate, !candidate.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return candidate }
-        }
-        return ""
+        token ?? deviceToken ?? bootstrapToken ?? ""
     }
 
     /// Rebuilds the payload a client should have signed for `params`, as the Gateway does.

@@ -87,6 +87,10 @@ public struct GatewayMethod: RawRepresentable, Hashable, Sendable, Codable, Expr
     public static let nodePairRemove: GatewayMethod = "node.pair.remove"
     /// `push.test` (operators).
     public static let pushTest: GatewayMethod = "push.test"
+    /// `sessions.messages.subscribe` `{key, includeApprovals?}` (operators; unified approvals).
+    public static let sessionsMessagesSubscribe: GatewayMethod = "sessions.messages.subscribe"
+    /// `sessions.messages.unsubscribe` `{key}` (operators; unified approvals).
+    public static let sessionsMessagesUnsubscribe: GatewayMethod = "sessions.messages.unsubscribe"
 
     /// The methods a `role:"node"` socket may call (§7.2).
     public static let nodeMethods: [GatewayMethod] = [
@@ -135,6 +139,23 @@ public struct GatewayEventName: RawRepresentable, Hashable, Sendable, Codable, E
     public static let devicePairRequested: GatewayEventName = "device.pair.requested"
     /// `device.pair.resolved` `{requestId, deviceId, decision, ts}`.
     public static let devicePairResolved: GatewayEventName = "device.pair.resolved"
+    /// `device.pair.setup.completed` `{setupId, deviceId, deviceName?, access, ts}`: a setup
+    /// code's hand-off delivered its credentials (to `operator.pairing`).
+    public static let devicePairSetupCompleted: GatewayEventName = "device.pair.setup.completed"
+    /// `device.pair.setup.deliveryUncertain`: same payload; the setup code was used up but the
+    /// credential-bearing response may not have arrived.
+    public static let devicePairSetupDeliveryUncertain: GatewayEventName = "device.pair.setup.deliveryUncertain"
+    /// `exec.approval.requested`: an exec approval awaits a decision (operators).
+    public static let execApprovalRequested: GatewayEventName = "exec.approval.requested"
+    /// `exec.approval.resolved`: an exec approval was decided (operators).
+    public static let execApprovalResolved: GatewayEventName = "exec.approval.resolved"
+    /// `question.requested`: an agent question awaits an answer (operators).
+    public static let questionRequested: GatewayEventName = "question.requested"
+    /// `question.resolved`: an agent question was answered, expired or cancelled (operators).
+    public static let questionResolved: GatewayEventName = "question.resolved"
+    /// `session.approval`: an approval of a session, sent only to sessions subscribed to its key
+    /// with `includeApprovals:true` (operators; unified approvals).
+    public static let sessionApproval: GatewayEventName = "session.approval"
     /// `node.pair.requested`: a node capability surface awaits approval.
     public static let nodePairRequested: GatewayEventName = "node.pair.requested"
     /// `node.pair.resolved` `{requestId, nodeId, decision, ts}`.

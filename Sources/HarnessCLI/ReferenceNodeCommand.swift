@@ -22,6 +22,9 @@ enum ReferenceNodeCommand {
             .choice("--mutant", "NAME", among: Mutant.allCases.map(\.rawValue), what: "mutant",
                     help: "Switch on one known bug (see --list-mutants).", repeatable: true),
             .flag("--list-mutants", help: "Print one mutant name per line and exit."),
+            .option("--declare", "COMMAND",
+                    help: "Declare only these commands in connect.commands (default: every command it implements), "
+                        + "as a third-party node with its own commands would.", repeatable: true),
         ]
     ) { arguments, io in
         if arguments.isSet("--list-mutants") {
@@ -38,6 +41,11 @@ enum ReferenceNodeCommand {
             io.err("error: OPENCLAW_STATE_DIR is not set\n")
             return CommandLineTool.exitUsage
         }
+        let declared = arguments.allValues("--declare")
+        if let empty = declared.first(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            io.err("error: --declare needs a command name, got \"\(empty)\"\n")
+            return CommandLineTool.exitUsage
+        }
         let token = io.environment["OPENCLAW_GATEWAY_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         let seed = io.environment["OPENCLAW_HARNESS_SEED"].flatMap(UInt64.init) ?? 0
         // A wss:// Gateway is trusted by the fingerprint harness run (or a person) gives.
@@ -49,7 +57,7 @@ enum ReferenceNodeCommand {
         let connector = SocketConnector(tls: fingerprint.map { WebSocketTLSClientConfiguration(pinnedCertificateSHA256: $0) })
         let client = ReferenceClient(configuration: ReferenceConfiguration(
             gatewayURL: url, sharedToken: token, stateDirectory: URL(fileURLWithPath: stateDirectory), seed: seed,
-            mutants: mutants, connector: connector))
+            mutants: mutants, connector: connector, declaredCommands: declared.isEmpty ? nil : declared))
         let hello: JSONValue = [
             "type": "hello", "adapterProtocol": 1,
             "client": ["name": "openclaw-reference", "mutants": .array(mutants.map { .string($0.rawValue) }.sorted { $0.jsonString < $1.jsonString })],

@@ -77,15 +77,57 @@ extension Gateway {
     }
 
     /// Issues a setup code (bootstrap token valid 10 minutes, single use) for this Gateway.
-    /// - Parameter fullAccess: include `operator.admin` in the operator hand-off.
-    public func makeSetupCode(fullAccess: Bool = false) async -> SetupCode {
-        await makeSetupCode(profile: fullAccess ? .full : .limited)
+    /// The code carries ``advertisedURL``, `expiresAtMs` and, with TLS, `tlsFingerprint`.
+    /// - Parameter profile: what the token grants; by default `full`, lowered to `limited` for a
+    ///   plaintext `ws://` URL that is not loopback, as `device.pair.setupCode` does.
+    public func makeSetupCode(profile: BootstrapProfile? = nil) async -> SetupCode {
+        await issueSetupCode(profile: profile).code
     }
 
-    /// Issues a setup code with one of upstream's access profiles: the code carries
-    /// ``advertisedURL``, `expiresAtMs` and, with TLS, `tlsFingerprint`.
-    public func makeSetupCode(profile: SetupCodeProfile) async -> SetupCode {
-        await core.scriptSetupCode(url: advertisedURL, profile: profile, tlsFingerprint: tlsFingerprint)
+    /// Issues a setup code and returns it with its setup id and expiry (what
+    /// `device.pair.setupCode` answers, minus the transport details).
+    public func issueSetupCode(profile: BootstrapProfile? = nil) async -> IssuedSetupCode {
+        await core.scriptSetupCode(profile: profile)
+    }
+
+    /// The recorded outcome of the setup `setupId` (`device.pair.setupStatus`), if any.
+    public func setupOutcome(setupId: String) async -> SetupOutcome? {
+        await core.bootstrapTokens.outcome(setupId: setupId)
+    }
+
+    /// Changes the shared secret (`gateway.auth` edited on a running Gateway): every session
+    /// that authenticated with the old secret, or with a device token bound to it, is closed
+    /// with 4001 "gateway auth changed", and the next connects are judged against `auth`.
+    public func changeSharedSecret(_ auth: GatewayAuthMode) async {
+        await core.changeSharedSecret(auth)
+    }
+
+    /// Locks the client address `address` out of the credential class `scope` for `durationMs`
+    /// (the state after too many failures): its connects are refused with `AUTH_RATE_LIMITED`,
+    /// `retryable:true` and `retryAfterMs` while the limit applies. Loopback addresses are
+    /// exempt unless `GatewayConfiguration.authRateLimit.exemptLoopback` is off.
+    public func lockOutAuthentication(address: String = "127.0.0.1", scope: AuthRateLimitScope, durationMs: Int64) async {
+        await core.lockOut(address: address, scope: scope, durationMs: durationMs)
+    }
+}
+
+/// A setup code as issued, with its non-secret lifecycle data.
+public struct IssuedSetupCode: Sendable, Hashable {
+    /// The code.
+    public var code: SetupCode
+    /// Its opaque setup id (for `device.pair.setupStatus`).
+    public var setupId: String
+    /// What it grants.
+    public var access: SetupAccess
+    /// When its bootstrap token stops being accepted.
+    public var expiresAtMs: Int64
+
+    /// Creates an issued code.
+    public init(code: SetupCode, setupId: String, access: SetupAccess, expiresAtMs: Int64) {
+        self.code = code
+        self.setupId = setupId
+        self.access = access
+        self.expiresAtMs = expiresAtMs
     }
 }
 
@@ -145,7 +187,7 @@ extension GatewayCore {
 
     func scriptReject(requestId: String) throws(GatewayError) {
         do {
-            applyPairingEffects(try pairingStore.reject(requestId: requestId, nowMs: nowMs).effects)
+            applyRejection(try pairingStore.reject(requestId: requestId, nowMs: nowMs))
         } catch {
             throw GatewayError(error.errorShape)
         }
@@ -181,12 +223,54 @@ extension GatewayCore {
         }
     }
 
-    func scriptSetupCode(url: String, profile: SetupCodeProfile, tlsFingerprint: String?) -> SetupCode {
-        let issued = bootstrapTokens.issue(profile: profile.bootstrapProfile, nowMs: nowMs)
-        let code = SetupCode(url: url, bootstrapToken: issued.token, expiresAtMs: issued.expiresAtMs, tlsFingerprint: tlsFingerprint)
+    func scriptSetupCode(profile: BootstrapProfile?) -> IssuedSetupCode {
+        let request = SetupCodeRequest()
+        // The scripting API issues codes in every auth mode (a fake Gateway without a shared
+        // secret is the common test set-up); only the wire method refuses mode `none`.
+        let plan = (try? SetupCodePlan.plan(request, gatewayURL: gatewayURL, auth: GatewayAuthMode.token("scripted")).get())
+            ?? SetupCodePlan(url: gatewayURL, urlSource: "gateway.bind=custom", profile: .full, accessDowngraded: false,
+                             authLabel: "token")
+        return issueSetupCode(plan: plan, profile: profile ?? plan.profile)
+    }
+
+    /// Issues the bootstrap token of a planned setup code.
+    func issueSetupCode(plan: SetupCodePlan, profile: BootstrapProfile) -> IssuedSetupCode {
+        let issued = bootstrapTokens.issue(profile: profile, nowMs: nowMs)
+        // The fingerprint pins this Gateway's certificate, so it rides only on a wss:// URL.
+        let fingerprint = plan.url.lowercased().hasPrefix("wss://") ? tlsFingerprint : nil
+        let code = SetupCode(url: plan.url, bootstrapToken: issued.token,
+                             expiresAtMs: self.profile.hasSetupCodeLifecycle ? issued.expiresAtMs : nil,
+                             tlsFingerprint: fingerprint)
         transcript.redactor.learn(issued.token)
         transcript.redactor.learn(code.encoded)
         persistState()
-        return code
+        return IssuedSetupCode(code: code, setupId: issued.setupId, access: profile.access, expiresAtMs: issued.expiresAtMs)
+    }
+
+    /// `device.pair.setupCode`.
+    func answerSetupCode(_ request: SetupCodeRequest, request frame: RequestFrame, on connectionId: String) {
+        switch SetupCodePlan.plan(request, gatewayURL: gatewayURL, auth: sharedAuth) {
+        case .failure(let error):
+            fail(frame.id, method: frame.method, error.shape, to: connectionId)
+        case .success(let plan):
+            let issued = issueSetupCode(plan: plan, profile: plan.profile)
+            respond(.success(id: frame.id, payload: plan.result(setupId: issued.setupId, expiresAtMs: issued.expiresAtMs,
+                                                                code: issued.code)),
+                    method: frame.method, to: connectionId)
+        }
+    }
+
+    func lockOut(address: String, scope: AuthRateLimitScope, durationMs: Int64) {
+        authRateLimiter.lockOut(address, scope: scope, durationMs: durationMs, nowMs: nowMs)
+        noteFault("\(address) locked out of \(scope.rawValue) for \(durationMs) ms")
+    }
+
+    /// The URL setup codes carry: ``GatewayConfiguration/advertisedURL``, else
+    /// `ws://` (`wss://` with TLS) to ``GatewayConfiguration/advertisedHost`` or the bound host,
+    /// at the bound port (as ``Gateway/advertisedURL``).
+    var gatewayURL: String {
+        if let advertised = configuration.advertisedURL { return advertised }
+        let host = configuration.advertisedHost ?? configuration.host
+        return "\(tlsFingerprint == nil ? "ws" : "wss")://\(host.contains(":") ? "[\(host)]" : host):\(configuration.port)"
     }
 }

@@ -139,7 +139,8 @@ public final class Gateway: Sendable {
         }
         var bound = configuration
         bound.port = port
-        let core = GatewayCore(configuration: bound, events: events, transcript: transcript, identity: identity, restoring: restored)
+        let core = GatewayCore(configuration: bound, events: events, transcript: transcript, identity: identity, restoring: restored,
+                               tlsFingerprint: fingerprint)
         let gateway = Gateway(configuration: bound, events: events, transcript: transcript, identity: identity,
                               port: port, tlsFingerprint: fingerprint, core: core)
         gateway.begin(listener)
@@ -340,8 +341,9 @@ public final class Gateway: Sendable {
         await core.setDropNextResponse(method: method, cut: cutConnection)
     }
 
-    /// Delays every response by `delay` on the Gateway's time line (virtual in simulated runs);
-    /// `nil` answers promptly again.
+    /// Delays every response by `delay` on the Gateway's time line (virtual in simulated runs),
+    /// connect refusals included (their close follows the held-back response); `nil` answers
+    /// promptly again.
     public func delayResponses(by delay: Duration?) async {
         await core.setResponseDelay(delay)
     }
@@ -377,6 +379,10 @@ public final class Gateway: Sendable {
 
     /// Answers every connect with `UNAVAILABLE` / close 1013 while `on` is true.
     public func setStartingUp(_ on: Bool) async { await core.setStartingUp(on) }
+
+    /// Sends the `connect.challenge` of the next `count` connections without `ts` (a malformed
+    /// challenge, which a client must not sign: docs gateway/protocol.md "Handshake").
+    public func sendNextChallengesWithoutTs(_ count: Int) async { await core.setChallengesWithoutTs(count) }
 
     /// Sends `shutdown`, closes every connection with 1012 "service restart", refuses
     /// connections until ``resumeAfterRestart()``, and keeps the durable state (devices, tokens,

@@ -15,6 +15,10 @@ public struct GatewayConfiguration: Sendable {
     public var auth: GatewayAuthMode
     /// Which pairing requests are approved without an operator.
     public var autoApproval: AutoApprovalPolicy
+    /// The authentication rate limits (shared secret, device token, bootstrap token, node
+    /// pairing): upstream's defaults, loopback exempt. Turn `exemptLoopback` off (and lower the
+    /// limits) to exercise them against a client on the same machine.
+    public var authRateLimit: AuthRateLimitConfiguration
     /// `hello-ok.policy.tickIntervalMs`, and how often `tick` is sent.
     public var tickIntervalMs: Int
     /// How long a socket may take to complete `connect` (gateway-protocol.md §2.7: 15 s).
@@ -74,6 +78,7 @@ public struct GatewayConfiguration: Sendable {
         profile: GatewayProfile = .current,
         auth: GatewayAuthMode = .none,
         autoApproval: AutoApprovalPolicy = .manual,
+        authRateLimit: AuthRateLimitConfiguration = .upstreamDefault,
         tickIntervalMs: Int = 30_000,
         handshakeTimeoutMs: Int = 15_000,
         maxPreauthPayloadBytes: Int = 64 * 1024,
@@ -98,6 +103,7 @@ public struct GatewayConfiguration: Sendable {
         self.profile = profile
         self.auth = auth
         self.autoApproval = autoApproval
+        self.authRateLimit = authRateLimit
         self.tickIntervalMs = tickIntervalMs
         self.handshakeTimeoutMs = handshakeTimeoutMs
         self.maxPreauthPayloadBytes = maxPreauthPayloadBytes

@@ -2,10 +2,14 @@ import Foundation
 import GatewayProtocol
 import WebSocketTransport
 
-/// The Gateway's bootstrap-token and device-token stores as the admission sees them.
+/// The Gateway's bootstrap-token and device-token stores and its rate limiter, as the admission
+/// of one connect sees them.
 struct GatewayCredentials: ConnectCredentialVerifier {
     var pairing: PairingStore
     var bootstrap: BootstrapTokenStore
+    var limiter: AuthRateLimiter
+    let remoteAddress: String
+    let sharedAuthGeneration: Int
     let nowMs: Int64
     var bootstrapGrant: BootstrapGrant?
     var deviceToken: DeviceToken?
@@ -23,7 +27,7 @@ struct GatewayCredentials: ConnectCredentialVerifier {
 
     mutating func verifyDeviceToken(_ candidate: DeviceTokenCandidate, for request: ConnectCredentialRequest) -> ConnectCredentialVerdict {
         switch pairing.verifyDeviceToken(candidate.value, deviceId: request.deviceId, role: request.role,
-                                         scopes: request.scopes, nowMs: nowMs) {
+                                         scopes: request.scopes, sharedAuthGeneration: sharedAuthGeneration, nowMs: nowMs) {
         case .success(let token):
             deviceToken = token
             return .valid
@@ -31,32 +35,51 @@ struct GatewayCredentials: ConnectCredentialVerifier {
             return .invalid(failure.authFailureReason(for: candidate.source))
         }
     }
+
+    mutating func rateLimitRetryAfterMs(_ scope: AuthRateLimitScope) -> Int? {
+        let check = limiter.check(remoteAddress, scope: scope, nowMs: nowMs)
+        return check.allowed ? nil : Int(check.retryAfterMs)
+    }
+
+    mutating func recordAuthFailure(_ scope: AuthRateLimitScope) {
+        limiter.recordFailure(remoteAddress, scope: scope, nowMs: nowMs)
+    }
+
+    mutating func resetAuthFailures(_ scope: AuthRateLimitScope) {
+        limiter.reset(remoteAddress, scope: scope)
+    }
 }
 
-/// An admission decision and the bootstrap grant it used.
+/// An admission decision and the bootstrap grant and device token it used.
 struct HandshakeDecision: Sendable {
     var decision: ConnectAdmission.Decision
     var bootstrapGrant: BootstrapGrant?
+    var deviceToken: DeviceToken?
 
     var rejection: ConnectAdmission.Rejection? { decision.rejection }
 }
 
 extension GatewayCore {
     /// Decides on the first message of a connection: admission (gateway-protocol.md §3.5);
-    /// the token stores are updated, nothing is sent yet.
+    /// the token stores and the rate limiter are updated, nothing is sent yet.
     func decideHandshake(_ bytes: Data, on connectionId: String) -> HandshakeDecision? {
         guard let state = connections[connectionId] else { return nil }
         var admissionConfiguration = ConnectAdmission.Configuration(
-            auth: configuration.auth, profile: profile, isStartingUp: startingUp,
+            auth: sharedAuth, profile: profile, isStartingUp: startingUp,
             maxPreauthPayloadBytes: configuration.maxPreauthPayloadBytes)
         admissionConfiguration.connection = connectionFacts(state)
-        var credentials = GatewayCredentials(pairing: pairingStore, bootstrap: bootstrapTokens, nowMs: nowMs)
-        // `signedAt` is judged on the clients' time line (see `GatewayClock.peerNowMs`).
+        // Rate limits and token checks are done on the Gateway clock; `signedAt` on the clients'
+        // time line (see `GatewayClock.peerNowMs`).
+        var credentials = GatewayCredentials(pairing: pairingStore, bootstrap: bootstrapTokens, limiter: authRateLimiter,
+                                             remoteAddress: state.remoteAddress, sharedAuthGeneration: sharedAuthGeneration,
+                                             nowMs: nowMs)
         let decision = ConnectAdmission.evaluate(message: bytes, nonce: state.nonce, nowMs: Int(clock.peerNowMs),
                                                  configuration: admissionConfiguration, credentials: &credentials)
         pairingStore = credentials.pairing
         bootstrapTokens = credentials.bootstrap
-        return HandshakeDecision(decision: decision, bootstrapGrant: credentials.bootstrapGrant)
+        authRateLimiter = credentials.limiter
+        return HandshakeDecision(decision: decision, bootstrapGrant: credentials.bootstrapGrant,
+                                 deviceToken: credentials.deviceToken)
     }
 
     /// What the admission needs to know about the socket: loopback, Host, proxy headers, Origin.
@@ -76,17 +99,22 @@ extension GatewayCore {
             reject(connectionId, response: rejection.response, error: rejection.error,
                    closeCode: Int(rejection.closeCode.rawValue), closeReason: rejection.closeReason)
         case .admitted(let admitted):
-            completeConnect(admitted, bootstrapGrant: handshake.bootstrapGrant, on: connectionId)
+            completeConnect(admitted, bootstrapGrant: handshake.bootstrapGrant, deviceToken: handshake.deviceToken,
+                            on: connectionId)
         }
     }
 
     /// Sends the failed connect response (when there is an id to answer) and closes.
     func reject(_ connectionId: String, response: JSONValue?, error: ErrorShape, closeCode: Int, closeReason: String) {
         if let response {
-            if let frame = try? Frame(json: response) {
+            // A refusal is a response like any other: logged as `request.handled` and held back
+            // by `delayResponses` (the close follows it on the same queue).
+            if let frame = try? Frame(json: response), case .response(let answer) = frame {
+                respond(answer, method: GatewayMethod.connect.rawValue, to: connectionId)
+            } else if let frame = try? Frame(json: response) {
                 send(frame, to: connectionId)
             } else {
-                sendJSON(response, to: connectionId)
+                respondJSON(response, method: GatewayMethod.connect.rawValue, error: error, to: connectionId)
             }
         }
         events.append(.handshakeRejected(connectionId: connectionId, error: error, closeCode: closeCode))
@@ -94,31 +122,42 @@ extension GatewayCore {
     }
 
     /// Sends a JSON document that is not a well-formed frame (a response echoing a numeric id).
-    func sendJSON(_ json: JSONValue, to connectionId: String) {
+    func sendJSON(_ json: JSONValue, to connectionId: String, fault: SendFault? = nil) {
         guard let state = connections[connectionId], !state.closing else { return }
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: .outbound, message: json, wire: TranscriptWire(frameKind: .text, frameCount: 1)))
-        state.outbox.yield(.message(.text(json.jsonString), nil))
+                                          kind: .outbound, message: json, wire: TranscriptWire(frameKind: .text, frameCount: 1),
+                                          fault: fault.map { Self.transcriptFault($0, binary: false) }))
+        state.outbox.yield(.message(.text(json.jsonString), fault))
     }
 
-    func completeConnect(_ admitted: ConnectAdmission.Admitted, bootstrapGrant: BootstrapGrant?, on connectionId: String) {
+    /// Answers with a JSON document that is not a well-formed frame, as ``respond(_:method:to:)``
+    /// answers a frame: logged as `request.handled` and delayed by `delayResponses`.
+    func respondJSON(_ json: JSONValue, method: String, error: ErrorShape, to connectionId: String) {
+        events.append(.requestHandled(connectionId: connectionId, method: method, ok: false, errorCode: error.code))
+        sendJSON(json, to: connectionId, fault: faults.responseDelay.map { SendFault(delay: $0) })
+    }
+
+    func completeConnect(_ admitted: ConnectAdmission.Admitted, bootstrapGrant: BootstrapGrant?, deviceToken: DeviceToken?,
+                         on connectionId: String) {
         guard let state = connections[connectionId] else { return }
         let params = admitted.params
         let requestedScopes = params.scopes ?? []
+        let sharedGeneration = sessionSharedAuthGeneration(admitted.authMethod, deviceToken: deviceToken)
         guard let device = admitted.device else {
             // An operator without a device identity (a CLI with the shared token, a local
             // backend): no pairing; the requested scopes for this session only, and only where
             // the admission keeps them (ConnectAdmission+MissingDevice.swift).
             let scopes = admitted.role == .node || !admitted.keepsUnboundScopes ? [] : requestedScopes
             let grant = HelloAuthGrant(role: admitted.role, scopes: scopes)
-            establish(connectionId, admitted: admitted, deviceId: nil, publicKey: nil, grant: grant)
+            establish(connectionId, admitted: admitted, deviceId: nil, publicKey: nil, grant: grant,
+                      sharedAuthGeneration: sharedGeneration)
             return
         }
         let remote = state.remoteAddress
         let isLoopback = (try? IPAddress(parsing: remote))?.isLoopback ?? false
-        let hasOrigin = state.socket.requestHeaders["Origin"] != nil
+        let origin = state.socket.requestHeaders["Origin"]
         let attempt = PairingAttempt(params: params, deviceId: device.deviceId, publicKey: device.publicKey,
-                                     remoteIp: remote, isLoopback: isLoopback, hasBrowserOrigin: hasOrigin)
+                                     remoteIp: remote, isLoopback: isLoopback, hasBrowserOrigin: origin != nil, origin: origin)
         switch pairingStore.admit(attempt, policy: configuration.autoApproval, bootstrap: bootstrapGrant, nowMs: nowMs) {
         case .rejected(let rejection, _, let effects):
             applyPairingEffects(effects)
@@ -128,21 +167,81 @@ extension GatewayCore {
                    closeReason: rejection.closeReason(style: profile.pairingMessageStyle))
         case .admitted(let admittedDevice, let effects):
             applyPairingEffects(effects)
+            if admitted.role == .node, !admitNodeSurface(device: device, admitted: admitted, remote: remote, on: connectionId) {
+                return
+            }
             pairingStore.recordConnect(attempt, nowMs: nowMs)
-            let grant = pairingStore.grantHelloAuth(deviceId: device.deviceId, role: admitted.role, scopes: requestedScopes,
-                                                    handOff: admittedDevice.bootstrapHandOff, nowMs: nowMs)
-            if let bootstrapGrant { _ = bootstrapTokens.consume(bootstrapGrant.token, nowMs: nowMs) }
+            // A browser surface that authenticated with the shared secret gets a token bound to
+            // the secret's generation, and a bound token keeps its binding (upstream
+            // `sharedGatewayAuthIssuer`, connect-device-tokens.ts @0186e586da6c81740c4d9b4d05d100ffd3bc1858).
+            let bindsGeneration = deviceToken?.sharedAuthGeneration != nil
+                || (sharedGeneration != nil && attempt.client.isBrowserClient)
+            let grant = pairingStore.grantHelloAuth(
+                deviceId: device.deviceId, role: admitted.role, scopes: requestedScopes, handOff: admittedDevice.bootstrapHandOff,
+                sharedAuthGeneration: bindsGeneration ? sharedAuthGeneration : nil,
+                reportTokenScopes: profile.helloReportsTokenScopes, nowMs: nowMs)
             if let token = grant.deviceToken {
                 events.append(.deviceToken(deviceId: device.deviceId, role: admitted.role.rawValue, action: "issued"))
                 _ = token
             }
-            establish(connectionId, admitted: admitted, deviceId: device.deviceId, publicKey: device.publicKey, grant: grant)
+            establish(connectionId, admitted: admitted, deviceId: device.deviceId, publicKey: device.publicKey, grant: grant,
+                      sharedAuthGeneration: sharedGeneration)
+            if let bootstrapGrant {
+                finishSetup(bootstrapGrant, deviceId: device.deviceId, deviceName: params.client.displayName)
+            }
         }
+    }
+
+    /// The shared-secret generation a session of `method` depends on (4001 when it changes).
+    func sessionSharedAuthGeneration(_ method: ConnectAdmission.AuthMethod, deviceToken: DeviceToken?) -> Int? {
+        switch method {
+        case .sharedToken, .password: sharedAuthGeneration
+        case .deviceToken: deviceToken?.sharedAuthGeneration
+        case .none, .bootstrapToken: nil
+        }
+    }
+
+    /// The node-pairing rate limit of a device's first node session: the request for its
+    /// capability surface counts per client address, and a locked-out address is refused with
+    /// `AUTH_RATE_LIMITED` (upstream `requestNodePairingFromConnect`, connect-node-session.ts
+    /// @eb43e943c9f52eb9076fcea3919c62d736b1053a: every request of a node without a paired
+    /// surface is counted; paired reconnects are not). The fake approves a capability surface at
+    /// once, so the one counted request per device is its first node session.
+    /// - Returns: `false` when the connect was refused.
+    func admitNodeSurface(device: VerifiedDevice, admitted: ConnectAdmission.Admitted, remote: String,
+                          on connectionId: String) -> Bool {
+        guard nodeSurfaces[device.deviceId] != device.publicKey else { return true }
+        let check = authRateLimiter.check(remote, scope: .nodePairing, nowMs: nowMs)
+        guard check.allowed else {
+            let rejection = ConnectAdmission.authRejection(
+                reason: .rateLimited, params: admitted.params, mode: sharedAuth, retryAfterMs: Int(check.retryAfterMs),
+                hasDevice: true)
+            reject(connectionId, response: Frame.response(.failure(id: admitted.requestID, error: rejection.error)).json,
+                   error: rejection.error, closeCode: Int(rejection.closeCode.rawValue), closeReason: rejection.closeReason)
+            return false
+        }
+        authRateLimiter.recordFailure(remote, scope: .nodePairing, nowMs: nowMs)
+        nodeSurfaces[device.deviceId] = device.publicKey
+        return true
+    }
+
+    /// Uses up a setup code's bootstrap token after its `hello-ok` and records and announces
+    /// the setup's outcome: `device.pair.setup.completed`, or `device.pair.setup.deliveryUncertain`
+    /// when the `hello-ok` could not be delivered (the connection went away, or a fault dropped
+    /// the response).
+    func finishSetup(_ grant: BootstrapGrant, deviceId: String, deviceName: String?) {
+        guard bootstrapTokens.consume(grant.token, nowMs: nowMs) else { return }
+        let delivered = lastConnectResponseDelivered
+        guard profile.hasSetupCodeLifecycle,
+              let outcome = bootstrapTokens.recordOutcome(grant.token, deviceId: deviceId, deviceName: deviceName,
+                                                          delivery: delivered ? .completed : .deliveryUncertain, nowMs: nowMs)
+        else { return }
+        broadcast(event: outcome.eventName.rawValue, payload: outcome.payload)
     }
 
     /// Sends `hello-ok`, registers the session (and the node), starts ticking.
     func establish(_ connectionId: String, admitted: ConnectAdmission.Admitted, deviceId: String?, publicKey: String?,
-                   grant: HelloAuthGrant) {
+                   grant: HelloAuthGrant, sharedAuthGeneration: Int?) {
         guard var state = connections[connectionId] else { return }
         let params = admitted.params
         let role = admitted.role
@@ -157,33 +256,39 @@ extension GatewayCore {
         case .deviceToken(let candidate): authMethod = "device-token"; presentedToken = candidate.value
         }
         if presentedToken == nil { presentedToken = params.auth.map(\.signatureToken).flatMap { $0.isEmpty ? nil : $0 } }
-        let session = Session(role: role.rawValue, scopes: grant.scopes, deviceId: deviceId, publicKey: publicKey, nodeId: nodeId,
+        var session = Session(role: role.rawValue, scopes: grant.scopes, deviceId: deviceId, publicKey: publicKey, nodeId: nodeId,
                               client: params.client, protocolVersion: admitted.negotiatedProtocol, authMethod: authMethod,
-                              deviceToken: grant.deviceToken?.token)
+                              deviceToken: grant.deviceToken?.token, sharedAuthGeneration: sharedAuthGeneration)
+        session.pairingGeneration = role == .node ? deviceId.flatMap(pairingGeneration(deviceId:)) : nil
         state.session = session
         state.handshakeDeadlineMs = nil
         connections[connectionId] = state
         state.socket.setMaxMessageSize(configuration.maxPayloadBytes)
 
+        // The current Gateway always announces its own protocol version (connect-hello.ts
+        // @6eec7e0ec17433b40821fac09f7808d1d8e0345e), even to a node that offered only 3.
+        let helloProtocol = profile.announcesCurrentProtocol ? profile.protocolVersion : admitted.negotiatedProtocol
+        let canvas = helloCanvasFields(role: role, offeredMaxProtocol: params.maxProtocol)
         let hello = HelloOK(
-            protocol: admitted.negotiatedProtocol,
+            protocol: helloProtocol,
             server: HelloServerInfo(version: profile.serverVersion, connId: connectionId),
-            features: HelloFeatures(methods: advertisedMethods(role: role), events: advertisedEvents(role: role)),
+            features: HelloFeatures(methods: advertisedMethods(role: role), events: advertisedEvents(role: role),
+                                    capabilities: profile.serverCapabilities.isEmpty ? nil : profile.serverCapabilities),
             snapshot: HelloSnapshot(presence: presenceEntries(), health: [:],
                                stateVersion: StateVersion(presence: presenceVersion, health: 1),
                                uptimeMs: Int(max(0, nowMs - startedAtMs)), sessionDefaults: SessionDefaults(),
-                               authMode: configuration.auth.name),
+                               authMode: sharedAuth.name),
             auth: grant.helloAuth,
             policy: HelloPolicy(maxPayload: configuration.maxPayloadBytes, maxBufferedBytes: configuration.maxBufferedBytes,
                                 tickIntervalMs: configuration.tickIntervalMs),
-            pluginSurfaceUrls: profile.hasNewerNodeMethods && role == .node ? ["canvas": canvasURL] : nil,
-            canvasHostUrl: !profile.hasNewerNodeMethods && role == .node ? canvasURL : nil)
+            pluginSurfaceUrls: canvas.pluginSurfaceUrls, canvasHostUrl: canvas.canvasHostUrl)
+        lastConnectResponseDelivered = !faultsWillDropResponse(to: GatewayMethod.connect.rawValue)
         respond(.success(id: admitted.requestID, payload: (try? JSONValue(encoding: hello)) ?? .null),
                 method: GatewayMethod.connect.rawValue, to: connectionId)
         events.append(.sessionOpened(SessionInfo(
             connectionId: connectionId, role: role.rawValue, scopes: grant.scopes, deviceId: deviceId,
             clientId: params.client.id.rawValue, clientMode: params.client.mode.rawValue,
-            protocolVersion: admitted.negotiatedProtocol, authMethod: authMethod,
+            protocolVersion: helloProtocol, authMethod: authMethod,
             signatureVersion: admitted.device.map { $0.payloadVersion.rawValue }, presentedToken: presentedToken,
             issuedDeviceToken: grant.deviceToken?.token)))
         if !connections.values.contains(where: { $0.session != nil && $0.id != connectionId }) {
@@ -205,16 +310,38 @@ extension GatewayCore {
         }
         events.append(.nodeConnected(nodeId: nodeId, connectionId: connectionId))
         let triggers = (try? JSONValue(encoding: VoiceWakeChangedEvent(triggers: configuration.voiceWakeTriggers))) ?? .null
-        sendTargeted(event: "voicewake.changed", payload: triggers, to: connectionId)
+        sendTargeted(event: GatewayEventName.voicewakeChanged.rawValue, payload: triggers, to: connectionId)
         broadcastPresence()
     }
+
+    /// Whether the response to `method` is about to be dropped by a fault.
+    func faultsWillDropResponse(to method: String) -> Bool {
+        faults.dropNextResponse[method] != nil
+    }
+
+    /// Changes the shared secret: the generation moves on, every session that depends on the
+    /// old one is closed with 4001 "gateway auth changed", and device tokens bound to it stop
+    /// verifying (upstream `disconnectStaleSharedGatewayAuthClients`, ws-shared-generation.ts).
+    /// Failed-attempt counters of the shared secret start over.
+    func changeSharedSecret(_ mode: GatewayAuthMode) {
+        sharedAuth = mode
+        sharedAuthGeneration += 1
+        noteFault("shared secret changed to \(mode.name) (generation \(sharedAuthGeneration))")
+        for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
+            guard let generation = state.session?.sharedAuthGeneration, generation != sharedAuthGeneration else { continue }
+            close(connectionId, code: Int(GatewayCloseCode.gatewayAuthChanged.rawValue), reason: Self.gatewayAuthChangedReason)
+        }
+    }
+
+    /// The close reason of 4001.
+    static let gatewayAuthChangedReason = "gateway auth changed"
 
     /// Applies what the pairing store decided: broadcasts, event-log entries, disconnects.
     func applyPairingEffects(_ effects: [PairingEffect]) {
         for effect in effects {
             switch effect {
             case .requested(let request):
-                broadcast(event: PairingEventName.requested, payload: request.eventPayload)
+                broadcast(event: GatewayEventName.devicePairRequested.rawValue, payload: request.eventPayload)
                 events.append(.pairingRequested(PairingRequestInfo(request)))
             case .refreshed(let request):
                 events.append(.pairingRefreshed(PairingRequestInfo(request)))
@@ -222,7 +349,7 @@ extension GatewayCore {
                 let deviceId = pairingStore.pendingRequest(new, nowMs: nowMs)?.deviceId ?? ""
                 events.append(.pairingSuperseded(oldRequestIds: old, newRequestId: new, deviceId: deviceId))
             case .resolved(let resolution):
-                broadcast(event: PairingEventName.resolved, payload: resolution.eventPayload)
+                broadcast(event: GatewayEventName.devicePairResolved.rawValue, payload: resolution.eventPayload)
                 events.append(.pairingResolved(requestId: resolution.requestId, deviceId: resolution.deviceId,
                                                decision: resolution.decision.rawValue))
             case .expired(let request):
@@ -230,12 +357,26 @@ extension GatewayCore {
             case .withdrawn(let request):
                 events.append(.pairingResolved(requestId: request.requestId, deviceId: request.deviceId, decision: "withdrawn"))
             case .disconnect(let deviceId, let role, let reason):
+                if reason == .deviceRemoved { nodeSurfaces[deviceId] = nil }
                 for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
                     guard let session = state.session, session.deviceId == deviceId else { continue }
                     if let role, session.role != role.rawValue { continue }
                     close(connectionId, code: 1008, reason: reason.rawValue)
                 }
             }
+        }
+    }
+
+    /// Applies a rejection: its announcements, and (current Gateway) the revocation of the
+    /// device's bootstrap tokens (upstream `rejectDevicePairingInWorker`, found by `read_file`
+    /// as id 68307933387).
+    func applyRejection(_ rejection: PairingRejection) {
+        applyPairingEffects(rejection.effects)
+        guard profile.rejectRevokesBootstrapTokens else { return }
+        let revoked = bootstrapTokens.revokeAll(deviceId: rejection.deviceId, publicKey: rejection.publicKey)
+        if revoked > 0 {
+            transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: "-", kind: .note,
+                                              text: "revoked \(revoked) bootstrap token(s) of \(rejection.deviceId)"))
         }
     }
 

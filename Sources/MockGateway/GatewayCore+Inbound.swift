@@ -146,9 +146,19 @@ extension GatewayCore {
     /// Routes a request of an authenticated session.
     func dispatch(_ request: RequestFrame, on connectionId: String) {
         guard let session = connections[connectionId]?.session else { return }
+        // A session of a stale shared-secret generation is closed, not answered (upstream
+        // `authenticated-request-dispatch.ts`: 4001 "gateway auth changed").
+        if let generation = session.sharedAuthGeneration, generation != sharedAuthGeneration {
+            close(connectionId, code: Int(GatewayCloseCode.gatewayAuthChanged.rawValue), reason: Self.gatewayAuthChangedReason)
+            return
+        }
         if request.method == GatewayMethod.connect.rawValue {
             fail(request.id, method: request.method,
-                 ErrorShape(code: "INVALID_REQUEST", message: "connect is only valid as the first request"), to: connectionId)
+                 ConnectAdmission.connectAfterHandshakeError, to: connectionId)
+            return
+        }
+        if let drain = faults.drain, !drain.admits(method: request.method) {
+            fail(request.id, method: request.method, drain.refusal(method: request.method), to: connectionId)
             return
         }
         if session.isNode {
@@ -161,7 +171,7 @@ extension GatewayCore {
     /// `unknown method: X` (gateway-protocol.md §7.2).
     func unknownMethod(_ request: RequestFrame, on connectionId: String) {
         fail(request.id, method: request.method,
-             ErrorShape(code: "INVALID_REQUEST", message: "unknown method: \(request.method)"), to: connectionId)
+             ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "unknown method: \(request.method)"), to: connectionId)
     }
 
     // MARK: - Fault setters
@@ -200,6 +210,11 @@ extension GatewayCore {
         noteFault("fragment the next \(count) event\(count == 1 ? "" : "s") into 3 frames with pings between")
     }
 
+    func setChallengesWithoutTs(_ count: Int) {
+        faults.challengesWithoutTs = max(0, count)
+        noteFault("send the next \(count) connect.challenge\(count == 1 ? "" : "s") without ts")
+    }
+
     func setStartingUp(_ on: Bool) {
         startingUp = on
         noteFault(on ? "starting up (UNAVAILABLE, 1013)" : "started")
@@ -228,7 +243,7 @@ extension GatewayCore {
     func shutdownForRestart(restartExpectedMs: Int?) {
         accepting = false
         let payload = (try? JSONValue(encoding: ShutdownEvent(restartExpectedMs: restartExpectedMs))) ?? .null
-        broadcast(event: "shutdown", payload: payload)
+        broadcast(event: GatewayEventName.shutdown.rawValue, payload: payload)
         for connectionId in connections.keys.sorted() {
             close(connectionId, code: 1012, reason: "service restart")
         }

@@ -2,10 +2,6 @@ import Foundation
 import GatewayProtocol
 
 extension GatewayCore {
-    /// The presence triggers a client may send; anything else normalises to `background`
-    /// (gateway-protocol.md §7.6).
-    static let presenceTriggers: Set<String> = ["background", "silent_push", "bg_app_refresh", "significant_location", "manual", "connect"]
-
     /// Requests of a `role:"node"` session (gateway-protocol.md §7.2).
     func handleNodeRequest(_ request: RequestFrame, session: Session, on connectionId: String) {
         let nodeId = session.nodeId ?? session.client.id.rawValue
@@ -15,33 +11,37 @@ extension GatewayCore {
         case "node.event":
             handleNodeEvent(request, session: session, nodeId: nodeId, on: connectionId)
         case "node.pending.pull":
-            let actions = pendingActions[nodeId] ?? []
-            respond(.success(id: request.id, payload: ["nodeId": .string(nodeId), "actions": .array(actions)]),
+            // The foreground actions queued for this node (PendingActionQueue).
+            let declared = Set(nodes.nodes[nodeId]?.commands ?? [])
+            let actions = pendingActions.pull(nodeId: nodeId, declaredCommands: declared, nowMs: nowMs)
+            respond(.success(id: request.id, payload: ["nodeId": .string(nodeId), "actions": .array(actions.map(\.pullJSON))]),
                     method: request.method, to: connectionId)
         case "node.pending.ack":
-            guard let ids = request.params?["ids"]?.arrayValue?.compactMap(\.stringValue), !ids.isEmpty else {
+            let raw = request.params?["ids"]
+            guard raw == nil || raw?.isNull == true || raw?.arrayValue?.allSatisfy({ $0.stringValue != nil }) == true else {
                 fail(request.id, method: request.method,
-                     ErrorShape(code: "INVALID_REQUEST", message: "invalid node.pending.ack params: ids must be a non-empty array of strings"),
+                     ErrorShape(code: "INVALID_REQUEST", message: "invalid node.pending.ack params: ids must be an array of strings"),
                      to: connectionId)
                 return
             }
-            var remaining = pendingActions[nodeId] ?? []
-            let acked = remaining.compactMap { $0["id"]?.stringValue }.filter(ids.contains)
-            remaining.removeAll { action in action["id"]?.stringValue.map(ids.contains) ?? false }
-            pendingActions[nodeId] = remaining
+            let ids = raw?.arrayValue?.compactMap(\.stringValue) ?? []
+            let (acked, remaining) = pendingActions.ack(nodeId: nodeId, ids: ids, nowMs: nowMs)
             respond(.success(id: request.id, payload: [
                 "nodeId": .string(nodeId), "ackedIds": .array(acked.map(JSONValue.string)),
-                "remainingCount": .int(Int64(remaining.count)),
+                "remainingCount": .int(Int64(remaining)),
             ]), method: request.method, to: connectionId)
         case "node.pending.drain" where profile.hasNewerNodeMethods:
             respond(.success(id: request.id, payload: [
                 "nodeId": .string(nodeId), "revision": 0, "items": [], "hasMore": false,
             ]), method: request.method, to: connectionId)
         case "node.pluginSurface.refresh" where profile.hasNewerNodeMethods:
-            respond(.success(id: request.id, payload: ["pluginSurfaceUrls": ["canvas": .string(canvasURL)]]),
+            respond(.success(id: request.id, payload: canvasSurface.pluginSurfaceRefreshPayload(capability: mintCanvasCapability())),
                     method: request.method, to: connectionId)
         case "node.canvas.capability.refresh" where !profile.hasNewerNodeMethods:
-            respond(.success(id: request.id, payload: ["canvasHostUrl": .string(canvasURL)]), method: request.method, to: connectionId)
+            // Protocol-3-era shape (CanvasSurface): the v2026.4 clients read `canvasCapability`.
+            respond(.success(id: request.id, payload: canvasSurface.capabilityRefreshPayload(capability: mintCanvasCapability(),
+                                                                                             nowMs: nowMs)),
+                    method: request.method, to: connectionId)
         case "node.invoke.progress", "node.skills.update", "node.pluginTools.update":
             guard profile.hasNewerNodeMethods else { return unknownMethod(request, on: connectionId) }
             respond(.success(id: request.id, payload: ["ok": true]), method: request.method, to: connectionId)
@@ -57,7 +57,23 @@ extension GatewayCore {
         }
     }
 
-    var canvasURL: String { "http://\(configuration.host):\(configuration.port)/__openclaw__/canvas/" }
+    /// The canvas URLs, from the bound address (the core's configuration carries the bound port).
+    var canvasSurface: CanvasSurface { CanvasSurface(host: configuration.host, port: configuration.port) }
+
+    /// A fresh canvas capability (18 bytes of the capability stream, base64url).
+    func mintCanvasCapability() -> String {
+        CanvasSurface.mintCapability(capabilityRandom.bytes(18))
+    }
+
+    /// The canvas members of a `hello-ok` (see ``CanvasSurface/helloFields(isNode:newerNodeMethods:legacyNodeProtocol:capability:)``).
+    func helloCanvasFields(role: GatewayRole, offeredMaxProtocol: Int) -> (pluginSurfaceUrls: [String: String]?, canvasHostUrl: String?) {
+        guard role == .node else { return (nil, nil) }
+        return canvasSurface.helloFields(
+            isNode: true, newerNodeMethods: profile.hasNewerNodeMethods,
+            legacyNodeProtocol: CanvasSurface.usesLegacyNodeProtocol(maxProtocol: offeredMaxProtocol,
+                                                                      currentProtocol: profile.protocolVersion),
+            capability: mintCanvasCapability())
+    }
 
     // MARK: - node.invoke.result
 
@@ -95,8 +111,25 @@ extension GatewayCore {
         case .completed(let pending, let result):
             events.append(.invokeResult(id: pending.id, nodeId: nodeId, ok: result.ok, matched: true, connectionId: connectionId))
             respond(.success(id: request.id, payload: ["ok": true]), method: request.method, to: connectionId)
-            finishInvoke(pending.id, with: .result(result))
+            finishInvoke(pending.id, with: .result(result), queued: queueForegroundAction(pending, result: result))
         }
+    }
+
+    /// Queues a foreground-only command that an iOS node refused in the background
+    /// (`PendingActionQueue`), so that the node can pull it after it returns to the foreground.
+    func queueForegroundAction(_ invoke: PendingInvoke, result: NodeInvokeResult) -> PendingNodeAction? {
+        guard !result.ok, let node = nodes.nodes[invoke.nodeId],
+              PendingActionQueue.shouldQueue(platform: node.platform, command: invoke.command,
+                                             errorCode: result.error?.code, errorMessage: result.error?.message)
+        else { return nil }
+        let before = pendingActions.live(nodeId: invoke.nodeId, nowMs: nowMs).map(\.id)
+        let action = pendingActions.enqueue(nodeId: invoke.nodeId, command: invoke.command, paramsJSON: invoke.paramsJSON,
+                                            idempotencyKey: invoke.idempotencyKey ?? invoke.id, nowMs: nowMs,
+                                            newId: { random.uuidString() })
+        if !before.contains(action.id) {
+            events.append(.pendingActionQueued(nodeId: invoke.nodeId, actionId: action.id, command: action.command))
+        }
+        return action
     }
 
     // MARK: - node.event
@@ -121,53 +154,71 @@ extension GatewayCore {
         events.append(.nodeEvent(nodeId: nodeId, event: event, payloadJSON: payloadJSON, connectionId: connectionId))
         let payload = payloadJSON.flatMap { try? JSONValue(parsing: $0) }
 
-        var structured: (handled: Bool, reason: String?)?
-        switch event {
-        case "node.presence.alive":
-            structured = handlePresenceAlive(payload: payload, session: session, nodeId: nodeId)
-        case "push.apns.register":
-            handlePushRegistration(payload: payload, nodeId: nodeId)
-        default:
-            break
+        // A scripted beacon reply (Gateway+PresenceFault.swift) replaces the rules and records nothing.
+        if event == "node.presence.alive", let forced = takeForcedPresenceReply() {
+            events.append(.presenceHandled(nodeId: nodeId, trigger: payload?["trigger"]?.stringValue,
+                                           handled: forced.handled, reason: forced.reason))
+            let reply: JSONValue = profile.nodeEventReply == .structured
+                ? ["ok": true, "event": .string(event), "handled": .bool(forced.handled), "reason": .string(forced.reason)]
+                : ["ok": true]
+            respond(.success(id: request.id, payload: reply), method: request.method, to: connectionId)
+            return
         }
-        let reply: JSONValue
-        if profile.nodeEventReply == .structured, let structured {
-            var object: [String: JSONValue] = ["ok": true, "event": .string(event), "handled": .bool(structured.handled)]
-            if let reason = structured.reason { object["reason"] = .string(reason) }
-            reply = .object(object)
-        } else {
-            reply = ["ok": true]
+        let facts = nodeEventFacts(session: session, nodeId: nodeId, on: connectionId)
+        var decision = NodeEventRules.decide(event: event, payload: payload, facts: facts)
+        for effect in decision.effects {
+            switch effect {
+            case .persistLastSeen(let deviceId, let reason):
+                // The store answers whether the record is still there; this store cannot fail.
+                let stored: Bool? = pairingStore.recordLastSeen(deviceId: deviceId, atMs: nowMs, reason: reason) ? true : nil
+                decision = NodeEventRules.afterPersist(stored, facts: facts, event: event)
+                apply(decision.effects, nodeId: nodeId)
+            default:
+                apply([effect], nodeId: nodeId)
+            }
         }
-        respond(.success(id: request.id, payload: reply), method: request.method, to: connectionId)
+        if event == "node.presence.alive", let handled = decision.handledFlag, let reason = decision.reason {
+            events.append(.presenceHandled(nodeId: nodeId, trigger: payload?["trigger"]?.stringValue, handled: handled, reason: reason))
+        }
+        respond(.success(id: request.id, payload: decision.reply), method: request.method, to: connectionId)
     }
 
-    /// The server algorithm of gateway-protocol.md §7.6.
-    func handlePresenceAlive(payload: JSONValue?, session: Session, nodeId: String) -> (handled: Bool, reason: String?) {
-        let rawTrigger = payload?["trigger"]?.stringValue
-        let trigger = rawTrigger.map { Self.presenceTriggers.contains($0) ? $0 : "background" }
-        let decision: (handled: Bool, reason: String)
-        if profile.nodeEventReply == .bareOK {
-            // Older Gateways had no beacon handler: the event fell through to a bare `{ok:true}`
-            // and nothing was recorded.
-            decision = (false, "unhandled")
-        } else if let forced = takeForcedPresenceReply() {
-            // A scripted reply (Gateway+PresenceFault.swift): nothing is recorded.
-            decision = (forced.handled, forced.reason)
-        } else if payload?.objectValue == nil {
-            decision = (false, "invalid_payload")
-        } else if session.deviceId == nil {
-            decision = (false, "missing_device_identity")
-        } else if let deviceId = session.deviceId, !pairingStore.isPaired(deviceId: deviceId, role: "node") {
-            decision = (false, "pairing_changed")
-        } else if let deviceId = session.deviceId, !nodes.shouldPersistPresence(deviceId: deviceId, nowMs: nowMs) {
-            decision = (true, "throttled")
-        } else if let deviceId = session.deviceId, pairingStore.recordLastSeen(deviceId: deviceId, atMs: nowMs, reason: trigger ?? "background") {
-            decision = (true, "persisted")
-        } else {
-            decision = (false, "pairing_changed")
+    /// What the `node.event` rules read about the sending session.
+    func nodeEventFacts(session: Session, nodeId: String, on connectionId: String) -> NodeEventFacts {
+        let current = nodes.nodes[nodeId]
+        var facts = NodeEventFacts(
+            replyStyle: profile.nodeEventReply, deviceId: session.deviceId,
+            sessionPairingGeneration: session.pairingGeneration,
+            currentPairingGeneration: session.deviceId.flatMap(pairingGeneration(deviceId:)),
+            isCurrentConnection: current?.connectionId == connectionId,
+            accessibilityGranted: current?.connectionId == connectionId && current?.permissions["accessibility"] == true,
+            lastPresencePersistMs: nil, hasActivity: nodeActivity[nodeId] != nil, nowMs: nowMs)
+        facts.lastPresencePersistMs = facts.presenceThrottleKey.flatMap { presencePersistStamps[$0] }
+        return facts
+    }
+
+    /// Applies effects other than a persist (which ``handleNodeEvent(_:session:nodeId:on:)`` runs).
+    func apply(_ effects: [NodeEventEffect], nodeId: String) {
+        for effect in effects {
+            switch effect {
+            case .persistLastSeen: break
+            case .stampPresenceThrottle(let key, let atMs): presencePersistStamps[key] = atMs
+            case .recordActivity(let idleSeconds, let saturated):
+                nodeActivity[nodeId] = NodeActivity(idleSeconds: idleSeconds, saturated: saturated, reportedAtMs: nowMs)
+            case .clearActivity: nodeActivity.removeValue(forKey: nodeId)
+            case .registerPush(let payload): handlePushRegistration(payload: payload, nodeId: nodeId)
+            }
         }
-        events.append(.presenceHandled(nodeId: nodeId, trigger: rawTrigger, handled: decision.handled, reason: decision.reason))
-        return decision
+    }
+
+    /// A device's node pairing generation: it changes when the paired record is created anew
+    /// (removed and paired again, or a new key). `nil` when the device holds no node pairing.
+    /// Upstream keys the beacon throttle and the connection's currency by such a generation
+    /// (src/gateway/server-node-events.ts, index id 57483807821, `pairingGeneration.key`); a
+    /// re-pair within the same millisecond of the Gateway clock is not told apart here.
+    func pairingGeneration(deviceId: String) -> String? {
+        guard let record = pairingStore.pairedDevice(deviceId), record.hasRole(.node) else { return nil }
+        return "\(record.createdAtMs):\(record.publicKey)"
     }
 
     /// `push.apns.register` (gateway-protocol.md §7.7): relay registrations count only when
@@ -185,6 +236,44 @@ extension GatewayCore {
         events.append(.pushRegistered(nodeId: nodeId, transport: transport, accepted: accepted, gatewayDeviceId: gatewayDeviceId))
     }
 
+    // MARK: - Push
+
+    /// Hands a push to the node's registered transport: the fake relay (a request signed with
+    /// the Gateway's identity and checked as the hosted relay checks it) or the APNs stand-in.
+    /// Every send is recorded (`Gateway.pushDeliveries()`) and announced (`pushSent`).
+    func sendPush(nodeId: String, registration: JSONValue, pushType: String, payload: JSONValue) -> PushDelivery {
+        let priority: Int64 = pushType == "background" ? 5 : 10
+        var delivery: PushDelivery
+        if registration["transport"]?.stringValue == "relay" {
+            let body: JSONValue = [
+                "relayHandle": registration["relayHandle"] ?? .null, "pushType": .string(pushType),
+                "priority": .int(priority), "payload": payload,
+            ]
+            let bodyJSON = body.jsonString
+            let signedAtMs = nowMs
+            let signature = identity.sign(PushRelay.signaturePayload(gatewayDeviceId: identity.deviceId, signedAtMs: signedAtMs,
+                                                                     bodyJSON: bodyJSON))
+            // The relay's own checks: a grant, and the signature of the Gateway the registration names.
+            let verified = DeviceIdentity.verify(signature: signature, payload: PushRelay.signaturePayload(
+                gatewayDeviceId: identity.deviceId, signedAtMs: signedAtMs, bodyJSON: bodyJSON), publicKey: identity.publicKeyBase64URL)
+            let granted = registration["sendGrant"]?.stringValue?.isEmpty == false
+            delivery = PushDelivery(nodeId: nodeId, transport: "relay", pushType: pushType, bodyJSON: bodyJSON,
+                                    gatewayDeviceId: identity.deviceId, signedAtMs: signedAtMs, signature: signature,
+                                    sendGrant: registration["sendGrant"]?.stringValue,
+                                    accepted: verified && granted && registration["gatewayDeviceId"]?.stringValue == identity.deviceId)
+        } else {
+            let body: JSONValue = [
+                "token": registration["token"] ?? .null, "topic": registration["topic"] ?? .null,
+                "pushType": .string(pushType), "priority": .int(priority), "payload": payload,
+            ]
+            delivery = PushDelivery(nodeId: nodeId, transport: "direct", pushType: pushType, bodyJSON: body.jsonString,
+                                    gatewayDeviceId: nil, signedAtMs: nil, signature: nil, sendGrant: nil, accepted: true)
+        }
+        pushDeliveries.append(delivery)
+        events.append(.pushSent(nodeId: nodeId, transport: delivery.transport, pushType: pushType, accepted: delivery.accepted))
+        return delivery
+    }
+
     // MARK: - Sending invokes
 
     /// Sends `node.invoke.request` to the node's current socket.
@@ -194,7 +283,7 @@ extension GatewayCore {
         let id = random.uuidString()
         let deadline: Int64? = timeoutMs > 0 ? nowMs + Int64(timeoutMs) : nil
         nodes.begin(PendingInvoke(id: id, nodeId: nodeId, connectionId: node.connectionId, command: command,
-                                  idempotencyKey: idempotencyKey, deadlineMs: deadline))
+                                  idempotencyKey: idempotencyKey, deadlineMs: deadline, paramsJSON: params.map(\.jsonString)))
         let request = NodeInvokeRequest(id: id, nodeId: nodeId, command: command,
                                         paramsJSON: params.map(\.jsonString), timeoutMs: timeoutMs, idempotencyKey: idempotencyKey)
         sendTargeted(event: "node.invoke.request", payload: (try? JSONValue(encoding: request)) ?? .null, to: node.connectionId)
@@ -208,29 +297,28 @@ extension GatewayCore {
         invokeWaiters.removeValue(forKey: id)?.resume(returning: .timedOut)
     }
 
-    /// Answers an operator's `node.invoke` once the node did (gateway-protocol.md §7.11).
-    func answerOperatorInvoke(_ caller: (connectionId: String, requestId: String), outcome: InvokeOutcome) {
-        switch outcome {
-        case .result(let result) where result.ok:
-            var payload: [String: JSONValue] = ["ok": true, "nodeId": .string(result.nodeId)]
-            if let text = result.payloadJSON {
-                payload["payloadJSON"] = .string(text)
-                payload["payload"] = (try? JSONValue(parsing: text)) ?? .null
-            } else {
-                payload["payload"] = result.payload ?? .null
-                payload["payloadJSON"] = result.payload.map { .string($0.jsonString) } ?? .null
-            }
-            respond(.success(id: caller.requestId, payload: .object(payload)), method: "node.invoke", to: caller.connectionId)
-        case .result(let result):
-            fail(caller.requestId, method: "node.invoke",
-                 ErrorShape(code: result.error?.code ?? "UNAVAILABLE", message: result.error?.message ?? "node invoke failed"),
-                 to: caller.connectionId)
-        case .timedOut:
-            fail(caller.requestId, method: "node.invoke",
-                 ErrorShape(code: "UNAVAILABLE", message: "node invoke timed out", retryable: true), to: caller.connectionId)
-        case .nodeDisconnected:
-            fail(caller.requestId, method: "node.invoke",
-                 ErrorShape(code: "UNAVAILABLE", message: "node disconnected", retryable: true), to: caller.connectionId)
+    /// Answers an operator's `node.invoke` once the node did (gateway-protocol.md §7.11, with
+    /// upstream's shapes: `OperatorInvokeReply`).
+    func answerOperatorInvoke(_ caller: OperatorInvokeCaller, outcome: InvokeOutcome, queued: PendingNodeAction? = nil) {
+        if let queued, case .result(let result) = outcome {
+            fail(caller.requestId, method: "node.invoke", OperatorInvokeReply.queued(queued, nodeError: result.error), to: caller.connectionId)
+            return
+        }
+        switch OperatorInvokeReply.reply(nodeId: caller.nodeId, command: caller.command, outcome: outcome) {
+        case .success(let payload):
+            respond(.success(id: caller.requestId, payload: payload), method: "node.invoke", to: caller.connectionId)
+        case .failure(let error):
+            fail(caller.requestId, method: "node.invoke", error, to: caller.connectionId)
         }
     }
+}
+
+/// The operator request waiting for an invoke's outcome.
+struct OperatorInvokeCaller: Sendable {
+    let connectionId: String
+    let requestId: String
+    let nodeId: String
+    let command: String
+    let params: JSONValue?
+    let idempotencyKey: String
 }

@@ -13,35 +13,50 @@ struct PendingOperatorWaiter: Sendable {
 extension GatewayCore {
     /// Methods the Gateway core serves itself (pairing, tokens, nodes, identity); approvals and
     /// questions go to `OperatorState`.
-    static let coreOperatorMethods: [String] = [
-        "device.pair.list", "device.pair.approve", "device.pair.reject", "device.pair.remove", "device.pair.rename",
-        "device.token.rotate", "device.token.revoke", "node.list", "node.describe", "node.invoke", "gateway.identity.get",
+    static let coreOperatorMethods: [GatewayMethod] = [
+        .devicePairList, .devicePairApprove, .devicePairReject, .devicePairRemove, .devicePairRename,
+        .deviceTokenRotate, .deviceTokenRevoke, .nodeList, .nodeDescribe, .nodeInvoke, .gatewayIdentityGet,
     ]
 
+    /// The setup-lifecycle methods: served (with `operator.admin`) where the profile has the
+    /// lifecycle, and, as upstream, "intentionally omitted from advertised discovery"
+    /// (`docs/gateway/protocol.md` "Device pairing and device tokens" in openclaw/docs).
+    static let setupLifecycleMethods: [GatewayMethod] = [.devicePairSetupCode, .devicePairSetupStatus]
+
+    /// Whether the core serves `method` under this profile.
+    func coreServes(_ method: String) -> Bool {
+        let name = GatewayMethod(rawValue: method)
+        return Self.coreOperatorMethods.contains(name) || sessionSubscriptionMethods.contains(name)
+            || (profile.hasSetupCodeLifecycle && Self.setupLifecycleMethods.contains(name))
+    }
+
     /// The methods `hello-ok.features.methods` advertises: exactly what this profile serves to
-    /// this role.
+    /// this role (the setup-lifecycle methods excepted, see ``setupLifecycleMethods``).
     func advertisedMethods(role: GatewayRole) -> [String] {
         if role == .node {
-            var methods = ["node.invoke.result", "node.event", "node.pending.pull", "node.pending.ack", "skills.bins"]
+            var methods: [GatewayMethod] = [.nodeInvokeResult, .nodeEvent, .nodePendingPull, .nodePendingAck, .skillsBins]
             methods += profile.hasNewerNodeMethods
-                ? ["node.pending.drain", "node.pluginSurface.refresh", "node.invoke.progress", "node.skills.update", "node.pluginTools.update"]
-                : ["node.canvas.capability.refresh"]
-            return methods.sorted()
+                ? [.nodePendingDrain, .nodePluginSurfaceRefresh, .nodeInvokeProgress, .nodeSkillsUpdate, .nodePluginToolsUpdate]
+                : [.nodeCanvasCapabilityRefresh]
+            return methods.map(\.rawValue).sorted()
         }
-        return (Self.coreOperatorMethods + operatorState.offeredMethods + Self.chatMethods).sorted()
+        return (Self.coreOperatorMethods.map(\.rawValue) + sessionSubscriptionMethods.map(\.rawValue)
+            + operatorState.offeredMethods + Self.chatMethods).sorted()
     }
 
     /// The events `hello-ok.features.events` advertises.
     func advertisedEvents(role: GatewayRole) -> [String] {
-        var events = ["tick", "presence", "health", "heartbeat", "shutdown"]
+        var events: [GatewayEventName] = [.tick, .presence, .health, .heartbeat, .shutdown]
         if role == .node {
-            events += ["node.invoke.request", "voicewake.changed"]
+            events += [.nodeInvokeRequest, .voicewakeChanged]
         } else {
-            events += ["device.pair.requested", "device.pair.resolved", "exec.approval.requested", "exec.approval.resolved"]
-            if profile.hasQuestions { events += ["question.requested", "question.resolved"] }
-            events += Self.chatEvents
+            events += [.devicePairRequested, .devicePairResolved, .execApprovalRequested, .execApprovalResolved]
+            if profile.hasSetupCodeLifecycle { events += [.devicePairSetupCompleted, .devicePairSetupDeliveryUncertain] }
+            if profile.hasUnifiedApprovals { events += [.sessionApproval] }
+            if profile.hasQuestions { events += [.questionRequested, .questionResolved] }
+            events += Self.chatEvents.map(GatewayEventName.init(rawValue:))
         }
-        return events.sorted()
+        return events.map(\.rawValue).sorted()
     }
 
     /// Requests of an operator (or other non-node) session.
@@ -52,7 +67,8 @@ extension GatewayCore {
             fail(request.id, method: method, OperatorMethodPolicy.unauthorizedRoleError(role), to: connectionId)
             return
         }
-        let servedByCore = Self.coreOperatorMethods.contains(method)
+        // `push.test` is served but not advertised (upstream leaves it out of `features.methods`).
+        let servedByCore = coreServes(method) || method == GatewayMethod.pushTest.rawValue
         let servedByOperatorState = OperatorState.serves(method) && operatorState.offers(method)
         let servedByChat = Self.chatMethods.contains(method)
         // A profile without a family answers `unknown method` before any scope check.
@@ -121,13 +137,13 @@ extension GatewayCore {
             case .broadcast, .sessionOrBroadcast:
                 break
             case .adminOrDevices(let deviceIds):
-                let isAdmin = session.scopes.contains("operator.admin")
+                let isAdmin = session.scopes.contains(OperatorScope.admin.rawValue)
                 guard isAdmin || session.deviceId.map(deviceIds.contains) == true else { continue }
-            case .approvalSubscribers:
-                // Only sessions subscribed to the key with `includeApprovals:true` get it
-                // (approvals-and-questions.md A.4); this Gateway serves no
-                // `sessions.messages.subscribe`, so no session is a subscriber.
-                continue
+            case .approvalSubscribers(let sessionKey):
+                // Only sessions subscribed to the key with `includeApprovals:true` that may see
+                // approvals get it (approvals-and-questions.md A.4, ApprovalSubscriptions).
+                guard approvalSubscriptions.isSubscribed(connectionId: connectionId, key: sessionKey),
+                      ApprovalSubscriptions.mayReceiveApprovals(scopes: session.scopes, deviceId: session.deviceId) else { continue }
             }
             sendSequenced(event: event.name, payload: event.payload, to: connectionId)
         }
@@ -169,43 +185,60 @@ extension GatewayCore {
         func string(_ key: String) -> String? { params?[key]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } }
         func invalid(_ detail: String) {
             fail(request.id, method: request.method,
-                 ErrorShape(code: "INVALID_REQUEST", message: "invalid \(request.method) params: \(detail)"), to: connectionId)
+                 ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "invalid \(request.method) params: \(detail)"),
+                 to: connectionId)
         }
         func reply(_ payload: JSONValue) { respond(.success(id: request.id, payload: payload), method: request.method, to: connectionId) }
         let approver = ApproverContext(scopes: session.scopes)
         do throws(PairingError) {
-            switch request.method {
-            case "device.pair.list":
+            switch GatewayMethod(rawValue: request.method) {
+            case .devicePairList:
                 reply(pairingStore.listPayload(nowMs: nowMs, connectedDeviceIds: connectedDeviceIds))
-            case "device.pair.approve":
+            case .devicePairApprove:
                 guard let requestId = string("requestId") else { return invalid("requestId required") }
                 let approval = try pairingStore.approve(requestId: requestId, nowMs: nowMs, approver: approver)
                 applyPairingEffects(approval.effects)
                 reply(pairingStore.approvalPayload(approval))
-            case "device.pair.reject":
+            case .devicePairReject:
                 guard let requestId = string("requestId") else { return invalid("requestId required") }
                 let rejection = try pairingStore.reject(requestId: requestId, nowMs: nowMs)
-                applyPairingEffects(rejection.effects)
                 reply(rejection.responsePayload)
-            case "device.pair.remove":
+                applyRejection(rejection)
+            case .devicePairRemove:
                 guard let deviceId = string("deviceId") else { return invalid("deviceId required") }
                 let effects = try pairingStore.remove(deviceId: deviceId, nowMs: nowMs)
                 reply(["deviceId": .string(deviceId)])
                 applyPairingEffects(effects)
-            case "device.pair.rename":
+            case .devicePairRename:
                 guard let deviceId = string("deviceId") else { return invalid("deviceId required") }
                 let device = try pairingStore.rename(deviceId: deviceId, label: string("label") ?? "")
                 reply(device.listingJSON(tokens: pairingStore.tokens.tokens(deviceId: deviceId)))
-            case "device.token.rotate", "device.token.revoke":
+            case .devicePairSetupCode:
+                switch SetupCodeRequest.parse(params) {
+                case .failure(let error): fail(request.id, method: request.method, error.shape, to: connectionId)
+                case .success(let setup): answerSetupCode(setup, request: request, on: connectionId)
+                }
+            case .devicePairSetupStatus:
+                guard let object = params?.objectValue, Set(object.keys).isSubset(of: ["setupId"]),
+                      let setupId = object["setupId"]?.stringValue, (1...128).contains(setupId.count) else {
+                    return invalid("setupId required (1-128 characters, no other members)")
+                }
+                var result: [String: JSONValue] = [:]
+                if let outcome = bootstrapTokens.outcome(setupId: setupId) {
+                    result[outcome.delivery == .completed ? "completion" : "deliveryUncertain"] = outcome.payload
+                }
+                reply(.object(result))
+            case .deviceTokenRotate, .deviceTokenRevoke:
                 guard let deviceId = string("deviceId"), let roleName = string("role") else { return invalid("deviceId and role required") }
                 let role = GatewayRole(rawValue: roleName)
                 // Node (non-operator) tokens also need operator.admin (gateway-protocol.md §5.5).
-                if role != .operator, !session.scopes.contains("operator.admin") {
+                if role != .operator, !session.scopes.contains(OperatorScope.admin.rawValue) {
                     fail(request.id, method: request.method,
-                         OperatorMethodPolicy.missingScopeError("operator.admin", style: profile.missingScopeStyle), to: connectionId)
+                         OperatorMethodPolicy.missingScopeError(.admin, style: profile.missingScopeStyle),
+                         to: connectionId)
                     return
                 }
-                if request.method == "device.token.rotate" {
+                if request.method == GatewayMethod.deviceTokenRotate.rawValue {
                     let scopes = params?["scopes"]?.arrayValue?.compactMap(\.stringValue)
                     let change = try pairingStore.rotateToken(deviceId: deviceId, role: role, scopes: scopes, nowMs: nowMs)
                     // The new bearer token is echoed only to the same device authenticated with
@@ -220,38 +253,82 @@ extension GatewayCore {
                     events.append(.deviceToken(deviceId: deviceId, role: roleName, action: "revoked"))
                     applyPairingEffects(change.effects)
                 }
-            case "node.list":
+            case .nodeList:
                 reply(["ts": .int(nowMs), "nodes": .array(nodeListing())])
-            case "node.describe":
+            case .nodeDescribe:
                 guard let nodeId = string("nodeId") else { return invalid("nodeId required") }
                 guard var entry = nodeListing().first(where: { $0["nodeId"]?.stringValue == nodeId })?.objectValue else {
-                    fail(request.id, method: request.method, ErrorShape(code: "INVALID_REQUEST", message: "unknown nodeId"), to: connectionId)
+                    fail(request.id, method: request.method,
+                         ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "unknown nodeId"), to: connectionId)
                     return
                 }
                 entry["ts"] = .int(nowMs)
                 reply(.object(entry))
-            case "node.invoke":
+            case .nodeInvoke:
                 guard let nodeId = string("nodeId"), let command = string("command") else { return invalid("nodeId and command required") }
                 guard let idempotencyKey = string("idempotencyKey") else { return invalid("idempotencyKey required") }
                 let timeoutMs = params?["timeoutMs"]?.int64Value.map { Int(max(0, $0)) } ?? NodeInvokeRequest.defaultTimeoutMs
                 guard nodes.nodes[nodeId] != nil else {
-                    fail(request.id, method: request.method,
-                         ErrorShape(code: "UNAVAILABLE", message: "node not connected", details: ["nodeId": .string(nodeId)]),
-                         to: connectionId)
+                    fail(request.id, method: request.method, OperatorInvokeReply.notConnected(nodeId: nodeId), to: connectionId)
                     return
                 }
                 if let invokeId = startInvoke(nodeId: nodeId, command: command, params: params?["params"],
                                               timeoutMs: timeoutMs, idempotencyKey: idempotencyKey) {
-                    invokeOperatorCallers[invokeId] = (connectionId, request.id)
+                    invokeOperatorCallers[invokeId] = OperatorInvokeCaller(
+                        connectionId: connectionId, requestId: request.id, nodeId: nodeId, command: command,
+                        params: params?["params"], idempotencyKey: idempotencyKey)
                 }
-            case "gateway.identity.get":
+            case .gatewayIdentityGet:
                 reply(["deviceId": .string(identity.deviceId), "publicKey": .string(identity.publicKeyBase64URL)])
+            case .pushTest:
+                guard let nodeId = string("nodeId") else { return invalid("nodeId required") }
+                let environment = params?["environment"]?.stringValue
+                if let environment, !["sandbox", "production"].contains(environment) {
+                    return invalid("environment must be sandbox or production")
+                }
+                guard let registration = pushRegistrations[nodeId] else {
+                    fail(request.id, method: request.method,
+                         ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "node \(nodeId) has no APNs registration (connect iOS node first)"),
+                         to: connectionId)
+                    return
+                }
+                let title = string("title") ?? "OpenClaw"
+                let body = string("body") ?? "Push test for node \(nodeId)"
+                let used = environment ?? registration["environment"]?.stringValue ?? "production"
+                let delivery = sendPush(nodeId: nodeId, registration: registration, pushType: "alert",
+                                        payload: PushRelay.alertPayload(title: title, body: body))
+                reply(PushRelay.testResult(delivery: delivery, registration: registration, environment: used,
+                                           apnsId: random.uuidString()))
+            case .sessionsMessagesSubscribe, .sessionsMessagesUnsubscribe:
+                guard let key = string("key") else { return invalid("key required") }
+                let wantsApprovals = request.method == GatewayMethod.sessionsMessagesSubscribe.rawValue && params?["includeApprovals"]?.boolValue == true
+                let allowed = wantsApprovals
+                    && ApprovalSubscriptions.mayReceiveApprovals(scopes: session.scopes, deviceId: session.deviceId)
+                approvalSubscriptions.subscribe(connectionId: connectionId, key: key, includeApprovals: allowed)
+                guard request.method == GatewayMethod.sessionsMessagesSubscribe.rawValue else { return reply(["unsubscribed": true, "key": .string(key)]) }
+                var payload: [String: JSONValue] = ["subscribed": true, "key": .string(key), "includeApprovals": .bool(allowed)]
+                if allowed {
+                    let caller = OperatorCaller(wireRole: session.role, wireScopes: session.scopes, surface: connectionId,
+                                                deviceId: session.deviceId, clientId: session.client.id.rawValue,
+                                                displayName: session.client.displayName)
+                    applyOperatorEffects(operatorState.expire(nowMs: nowMs))
+                    payload["approvalReplay"] = ApprovalSubscriptions.replay(
+                        sessionKey: key, records: operatorState.approvals.all, caller: caller, nowMs: nowMs,
+                        limit: approvalSubscriptions.replayLimit, basePath: operatorState.features.controlUIBasePath)
+                }
+                reply(.object(payload))
             default:
                 unknownMethod(request, on: connectionId)
             }
         } catch {
             fail(request.id, method: request.method, error.errorShape, to: connectionId)
         }
+    }
+
+    /// `sessions.messages.subscribe` / `unsubscribe`, served where `session.approval` exists
+    /// (profiles with the unified approval family; approvals-and-questions.md A.4).
+    var sessionSubscriptionMethods: [GatewayMethod] {
+        profile.hasUnifiedApprovals ? [.sessionsMessagesSubscribe, .sessionsMessagesUnsubscribe] : []
     }
 
     var connectedDeviceIds: Set<String> {

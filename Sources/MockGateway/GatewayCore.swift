@@ -21,6 +21,14 @@ struct Session: Sendable {
     var authMethod: String
     /// The device token this session authenticated with (device-token auth), for revocation.
     var deviceToken: String?
+    /// The shared-secret generation the session depends on: set when it authenticated with the
+    /// shared token or password, or with a device token bound to a generation (upstream
+    /// `usesSharedGatewayAuth` / `sharedGatewaySessionGeneration`); such a session is closed
+    /// with 4001 "gateway auth changed" when the shared secret changes.
+    var sharedAuthGeneration: Int?
+    /// The node pairing generation the session was admitted with (see
+    /// `GatewayCore.pairingGeneration(deviceId:)`), `nil` when not paired as a node.
+    var pairingGeneration: String? = nil
 
     var isNode: Bool { role == GatewayRole.node.rawValue }
 }
@@ -54,6 +62,10 @@ struct FaultPlan: Sendable {
     var nextEventsFragmented = 0
     /// The reply the next `node.presence.alive` gets instead of the server algorithm.
     var forcedPresenceReply: PresenceForcedReply?
+    /// How many of the next connections get a `connect.challenge` without `ts`.
+    var challengesWithoutTs = 0
+    /// The drain in force: requests other than continuations are refused (`GatewayDrain`).
+    var drain: GatewayDrain?
 }
 
 /// How a scripting-API invoke ended.
@@ -79,6 +91,9 @@ actor GatewayCore {
     let startedAtMs: Int64
 
     var random: SeededRandom
+    /// A separate stream for canvas capabilities, so that minting them leaves the ids drawn from
+    /// ``random`` as they were.
+    var capabilityRandom: SeededRandom
     var connections: [String: ConnectionState] = [:]
     var nodes = NodeRegistry()
     var faults = FaultPlan()
@@ -86,23 +101,46 @@ actor GatewayCore {
     var startingUp: Bool
     var accepting = true
     var invokeWaiters: [String: CheckedContinuation<InvokeOutcome, Never>] = [:]
-    var invokeOperatorCallers: [String: (connectionId: String, requestId: String)] = [:]
+    var invokeOperatorCallers: [String: OperatorInvokeCaller] = [:]
     var presenceVersion = 1
     var pairingStore: PairingStore
     var bootstrapTokens: BootstrapTokenStore
+    /// The shared-secret mode in force (it starts as `configuration.auth` and changes with
+    /// `Gateway.changeSharedSecret`).
+    var sharedAuth: GatewayAuthMode
+    /// Bumped whenever the shared secret changes.
+    var sharedAuthGeneration = 0
+    /// Failed authentications per (scope, address).
+    var authRateLimiter: AuthRateLimiter
+    /// The devices whose node capability surface was requested (their first node session), by
+    /// public key: later node sessions of the same key are "paired reconnects", not counted by
+    /// the node-pairing rate limit.
+    var nodeSurfaces: [String: String] = [:]
+    /// Whether the `hello-ok` just sent went out (no fault dropped it), for a setup code's outcome.
+    var lastConnectResponseDelivered = true
     var operatorState: OperatorState
     var operatorWaiters: [PendingOperatorWaiter] = []
     var armedRaces: [RaceArm] = []
     var pushRegistrations: [String: JSONValue] = [:]
     /// The generation of the state directory this Gateway started from (0 without one).
     let generation: Int
+    /// The SHA-256 fingerprint of the TLS certificate when serving `wss://`, for setup codes.
+    let tlsFingerprint: String?
     /// The last state-save failure reported, so that a failing disk is reported once per message.
     var lastSaveFailure: String?
-    var pendingActions: [String: [JSONValue]] = [:]
+    var pendingActions = PendingActionQueue()
     var chat = ChatState()
+    /// When a presence beacon was last persisted, per device and pairing generation
+    /// (`NodeEventFacts.presenceThrottleKey`).
+    var presencePersistStamps: [String: Int64] = [:]
+    /// The latest input activity of each node (`node.presence.activity`), by node id.
+    var nodeActivity: [String: NodeActivity] = [:]
+    var approvalSubscriptions = ApprovalSubscriptions()
+    var pushDeliveries: [PushDelivery] = []
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity,
-         restoring restored: GatewayPersistentState? = nil) {
+         restoring restored: GatewayPersistentState? = nil, tlsFingerprint: String? = nil) {
+        self.tlsFingerprint = tlsFingerprint
         self.configuration = configuration
         self.profile = configuration.profile
         self.clock = configuration.clock
@@ -113,17 +151,26 @@ actor GatewayCore {
         let systemSecrets = configuration.secretsFromSystemRandom
         if let restored {
             self.pairingStore = PairingStore(restoring: restored.pairing, random: SeededRandom(seed: random.next()),
-                                             systemSecrets: systemSecrets)
+                                             systemSecrets: systemSecrets,
+                                             supersessionComparesRole: configuration.profile.supersessionComparesRole,
+                                             setupCodeApprovalRequiresMobileClient: configuration.profile.setupCodeApprovalRequiresMobileClient)
             self.bootstrapTokens = BootstrapTokenStore(restoring: restored.bootstrapTokens, random: SeededRandom(seed: random.next()),
                                                        systemSecrets: systemSecrets)
         } else {
-            self.pairingStore = PairingStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
+            self.pairingStore = PairingStore(
+                random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets,
+                supersessionComparesRole: configuration.profile.supersessionComparesRole,
+                setupCodeApprovalRequiresMobileClient: configuration.profile.setupCodeApprovalRequiresMobileClient)
             self.bootstrapTokens = BootstrapTokenStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
         }
         self.generation = restored?.generation ?? 0
+        self.sharedAuth = configuration.auth
+        self.authRateLimiter = AuthRateLimiter(configuration: configuration.authRateLimit)
         self.operatorState = OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                            random: SeededRandom(seed: random.next()))
         self.random = random
+        // Derived from the seed without drawing from `random`.
+        self.capabilityRandom = SeededRandom(seed: configuration.seed ^ 0xCA7A_5CA9_0000_0001)
         let now = configuration.clock.nowMs
         self.startedAtMs = now
         self.nextTickMs = now + Int64(configuration.tickIntervalMs)
@@ -167,7 +214,16 @@ actor GatewayCore {
         // The challenge carries no seq (gateway-protocol.md §2.8). Its `ts` is on the clients'
         // time line, against which `signedAt` is judged too: skipping Gateway time (an advance)
         // never makes a client that signs with its own clock look stale.
-        send(.event(ConnectChallenge(nonce: nonce, ts: Int(clock.peerNowMs)).eventFrame), to: connectionId)
+        if faults.challengesWithoutTs > 0 {
+            // A malformed challenge (a client must treat a challenge without an integer `ts` as
+            // invalid: docs gateway/protocol.md "Handshake").
+            faults.challengesWithoutTs -= 1
+            noteFault("connect.challenge without ts", on: connectionId)
+            send(.event(EventFrame(event: GatewayEventName.connectChallenge.rawValue, payload: ["nonce": .string(nonce)])),
+                 to: connectionId)
+        } else {
+            send(.event(ConnectChallenge(nonce: nonce, ts: Int(clock.peerNowMs)).eventFrame), to: connectionId)
+        }
         return (connectionId, stream)
     }
 
@@ -188,6 +244,7 @@ actor GatewayCore {
         // Requests parked on this socket (waitAnswer, two-phase exec approvals) have nobody to
         // answer any more.
         operatorWaiters.removeAll { $0.connectionId == connectionId }
+        approvalSubscriptions.drop(connectionId: connectionId)
         events.append(.connectionClosed(connectionId: connectionId, code: code, reason: info.reason))
     }
 
@@ -199,11 +256,11 @@ actor GatewayCore {
         var fault = fault
         var binary = false
         if case .event = frame {
-            if faults.nextEventsAsBinary > 0, frame.eventName != "connect.challenge" {
+            if faults.nextEventsAsBinary > 0, frame.eventName != GatewayEventName.connectChallenge.rawValue {
                 faults.nextEventsAsBinary -= 1
                 binary = true
             }
-            if faults.nextEventsFragmented > 0, frame.eventName != "connect.challenge" {
+            if faults.nextEventsFragmented > 0, frame.eventName != GatewayEventName.connectChallenge.rawValue {
                 faults.nextEventsFragmented -= 1
                 fault = SendFault.fragmented(into: 3, interleavingPings: true)
             }
@@ -317,7 +374,8 @@ actor GatewayCore {
     func broadcastPresence() {
         presenceVersion += 1
         let payload = (try? JSONValue(encoding: PresenceEvent(presence: presenceEntries()))) ?? .null
-        broadcast(event: "presence", payload: payload, stateVersion: StateVersion(presence: presenceVersion, health: 1))
+        broadcast(event: GatewayEventName.presence.rawValue, payload: payload,
+                  stateVersion: StateVersion(presence: presenceVersion, health: 1))
     }
 
     // MARK: - Timers
@@ -353,7 +411,7 @@ actor GatewayCore {
                 // Several intervals may pass in one advance; a client needs one tick at the current
                 // time, not a burst of stale ones.
                 let tick = (try? JSONValue(encoding: TickEvent(ts: Int(now)))) ?? .null
-                broadcast(event: "tick", payload: tick)
+                broadcast(event: GatewayEventName.tick.rawValue, payload: tick)
             }
             let interval = Int64(max(1, configuration.tickIntervalMs))
             nextTickMs = now + interval - ((now - nextTickMs) % interval)
@@ -366,10 +424,10 @@ actor GatewayCore {
 
     // MARK: - Invokes
 
-    /// Completes whoever waits for an invoke.
-    func finishInvoke(_ id: String, with outcome: InvokeOutcome) {
+    /// Completes whoever waits for an invoke (`queued`: the foreground action the refusal queued).
+    func finishInvoke(_ id: String, with outcome: InvokeOutcome, queued: PendingNodeAction? = nil) {
         if let waiter = invokeWaiters.removeValue(forKey: id) { waiter.resume(returning: outcome) }
-        if let caller = invokeOperatorCallers.removeValue(forKey: id) { answerOperatorInvoke(caller, outcome: outcome) }
+        if let caller = invokeOperatorCallers.removeValue(forKey: id) { answerOperatorInvoke(caller, outcome: outcome, queued: queued) }
     }
 
     func failInvokes(onConnection connectionId: String) {

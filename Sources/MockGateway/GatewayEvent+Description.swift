@@ -30,6 +30,9 @@ extension GatewayEvent: CustomStringConvertible {
             "node.presence.alive\(trigger.map { " (\($0))" } ?? "") answered handled:\(handled) \(reason)"
         case .pushRegistered(_, let transport, let accepted, let gateway):
             "push.apns.register \(transport) \(accepted ? "accepted" : "ignored")\(gateway.map { " for Gateway \($0)" } ?? "")"
+        case .pushSent(_, let transport, let pushType, let accepted):
+            "\(pushType) push sent over \(transport)\(accepted ? "" : " (refused by the transport)")"
+        case .pendingActionQueued(_, let actionId, let command): "\(command) queued as pending action \(actionId)"
         case .requestHandled(let id, let method, let ok, let code): "\(method) on \(id) answered \(ok ? "ok" : "error \(code ?? "")")"
         case .deviceToken(let device, let role, let action): "\(role) token of \(device) \(action)"
         case .faultInjected(let text): "fault: \(text)"

@@ -45,6 +45,11 @@ public enum GatewayEvent: Sendable, Hashable {
     case presenceHandled(nodeId: String, trigger: String?, handled: Bool, reason: String)
     /// A push registration (`push.apns.register`) was accepted (`accepted`) or ignored.
     case pushRegistered(nodeId: String, transport: String, accepted: Bool, gatewayDeviceId: String?)
+    /// A push went to a node's transport (`push.test`): `relay` or `direct`, `alert` or
+    /// `background`, and whether the transport accepted it.
+    case pushSent(nodeId: String, transport: String, pushType: String, accepted: Bool)
+    /// A foreground-only command refused in the background was queued for the node to pull.
+    case pendingActionQueued(nodeId: String, actionId: String, command: String)
     /// A request other than the ones above was answered.
     case requestHandled(connectionId: String, method: String, ok: Bool, errorCode: String?)
     /// A device token was issued, rotated or revoked.

@@ -1,3 +1,5 @@
+import GatewayProtocol
+
 /// One Gateway generation, as a value: what a client sees differ between an older and a newer
 /// Gateway. Scenarios run against the built-in profiles and may define their own, for example a
 /// strict protocol-3-only Gateway.
@@ -49,6 +51,34 @@ public struct GatewayProfile: Sendable, Hashable {
     public var pairingMessageStyle: PairingMessageStyle
     /// The version string in `hello-ok.server.version`.
     public var serverVersion: String
+    /// The version-dependent part of the `connect` schema (whether `device.nonce` is required).
+    public var connectSchema: ConnectSchemaRules
+    /// Whether `hello-ok.protocol` is always ``protocolVersion`` (current upstream:
+    /// `protocol: PROTOCOL_VERSION` in `connect-hello.ts` @6eec7e0ec17433b40821fac09f7808d1d8e0345e,
+    /// even for a node that offered only 3) or the negotiated version.
+    public var announcesCurrentProtocol: Bool
+    /// Whether `hello-ok.auth.scopes` are the issued device token's scopes (current upstream:
+    /// `deviceToken ? deviceToken.scopes : scopes`, connect-hello.ts @6eec7e0e) or the scopes of
+    /// the connection.
+    public var helloReportsTokenScopes: Bool
+    /// `hello-ok.features.capabilities`; empty means the member is left out.
+    public var serverCapabilities: [String]
+    /// Whether a pending pairing request is refreshed in place only for the same primary role
+    /// (and browser origin), so a device whose node and operator connections alternate churns
+    /// request ids (current upstream `samePendingApprovalSnapshot`); otherwise the primary role
+    /// is ignored.
+    public var supersessionComparesRole: Bool
+    /// Whether rejecting a pairing request also revokes the device's bootstrap tokens (current
+    /// upstream `rejectDevicePairingInWorker`).
+    public var rejectRevokesBootstrapTokens: Bool
+    /// Whether a setup code is approved silently only for a matching official mobile client
+    /// (`openclaw-ios` on iOS/iPadOS and an iPhone/iPad, `openclaw-android` on Android) with a
+    /// mobile setup profile; otherwise any fresh scopeless node presenting it is.
+    public var setupCodeApprovalRequiresMobileClient: Bool
+    /// Whether setup codes carry `expiresAtMs` and the setup lifecycle exists
+    /// (`device.pair.setupCode`, `device.pair.setupStatus`, `device.pair.setup.completed` /
+    /// `device.pair.setup.deliveryUncertain`).
+    public var hasSetupCodeLifecycle: Bool
 
     /// Creates a profile.
     public init(
@@ -62,7 +92,15 @@ public struct GatewayProfile: Sendable, Hashable {
         hasNewerNodeMethods: Bool,
         missingScopeStyle: MissingScopeStyle,
         pairingMessageStyle: PairingMessageStyle,
-        serverVersion: String
+        serverVersion: String,
+        connectSchema: ConnectSchemaRules = .current,
+        announcesCurrentProtocol: Bool = true,
+        helloReportsTokenScopes: Bool = true,
+        serverCapabilities: [String] = GatewayProfile.currentServerCapabilities,
+        supersessionComparesRole: Bool = true,
+        rejectRevokesBootstrapTokens: Bool = true,
+        setupCodeApprovalRequiresMobileClient: Bool = true,
+        hasSetupCodeLifecycle: Bool = true
     ) {
         self.name = name
         self.protocolVersion = protocolVersion
@@ -75,7 +113,21 @@ public struct GatewayProfile: Sendable, Hashable {
         self.missingScopeStyle = missingScopeStyle
         self.pairingMessageStyle = pairingMessageStyle
         self.serverVersion = serverVersion
+        self.connectSchema = connectSchema
+        self.announcesCurrentProtocol = announcesCurrentProtocol
+        self.helloReportsTokenScopes = helloReportsTokenScopes
+        self.serverCapabilities = serverCapabilities
+        self.supersessionComparesRole = supersessionComparesRole
+        self.rejectRevokesBootstrapTokens = rejectRevokesBootstrapTokens
+        self.setupCodeApprovalRequiresMobileClient = setupCodeApprovalRequiresMobileClient
+        self.hasSetupCodeLifecycle = hasSetupCodeLifecycle
     }
+
+    /// `GATEWAY_SERVER_CAPS` of the current Gateway (frames.ts
+    /// @9e18229e9ccec911e6df63c4b5ec1c1fbd2836de, sent by connect-hello.ts @6eec7e0e).
+    public static let currentServerCapabilities = [
+        "board-widget-put-canvas-doc", "chat-send-routing-contract", "openclaw-setup-model-ref",
+    ]
 
     /// The mid-2026 Gateway: protocol 4 (node clients offering only 3 accepted), structured
     /// `node.event` results, unified approvals, questions, `FORBIDDEN` for missing scopes.
@@ -90,11 +142,22 @@ public struct GatewayProfile: Sendable, Hashable {
     /// scopes, the older pairing text. It speaks protocol 3 and also accepts 4 (answering with the
     /// highest version both sides offer), so today's clients that require 4 can still be exercised
     /// against old-Gateway behaviour.
+    ///
+    /// Where the current Gateway changed handshake and pairing rules, this profile keeps the
+    /// protocol-3-era reading: a missing `device.nonce` is `DEVICE_AUTH_NONCE_REQUIRED` (not a
+    /// schema error); `hello-ok` announces the negotiated protocol and the connection's scopes
+    /// and no `features.capabilities`; a pending request is refreshed whatever the primary role;
+    /// rejecting a request leaves bootstrap tokens alone; any fresh scopeless node presenting a
+    /// setup code is approved; setup codes have no `expiresAtMs` and there is no setup
+    /// lifecycle. (⚠️ When each of these changed is not dated upstream; the legacy choices are
+    /// the more tolerant ones.)
     public static let legacy = GatewayProfile(
         name: "legacy", protocolVersion: 4, minimumClientProtocol: 3, minimumNodeProtocol: 3,
         nodeEventReply: .bareOK, hasUnifiedApprovals: false, hasQuestions: false,
         hasNewerNodeMethods: false, missingScopeStyle: .invalidRequest, pairingMessageStyle: .legacy,
-        serverVersion: "2026.4.2")
+        serverVersion: "2026.4.2", connectSchema: .legacy, announcesCurrentProtocol: false,
+        helloReportsTokenScopes: false, serverCapabilities: [], supersessionComparesRole: false,
+        rejectRevokesBootstrapTokens: false, setupCodeApprovalRequiresMobileClient: false, hasSetupCodeLifecycle: false)
 
     /// The built-in profiles, in report order.
     public static let builtIn: [GatewayProfile] = [.current, .legacy]

@@ -30,6 +30,18 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     /// Ignores `retryAfterMs` on `UNAVAILABLE` / close 1013 and retries after 100 ms ("retry
     /// shortly" taken as "retry now").
     case ignoreRetryAfter = "ignore-retry-after"
+    /// Puts a member the closed `connect` schema does not have into `connect.params.client`
+    /// (`client.nickname`).
+    case connectMemberOutsideSchema = "connect-member-outside-schema"
+    /// Never makes the one-shot `auth.deviceToken` retry after `AUTH_TOKEN_MISMATCH`, also on a
+    /// trusted endpoint where the Gateway offers it (`canRetryWithDeviceToken`).
+    case noDeviceTokenRetry = "no-device-token-retry"
+    /// Ignores `retryAfterMs` on `AUTH_RATE_LIMITED` and retries after 100 ms.
+    case ignoreRateLimitRetryAfter = "ignore-rate-limit-retry-after"
+    /// Takes close 4001 ("gateway auth changed") as final and stops reconnecting.
+    case stopAfterAuthChanged = "stop-after-auth-changed"
+    /// Accepts a `connect.challenge` without an integer `ts` and signs with its own clock.
+    case acceptChallengeWithoutTs = "accept-challenge-without-ts"
 
     // MARK: Pairing and tokens
 
@@ -58,6 +70,17 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case noPairingRetry = "no-pairing-retry"
     /// Keeps presenting the setup-code bootstrap token after device tokens were issued.
     case reuseBootstrapToken = "reuse-bootstrap-token"
+    /// Forgets the setup-code bootstrap token when told that pairing is pending, although the
+    /// Gateway said `wait_then_retry`.
+    case dropBootstrapWhilePending = "drop-bootstrap-while-pending"
+    /// After a restart, asks for its default operator scopes instead of the scopes stored with
+    /// its device token.
+    case ignoreStoredScopes = "ignore-stored-scopes"
+    /// Forgets its device token after `AUTH_SCOPE_MISMATCH` (as if the token were bad).
+    case clearTokenOnScopeMismatch = "clear-token-on-scope-mismatch"
+    /// Starts its pairing retry backoff over whenever a retry reports another `requestId` (as
+    /// if that were progress): with node and operator connections alternating, every retry does.
+    case resetBackoffOnNewRequestId = "reset-backoff-on-new-request-id"
 
     // MARK: node.invoke
 
@@ -79,6 +102,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case ignoreBackground = "ignore-background"
     /// Sends a result on the new socket for an invoke received on an earlier socket.
     case staleSocketResult = "stale-socket-result"
+    /// Never pulls the foreground actions the Gateway queued while the app was in the background.
+    case noPendingDrain = "no-pending-drain"
 
     // MARK: Presence beacons
 
@@ -114,6 +139,11 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case legacyOnlyUnifiedApprovals = "legacy-only-unified-approvals"
     /// Resolves a prompt of the previous Gateway on the new connection after a switch.
     case resolveOldGatewayPrompt = "resolve-old-gateway-prompt"
+    /// Keeps local pending approvals that an authoritative reconnect replay
+    /// (`approvalReplay.truncated:false`) no longer lists.
+    case ignoreApprovalReplay = "ignore-approval-replay"
+    /// Sends `kind:"exec"` on every `approval.resolve`, whatever the record's kind.
+    case execKindForEveryApproval = "exec-kind-for-every-approval"
 
     // MARK: Questions
 
@@ -136,6 +166,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case giveUpSlowResponse = "give-up-slow-response"
     /// Ignores binary WebSocket messages from the Gateway.
     case dropBinaryFrames = "drop-binary-frames"
+    /// Takes a drain refusal (`UNAVAILABLE` with `details.reason` `gateway-restarting`, ...) as
+    /// final and never sends the request again.
+    case giveUpOnDrain = "give-up-on-drain"
 
     // MARK: Chat outbox and transcript cache
 
@@ -168,6 +201,11 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noTickWatchdog: ["HS-008"]
         case .noReconnectAfterRestart: ["HS-009"]
         case .ignoreRetryAfter: ["HS-010"]
+        case .connectMemberOutsideSchema: ["HS-011"]
+        case .noDeviceTokenRetry: ["HS-012"]
+        case .ignoreRateLimitRetryAfter: ["HS-013"]
+        case .stopAfterAuthChanged: ["HS-014"]
+        case .acceptChallengeWithoutTs: ["HS-015"]
         case .pairingChurn: ["PAIR-001", "PAIR-002"]
         case .newKeyEveryConnect: ["PAIR-002", "PAIR-004"]
         case .tightReconnectLoop: ["PAIR-003", "PAIR-005", "LIFE-001", "HS-010"]
@@ -180,6 +218,10 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .nodeSendsScopes: ["PAIR-011"]
         case .noPairingRetry: ["PAIR-012"]
         case .reuseBootstrapToken: ["PAIR-013"]
+        case .dropBootstrapWhilePending: ["PAIR-014"]
+        case .ignoreStoredScopes: ["PAIR-015"]
+        case .clearTokenOnScopeMismatch: ["PAIR-016"]
+        case .resetBackoffOnNewRequestId: ["PAIR-002"]
         case .duplicateInvokeResult: ["INV-001"]
         case .wrongResultNodeId: ["INV-001"]
         case .errorWithoutCode: ["INV-002"]
@@ -189,6 +231,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noIdempotency: ["INV-006"]
         case .ignoreBackground: ["INV-007"]
         case .staleSocketResult: ["INV-008"]
+        case .noPendingDrain: ["INV-009"]
         case .noWakeBeacon: ["PRES-001"]
         case .okTrueIsDurable: ["PRES-002"]
         case .beaconEveryWake: ["PRES-003"]
@@ -202,6 +245,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .resolveExpiredApproval: ["APPR-004"]
         case .legacyOnlyUnifiedApprovals: ["APPR-005", "APPR-001", "APPR-002", "APPR-003", "APPR-006"]
         case .resolveOldGatewayPrompt: ["APPR-006"]
+        case .ignoreApprovalReplay: ["APPR-007"]
+        case .execKindForEveryApproval: ["APPR-008"]
         case .noQuestionReload: ["QUES-001"]
         case .answerExpiredQuestion: ["QUES-002"]
         case .retryTerminalQuestion: ["QUES-003"]
@@ -217,6 +262,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noColdStartCache: ["CACHE-001"]
         case .keepCacheAfterReset: ["CACHE-002"]
         case .sharedOutbox: ["OUTBOX-005"]
+        case .giveUpOnDrain: ["LIFE-005"]
         }
     }
 
@@ -233,6 +279,11 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noTickWatchdog: "Drop and reconnect when no tick arrives for 2x tickIntervalMs (GP 2.9)."
         case .noReconnectAfterRestart: "Reconnect after shutdown and close 1012 (GP 9.5)."
         case .ignoreRetryAfter: "Wait at least retryAfterMs after UNAVAILABLE / 1013 (GP 3.5)."
+        case .connectMemberOutsideSchema: "connect params stay inside the closed schema (frames.ts ConnectParamsSchema)."
+        case .noDeviceTokenRetry: "On a trusted endpoint (loopback, pinned wss://), retry once with auth.deviceToken after AUTH_TOKEN_MISMATCH (docs protocol.md Auth)."
+        case .ignoreRateLimitRetryAfter: "Wait at least retryAfterMs after AUTH_RATE_LIMITED (docs security/rate-limiting.md)."
+        case .stopAfterAuthChanged: "After close 4001 gateway auth changed, reconnect with fresh credentials (connect-auth.ts)."
+        case .acceptChallengeWithoutTs: "A connect.challenge without an integer ts is invalid; do not sign with it (docs protocol.md Handshake)."
         case .pairingChurn: "While pending, every retry presents the same identity (GP 6.3)."
         case .newKeyEveryConnect: "Keep one persistent device identity (GP 4.1, 6.3)."
         case .tightReconnectLoop: "Back off (0.5 s doubling to 30 s); pairing retries at most 2/s (GP 9.4)."
@@ -245,6 +296,10 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .nodeSendsScopes: "Node connects send scopes [] (GP 3.3, 6.4)."
         case .noPairingRetry: "While pairing is pending, keep retrying with backoff (GP 6.3, 9.4)."
         case .reuseBootstrapToken: "Never present a bootstrap token after tokens were issued (GP 6.7)."
+        case .dropBootstrapWhilePending: "While wait_then_retry, keep reconnecting with the same bootstrap token (docs protocol.md Auth)."
+        case .ignoreStoredScopes: "Reuse the scopes stored with the device token (hello-ok.auth.scopes) on reconnect (docs protocol.md Auth)."
+        case .clearTokenOnScopeMismatch: "AUTH_SCOPE_MISMATCH is not a bad token: keep it (docs protocol.md Auth)."
+        case .resetBackoffOnNewRequestId: "A new requestId from supersession is no progress: keep backing off, no storm (GP 6.3, 9.4)."
         case .duplicateInvokeResult: "Exactly one node.invoke.result per invoke id (GP 7.3-7.4)."
         case .wrongResultNodeId: "Results carry the client's own nodeId (GP 7.4)."
         case .errorWithoutCode: "Error results carry code and message (GP 7.4)."
@@ -254,6 +309,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noIdempotency: "A repeated idempotencyKey returns the first result (GP 7.3)."
         case .ignoreBackground: "Foreground-only commands fail with NODE_BACKGROUND_UNAVAILABLE in the background (GP 7.4)."
         case .staleSocketResult: "Never send a result for an invoke of a previous socket (GP 7.3)."
+        case .noPendingDrain: "Back in the foreground, pull the queued actions (node.pending.pull) and ack them (GP 7.4)."
         case .noWakeBeacon: "Send node.presence.alive after a background wake (GP 7.6)."
         case .okTrueIsDurable: "A bare {ok:true} is not a durable beacon (GP 7.6)."
         case .beaconEveryWake: "After handled:true, do not resend within 10 minutes (GP 7.6)."
@@ -267,6 +323,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .resolveExpiredApproval: "Send no resolve after expiry (AQ A.8)."
         case .legacyOnlyUnifiedApprovals: "Use exec.approval.* when approval.* is not advertised (AQ A.9)."
         case .resolveOldGatewayPrompt: "Old Gateway prompts cannot be resolved after a switch (AQ D.4)."
+        case .ignoreApprovalReplay: "approvalReplay with truncated:false replaces the local pending set (AQ A.4)."
+        case .execKindForEveryApproval: "approval.resolve carries the record's exact kind; a wrong kind force-denies (AQ A.5)."
         case .noQuestionReload: "Reload pending questions with question.list after reconnect (AQ B.5)."
         case .answerExpiredQuestion: "Never answer an expired question (AQ B.4)."
         case .retryTerminalQuestion: "Lock the card on QUESTION_ALREADY_TERMINAL without retrying (AQ B.3)."
@@ -282,6 +340,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noColdStartCache: "Show the cached transcript at once on a cold start, then refresh (iOS/Android cache)."
         case .keepCacheAfterReset: "A reset or forget clears the transcript cache (iOS/Android cache)."
         case .sharedOutbox: "Outbox and cache are per Gateway; a switch never flushes into another Gateway (iOS/Android)."
+        case .giveUpOnDrain: "Resend a request refused by a restart, suspend or closing drain after retryAfterMs (drift-2026-12 §2)."
         }
     }
 

@@ -146,7 +146,7 @@ public actor ReferenceClient {
 
     /// Creates both sessions; `running: false` leaves them idle until `connect` (offline).
     private func startSessions(_ store: DeviceStateStore, running: Bool = true) {
-        let commands = NodeCommands.declared
+        let commands = configuration.declaredCommands ?? NodeCommands.declared
         sessionSeed &+= 1
         let (nodeStream, nodeSignals) = AsyncStream<SessionSignal>.makeStream()
         let node = GatewaySession(role: .node, configuration: configuration, store: store, gatewayURL: gatewayURL,
@@ -256,11 +256,26 @@ public actor ReferenceClient {
         if !configuration.has(.noQuestionReload), hello.methods.contains("question.list") {
             await reloadQuestions(on: connection)
         }
+        // Opt in to session.approval and take the reconnect replay (A.4); the opt-in is per
+        // call, so it is sent after every (re)connect.
+        if approvalFamily == .unified, hello.methods.contains("sessions.messages.subscribe") {
+            await subscribeApprovals(on: connection)
+        }
         // Reconcile approvals whose reply was lost (D.3: "on operator reconnect").
         for id in approvals.readBackCandidates { await readBack(id, on: connection) }
         _ = await registerPushIfNeeded()
         // Reconcile the chat with history and flush the outbox (in order, stable keys).
         if !chatOffline { await syncChat() }
+    }
+
+    /// The chat session whose approvals the operator session follows (`session.approval`).
+    public static let chatSessionKey = "agent:main:main"
+
+    private func subscribeApprovals(on connection: GatewayConnection) async {
+        let params: JSONValue = ["key": .string(Self.chatSessionKey), "includeApprovals": true]
+        guard case .success(let payload) = await Self.result(of: connection, "sessions.messages.subscribe", params),
+              let replay = payload["approvalReplay"], !replay.isNull else { return }
+        for id in approvals.applyReplay(replay, configuration: configuration) { observations.append(.approvalChanged(id: id)) }
     }
 
     private func reloadQuestions(on connection: GatewayConnection) async {
@@ -371,6 +386,28 @@ public actor ReferenceClient {
         observations.append(.invokeAnswered(id: request.id, ok: outcome.ok))
     }
 
+    /// Back in the foreground: runs the foreground-only commands the Gateway queued while the app
+    /// was in the background (`node.pending.pull`) and acknowledges them (`node.pending.ack`), as
+    /// gateway-protocol.md §7.4 describes the queue. The commands run locally; their results have
+    /// no invoke to answer.
+    private func drainPendingActions() async {
+        guard let connection = currentNode, !connection.isEnded,
+              connection.advertisedMethods.contains("node.pending.pull") else { return }
+        guard case .success(let pulled) = await Self.result(of: connection, "node.pending.pull", [:]) else { return }
+        let actions = pulled["actions"]?.arrayValue ?? []
+        var ids: [JSONValue] = []
+        for action in actions {
+            guard let id = action["id"]?.stringValue, let command = action["command"]?.stringValue else { continue }
+            commandRuns += 1
+            _ = await NodeCommands.run(command, paramsJSON: action["paramsJSON"]?.stringValue, persona: configuration.persona,
+                                       deviceId: store?.identity.deviceId ?? "", counter: commandRuns - 1, clock: clock,
+                                       configuration: configuration)
+            ids.append(.string(id))
+        }
+        guard !ids.isEmpty else { return }
+        _ = await Self.result(of: connection, "node.pending.ack", ["ids": .array(ids)])
+    }
+
     // MARK: - Stimuli
 
     /// Acts on a stimulus given by wire name and params (the adapter protocol's form).
@@ -423,6 +460,7 @@ public actor ReferenceClient {
             return .ok
         case .enterForeground:
             inBackground = false
+            if !configuration.has(.noPendingDrain) { await drainPendingActions() }
             return .ok
         case .requestScopes(let scopes):
             guard let session = operatorSession else { return .unsupported("no operator session") }
@@ -558,13 +596,29 @@ public actor ReferenceClient {
         beacon.noteSent()
         observations.append(.beaconSent(trigger: PresenceBeaconState.normalizedTrigger(trigger)))
         let sentAt = clock.nowMs
-        let reply = try? await target.request(GatewayMethod.nodeEvent.rawValue, params: params)
+        let reply = try? await requestThroughDrains(target, GatewayMethod.nodeEvent.rawValue, params: params)
         let payloadReply: JSONValue? = reply?.ok == true ? (reply?.payload ?? .object([:])) : nil
         beacon.record(reply: payloadReply, nowMs: sentAt, configuration: configuration)
         let durable = PresenceBeaconState.isDurable(reply: payloadReply, configuration: configuration)
         observations.append(.beaconReplied(durable: durable, reason: payloadReply?["reason"]?.stringValue))
         guard let reply else { return .error("no reply to the beacon") }
         return reply.ok ? .ok : .error("beacon refused: \(reply.error?.message ?? "error")")
+    }
+
+    /// Sends a request; a drain refusal (`DrainRetryRule`) is sent again after the rule's delay
+    /// until it is served, the connection ends or `DrainRetryRule.windowMs` passed.
+    private func requestThroughDrains(_ connection: GatewayConnection, _ method: String, params: JSONValue?) async throws -> ResponseFrame {
+        let deadline = clock.nowMs + DrainRetryRule.windowMs
+        var attempt = 0
+        while true {
+            let reply = try await connection.request(method, params: params)
+            guard !reply.ok, let error = reply.error, DrainRetryRule.isRetryable(error),
+                  !configuration.has(.giveUpOnDrain) else { return reply }
+            let resendAt = clock.nowMs + DrainRetryRule.delayMs(for: error, attempt: attempt)
+            guard resendAt <= deadline, !connection.isEnded else { return reply }
+            try await clock.sleep(untilMs: resendAt)
+            attempt += 1
+        }
     }
 
     // MARK: - Push

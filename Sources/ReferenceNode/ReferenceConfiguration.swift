@@ -95,6 +95,11 @@ public struct ReferenceConfiguration: Sendable {
     /// Flush the identity file to the disk on every write (the default). A throwaway state
     /// directory (a conformance run's) can skip the flushes, which cost the disk's latency.
     public var durableState: Bool
+    /// The commands the node declares in `connect.commands`; `nil` declares every command the
+    /// reference client implements. A client that declares fewer imitates a third-party node
+    /// with its own command set: scenarios that need an undeclared command are `unsupported`
+    /// for it. The client still answers an invoke of an undeclared command (with an error).
+    public var declaredCommands: [String]?
 
     /// Creates a configuration.
     public init(
@@ -104,7 +109,8 @@ public struct ReferenceConfiguration: Sendable {
         operatorSession: OperatorSessionPolicy = .enabled,
         operatorScopes: [String] = ReferenceConfiguration.defaultOperatorScopes,
         stimulusTimeout: Duration = .seconds(10), sendsBinaryFrames: Bool = true, setupCode: String? = nil,
-        connector: any WebSocketConnector = SocketConnector(), reproducible: Bool = false, durableState: Bool = true
+        connector: any WebSocketConnector = SocketConnector(), reproducible: Bool = false, durableState: Bool = true,
+        declaredCommands: [String]? = nil
     ) {
         self.gatewayURL = gatewayURL
         self.sharedToken = sharedToken
@@ -122,6 +128,7 @@ public struct ReferenceConfiguration: Sendable {
         self.connector = connector
         self.reproducible = reproducible
         self.durableState = durableState
+        self.declaredCommands = declaredCommands
     }
 
     /// `operator.read, operator.write, operator.approvals, operator.questions`.

@@ -118,6 +118,21 @@ import Darwin
         #expect(report.verdict("QUES-002@current") == .pass)
     }
 
+    @Test func aClientThatSendsNoNodeConnectDeclaresNoCommandsAndIsUnsupported() async throws {
+        // obedient.sh never opens a socket: it declares nothing, so scenarios that need a
+        // declared command are unsupported, not failed, once the step deadline has passed.
+        let scenarios = [
+            Self.scenario("INV-005") { run in try await run.requireDeclared("debug.slow") },
+            Self.scenario("LIFE-002") { run in _ = try await run.probeCommand() },
+        ]
+        let report = try await runScenarios(scenarios, driver: ProcessDriver(command: Fixtures.command("obedient.sh")))
+        for key in ["INV-005@current", "LIFE-002@current"] {
+            let result = try #require(report.result(key))
+            #expect(result.verdict == .unsupported, "\(key): \(result.message)")
+            #expect(result.message.contains("sent no node connect"), "\(key): \(result.message)")
+        }
+    }
+
     @Test func anUnknownAdapterProtocolVersionIsAnError() async throws {
         let report = try await runScenarios([Self.scenario("HS-002", body: { _ in })],
                                             driver: ProcessDriver(command: Fixtures.command("wrong-version.sh")))

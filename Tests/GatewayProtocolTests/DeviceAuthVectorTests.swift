@@ -15,8 +15,16 @@ struct DeviceAuthVector: Sendable, CustomTestStringConvertible {
     var challengeNonce: String
     var challengeTs: Int
     var expectDetailsCode: String?
+    /// The schema error the current Gateway answers instead (a vector without `device.nonce`).
+    var currentSchemaError: String?
 
     var testDescription: String { name }
+
+    /// The params as the proof verifier sees them: read with the legacy rules, which let a
+    /// missing nonce through to the proof check.
+    func params() throws -> ConnectParams {
+        try ConnectParams.validate(connectParams, rules: .legacy).get()
+    }
 
     static func loadAll() throws -> [DeviceAuthVector] {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -33,7 +41,7 @@ struct DeviceAuthVector: Sendable, CustomTestStringConvertible {
             return DeviceAuthVector(
                 name: name, valid: valid, seedHex: seedHex, publicKeyHex: publicKeyHex, payloadVersion: payloadVersion,
                 payload: payload, connectParams: params, challengeNonce: nonce, challengeTs: Int(ts),
-                expectDetailsCode: item["expectDetailsCode"]?.stringValue)
+                expectDetailsCode: item["expectDetailsCode"]?.stringValue, currentSchemaError: item["currentSchemaError"]?.stringValue)
         }
     }
 
@@ -46,7 +54,7 @@ struct DeviceAuthVector: Sendable, CustomTestStringConvertible {
 struct DeviceAuthVectorTests {
     @Test func vectorFileLoadsWithValidAndInvalidCases() throws {
         let vectors = try DeviceAuthVector.loadAll()
-        #expect(vectors.count >= 12)
+        #expect(vectors.count >= 17)
         #expect(vectors.contains { $0.valid })
         #expect(vectors.contains { !$0.valid })
         #expect(vectors.allSatisfy { $0.valid || $0.expectDetailsCode != nil })
@@ -54,7 +62,7 @@ struct DeviceAuthVectorTests {
 
     @Test(arguments: DeviceAuthVector.validCases)
     func validVectorVerifiesWithItsPayloadVersion(_ vector: DeviceAuthVector) throws {
-        let params = try ConnectParams.validate(vector.connectParams).get()
+        let params = try vector.params()
         let outcome = DeviceProofVerifier().verify(params, expectedNonce: vector.challengeNonce, nowMs: vector.challengeTs)
         let verified = try #require(outcome.verifiedDevice, "\(vector.name): \(String(describing: outcome.failure))")
         #expect(verified.payloadVersion.rawValue == vector.payloadVersion)
@@ -63,7 +71,7 @@ struct DeviceAuthVectorTests {
 
     @Test(arguments: DeviceAuthVector.validCases)
     func validVectorPayloadIsRebuiltFromTheParams(_ vector: DeviceAuthVector) throws {
-        let params = try ConnectParams.validate(vector.connectParams).get()
+        let params = try vector.params()
         let version = try #require(DeviceAuthPayload.Version(rawValue: vector.payloadVersion))
         #expect(DeviceAuthPayload.build(version, for: params) == vector.payload)
     }
@@ -73,7 +81,7 @@ struct DeviceAuthVectorTests {
         let seed = try #require(Hex.decode(vector.seedHex))
         let identity = try DeviceIdentity(seed: seed)
         #expect(Hex.encode(identity.publicKey) == vector.publicKeyHex)
-        let params = try ConnectParams.validate(vector.connectParams).get()
+        let params = try vector.params()
         let device = try #require(params.device)
         if vector.valid {
             #expect(identity.publicKeyBase64URL == device.publicKey)
@@ -90,13 +98,30 @@ struct DeviceAuthVectorTests {
           arguments: DeviceAuthVector.validCases)
     func seedReproducesTheVectorSignatureByteForByte(_ vector: DeviceAuthVector) throws {
         let identity = try DeviceIdentity(seed: #require(Hex.decode(vector.seedHex)))
-        let params = try ConnectParams.validate(vector.connectParams).get()
+        let params = try vector.params()
         #expect(identity.sign(vector.payload) == params.device?.signature)
+    }
+
+    @Test(arguments: DeviceAuthVector.all)
+    func theCurrentSchemaAcceptsEveryVectorButThoseItNames(_ vector: DeviceAuthVector) {
+        switch ConnectParams.validate(vector.connectParams) {
+        case .success: #expect(vector.currentSchemaError == nil, "\(vector.name) should fail the current schema")
+        case .failure(let error): #expect(error.message == vector.currentSchemaError, "\(vector.name)")
+        }
+    }
+
+    @Test func theSignatureTokenIsTheFirstPresentTokenUntrimmed() {
+        #expect(DeviceAuthPayload.signatureToken(token: "", deviceToken: "d", bootstrapToken: "b") == "")
+        #expect(DeviceAuthPayload.signatureToken(token: " t ", deviceToken: "d", bootstrapToken: "b") == " t ")
+        #expect(DeviceAuthPayload.signatureToken(token: nil, deviceToken: "d", bootstrapToken: "b") == "d")
+        #expect(DeviceAuthPayload.signatureToken(token: nil, deviceToken: "", bootstrapToken: "b") == "")
+        #expect(DeviceAuthPayload.signatureToken(token: nil, deviceToken: nil, bootstrapToken: "b") == "b")
+        #expect(DeviceAuthPayload.signatureToken(token: nil, deviceToken: nil, bootstrapToken: nil) == "")
     }
 
     @Test(arguments: DeviceAuthVector.invalidCases)
     func invalidVectorFailsWithTheExpectedDetailCode(_ vector: DeviceAuthVector) throws {
-        let params = try ConnectParams.validate(vector.connectParams).get()
+        let params = try vector.params()
         let outcome = DeviceProofVerifier().verify(params, expectedNonce: vector.challengeNonce, nowMs: vector.challengeTs)
         let failure = try #require(outcome.failure, "\(vector.name) unexpectedly verified")
         #expect(failure.detailCode.rawValue == vector.expectDetailsCode)

@@ -176,10 +176,11 @@ struct DeviceAuthPayloadTests {
         #expect(DeviceAuthPayload.normalizeMetadataField("   ") == "")
     }
 
-    @Test func signatureTokenIsTheFirstNonEmptyOfTokenDeviceTokenBootstrapToken() {
+    /// handshake-auth-helpers.ts @66072549 `resolveSignatureToken`: `??`, no trimming.
+    @Test func signatureTokenIsTheFirstPresentOfTokenDeviceTokenBootstrapToken() {
         #expect(DeviceAuthPayload.signatureToken(token: "a", deviceToken: "b", bootstrapToken: "c") == "a")
-        #expect(DeviceAuthPayload.signatureToken(token: "", deviceToken: "b", bootstrapToken: "c") == "b")
-        #expect(DeviceAuthPayload.signatureToken(token: nil, deviceToken: " ", bootstrapToken: "c") == "c")
+        #expect(DeviceAuthPayload.signatureToken(token: "", deviceToken: "b", bootstrapToken: "c") == "")
+        #expect(DeviceAuthPayload.signatureToken(token: nil, deviceToken: " ", bootstrapToken: "c") == " ")
         #expect(DeviceAuthPayload.signatureToken(token: nil, deviceToken: nil, bootstrapToken: nil) == "")
         #expect(ConnectAuth(password: "secret").signatureToken == "")
     }

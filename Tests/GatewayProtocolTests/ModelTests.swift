@@ -38,14 +38,24 @@ struct ConnectParamsTests {
         #expect(json == ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "node-host", "version": "1", "platform": "darwin", "mode": "node"]])
     }
 
-    @Test func unknownClientIdsModesAndMembersAreAccepted() throws {
+    @Test func theCodablePathStaysTolerantOfUnknownIdsModesAndMembers() throws {
         var json = Self.iOSNode.objectValue ?? [:]
         json["client"] = ["id": "moltbot-ios", "version": "1", "platform": "iOS", "mode": "operator", "future": 1]
         json["approvalRuntimeToken"] = "x"
-        let params = try ConnectParams.validate(.object(json)).get()
-        #expect(params.client.id.rawValue == "moltbot-ios")
-        #expect(params.client.mode.rawValue == "operator")
-        #expect(try JSONValue.object(json).decode(as: ConnectParams.self).client.id.rawValue == "moltbot-ios")
+        let decoded = try JSONValue.object(json).decode(as: ConnectParams.self)
+        #expect(decoded.client.id.rawValue == "moltbot-ios")
+        #expect(decoded.client.mode.rawValue == "operator")
+        // The Gateway's schema check is closed (frames.ts ConnectParamsSchema).
+        #expect(throws: ConnectParamsValidationError.self) { try ConnectParams.validate(.object(json)).get() }
+    }
+
+    @Test func theNewerOptionalMembersAreTolerated() throws {
+        var json = Self.iOSNode.objectValue ?? [:]
+        json["computerUse"] = ["enabled": true]
+        json["workerRuns"] = ["v": 1]
+        json["modelCatalog"] = ["agentId": "main"]
+        json["auth"] = ["token": "t", "approvalRuntimeToken": "a", "agentRuntimeIdentityToken": "i"]
+        #expect(throws: Never.self) { try ConnectParams.validate(.object(json)).get() }
     }
 
     @Test func integralDoubleSignedAtIsAccepted() throws {
@@ -57,33 +67,51 @@ struct ConnectParamsTests {
         #expect(decoded.minProtocol == 4)
     }
 
-    @Test func nullOptionalMembersCountAsAbsent() throws {
+    @Test func aNullOptionalMemberIsNotAbsent() throws {
         var json = Self.iOSNode.objectValue ?? [:]
-        json["auth"] = .null
         json["pathEnv"] = .null
-        let params = try ConnectParams.validate(.object(json)).get()
-        #expect(params.auth == nil)
-        #expect(params.pathEnv == nil)
+        switch ConnectParams.validate(.object(json)) {
+        case .success: Issue.record("null pathEnv was accepted")
+        case .failure(let error): #expect(error.message == "invalid connect params: at /pathEnv: must be string")
+        }
     }
+
+    static let client: JSONValue = ["id": "cli", "version": "1", "platform": "p", "mode": "cli"]
 
     static let violations: [(String, JSONValue?, String)] = [
         ("params absent", nil, "invalid connect params: at root: must be object"),
         ("params array", [], "invalid connect params: at root: must be object"),
         ("no client", ["minProtocol": 4, "maxProtocol": 4], "invalid connect params: at root: must have required property 'client'"),
         ("no minProtocol", ["maxProtocol": 4], "invalid connect params: at root: must have required property 'minProtocol'"),
-        ("string protocol", ["minProtocol": "4", "maxProtocol": 4], "invalid connect params: at /minProtocol: must be integer"),
-        ("fractional protocol", ["minProtocol": 4, "maxProtocol": 4.5], "invalid connect params: at /maxProtocol: must be integer"),
-        ("zero protocol", ["minProtocol": 0, "maxProtocol": 4], "invalid connect params: at /minProtocol: must be >= 1"),
-        ("numeric client id", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": 5, "version": "1", "platform": "p", "mode": "m"]], "invalid connect params: at /client/id: must be string"),
-        ("empty client id", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "", "version": "1", "platform": "p", "mode": "m"]], "invalid connect params: at /client/id: must NOT have fewer than 1 characters"),
-        ("no mode", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "x", "version": "1", "platform": "p"]], "invalid connect params: at /client: must have required property 'mode'"),
-        ("scopes not strings", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "x", "version": "1", "platform": "p", "mode": "m"], "scopes": ["a", 1]], "invalid connect params: at /scopes/1: must be string"),
-        ("permissions not bool", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "x", "version": "1", "platform": "p", "mode": "m"], "permissions": ["a/b": "yes"]], "invalid connect params: at /permissions/a~1b: must be boolean"),
-        ("device without signature", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "x", "version": "1", "platform": "p", "mode": "m"], "device": ["id": "i", "publicKey": "k", "signedAt": 1]], "invalid connect params: at /device: must have required property 'signature'"),
-        ("negative signedAt", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "x", "version": "1", "platform": "p", "mode": "m"], "device": ["id": "i", "publicKey": "k", "signature": "s", "signedAt": -1]], "invalid connect params: at /device/signedAt: must be >= 0"),
-        ("long device token", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "x", "version": "1", "platform": "p", "mode": "m"], "auth": ["deviceToken": .string(String(repeating: "a", count: 257))]], "invalid connect params: at /auth/deviceToken: must NOT have more than 256 characters"),
-        ("non-ASCII bootstrap token", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "x", "version": "1", "platform": "p", "mode": "m"], "auth": ["bootstrapToken": "tök"]], "invalid connect params: at /auth/bootstrapToken: must contain only printable ASCII characters"),
-        ("role not string", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "x", "version": "1", "platform": "p", "mode": "m"], "role": 1], "invalid connect params: at /role: must be string"),
+        ("string protocol", ["minProtocol": "4", "maxProtocol": 4, "client": client], "invalid connect params: at /minProtocol: must be integer"),
+        ("fractional protocol", ["minProtocol": 4, "maxProtocol": 4.5, "client": client], "invalid connect params: at /maxProtocol: must be integer"),
+        ("zero protocol", ["minProtocol": 0, "maxProtocol": 4, "client": client], "invalid connect params: at /minProtocol: must be >= 1"),
+        ("numeric client id", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": 5, "version": "1", "platform": "p", "mode": "cli"]], "invalid connect params: at /client/id: must be string"),
+        ("empty client id", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "", "version": "1", "platform": "p", "mode": "cli"]], "invalid connect params: at /client/id: must be equal to one of the allowed values"),
+        ("unknown client id", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "moltbot-ios", "version": "1", "platform": "p", "mode": "node"]], "invalid connect params: at /client/id: must be equal to one of the allowed values"),
+        ("unknown client mode", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "cli", "version": "1", "platform": "p", "mode": "operator"]], "invalid connect params: at /client/mode: must be equal to one of the allowed values"),
+        ("unknown root member", ["minProtocol": 4, "maxProtocol": 4, "client": client, "deviceName": "x"], "invalid connect params: at root: unexpected property 'deviceName'"),
+        ("unknown client member", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "cli", "version": "1", "platform": "p", "mode": "cli", "nickname": "n"]], "invalid connect params: at /client: unexpected property 'nickname'"),
+        ("unknown auth member", ["minProtocol": 4, "maxProtocol": 4, "client": client, "auth": ["secret": "s"]], "invalid connect params: at /auth: unexpected property 'secret'"),
+        ("unknown device member", ["minProtocol": 4, "maxProtocol": 4, "client": client, "device": ["id": "i", "publicKey": "k", "signature": "s", "signedAt": 1, "nonce": "n", "alg": "ed25519"]], "invalid connect params: at /device: unexpected property 'alg'"),
+        ("missing nonce", ["minProtocol": 4, "maxProtocol": 4, "client": client, "device": ["id": "i", "publicKey": "k", "signature": "s", "signedAt": 1]], "invalid connect params: at /device: must have required property 'nonce'"),
+        ("empty nonce", ["minProtocol": 4, "maxProtocol": 4, "client": client, "device": ["id": "i", "publicKey": "k", "signature": "s", "signedAt": 1, "nonce": ""]], "invalid connect params: at /device/nonce: must NOT have fewer than 1 characters"),
+        ("empty display name", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "cli", "displayName": "", "version": "1", "platform": "p", "mode": "cli"]], "invalid connect params: at /client/displayName: must NOT have fewer than 1 characters"),
+        ("empty version", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "cli", "version": "", "platform": "p", "mode": "cli"]], "invalid connect params: at /client/version: must NOT have fewer than 1 characters"),
+        ("empty role", ["minProtocol": 4, "maxProtocol": 4, "client": client, "role": ""], "invalid connect params: at /role: must NOT have fewer than 1 characters"),
+        ("empty scope", ["minProtocol": 4, "maxProtocol": 4, "client": client, "scopes": ["operator.read", ""]], "invalid connect params: at /scopes/1: must NOT have fewer than 1 characters"),
+        ("empty command", ["minProtocol": 4, "maxProtocol": 4, "client": client, "commands": [""]], "invalid connect params: at /commands/0: must NOT have fewer than 1 characters"),
+        ("empty cap", ["minProtocol": 4, "maxProtocol": 4, "client": client, "caps": [""]], "invalid connect params: at /caps/0: must NOT have fewer than 1 characters"),
+        ("empty device id", ["minProtocol": 4, "maxProtocol": 4, "client": client, "device": ["id": "", "publicKey": "k", "signature": "s", "signedAt": 1, "nonce": "n"]], "invalid connect params: at /device/id: must NOT have fewer than 1 characters"),
+        ("long build id", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "cli", "version": "1", "buildId": .string(String(repeating: "b", count: 97)), "platform": "p", "mode": "cli"]], "invalid connect params: at /client/buildId: must NOT have more than 96 characters"),
+        ("no mode", ["minProtocol": 4, "maxProtocol": 4, "client": ["id": "cli", "version": "1", "platform": "p"]], "invalid connect params: at /client: must have required property 'mode'"),
+        ("scopes not strings", ["minProtocol": 4, "maxProtocol": 4, "client": client, "scopes": ["a", 1]], "invalid connect params: at /scopes/1: must be string"),
+        ("permissions not bool", ["minProtocol": 4, "maxProtocol": 4, "client": client, "permissions": ["a/b": "yes"]], "invalid connect params: at /permissions/a~1b: must be boolean"),
+        ("device without signature", ["minProtocol": 4, "maxProtocol": 4, "client": client, "device": ["id": "i", "publicKey": "k", "signedAt": 1]], "invalid connect params: at /device: must have required property 'signature'"),
+        ("negative signedAt", ["minProtocol": 4, "maxProtocol": 4, "client": client, "device": ["id": "i", "publicKey": "k", "signature": "s", "signedAt": -1, "nonce": "n"]], "invalid connect params: at /device/signedAt: must be >= 0"),
+        ("long device token", ["minProtocol": 4, "maxProtocol": 4, "client": client, "auth": ["deviceToken": .string(String(repeating: "a", count: 257))]], "invalid connect params: at /auth/deviceToken: must NOT have more than 256 characters"),
+        ("non-ASCII bootstrap token", ["minProtocol": 4, "maxProtocol": 4, "client": client, "auth": ["bootstrapToken": "tök"]], "invalid connect params: at /auth/bootstrapToken: must contain only printable ASCII characters"),
+        ("role not string", ["minProtocol": 4, "maxProtocol": 4, "client": client, "role": 1], "invalid connect params: at /role: must be string"),
     ]
 
     @Test(arguments: violations.indices)

@@ -22,6 +22,28 @@ struct ServeInteropTests {
         }
     }
 
+    /// The admission rules of the current Gateway as an independent client sees them on the wire
+    /// (`Tests/Interop/gateway_wire_checks.py`; docs/fidelity.md): the closed connect schema, no
+    /// response to a first frame that is not a request frame, the device proof before the token,
+    /// the signature token rule, and hello-ok's protocol and capabilities.
+    @Test func pythonWireChecksOfTheAdmissionRulesPass() async throws {
+        let secret = "interop-wire-secret"
+        try await ServeProcess.withServe(["--auth", "token:\(secret)", "--pairing", "auto"]) { serve, url in
+            try await withPeer("gateway_wire_checks.py", [url, secret]) { peer in
+                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+                let checks = ["unknown-member", "unknown-client-id", "empty-display-name", "missing-nonce", "blank-nonce",
+                              "not-a-request-frame", "proof-before-token", "signature-token-empty-wins",
+                              "hello-protocol-and-capabilities"]
+                for check in checks {
+                    let line = try #require(await peer.object("check", check), context())
+                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
+                }
+                _ = try #require(await peer.object("step", "done"), context())
+                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+            }
+        }
+    }
+
     @Test func pythonNodePairsThroughTheConsoleIsInvokedAndSendsAPresenceBeacon() async throws {
         try await ServeProcess.withServe { serve, url in
             try await withPeer("gateway_node_peer.py", [url, "--timeout", "60"]) { peer in

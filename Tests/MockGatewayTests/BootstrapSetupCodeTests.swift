@@ -7,13 +7,26 @@ import Testing
 struct BootstrapSetupCodeTests {
     @Test func aSetupCodeRoundTripsThroughItsCodeAndLinkForms() throws {
         let code = SetupCode(url: "ws://192.168.1.10:18789", urls: ["ws://gw.local:18789"], bootstrapToken: "q3v-token_1",
-                             expiresAtMs: 1_767_226_200_000, tlsFingerprint: "AB:CD", extra: ["futureField": true])
+                             expiresAtMs: 1_767_226_200_000, tlsFingerprint: String(repeating: "ab", count: 32),
+                             extra: ["future": 1])
         #expect(!code.encoded.contains("="))
         #expect(!code.encoded.contains("+"))
         #expect(!code.encoded.contains("/"))
         #expect(try SetupCode(decoding: code.encoded) == code)
         #expect(code.link == "oc-pair://" + code.encoded)
         #expect(try SetupCode(decoding: "  " + code.link + "\n") == code)
+    }
+
+    /// setup-code.test.ts (id 70377785808): a code at or past `expiresAtMs` is refused; older
+    /// codes without it are accepted.
+    @Test func anExpiredCodeIsRefusedWhenTheTimeIsKnown() throws {
+        let code = SetupCode(url: "wss://gw.example", bootstrapToken: "tok", expiresAtMs: 10_000)
+        #expect(try SetupCode(decoding: code.encoded, nowMs: 9_999).expiresAtMs == 10_000)
+        #expect(throws: SetupCodeError(description: "setup code expired at 10000")) { _ = try SetupCode(decoding: code.encoded, nowMs: 10_000) }
+        let old = SetupCode(url: "wss://gw.example", bootstrapToken: "tok")
+        #expect(try SetupCode(decoding: old.encoded, nowMs: 10_000).expiresAtMs == nil)
+        #expect(try JSONValue(parsing: Base64URL.decode(code.encoded) ?? Data())
+            == ["url": "wss://gw.example", "bootstrapToken": "tok", "expiresAtMs": 10_000])
     }
 
     @Test func theCodeIsBase64URLOfTheJSONObject() throws {
@@ -35,6 +48,8 @@ struct BootstrapSetupCodeTests {
             (Base64URL.encode(Array(#"{"bootstrapToken":"t"}"#.utf8)), "setup code has no url"),
             (Base64URL.encode(Array(#"{"url":"ws://h"}"#.utf8)), "setup code has no bootstrapToken"),
             (Base64URL.encode(Array(#"{"url":"ws://h","bootstrapToken":"t","urls":"x"}"#.utf8)), "setup code urls is not a list of strings"),
+            (Base64URL.encode(Array(#"{"url":"ws://h","bootstrapToken":"t","expiresAtMs":"soon"}"#.utf8)), "setup code expiresAtMs is not an integer"),
+            (Base64URL.encode(Array(#"{"url":"ws://h","bootstrapToken":"t","tlsFingerprint":1}"#.utf8)), "setup code tlsFingerprint is not a string"),
         ]
         for (text, reason) in cases {
             #expect(throws: SetupCodeError(description: reason)) { _ = try SetupCode(decoding: text) }

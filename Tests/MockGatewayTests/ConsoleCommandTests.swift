@@ -52,8 +52,8 @@ struct ConsoleCommandTests {
             == .invoke(node: .id("n1"), command: "location.get", params: ["desiredAccuracy": "balanced"]))
         #expect(try parse(#"invoke n1 x "{\"a\": 1}""#) == .invoke(node: .id("n1"), command: "x", params: ["a": 1]))
         #expect(try parse("setup-code") == .setupCode(profile: nil, qrPNG: nil))
-        #expect(try parse("setup-code --full-access") == .setupCode(profile: .full, qrPNG: nil))
-        #expect(try parse("setup-code --profile voice-node --qr-png /tmp/x.png") == .setupCode(profile: .voiceNode, qrPNG: "/tmp/x.png"))
+        #expect(try parse("setup-code --full-access") == .setupCode(profile: "full", qrPNG: nil))
+        #expect(try parse("setup-code --profile voice-node --qr-png /tmp/x.png") == .setupCode(profile: "voice-node", qrPNG: "/tmp/x.png"))
         #expect(try parse("approve") == .approve(nil))
         #expect(try parse("reject") == .reject(nil))
         #expect(try parse("nodes") == .nodes)
@@ -79,6 +79,7 @@ struct ConsoleCommandTests {
         #expect(try parse("expire-approval latest") == .expireApproval(.latest))
         #expect(try parse("expire-question q-1") == .expireQuestion(.id("q-1")))
         #expect(try parse("race-approval latest deny --client-first") == .raceApproval(.latest, decision: .deny, clientFirst: true, surface: "watch"))
+        #expect(try parse("setup-code --profile node") == .setupCode(profile: "node", qrPNG: nil))
         #expect(try parse("advance 901") == .advance(seconds: 901))
         #expect(try parse("advance 0.5") == .advance(seconds: 0.5))
         #expect(try parse("shutdown") == .shutdown)
@@ -129,7 +130,7 @@ struct ConsoleCommandTests {
             ("close latest 999", "close: '999' is not a close code (1000 to 4999)"),
             ("drop-next", "drop-next: usage: drop-next <method> [--keep-connection]"),
             ("presence-reply maybe x", "presence-reply: handled must be true or false, not 'maybe'"),
-            ("setup-code --profile everything", "setup-code: unknown profile 'everything' (full, limited, voice-node or node)"),
+            ("setup-code --profile everything", "setup-code: unknown profile 'everything' (known: full, limited, voice-node, node)"),
             ("setup-code --profile node --full-access", "setup-code: --full-access is --profile full; it cannot go with --profile node"),
             ("pending now", "pending: unexpected argument 'now'"),
             ("revoke dev-1", "revoke: usage: revoke <deviceId|latest> <role>"),
@@ -149,6 +150,8 @@ struct ConsoleCommandTests {
             ("question --options a,b", "question: usage: question <prompt> [--options a,b] [--multi] [--other] [--expires-in SECONDS]"),
             ("answer-question latest", "answer-question: usage: answer-question <id|latest> <json>"),
             ("setup-code --everything", "setup-code: unknown option '--everything' (known: --full-access, --profile, --qr-png)"),
+            ("setup-code --profile admin", "setup-code: unknown profile 'admin' (known: full, limited, voice-node, node)"),
+            ("setup-code --profile limited --full-access", "setup-code: --full-access is --profile full; it cannot go with --profile limited"),
             (#"approval "rm"#, #"missing closing quote in "rm"#),
         ]
         for (line, message) in cases {
@@ -156,5 +159,14 @@ struct ConsoleCommandTests {
             #expect(error == message, "\(line)")
             #expect(error?.contains("\n") == false)
         }
+    }
+
+    @Test func drainStartsAndEndsByName() throws {
+        #expect(try parse("drain restarting") == .drain(.restarting))
+        #expect(try parse("drain suspend") == .drain(.suspending))
+        #expect(try parse("drain gateway-closing") == .drain(.closing))
+        #expect(try parse("drain off") == .drain(nil))
+        #expect(parseError("drain") == "drain: usage: drain <restarting|suspending|closing|off>")
+        #expect(parseError("drain later")?.hasPrefix("drain: unknown drain 'later'") == true)
     }
 }

@@ -64,10 +64,13 @@ struct DeviceTokenTests {
         #expect(DeviceTokenCandidate.select(deviceToken: "dev", token: "shared") == DeviceTokenCandidate(value: "dev", source: .deviceTokenField))
         #expect(DeviceTokenCandidate.select(deviceToken: nil, token: "stored") == DeviceTokenCandidate(value: "stored", source: .tokenField))
         #expect(DeviceTokenCandidate.select(deviceToken: "", token: nil) == nil)
-        for failure in DeviceTokenFailure.allCases {
+        for failure in DeviceTokenFailure.allCases where failure != .scopeMismatch {
             #expect(failure.authFailureReason(for: .deviceTokenField) == "device_token_mismatch")
             #expect(failure.authFailureReason(for: .tokenField) == nil)
         }
+        // auth-context.ts `mapDeviceTokenAuthFailureReason`: a scope mismatch is one in either field.
+        #expect(DeviceTokenFailure.scopeMismatch.authFailureReason(for: .deviceTokenField) == "scope_mismatch")
+        #expect(DeviceTokenFailure.scopeMismatch.authFailureReason(for: .tokenField) == "scope_mismatch")
     }
 
     @Test func rotationMintsANewValueAndDisconnectsThatRole() throws {

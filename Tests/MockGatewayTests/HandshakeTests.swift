@@ -55,13 +55,17 @@ private enum HandshakeFixture {
     }
 }
 
-/// Token stores with fixed answers that record what they were asked.
+/// Token stores and a rate limiter with fixed answers that record what they were asked.
 private struct RecordingCredentials: ConnectCredentialVerifier {
     var validBootstrapTokens: Set<String> = []
     var validDeviceTokens: Set<String> = []
-    var rateLimitedMs: Int?
+    var scopeMismatchTokens: Set<String> = []
+    /// Scopes locked out, with the lockout left.
+    var lockedOut: [AuthRateLimitScope: Int] = [:]
     var bootstrapChecks: [String] = []
     var deviceTokenChecks: [DeviceTokenCandidate] = []
+    var failures: [AuthRateLimitScope] = []
+    var resets: [AuthRateLimitScope] = []
 
     mutating func verifyBootstrapToken(_ token: String, for request: ConnectCredentialRequest) -> ConnectCredentialVerdict {
         bootstrapChecks.append(token)
@@ -70,9 +74,13 @@ private struct RecordingCredentials: ConnectCredentialVerifier {
 
     mutating func verifyDeviceToken(_ candidate: DeviceTokenCandidate, for request: ConnectCredentialRequest) -> ConnectCredentialVerdict {
         deviceTokenChecks.append(candidate)
-        if let rateLimitedMs { return .invalid(.rateLimited, retryAfterMs: rateLimitedMs) }
+        if scopeMismatchTokens.contains(candidate.value) { return .invalid(.scopeMismatch) }
         return validDeviceTokens.contains(candidate.value) ? .valid : .invalid()
     }
+
+    mutating func rateLimitRetryAfterMs(_ scope: AuthRateLimitScope) -> Int? { lockedOut[scope] }
+    mutating func recordAuthFailure(_ scope: AuthRateLimitScope) { failures.append(scope) }
+    mutating func resetAuthFailures(_ scope: AuthRateLimitScope) { resets.append(scope) }
 }
 
 /// The shared vectors (`Tests/GatewayProtocolTests/Fixtures/device-auth.json`).
@@ -83,6 +91,7 @@ struct HandshakeVector: Sendable, CustomTestStringConvertible {
     var nonce: String
     var ts: Int
     var expectDetailsCode: String?
+    var currentSchemaError: String?
     var testDescription: String { name }
 
     static let all: [HandshakeVector] = {
@@ -96,7 +105,8 @@ struct HandshakeVector: Sendable, CustomTestStringConvertible {
                 let nonce = item["challenge"]?["nonce"]?.stringValue, let ts = item["challenge"]?["ts"]?.int64Value
             else { return nil }
             return HandshakeVector(
-                name: name, valid: valid, params: params, nonce: nonce, ts: Int(ts), expectDetailsCode: item["expectDetailsCode"]?.stringValue)
+                name: name, valid: valid, params: params, nonce: nonce, ts: Int(ts), expectDetailsCode: item["expectDetailsCode"]?.stringValue,
+                currentSchemaError: item["currentSchemaError"]?.stringValue)
         }
     }()
 }
@@ -169,21 +179,34 @@ struct HandshakeFirstFrameTests {
         #expect(result.closeCode == .policyViolation)
     }
 
-    @Test func eventOrCancelFirstIsRejected() throws {
-        let event = try rejection(HandshakeFixture.evaluate(Frame.event(EventFrame(event: "tick")).encoded()).0)
-        #expect(event.response == nil)
-        #expect(event.closeCode == .policyViolation)
-        let cancel = try rejection(HandshakeFixture.evaluate(Frame.cancel(CancelFrame(id: "c")).encoded()).0)
-        #expect(cancel.requestID == "c")
+    /// A first frame that is not a request frame is not answered at all: only close 1008
+    /// "invalid request frame" (upstream message-handler.ts).
+    @Test(arguments: [
+        Frame.event(EventFrame(event: "tick")).json,
+        Frame.cancel(CancelFrame(id: "c")).json,
+        Frame.response(.success(id: "r", payload: nil)).json,
+        ["id": 1, "method": "connect", "params": ["protocolVersion": 3, "token": "x"]],
+        ["type": "req", "id": 1, "method": "connect", "params": [:]],
+        ["type": "req", "id": "", "method": "connect"],
+        ["type": "req", "id": "r", "method": "connect", "params": [:], "extra": true],
+        ["type": "req", "id": "r", "method": "connect", "traceparent": .string(String(repeating: "0", count: 129))],
+        [1, 2, 3],
+    ] as [JSONValue])
+    func aFirstFrameThatIsNotARequestFrameGetsNoResponse(_ frame: JSONValue) throws {
+        let result = try rejection(HandshakeFixture.evaluate(HandshakeFixture.message(json: frame)).0)
+        #expect(result.stage == .firstFrame)
+        #expect(result.requestID == nil)
+        #expect(result.response == nil)
+        #expect(result.closeCode == .policyViolation)
+        #expect(result.closeReason == "invalid request frame")
     }
 
-    @Test func numericIdWithoutTypeIsEchoedVerbatim() throws {
-        let message = HandshakeFixture.message(json: ["id": 1, "method": "connect", "params": ["protocolVersion": 3, "token": "x"]])
-        let result = try rejection(HandshakeFixture.evaluate(message).0)
-        #expect(result.requestID == 1)
-        #expect(result.response?["id"] == 1)
-        #expect(result.responseFrame == nil)
-        #expect(result.error.message == "invalid handshake: first request must be connect")
+    @Test func theNewerRequestFrameMembersAreTolerated() throws {
+        var frame = try #require(Frame.request(RequestFrame(id: "r", method: "connect",
+                                                            params: try JSONValue(encoding: HandshakeFixture.params()))).json.objectValue)
+        frame["traceparent"] = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        frame["expectedProfileId"] = "profile-1"
+        #expect(HandshakeFixture.evaluate(HandshakeFixture.message(json: .object(frame))).0.admitted != nil)
     }
 
     @Test func missingParamsNameTheRoot() throws {
@@ -205,9 +228,46 @@ struct HandshakeFirstFrameTests {
         #expect(result.closeReason == result.error.message)
     }
 
-    @Test func unknownClientIdAndModeAreNotRejected() throws {
-        let params = try HandshakeFixture.params(clientID: "moltbot-ios", mode: "node")
-        #expect(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0.admitted != nil)
+    @Test func unknownClientIdAndModeAreRefused() throws {
+        let id = try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(HandshakeFixture.params(clientID: "moltbot-ios"))).0)
+        #expect(id.error == ErrorShape(code: "INVALID_REQUEST",
+                                       message: "invalid connect params: at /client/id: must be equal to one of the allowed values"))
+        #expect(id.requestID == "req-1")
+        let mode = try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(HandshakeFixture.params(mode: "operator"))).0)
+        #expect(mode.error.message == "invalid connect params: at /client/mode: must be equal to one of the allowed values")
+    }
+
+    @Test func anUnknownMemberIsRefusedNamingIt() throws {
+        var json = try JSONValue(encoding: HandshakeFixture.params()).objectValue ?? [:]
+        if case .object(var device)? = json["device"] {
+            device["extra"] = 1
+            json["device"] = .object(device)
+        }
+        let message = Frame.request(RequestFrame(id: "r", method: "connect", params: .object(json))).encoded()
+        let result = try rejection(HandshakeFixture.evaluate(message).0)
+        #expect(result.error.message == "invalid connect params: at /device: unexpected property 'extra'")
+        #expect(result.closeCode == .policyViolation)
+        #expect(result.response?["id"] == "r")
+    }
+
+    @Test func aMissingNonceIsASchemaErrorButABlankNonceIsNonceRequired() throws {
+        var json = try JSONValue(encoding: HandshakeFixture.params()).objectValue ?? [:]
+        if case .object(var device)? = json["device"] {
+            device["nonce"] = nil
+            json["device"] = .object(device)
+        }
+        let missing = Frame.request(RequestFrame(id: "r", method: "connect", params: .object(json))).encoded()
+        let result = try rejection(HandshakeFixture.evaluate(missing).0)
+        #expect(result.stage == .firstFrame)
+        #expect(result.error == ErrorShape(code: "INVALID_REQUEST",
+                                           message: "invalid connect params: at /device: must have required property 'nonce'"))
+        #expect(result.detailCode == nil)
+        // Protocol-3-era Gateways let it through to the proof check.
+        let legacy = try rejection(HandshakeFixture.evaluate(missing, configuration: HandshakeFixture.configuration(profile: .legacy)).0)
+        #expect(legacy.detailCode == "DEVICE_AUTH_NONCE_REQUIRED")
+        let blank = try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(HandshakeFixture.params(nonce: "  "))).0)
+        #expect(blank.stage == .deviceProof)
+        #expect(blank.detailCode == "DEVICE_AUTH_NONCE_REQUIRED")
     }
 
     @Test func longCloseReasonsAreCutTo120Bytes() throws {
@@ -311,10 +371,11 @@ struct HandshakeNegotiationTests {
         #expect(result.requestID == "req-1")
     }
 
-    @Test func protocolMismatchIsReportedBeforeStartingUp() throws {
+    /// connect-admission.ts @0186e586: `isStartupPending` is checked before the protocol.
+    @Test func startingUpIsReportedBeforeAProtocolMismatch() throws {
         let params = try HandshakeFixture.params(minProtocol: 1, maxProtocol: 1)
         let decision = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(startingUp: true)).0
-        #expect(try rejection(decision).stage == .protocolNegotiation)
+        #expect(try rejection(decision).stage == .startup)
     }
 
     @Test func startingUpIsReportedBeforeAnUnknownRole() throws {
@@ -365,9 +426,10 @@ struct HandshakeAuthenticationTests {
     @Test func aMissingSharedTokenIsAuthTokenMissing() throws {
         let result = try authRejection(HandshakeFixture.params(), mode: .token("s3cret"))
         #expect(result.error.message == "unauthorized: gateway token missing (provide gateway auth token)")
+        // handshake-auth-helpers.ts @66072549: a missing credential is a configuration problem.
         #expect(result.error.details == [
             "code": "AUTH_TOKEN_MISSING", "authReason": "token_missing", "canRetryWithDeviceToken": false,
-            "recommendedNextStep": "update_auth_credentials",
+            "recommendedNextStep": "update_auth_configuration",
         ])
     }
 
@@ -494,14 +556,86 @@ struct HandshakeAuthenticationTests {
         #expect(seen.deviceTokenChecks.isEmpty)
     }
 
-    @Test func rateLimitingCarriesRetryAfterMs() throws {
+    @Test func aLockedOutAddressIsRefusedWithRetryableAndRetryAfterMs() throws {
         var credentials = RecordingCredentials()
-        credentials.rateLimitedMs = 30_000
-        let result = try authRejection(HandshakeFixture.params(auth: ConnectAuth(token: "guess")), mode: .token("s3cret"), credentials: credentials)
+        credentials.lockedOut[.sharedSecret] = 30_000
+        // Even the right secret: the limiter is asked before any comparison (auth.ts @00893f86).
+        let result = try authRejection(HandshakeFixture.params(auth: ConnectAuth(token: "s3cret")), mode: .token("s3cret"),
+                                       credentials: credentials)
         #expect(result.detailCode == "AUTH_RATE_LIMITED")
+        #expect(result.error.retryable == true)
         #expect(result.error.retryAfterMs == 30_000)
         #expect(result.error.details?["recommendedNextStep"] == "wait_then_retry")
         #expect(result.error.message == "unauthorized: too many failed authentication attempts (retry later)")
+    }
+
+    @Test func aWrongSecretIsCountedAMissingOneIsNotAndARightOneResets() throws {
+        let wrong = HandshakeFixture.evaluate(try HandshakeFixture.message(HandshakeFixture.params(auth: ConnectAuth(token: "guess"))),
+                                              configuration: HandshakeFixture.configuration(auth: .token("s3cret"))).1
+        #expect(wrong.failures.contains(.sharedSecret))
+        let missing = HandshakeFixture.evaluate(try HandshakeFixture.message(HandshakeFixture.params()),
+                                                configuration: HandshakeFixture.configuration(auth: .token("s3cret"))).1
+        #expect(missing.failures.isEmpty)
+        let right = HandshakeFixture.evaluate(try HandshakeFixture.message(HandshakeFixture.params(auth: ConnectAuth(token: " s3cret "))),
+                                              configuration: HandshakeFixture.configuration(auth: .token("s3cret")))
+        #expect(try admitted(right.0).authMethod == .sharedToken)
+        #expect(right.1.resets == [.sharedSecret])
+    }
+
+    @Test func aLockedOutDeviceTokenScopeRefusesTheDeviceToken() throws {
+        var credentials = RecordingCredentials()
+        credentials.validDeviceTokens = ["device-tok"]
+        credentials.lockedOut[.deviceToken] = 5_000
+        let result = try authRejection(HandshakeFixture.params(auth: ConnectAuth(token: "device-tok")), mode: .token("s3cret"),
+                                       credentials: credentials)
+        #expect(result.detailCode == "AUTH_RATE_LIMITED")
+        #expect(result.error.retryAfterMs == 5_000)
+    }
+
+    @Test func aRecognisedTokenThatDoesNotCoverTheScopesIsAScopeMismatchInEitherField() throws {
+        var credentials = RecordingCredentials()
+        credentials.scopeMismatchTokens = ["device-tok"]
+        for auth in [ConnectAuth(token: "device-tok"), ConnectAuth(deviceToken: "device-tok")] {
+            let result = try authRejection(HandshakeFixture.params(auth: auth), mode: .token("s3cret"), credentials: credentials)
+            #expect(result.detailCode == "AUTH_SCOPE_MISMATCH")
+            #expect(result.error.details?["recommendedNextStep"] == "review_auth_configuration")
+        }
+    }
+
+    /// connect-auth.ts @9b6c33a7: the device proof is verified before the bootstrap / device
+    /// token decision, so a bad proof with a bad token is a device-auth failure.
+    @Test func aBadProofWithABadTokenIsADeviceAuthFailure() throws {
+        let params = try HandshakeFixture.params(auth: ConnectAuth(token: "wrong"), nonce: "not-the-challenge")
+        let (decision, seen) = HandshakeFixture.evaluate(try HandshakeFixture.message(params),
+                                                         configuration: HandshakeFixture.configuration(auth: .token("s3cret")))
+        let result = try rejection(decision)
+        #expect(result.stage == .deviceProof)
+        #expect(result.detailCode == "DEVICE_AUTH_NONCE_MISMATCH")
+        #expect(seen.deviceTokenChecks.isEmpty)
+    }
+
+    @Test func aBootstrapTokenIsNeverVerifiedForADeviceWhoseProofFailed() throws {
+        let stale = try HandshakeFixture.params(auth: ConnectAuth(bootstrapToken: "bt-1"), signedAt: HandshakeFixture.now - 10 * 60_000)
+        var credentials = RecordingCredentials()
+        credentials.validBootstrapTokens = ["bt-1"]
+        let (decision, seen) = HandshakeFixture.evaluate(try HandshakeFixture.message(stale),
+                                                         configuration: HandshakeFixture.configuration(auth: .token("s3cret")),
+                                                         credentials: credentials)
+        #expect(try rejection(decision).detailCode == "DEVICE_AUTH_SIGNATURE_EXPIRED")
+        #expect(seen.bootstrapChecks.isEmpty)
+    }
+
+    @Test func aFailedBootstrapTokenIsCountedOnlyWhenTheConnectFails() throws {
+        let failed = HandshakeFixture.evaluate(try HandshakeFixture.message(HandshakeFixture.params(auth: ConnectAuth(bootstrapToken: "bad"))),
+                                               configuration: HandshakeFixture.configuration(auth: .token("s3cret"))).1
+        #expect(failed.failures == [.bootstrapToken])
+        var credentials = RecordingCredentials()
+        credentials.validDeviceTokens = ["device-tok"]
+        let rescued = HandshakeFixture.evaluate(
+            try HandshakeFixture.message(HandshakeFixture.params(auth: ConnectAuth(bootstrapToken: "bad", deviceToken: "device-tok"))),
+            configuration: HandshakeFixture.configuration(auth: .token("s3cret")), credentials: credentials)
+        #expect(try admitted(rescued.0).authMethod == .deviceToken(DeviceTokenCandidate(value: "device-tok", source: .deviceTokenField)))
+        #expect(rescued.1.failures.isEmpty)
     }
 
     @Test func authenticationFailsBeforeTheMissingDeviceIsNoticed() throws {
@@ -622,6 +756,18 @@ struct HandshakeDeviceTests {
                 == "DEVICE_IDENTITY_REQUIRED")
     }
 
+    /// connect-policy.ts `evaluateMissingDeviceIdentity`: only an operator whose shared secret
+    /// verified may go without a device.
+    @Test func anOperatorWithoutDeviceNeedsAVerifiedSharedSecret() throws {
+        let params = try HandshakeFixture.params(mode: .ui, role: .operator, scopes: ["operator.read"], auth: ConnectAuth(token: "s3cret"),
+                                                 signed: false)
+        let shared = HandshakeFixture.evaluate(try HandshakeFixture.message(params), configuration: HandshakeFixture.configuration(auth: .token("s3cret")))
+        #expect(try admitted(shared.0).device == nil)
+        let none = try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0)
+        #expect(none.stage == .deviceIdentity)
+        #expect(none.detailCode == "DEVICE_IDENTITY_REQUIRED")
+    }
+
     @Test func anOperatorDeviceIsVerifiedToo() throws {
         let params = try HandshakeFixture.params(mode: .ui, role: .operator, scopes: ["operator.read"], nonce: "other")
         #expect(try rejection(HandshakeFixture.evaluate(try HandshakeFixture.message(params)).0).detailCode == "DEVICE_AUTH_NONCE_MISMATCH")
@@ -644,15 +790,17 @@ struct HandshakeDeviceTests {
         #expect(try rejection(decision).stage == .startup)
     }
 
-    @Test func theLegacyV1SwitchAdmitsANoncelessV1Signature() throws {
+    @Test func theLegacyV1SwitchAdmitsANoncelessV1SignatureOnTheLegacyProfile() throws {
         let identity = try #require(HandshakeFixture.identity)
         var params = try HandshakeFixture.params(signed: false)
         params.device = DeviceProof(id: identity.deviceId, publicKey: identity.publicKeyBase64URL, signature: "", signedAt: HandshakeFixture.now, nonce: nil)
         let payload = DeviceAuthPayload.build(.v1, for: params) ?? ""
         params.device?.signature = identity.sign(payload)
         let message = try HandshakeFixture.message(params)
-        #expect(try rejection(HandshakeFixture.evaluate(message).0).detailCode == "DEVICE_AUTH_NONCE_REQUIRED")
-        var configuration = HandshakeFixture.configuration()
+        // The current schema requires device.nonce.
+        #expect(try rejection(HandshakeFixture.evaluate(message).0).stage == .firstFrame)
+        var configuration = HandshakeFixture.configuration(profile: .legacy)
+        #expect(try rejection(HandshakeFixture.evaluate(message, configuration: configuration).0).detailCode == "DEVICE_AUTH_NONCE_REQUIRED")
         configuration.deviceProof = DeviceProofVerifier(acceptsLegacyV1: true)
         #expect(try admitted(HandshakeFixture.evaluate(message, configuration: configuration).0).device?.payloadVersion == .v1)
     }
@@ -679,6 +827,17 @@ struct HandshakeDeviceTests {
         let received = admission.receive(message, nowMs: vector.ts)
         let decision = try #require(received)
         let result = try rejection(decision)
+        if let schemaError = vector.currentSchemaError {
+            // A vector the current schema refuses (no device.nonce): the legacy profile lets it
+            // through to the proof check, which answers its detail code.
+            #expect(result.stage == .firstFrame)
+            #expect(result.error.message == schemaError)
+            var legacy = ConnectAdmission(nonce: vector.nonce, configuration: HandshakeFixture.configuration(profile: .legacy))
+            let legacyDecision = legacy.receive(message, nowMs: vector.ts)
+            let legacyResult = try rejection(try #require(legacyDecision))
+            #expect(legacyResult.detailCode == vector.expectDetailsCode)
+            return
+        }
         #expect(result.stage == .deviceProof)
         #expect(result.detailCode == vector.expectDetailsCode)
         #expect(result.error.code == "INVALID_REQUEST")

@@ -267,11 +267,35 @@ struct OperatorMethodsEndToEndTests {
             #expect(answer.payload?["nodeId"]?.stringValue == nodeIdentity.deviceId)
             #expect(answer.payload?["payloadJSON"] == #"{"model":"iPhone17,1"}"#)
             #expect(answer.payload?["payload"] == ["model": "iPhone17,1"])
+            #expect(answer.payload?["command"] == "device.info")
 
             let missing = try await writer.client.request("node.invoke", params: [
                 "nodeId": "not-connected", "command": "device.info", "idempotencyKey": "invoke-2",
             ])
             #expect(missing.error?.code == "UNAVAILABLE")
+            #expect(missing.error?.detailCode == "NOT_CONNECTED")
+            #expect(missing.error?.details?["nodeCommandDispatched"] == false)
+        }
+    }
+
+    @Test func aNodeFailureReachesTheOperatorAsUnavailableWithTheNodeErrorInDetails() async throws {
+        try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto)) { gateway in
+            let writer = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0x55), scopes: ["operator.write"])
+            let nodeIdentity = try TestIdentities.make(0x56)
+            let node = try await TestSessions.nodeSession(gateway, identity: nodeIdentity)
+            try await writer.client.sendRequest("node.invoke", params: [
+                "nodeId": .string(nodeIdentity.deviceId), "command": "device.info", "idempotencyKey": "k",
+            ], id: "invoke-req")
+            let request = try await node.client.event("node.invoke.request")
+            let invoke = try #require(try request.payload?.decode(as: NodeInvokeRequest.self))
+            _ = try await node.client.request("node.invoke.result", params: try JSONValue(encoding: NodeInvokeResult(
+                id: invoke.id, nodeId: nodeIdentity.deviceId, ok: false,
+                error: NodeInvokeError(code: "INVALID_REQUEST", message: "bad params"))))
+            let (answer, _) = try await writer.client.collect(untilResponseTo: "invoke-req")
+            #expect(answer.error?.code == "UNAVAILABLE", "the node's own code is not the top-level code")
+            #expect(answer.error?.message == "INVALID_REQUEST: bad params")
+            #expect(answer.error?.details?["nodeError"] == ["code": "INVALID_REQUEST", "message": "bad params"])
+            #expect(answer.error?.details?["nodeCommandDispatched"] == true)
         }
     }
 

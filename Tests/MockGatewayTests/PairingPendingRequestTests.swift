@@ -49,8 +49,31 @@ struct PairingPendingRequestTests {
         #expect(store.pendingRequests(nowMs: F.t0 + F.second).map(\.requestId) == [operatorAsk.request.requestId])
     }
 
-    @Test func aRetryTheMergedRequestCoversRefreshesIt() {
+    /// requestDevicePairingInWorker (id 68307933387): an in-place refresh needs the same primary
+    /// role, so a device whose node and operator connections alternate gets a new request id on
+    /// every alternation; each replaced id is announced rejected, and the merged roles and scopes
+    /// carry over.
+    @Test func alternatingRolesChurnRequestIdsOnTheCurrentGateway() {
         var store = F.store()
+        let node = store.requestPairing(for: F.iosNode(), nowMs: F.t0)
+        let merged = store.requestPairing(for: F.iosOperator(), nowMs: F.t0 + F.second)
+        let nodeRetry = store.requestPairing(for: F.iosNode(), nowMs: F.t0 + 2 * F.second)
+        #expect(merged.created && nodeRetry.created)
+        #expect(Set([node.request.requestId, merged.request.requestId, nodeRetry.request.requestId]).count == 3)
+        #expect(nodeRetry.request.role == "node")
+        #expect(nodeRetry.request.roles == ["node", "operator"])
+        #expect(nodeRetry.request.scopes == ["operator.read", "operator.write"])
+        #expect(nodeRetry.effects.contains(.resolved(PairingResolution(requestId: merged.request.requestId, deviceId: F.deviceId,
+                                                                         decision: .rejected, ts: F.t0 + 2 * F.second))))
+        // The same role again, with an ask the merged request covers: refreshed in place.
+        let again = store.requestPairing(for: F.iosNode(), nowMs: F.t0 + 3 * F.second)
+        #expect(!again.created)
+        #expect(again.request.requestId == nodeRetry.request.requestId)
+        #expect(store.pendingRequests(nowMs: F.t0 + 3 * F.second).count == 1)
+    }
+
+    @Test func aRetryTheMergedRequestCoversRefreshesItOnTheLegacyRule() {
+        var store = PairingStore(random: SeededRandom(seed: 7), supersessionComparesRole: false)
         _ = store.requestPairing(for: F.iosNode(), nowMs: F.t0)
         let merged = store.requestPairing(for: F.iosOperator(), nowMs: F.t0 + F.second)
         // The node and the operator connection keep retrying: both asks are covered, so the id stays.

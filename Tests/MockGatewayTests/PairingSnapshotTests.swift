@@ -22,8 +22,8 @@ struct PairingSnapshotTests {
     @Test func theResolvedEventHasRequestDeviceDecisionAndTime() {
         let resolution = PairingResolution(requestId: "r1", deviceId: "d1", decision: .approved, ts: F.t0)
         #expect(resolution.eventPayload == ["requestId": "r1", "deviceId": "d1", "decision": "approved", "ts": .int(F.t0)])
-        #expect(PairingEventName.requested == "device.pair.requested")
-        #expect(PairingEventName.resolved == "device.pair.resolved")
+        #expect(GatewayEventName.devicePairRequested.rawValue == "device.pair.requested")
+        #expect(GatewayEventName.devicePairResolved.rawValue == "device.pair.resolved")
     }
 
     @Test func theListHoldsPendingAndPairedWithSummarisedTokens() throws {

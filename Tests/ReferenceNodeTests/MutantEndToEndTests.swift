@@ -60,14 +60,26 @@ extension EndToEnd {
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct MutantEndToEndTests {
     @Test(arguments: [
-        (Mutant.connectBeforeChallenge, "DEVICE_AUTH_NONCE_REQUIRED"), (.wrongDeviceId, "DEVICE_AUTH_DEVICE_ID_MISMATCH"),
-        (.staleSignedAt, "DEVICE_AUTH_SIGNATURE_EXPIRED"), (.wrongProtocolRange, "PROTOCOL_MISMATCH"),
+        (Mutant.wrongDeviceId, "DEVICE_AUTH_DEVICE_ID_MISMATCH"), (.staleSignedAt, "DEVICE_AUTH_SIGNATURE_EXPIRED"),
+        (.wrongProtocolRange, "PROTOCOL_MISMATCH"),
     ])
     func handshakeMutantsAreRejected(mutant: Mutant, detailCode: String) async throws {
         try await EndToEnd.run(mutants: [mutant]) { pair in
             let rejected = await pair.gatewayEvent { if case .handshakeRejected = $0 { return true } else { return false } }
             guard case .handshakeRejected(_, let error, _)? = rejected else { Issue.record("not rejected"); return }
             #expect(error.detailCode == detailCode)
+        }
+    }
+
+    /// A connect without `device.nonce` fails the current schema (frames.ts: `nonce:
+    /// NonEmptyString`); the connect-before-challenge mutant has no nonce to send.
+    @Test func aConnectBeforeTheChallengeFailsTheSchema() async throws {
+        try await EndToEnd.run(mutants: [.connectBeforeChallenge]) { pair in
+            let rejected = await pair.gatewayEvent { if case .handshakeRejected = $0 { return true } else { return false } }
+            guard case .handshakeRejected(_, let error, let closeCode)? = rejected else { Issue.record("not rejected"); return }
+            #expect(error.message == "invalid connect params: at /device: must have required property 'nonce'")
+            #expect(error.detailCode == nil)
+            #expect(closeCode == 1008)
         }
     }
 

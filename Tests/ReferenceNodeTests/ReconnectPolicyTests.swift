@@ -135,6 +135,31 @@ struct ReconnectPolicyTests {
         #expect(policy.decide(TestSupport.rejection("AUTH_TOKEN_MISMATCH"), context: second).0 == .pause(reason: "AUTH_TOKEN_MISMATCH"))
     }
 
+    @Test func theDeviceTokenRetryNeedsATrustedEndpointAndIsSkippedByTheMutant() {
+        let untrusted = AttemptContext(authSource: .sharedToken, hadStoredToken: true, usedDeviceTokenRetry: false,
+                                       trustedEndpoint: false)
+        var policy = ReconnectPolicy(seed: 0, mutants: [])
+        #expect(policy.decide(TestSupport.rejection("AUTH_TOKEN_MISMATCH"), context: untrusted)
+            == (.pause(reason: "AUTH_TOKEN_MISMATCH"), []))
+        let trusted = AttemptContext(authSource: .sharedToken, hadStoredToken: true, usedDeviceTokenRetry: false)
+        var mutant = ReconnectPolicy(seed: 0, mutants: [.noDeviceTokenRetry])
+        #expect(mutant.decide(TestSupport.rejection("AUTH_TOKEN_MISMATCH"), context: trusted)
+            == (.pause(reason: "AUTH_TOKEN_MISMATCH"), []))
+        #expect(ConnectBuilder.isTrustedDeviceRetryEndpoint("ws://127.0.0.1:18789"))
+        #expect(ConnectBuilder.isTrustedDeviceRetryEndpoint("ws://[::1]:18789"))
+        #expect(!ConnectBuilder.isTrustedDeviceRetryEndpoint("ws://192.168.1.20:18789"))
+        #expect(!ConnectBuilder.isTrustedDeviceRetryEndpoint("wss://gateway.example:443"))
+        #expect(ConnectBuilder.isTrustedDeviceRetryEndpoint("wss://gateway.example:443", pinnedFingerprint: "AB:CD"))
+    }
+
+    @Test func closeFourThousandOneReconnectsUnlessTheMutantStops() {
+        var correct = ReconnectPolicy(seed: 0, mutants: [])
+        #expect(delay(correct.decide(.ended(closeCode: 4001, reason: "gateway auth changed"), context: TestSupport.noCredentials).0) != nil)
+        var mutant = ReconnectPolicy(seed: 0, mutants: [.stopAfterAuthChanged])
+        #expect(mutant.decide(.ended(closeCode: 4001, reason: "gateway auth changed"), context: TestSupport.noCredentials).0
+            == .pause(reason: "gateway auth changed"))
+    }
+
     @Test func restartAndPolicyClosesReconnectUnlessAMutantStops() {
         var correct = ReconnectPolicy(seed: 0, mutants: [])
         #expect(delay(correct.decide(.ended(closeCode: 1012, reason: "service restart"), context: TestSupport.noCredentials).0) != nil)

@@ -186,7 +186,7 @@ class NodeClient:
                 if not self.after_refusal(refused):
                     return  # paused: only a `connect` stimulus resumes
                 retry_after = refused.error.get("retryAfterMs")
-                if type(retry_after) in (int, float):  # UNAVAILABLE while starting (§3.5)
+                if type(retry_after) in (int, float):  # UNAVAILABLE while starting (§3.5), AUTH_RATE_LIMITED
                     wait = max(wait, min(retry_after / 1000, 60))
             except ConnectionClosed as closed:
                 if closed.rcvd is not None and closed.rcvd.code == 1002:
@@ -216,6 +216,9 @@ class NodeClient:
         if refused.code in ("AUTH_TOKEN_MISMATCH", "AUTH_DEVICE_TOKEN_MISMATCH") and not self.shared_token:
             log("the stored device token was refused; forgetting it and pairing again (§5.6)")
             self.state.forget_token()
+            return True
+        if refused.code == "AUTH_RATE_LIMITED" and type(refused.error.get("retryAfterMs")) in (int, float):
+            log(f"rate limited; retrying in {refused.error['retryAfterMs']} ms")  # the lockout left (rate-limiting.md)
             return True
         if refused.code in PAUSING_CODES or refused.code == "AUTH_TOKEN_MISMATCH":
             log(f"connect refused with {refused.code}: not reconnecting until told to")

@@ -10,7 +10,7 @@ let hs007 = Scenario(
     discussion: "Pairs the client automatically; its hello-ok advertises methods, events and snapshot members (sessionDefaults, authMode, pluginSurfaceUrls or canvasHostUrl) a minimal client does not know, but no top-level member beyond the documented ones, since the fake Gateway cannot add any yet. On the node session it then sends events with unknown names (with and without seq, with nested payloads) and a tick carrying unknown fields, and finally invokes device.info: the invoke must reach the same connection and be answered, proving the session survived.",
     tags: ["handshake", "compatibility"],
     profiles: .all,
-    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+    options: Scenario.Options(needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let probe = try await run.probeCommand()
     let session = try await run.nodeSession()

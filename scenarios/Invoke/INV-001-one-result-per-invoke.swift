@@ -17,7 +17,7 @@ let inv001 = Scenario(
         """,
     tags: ["invoke"],
     profiles: .all,
-    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+    options: Scenario.Options(needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let probe = try await run.probeCommand()
     let declared = try await run.declaredCommands()

@@ -16,7 +16,7 @@ let inv005 = Scenario(
         """,
     tags: ["invoke", "time"],
     profiles: .all,
-    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+    options: Scenario.Options(needsCommands: [["debug.slow"], ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     try await run.requireDeclared("debug.slow")
     let probe = try await run.probeCommand()

@@ -16,7 +16,7 @@ let inv006 = Scenario(
         """,
     tags: ["invoke"],
     profiles: .all,
-    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+    options: Scenario.Options(needsCommands: [["debug.counter"]], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     try await run.requireDeclared("debug.counter")
     let nodeId = try await run.nodeId()

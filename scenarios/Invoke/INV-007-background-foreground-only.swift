@@ -15,16 +15,17 @@ let inv007 = Scenario(
     tags: ["invoke", "background"],
     needs: [.enterBackground],
     profiles: .all,
-    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+    options: Scenario.Options(needsCommands: [["canvas.*", "camera.*", "screen.*"]], configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let nodeId = try await run.nodeId()
-    let declared = await run.gateway.connectedNodes().first { $0.nodeId == nodeId }?.commands ?? []
+    // Decided from the first node connect, before waiting for a session.
+    let declared = try await run.declaredCommands()
     let commands = ["canvas.", "camera.", "screen."].compactMap { family in
         declared.filter { $0.hasPrefix(family) }.sorted().first
     }
     guard !commands.isEmpty else {
         try run.unsupported("the client declares no canvas.*, camera.* or screen.* command")
     }
+    let nodeId = try await run.nodeId()
     try await run.client.stimulate(.enterBackground)
     for command in commands {
         let outcome = await run.gateway.invoke(nodeId: nodeId, command: command, params: [:], wait: run.stepTimeout)

@@ -17,7 +17,7 @@ let inv008 = Scenario(
     tags: ["invoke", "reconnect"],
     needs: [.disconnect, .connect],
     profiles: .all,
-    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+    options: Scenario.Options(needsCommands: [["debug.slow"], ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     try await run.requireDeclared("debug.slow")
     let probe = try await run.probeCommand()

@@ -10,7 +10,7 @@ let life002 = Scenario(
     discussion: "Pairs the client automatically, sends a tick, skips 5 sequence numbers and sends another tick, so the client sees seq jump. Then it invokes device.info: the invoke must go to the same connection and be answered.",
     tags: ["lifecycle"],
     profiles: .all,
-    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+    options: Scenario.Options(needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let gateway = run.gateway
     let probe = try await run.probeCommand()

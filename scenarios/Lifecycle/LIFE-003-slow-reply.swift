@@ -10,7 +10,7 @@ let life003 = Scenario(
     discussion: "Holds every Gateway reply back, then starts the client; its connect is answered 2 s late on the run's time line (virtual time in a simulated run, real time for a client process). The client must neither close nor replace that socket: an invoke sent afterwards goes to the same connection and is answered. Known request timeouts are far longer (Swift 30 s for connect and 15 s per request, TypeScript 30 s).",
     tags: ["lifecycle", "timeouts"],
     profiles: .all,
-    options: Scenario.Options(startsClient: false, configureGateway: { $0.autoApproval = .auto })
+    options: Scenario.Options(startsClient: false, needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let gateway = run.gateway
     // The reply is held for 2 s on the run's time line (virtual in a simulated run).

@@ -10,7 +10,7 @@ let life004 = Scenario(
     discussion: "Pairs the client automatically, then sends every event as a binary message and invokes device.info; then every event fragmented into three continuation frames with pings in between; then both at once. Each invoke must be answered on the same connection.",
     tags: ["lifecycle", "transport"],
     profiles: .all,
-    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+    options: Scenario.Options(needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let gateway = run.gateway
     let probe = try await run.probeCommand()

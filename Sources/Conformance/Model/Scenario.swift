@@ -45,17 +45,36 @@ public struct Scenario: Sendable, Identifiable {
         /// probe finds that the client never gets one on a profile, such scenarios fail at once
         /// with the probe's cause; scenarios that judge the handshake itself turn this off.
         public var needsSession: Bool
+        /// The node commands the scenario invokes, as groups of which the client must declare at
+        /// least one command each in `connect.commands` (a name ending in `*` matches a prefix,
+        /// `canvas.*`). A real Gateway invokes only declared commands, so a client that lacks a
+        /// group is `unsupported`; the runner decides it from the handshake probe's connect
+        /// when the client never gets a session, and the body checks it again with
+        /// `run.requireDeclared` / `run.probeCommand` before waiting for anything.
+        public var needsCommands: [[String]]
 
         /// Creates options.
         public init(startsClient: Bool = true, sharedToken: String? = nil, timeoutMs: Int = 60_000,
-                    simulatedTimeoutMs: Int = 86_400_000, needsSession: Bool = true,
+                    simulatedTimeoutMs: Int = 86_400_000, needsSession: Bool = true, needsCommands: [[String]] = [],
                     configureGateway: @escaping @Sendable (inout GatewayConfiguration) -> Void = { _ in }) {
             self.startsClient = startsClient
             self.sharedToken = sharedToken
             self.timeoutMs = timeoutMs
             self.simulatedTimeoutMs = simulatedTimeoutMs
             self.needsSession = needsSession
+            self.needsCommands = needsCommands
             self.configureGateway = configureGateway
+        }
+
+        /// The groups of ``needsCommands`` of which `declared` holds no command (all of them
+        /// when the client declared nothing).
+        public func missingCommands(declared: [String]) -> [[String]] {
+            needsCommands.filter { group in !group.contains { pattern in declared.contains { Self.matches($0, pattern) } } }
+        }
+
+        /// Whether `command` matches `pattern` (exactly, or by prefix for a pattern ending in `*`).
+        public static func matches(_ command: String, _ pattern: String) -> Bool {
+            pattern.hasSuffix("*") ? command.hasPrefix(pattern.dropLast()) : command == pattern
         }
 
         /// The defaults: the client is started first, no shared token, a 60 s deadline (24 h of

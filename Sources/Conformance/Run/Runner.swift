@@ -208,6 +208,8 @@ public struct Runner: Sendable {
     private struct Probe: Sendable {
         var result: ProbeResult
         var announced: Set<StimulusKind>
+        /// The commands of the client's first node connect in the probe (`nil`: it sent none).
+        var declared: [String]?
         /// The probe run's root cause, shared by the runs it decides.
         var rootCause: RootCause?
     }
@@ -226,7 +228,10 @@ public struct Runner: Sendable {
             for profile in profiles {
                 group.addTask {
                     let announced = Locked<Set<StimulusKind>>([])
-                    let scenario = HandshakeProbe.scenario { stimuli in announced.withLock { $0 = stimuli } }
+                    let declared = Locked<[String]?>(nil)
+                    let scenario = HandshakeProbe.scenario(
+                        announced: { stimuli in announced.withLock { $0 = stimuli } },
+                        declared: { commands in declared.withLock { $0 = commands } })
                     let result = await execute(PlannedRun(scenario: scenario, profile: profile), stateRoot: stateRoot,
                                                transcripts: transcripts)
                     let admitted = result.verdict != .fail
@@ -235,7 +240,8 @@ public struct Runner: Sendable {
                         cause: admitted ? nil : result.message,
                         seeAlso: admitted ? nil : result.actual.flatMap(HandshakeProbe.seeAlso(forKey:)),
                         durationMs: result.durationMs)
-                    return (profile.name, Probe(result: probe, announced: announced.withLock { $0 }, rootCause: result.rootCause))
+                    return (profile.name, Probe(result: probe, announced: announced.withLock { $0 },
+                                                declared: declared.withLock { $0 }, rootCause: result.rootCause))
                 }
             }
             var probes: [String: Probe] = [:]
@@ -246,7 +252,8 @@ public struct Runner: Sendable {
 
     /// The verdict of a run the probe decides: the client never got a session on its profile, so
     /// a scenario that needs one fails at once with the probe's cause (or is unsupported when the
-    /// client lacks a stimulus it needs, as it would have been).
+    /// client lacks a stimulus it needs or does not declare a command it needs, as it would have
+    /// been).
     private static func decidedByProbe(_ planned: PlannedRun, probes: [String: Probe], baseSeed: UInt64) -> RunResult? {
         let scenario = planned.scenario
         guard scenario.options.needsSession, let probe = probes[planned.profile.name], !probe.result.admitted else { return nil }
@@ -256,6 +263,17 @@ public struct Runner: Sendable {
         if !missing.isEmpty {
             result.verdict = .unsupported
             result.message = "the client does not support \(missing.map { "\"\($0)\"" }.joined(separator: ", "))"
+            return result
+        }
+        // A command the client does not declare is never invoked: unsupported, as the body
+        // would have decided from the same connect.
+        let undeclared = scenario.options.missingCommands(declared: probe.declared ?? [])
+        if !undeclared.isEmpty {
+            result.verdict = .unsupported
+            let groups = undeclared.map { $0.joined(separator: " or ") }.joined(separator: "; ")
+            result.message = probe.declared == nil
+                ? "the client sent no node connect in the handshake probe, so it declares no commands (needs \(groups))"
+                : "the client does not declare \(groups) (its connect in the handshake probe)"
             return result
         }
         result.verdict = scenario.level == .must ? .fail : .warn

@@ -210,23 +210,45 @@ extension ScenarioRun {
     // MARK: - Declared commands
 
     /// The commands the client's node declares (`connect.commands` of its first node connect),
-    /// known as soon as it connects, admitted or not.
+    /// known as soon as it connects, admitted or not. A client that sends no node connect within
+    /// the step deadline declares nothing (empty), so a scenario that needs a command is
+    /// `unsupported` for it rather than failed: a real Gateway only ever invokes what a node
+    /// declared in its connect (`node.invoke` answers "command not declared by node" otherwise,
+    /// src/gateway/server-methods/nodes.ts@540e1d3e `isNodeCommandAllowed`).
     public func declaredCommands() async throws -> [String] {
-        try await nextConnect(role: .node, "the client's first node connect (its declared commands)", from: .start).commands
+        try await declaration()?.commands ?? []
+    }
+
+    /// The first node connect, or `nil` when none came within the step deadline (noted in the
+    /// transcript).
+    private func declaration() async throws -> ConnectAttempt? {
+        do {
+            return try await nextConnect(role: .node, "the client's first node connect (its declared commands)", from: .start)
+        } catch let failure as ScenarioFailure {
+            note("no node connect to read declared commands from: \(failure.message)")
+            return nil
+        }
+    }
+
+    /// Why a client does not declare `missing`, for an `unsupported` message.
+    private func undeclared(_ missing: [String], connect: ConnectAttempt?) -> String {
+        let names = missing.joined(separator: ", ")
+        guard connect != nil else {
+            return "the client sent no node connect within \(Self.format(stepTimeout)), so it declares no commands (needs \(names))"
+        }
+        return "the client does not declare \(missing.count == 1 ? "the command" : "the commands") \(names)"
     }
 
     /// Requires the client's node to declare every one of `commands` in its `connect`: a real
     /// Gateway never invokes an undeclared command, so a scenario that needs one is
     /// `unsupported` for a client that does not declare it. Decided from the first node connect,
-    /// before waiting for a session or a result.
+    /// admitted or not, before waiting for a session or a result.
     /// - Throws: `ScenarioUnsupported` naming the missing commands.
     public func requireDeclared(_ commands: String...) async throws {
-        let declared = Set(try await declaredCommands())
+        let connect = try await declaration()
+        let declared = Set(connect?.commands ?? [])
         let missing = commands.filter { !declared.contains($0) }
-        guard missing.isEmpty else {
-            let names = missing.map { "\($0)" }.joined(separator: ", ")
-            try unsupported("the client does not declare \(missing.count == 1 ? "the command" : "the commands") \(names)")
-        }
+        guard missing.isEmpty else { try unsupported(undeclared(missing, connect: connect)) }
     }
 
     /// Commands a scenario may invoke just to see that the client still answers, in order of
@@ -234,11 +256,14 @@ extension ScenarioRun {
     public static let probeCommands = ["device.info", "device.status", "debug.counter"]
 
     /// A declared command to invoke as a probe ("is the client still answering on this socket?"):
-    /// the first of ``probeCommands`` the node declares.
+    /// the first of ``probeCommands`` the node declares. Decided from the first node connect,
+    /// before waiting for a session.
     /// - Throws: `ScenarioUnsupported` when it declares none of them.
     public func probeCommand() async throws -> String {
-        let declared = Set(try await declaredCommands())
+        let connect = try await declaration()
+        let declared = Set(connect?.commands ?? [])
         guard let command = Self.probeCommands.first(where: declared.contains) else {
+            guard connect != nil else { try unsupported(undeclared(Self.probeCommands, connect: nil)) }
             try unsupported("the client declares none of \(Self.probeCommands.joined(separator: ", ")) to probe it with")
         }
         return command

@@ -47,9 +47,10 @@ public enum ConsoleCommand: Sendable, Hashable {
     case revoke(deviceId: String, role: String)
     /// `invoke <nodeId|latest> <command> [paramsJSON]`: invoke a node command and wait for the result.
     case invoke(node: ConsoleReference, command: String, params: JSONValue?)
-    /// `setup-code [--profile NAME] [--qr-png FILE]`: issue a setup code (`nil`: upstream's
-    /// default profile for the Gateway's URL).
-    case setupCode(profile: SetupCodeProfile?, qrPNG: String?)
+    /// `setup-code [--profile full|limited|voice-node|node] [--qr-png FILE]`: issue a setup code
+    /// (`nil`: `full`, lowered to `limited` for plaintext LAN `ws://`; `--full-access` is the older
+    /// spelling of `--profile full`), with its QR code written to FILE when given.
+    case setupCode(profile: String?, qrPNG: String?)
     /// `advance <seconds>`: move the Gateway clock forward.
     case advance(seconds: Double)
     /// `shutdown` / `restart`: a restart (`shutdown` event, close 1012, then accepting again).
@@ -110,6 +111,8 @@ public enum ConsoleCommand: Sendable, Hashable {
     case presenceReply(handled: Bool, reason: String)
     /// `event <connectionId|latest|all> <name> [payloadJSON]`: send an event of your own.
     case event(ConsoleReference?, name: String, payload: JSONValue?)
+    /// `drain <restarting|suspending|closing|off>`: start or end a drain (``GatewayDrain``).
+    case drain(GatewayDrain?)
 
     /// The command's name as typed.
     public var name: String {
@@ -153,6 +156,7 @@ public enum ConsoleCommand: Sendable, Hashable {
         case .fragment: "fragment"
         case .presenceReply: "presence-reply"
         case .event: "event"
+        case .drain: "drain"
         }
     }
 }
@@ -228,7 +232,7 @@ public struct ConsoleCommandHelp: Sendable, Hashable {
               summary: "invoke a node command and wait for its result (latest: the most recently connected node)",
               example: #"invoke latest location.get {"desiredAccuracy":"balanced"}"#),
         .init(name: "setup-code", usage: "setup-code [--profile full|limited|voice-node|node] [--qr-png FILE]",
-              summary: "issue a setup code (single-use bootstrap token, 10 minutes), shown as a QR code",
+              summary: "issue a setup code (single-use bootstrap token, 10 minutes; default profile full), shown as a QR code",
               example: "setup-code --profile limited"),
         .init(name: "advance", usage: "advance <seconds>",
               summary: "move the Gateway clock forward and run what became due", example: "advance 901"),
@@ -283,6 +287,9 @@ public struct ConsoleCommandHelp: Sendable, Hashable {
         .init(name: "event", usage: "event <connectionId|latest|all> <name> [payloadJSON]",
               summary: "send an event of your own (all: every session allowed to see it)",
               example: #"event latest voicewake.changed {"triggers":["hey"]}"#),
+        .init(name: "drain", usage: "drain <restarting|suspending|closing|off>",
+              summary: "refuse new requests with UNAVAILABLE gateway-<reason> (retryAfterMs 1000) until 'drain off'",
+              example: "drain restarting"),
     ] + ChatConsoleCommand.help + [
         .init(name: "help", usage: "help [command]", summary: "show this list, or one command in full", example: "help drop-next"),
         .init(name: "quit", usage: "quit", summary: "stop the server", example: "quit"),
@@ -346,18 +353,15 @@ extension ConsoleCommand {
         case "setup-code":
             let options = try arguments.options(switches: ["--full-access"], valued: ["--profile", "--qr-png"])
             try arguments.expectNoPositionals()
-            var profile: SetupCodeProfile?
-            if let text = options.values["--profile"] {
-                guard let named = SetupCodeProfile(rawValue: text) else {
-                    throw ConsoleError("setup-code: unknown profile '\(text)' (full, limited, voice-node or node)")
-                }
-                profile = named
+            var profile = options.values["--profile"]
+            if let name = profile, BootstrapProfile.named(name) == nil {
+                throw ConsoleError("setup-code: unknown profile '\(name)' (known: \(BootstrapProfile.names.joined(separator: ", ")))")
             }
             if options.switches.contains("--full-access") {
-                guard profile == nil || profile == .full else {
-                    throw ConsoleError("setup-code: --full-access is --profile full; it cannot go with --profile \(profile?.rawValue ?? "")")
+                guard profile == nil || profile == "full" else {
+                    throw ConsoleError("setup-code: --full-access is --profile full; it cannot go with --profile \(profile ?? "")")
                 }
-                profile = .full
+                profile = "full"
             }
             return .setupCode(profile: profile, qrPNG: options.values["--qr-png"])
         case "advance":
@@ -461,6 +465,13 @@ extension ConsoleCommand {
             }
             let target = tokens[0].text == "all" ? nil : ConsoleReference(tokens[0].text)
             return .event(target, name: tokens[1].text, payload: payload)
+        case "drain":
+            let text = try arguments.exactlyOne(placeholder: "<restarting|suspending|closing|off>")
+            if text == "off" { return .drain(nil) }
+            guard let drain = GatewayDrain(name: text) else {
+                throw ConsoleError("drain: unknown drain '\(text)' (restarting, suspending, closing or off)")
+            }
+            return .drain(drain)
         default:
             if let chat = try ChatConsoleCommand.parse(name: head.text, arguments: &arguments) { return .chat(chat) }
             let known = ConsoleCommandHelp.all.map(\.name).filter { $0.hasPrefix(head.text.prefix(3)) }

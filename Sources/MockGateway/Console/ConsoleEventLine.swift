@@ -143,6 +143,11 @@ public struct ConsoleEventLine: Sendable, Hashable {
         case .pushRegistered(let nodeId, let transport, let accepted, let gatewayDeviceId):
             return ConsoleEventLine("push.registered", [s("nodeId", nodeId), s("transport", transport), b("accepted", accepted)]
                 + optional("gatewayDeviceId", gatewayDeviceId))
+        case .pushSent(let nodeId, let transport, let pushType, let accepted):
+            return ConsoleEventLine("push.sent", [s("nodeId", nodeId), s("transport", transport), s("pushType", pushType),
+                                                  b("accepted", accepted)])
+        case .pendingActionQueued(let nodeId, let actionId, let command):
+            return ConsoleEventLine("pending.queued", [s("nodeId", nodeId), s("actionId", actionId), s("command", command)])
         case .requestHandled(let connectionId, let method, let ok, let errorCode):
             guard verbose else { return nil }
             return ConsoleEventLine("request.handled", [s("connectionId", connectionId), s("method", method), b("ok", ok)]

@@ -55,8 +55,9 @@ public enum ConsoleResult: Sendable, Hashable {
     case revoked(deviceId: String, role: String)
     /// `invoke`: the node's answer (which may itself be `ok:false`).
     case invoked(nodeId: String, command: String, result: NodeInvokeResult)
-    /// `setup-code`: the code, its profile, and its QR code when the console can draw one.
-    case setupCode(SetupCode, profile: SetupCodeProfile, qr: SetupCodeQR?)
+    /// `setup-code`: the code with its setup id and expiry, the name of its profile, and its QR
+    /// code when the console can draw one.
+    case setupCode(IssuedSetupCode, profile: String, qr: SetupCodeQR?)
     /// `nodes`.
     case nodes([RegisteredNode])
     /// `connections`.
@@ -87,14 +88,16 @@ public enum ConsoleResult: Sendable, Hashable {
     case questionResolved(QuestionRecord)
     /// A `chat-*` command.
     case chat(ChatConsoleResult)
+    /// `drain`: the drain now in force (`nil` after `drain off`).
+    case drained(GatewayDrain?)
 
     /// The result with its secrets replaced by `<redacted>`: what is printed without
     /// `--show-secrets`.
     public var redacted: ConsoleResult {
         switch self {
-        case .setupCode(var code, let profile, let qr):
-            code.redactSecrets()
-            return .setupCode(code, profile: profile, qr: qr)
+        case .setupCode(var issued, let profile, let qr):
+            issued.code.redactSecrets()
+            return .setupCode(issued, profile: profile, qr: qr)
         default:
             return self
         }
@@ -126,12 +129,13 @@ public enum ConsoleResult: Sendable, Hashable {
             if let payloadJSON = result.payloadJSON { object["payloadJSON"] = .string(payloadJSON) }
             if let error = result.error, let value = try? JSONValue(encoding: error) { object["error"] = value }
             return .object(object)
-        case .setupCode(let code, let profile, let qr):
+        case .setupCode(let issued, let profile, let qr):
+            let code = issued.code
             var object: [String: JSONValue] = [
                 "setupCode": .string(code.encoded), "url": .string(code.url), "link": .string(code.link),
-                "bootstrapToken": .string(code.bootstrapToken), "profile": .string(profile.rawValue),
+                "bootstrapToken": .string(code.bootstrapToken), "profile": .string(profile), "setupId": .string(issued.setupId),
+                "access": .string(issued.access.rawValue), "expiresAtMs": .int(issued.expiresAtMs),
             ]
-            if let expiresAtMs = code.expiresAtMs { object["expiresAtMs"] = .int(expiresAtMs) }
             if let fingerprint = code.tlsFingerprint { object["tlsFingerprint"] = .string(fingerprint) }
             if let png = qr?.pngFile { object["qrPng"] = .string(png) }
             return .object(object)
@@ -187,6 +191,9 @@ public enum ConsoleResult: Sendable, Hashable {
             return record.json
         case .chat(let result):
             return result.json
+        case .drained(let drain):
+            return ["drain": drain.map { .string($0.rawValue) } ?? .null, "reason": drain.map { .string($0.reason) } ?? .null,
+                    "retryAfterMs": drain == nil ? .null : .int(Int64(GatewayDrain.retryAfterMs))]
         }
     }
 
@@ -251,13 +258,15 @@ public enum ConsoleResult: Sendable, Hashable {
             if let payload = result.payload { line += " payload=\(payload.jsonString)" }
             if let error = result.error, let value = try? JSONValue(encoding: error) { line += " error=\(value.jsonString)" }
             return line
-        case .setupCode(let code, let profile, let qr):
+        case .setupCode(let issued, let profile, let qr):
+            let code = issued.code
             var lines: [String] = []
             if let qr { lines.append(qr.terminalText) }
             let hidden = code.isRedacted ? " (scan the QR code, or run serve with --show-secrets to see it)" : ""
             lines.append("setup code \(code.encoded)\(hidden)")
             lines.append("link \(code.link)")
-            lines.append("url \(code.url)  profile \(profile.rawValue)" + (code.expiresAtMs.map { "  expires at \($0)" } ?? ""))
+            lines.append("url \(code.url)")
+            lines.append("profile \(profile), access \(issued.access.rawValue), setup \(issued.setupId), expires at \(issued.expiresAtMs)")
             if let fingerprint = code.tlsFingerprint { lines.append("tls fingerprint \(fingerprint)") }
             if let png = qr?.pngFile { lines.append("qr png \(png)") }
             return lines.joined(separator: "\n")
@@ -284,6 +293,9 @@ public enum ConsoleResult: Sendable, Hashable {
             return line
         case .chat(let result):
             return result.text
+        case .drained(let drain):
+            guard let drain else { return "drain ended: serving requests again" }
+            return "draining (\(drain.reason)): new requests get UNAVAILABLE with retryAfterMs \(GatewayDrain.retryAfterMs) until 'drain off'"
         }
     }
 }

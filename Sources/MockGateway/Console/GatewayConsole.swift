@@ -107,24 +107,26 @@ public struct GatewayConsole: Sendable {
             }
         case .setupCode(let requested, let pngFile):
             let url = gateway.advertisedURL
-            let profile = requested ?? SetupCodeProfile.defaultProfile(forURL: url)
-            if profile == .full, !SetupCodeProfile.isFullAccessAllowed(forURL: url) {
+            let plaintextLAN = SetupCodePlan.isPlaintextNonLoopback(url)
+            if requested == "full", plaintextLAN {
                 throw ConsoleError("""
                     setup-code: a full-access code over plain ws:// to a LAN address is not issued (the real Gateway \
                     limits it to --profile limited); serve with --tls, or ask for --profile limited
                     """)
             }
             if pngFile != nil, qrRenderer == nil { throw ConsoleError("setup-code: this console cannot draw QR codes") }
-            let code = await gateway.makeSetupCode(profile: profile)
+            // No profile: `full`, lowered to `limited` for plaintext LAN ws:// (as `device.pair.setupCode`).
+            let name = requested ?? (plaintextLAN ? "limited" : "full")
+            let issued = await gateway.issueSetupCode(profile: BootstrapProfile.named(name))
             var qr: SetupCodeQR?
             if let qrRenderer {
                 do {
-                    qr = try qrRenderer(code.encoded, pngFile)
+                    qr = try qrRenderer(issued.code.encoded, pngFile)
                 } catch {
                     throw ConsoleError("setup-code: the code was issued, but its QR code failed: \(error)")
                 }
             }
-            return .setupCode(code, profile: profile, qr: qr)
+            return .setupCode(issued, profile: name, qr: qr)
         case .advance(let seconds):
             await gateway.advance(by: .milliseconds(Int64((seconds * 1000).rounded())))
             return .advanced(seconds: seconds, nowMs: gateway.clock.nowMs)
@@ -182,6 +184,9 @@ public struct GatewayConsole: Sendable {
                 try await gateway.answerQuestion(id: id, answers: byQuestion, surface: Self.surface)
             }
             return .questionResolved(record)
+        case .drain(let drain):
+            if let drain { await gateway.beginDrain(drain) } else { await gateway.endDrain() }
+            return .drained(drain)
         case .cancelQuestion(let reference):
             let id = try recordId(reference, kind: "question")
             let record = try await gatewayCall { () async throws(GatewayError) in

@@ -90,8 +90,10 @@ extension ConnectAdmission {
     ///    "device identity required", close 1008.
     static func missingDevice(_ params: ConnectParams, role: GatewayRole, mode: GatewayAuthMode,
                               facts: ConnectionFacts) -> MissingDeviceDecision {
-        let hasSharedAuth = nonEmpty(params.auth?.token) != nil || nonEmpty(params.auth?.password) != nil
-        let shared = checkSharedSecret(params.auth, mode: mode)
+        let token = trimmedNonEmpty(params.auth?.token), password = trimmedNonEmpty(params.auth?.password)
+        let hasSharedAuth = token != nil || password != nil
+        // The comparison only: rate limits and failure counting belong to `sharedSecretCheck`.
+        let shared = checkSharedSecret(token: token, password: password, mode: mode)
         let authOk: Bool
         let sharedAuthOk: Bool
         switch shared {

@@ -42,24 +42,26 @@ extension ConnectAdmission {
         }
     }
 
-    /// The rule that decided a rejection, in the order the rules run (gateway-protocol.md §3.5).
+    /// The rule that decided a rejection, in the order the rules run (see ``ConnectAdmission``).
     public enum Stage: String, Sendable, Hashable, CaseIterable {
         /// The first frame exceeded the pre-auth size limit (close 1009, no response).
         case frameSize
-        /// The first frame was not a schema-valid `connect` request (close 1008).
+        /// The first frame was not a request frame (no response), not `connect`, or its params
+        /// failed the schema (close 1008).
         case firstFrame
+        /// The Gateway is starting (close 1013); decided before the protocol.
+        case startup
         /// No common protocol version (close 1002).
         case protocolNegotiation
-        /// The Gateway is starting (close 1013).
-        case startup
         /// Unknown role (close 1008).
         case role
-        /// Shared secret, bootstrap token and device token all failed (close 1008).
-        case authentication
-        /// A node without a device block (close 1008).
+        /// A connect without a device block that may not go without one (close 1008).
         case deviceIdentity
         /// The device block failed verification (close 1008).
         case deviceProof
+        /// Shared secret, bootstrap token and device token all failed, or the address is rate
+        /// limited (close 1008).
+        case authentication
     }
 
     /// How an admitted connect authenticated (gateway-protocol.md §5.3).
@@ -85,9 +87,8 @@ extension ConnectAdmission {
         public var params: ConnectParams
         /// The effective role (`operator` when absent).
         public var role: GatewayRole
-        /// The highest version both sides offer inside the profile's window; the recommended
-        /// `hello-ok.protocol` (⚠️ upstream it is unconfirmed whether a v3-only node gets 3 or 4;
-        /// the negotiated value is what such a client expects, and older Swift does not check it).
+        /// The highest version both sides offer inside the profile's window. `hello-ok.protocol`
+        /// is this only with a profile that does not ``GatewayProfile/announcesCurrentProtocol``.
         public var negotiatedProtocol: Int
         /// Whether the client came in below the profile's protocol version (the legacy N-1
         /// window): upstream withholds plugin-owned caps and commands from such a node.

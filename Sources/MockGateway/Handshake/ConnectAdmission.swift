@@ -4,17 +4,27 @@ import GatewayProtocol
 /// The connect handshake up to (not including) pairing, as a pure value: the first frame of a
 /// connection goes in, a decision comes out (gateway-protocol.md §3.4, §3.5, §3.7, §5.3).
 ///
-/// Rules run in the real Gateway's order, and the first failing rule decides:
-/// 1. the first frame is a `req` `connect` with schema-valid params (else `INVALID_REQUEST`, 1008);
-/// 2. protocol negotiation (else `PROTOCOL_MISMATCH`, 1002);
-/// 3. the Gateway is not starting (else `UNAVAILABLE`, 1013);
+/// Rules run in the current Gateway's order, and the first failing rule decides (upstream
+/// `src/gateway/server/ws-connection/message-handler.ts` for the first frame,
+/// `connect-admission.ts` @0186e586da6c81740c4d9b4d05d100ffd3bc1858 for start-up, protocol and
+/// role, `connect-auth.ts` @9b6c33a767926c508097bbd5a34b09a3be3465c0 for the rest):
+/// 1. the first frame is a request frame (else no response at all, only close 1008), for
+///    `connect` (else `INVALID_REQUEST`, 1008) with schema-valid params (else `INVALID_REQUEST
+///    "invalid connect params: ..."`, 1008);
+/// 2. the Gateway is not starting (else `UNAVAILABLE`, 1013): decided before the protocol;
+/// 3. protocol negotiation (else `PROTOCOL_MISMATCH`, 1002);
 /// 4. the role is known (else `invalid role`, 1008);
-/// 5. shared secret, then bootstrap token, then device token (else `AUTH_*`, 1008);
-/// 6. a node has a device block (else `NOT_PAIRED` / `DEVICE_IDENTITY_REQUIRED`, 1008);
-/// 7. the device proof verifies (else `DEVICE_AUTH_*`, 1008).
+/// 5. the shared-secret pre-check (rate-limited per address);
+/// 6. a connect without a device block: an operator whose shared secret verified goes on; one
+///    whose shared secret failed gets that `AUTH_*` failure; anyone else `NOT_PAIRED` /
+///    `DEVICE_IDENTITY_REQUIRED` (1008);
+/// 7. the device proof verifies (else `DEVICE_AUTH_*`, 1008), so a bad proof and a bad token
+///    give `DEVICE_AUTH_*`;
+/// 8. then the bootstrap token and the device token (rate-limited, else `AUTH_*`, 1008): a
+///    bootstrap token is only ever bound to a device whose proof verified.
 ///
-/// No sockets, no clock, no stores: the owner passes `nowMs`, and plugs its token stores in
-/// through `ConnectCredentialVerifier`.
+/// No sockets, no clock, no stores: the owner passes `nowMs`, and plugs its token stores and
+/// rate limiter in through `ConnectCredentialVerifier`.
 public struct ConnectAdmission: Sendable {
     private enum State: Sendable, Hashable {
         case awaitingConnect
@@ -93,38 +103,41 @@ public struct ConnectAdmission: Sendable {
     }
 
     /// Decides on a first message given as parsed JSON.
+    ///
+    /// A first frame that is not a valid request frame (`RequestFrameSchema`: `type:"req"`, a
+    /// non-empty string `id` and `method`, optional `params`, no other members) is not answered
+    /// at all: upstream logs it and closes 1008 `invalid request frame` (message-handler.ts,
+    /// found by `find_string` as id 3107772332). The newer request-frame members `traceparent`
+    /// (at most 128 characters) and `expectedProfileId` are tolerated.
     public static func evaluate<Credentials: ConnectCredentialVerifier>(
         json: JSONValue, nonce: String, nowMs: Int, configuration: Configuration, credentials: inout Credentials
     ) -> Decision {
-        guard let frame = try? Frame(json: json) else {
-            // Not a valid frame. Echo whatever id it carried (numeric ids from non-conforming
-            // clients included: ⚠️ unconfirmed upstream; echoing verbatim is the tolerant choice).
-            return .rejected(invalidHandshake(requestID: echoableID(json["id"])))
-        }
-        return evaluate(frame: frame, nonce: nonce, nowMs: nowMs, configuration: configuration, credentials: &credentials)
+        guard let request = requestFrame(json) else { return .rejected(invalidRequestFrame) }
+        return evaluate(request: request, nonce: nonce, nowMs: nowMs, configuration: configuration, credentials: &credentials)
     }
 
-    /// Decides on a first message given as a decoded frame.
+    /// Decides on a first message given as a decoded frame. A frame other than a request gets no
+    /// response (see ``evaluate(json:nonce:nowMs:configuration:credentials:)``).
     public static func evaluate<Credentials: ConnectCredentialVerifier>(
         frame: Frame, nonce: String, nowMs: Int, configuration: Configuration, credentials: inout Credentials
     ) -> Decision {
-        // 1. The first frame must be a connect request with schema-valid params.
-        let request: RequestFrame
-        switch frame {
-        case .request(let first) where first.method == GatewayMethod.connect.rawValue:
-            request = first
-        case .request(let other):
-            return .rejected(invalidHandshake(requestID: .string(other.id)))
-        case .response(let response):
-            return .rejected(invalidHandshake(requestID: .string(response.id)))
-        case .cancel(let cancel):
-            return .rejected(invalidHandshake(requestID: .string(cancel.id)))
-        case .event:
-            return .rejected(invalidHandshake(requestID: nil))
+        guard case .request(let request) = frame, !request.id.isEmpty, !request.method.isEmpty else {
+            return .rejected(invalidRequestFrame)
         }
+        return evaluate(request: request, nonce: nonce, nowMs: nowMs, configuration: configuration, credentials: &credentials)
+    }
+
+    /// Decides on a first message that is a well-formed request frame.
+    static func evaluate<Credentials: ConnectCredentialVerifier>(
+        request: RequestFrame, nonce: String, nowMs: Int, configuration: Configuration, credentials: inout Credentials
+    ) -> Decision {
         let requestID = JSONValue.string(request.id)
+        // 1. A connect request with schema-valid params.
+        guard request.method == GatewayMethod.connect.rawValue else {
+            return .rejected(invalidHandshake(requestID: requestID))
+        }
         let params: ConnectParams
-        switch ConnectParams.validate(request.params) {
+        switch ConnectParams.validate(request.params, rules: configuration.profile.connectSchema) {
         case .success(let valid): params = valid
         case .failure(let violation):
             return .rejected(Rejection(
@@ -133,55 +146,80 @@ public struct ConnectAdmission: Sendable {
                 closeCode: .policyViolation, closeReason: violation.message))
         }
 
-        // 2. Protocol negotiation.
+        // 2. Starting up, before protocol negotiation (connect-admission.ts @0186e586: the
+        // `isStartupPending` check comes first).
+        if configuration.isStartingUp { return .rejected(startingUp.with(requestID: requestID)) }
+
+        // 3. Protocol negotiation.
         let negotiated: Int
         switch negotiateProtocol(params, profile: configuration.profile) {
         case .success(let version): negotiated = version
         case .failure(let rejection): return .rejected(rejection.with(requestID: requestID))
         }
 
-        // 3. Starting up.
-        if configuration.isStartingUp { return .rejected(startingUp.with(requestID: requestID)) }
-
         // 4. Role.
         let role = params.resolvedRole
         guard GatewayRole.known.contains(role) else { return .rejected(invalidRole.with(requestID: requestID)) }
 
-        // A connect without a device identity: who may omit it, and whether its scopes stand
-        // (ConnectAdmission+MissingDevice.swift). The closed worker protocol is not affected.
-        var keepsUnboundScopes = true
-        if params.device == nil, role == .operator || role == .node {
+        // 5. The shared-secret pre-check.
+        var auth = AuthState(sharedSecretCheck(params, mode: configuration.auth, credentials: &credentials))
+
+        // 6. A connect without a device block (connect-policy.ts `evaluateMissingDeviceIdentity`
+        // @0c5d67dff7e1e2cdf0e38c6e4b8e25402cae7d69, role-policy.ts `roleCanSkipDeviceIdentity`):
+        // who may omit it, and whether its scopes stand (ConnectAdmission+MissingDevice.swift).
+        guard params.device != nil else {
+            guard role == .operator || role == .node else {
+                // Other roles (the closed worker protocol) keep what protocol-3-era Gateways did:
+                // no device needed, the shared secret decides. Unconfirmed for the newest
+                // Gateway, so the tolerant reading.
+                guard let method = auth.method else {
+                    return .rejected(authRejection(reason: auth.failure, params: params, mode: configuration.auth,
+                                                   retryAfterMs: auth.retryAfterMs, hasDevice: false).with(requestID: requestID))
+                }
+                return .admitted(Admitted(
+                    requestID: request.id, params: params, role: role, negotiatedProtocol: negotiated,
+                    isLegacyProtocol: negotiated < configuration.profile.protocolVersion, authMethod: method, device: nil))
+            }
             switch missingDevice(params, role: role, mode: configuration.auth, facts: configuration.connection) {
-            case .allow(let keepsScopes): keepsUnboundScopes = keepsScopes
-            case .rejectControlUI: return .rejected(controlUIDeviceRequired.with(requestID: requestID))
-            case .rejectDeviceRequired: return .rejected(deviceRequired.with(requestID: requestID))
-            case .rejectUnauthorized: break  // authentication below answers with the auth failure
+            case .allow(let keepsScopes):
+                guard let method = auth.method else {
+                    // The secret matched but its scope is locked out (rate limit).
+                    return .rejected(authRejection(reason: auth.failure, params: params, mode: configuration.auth,
+                                                   retryAfterMs: auth.retryAfterMs, hasDevice: false).with(requestID: requestID))
+                }
+                return .admitted(Admitted(
+                    requestID: request.id, params: params, role: role, negotiatedProtocol: negotiated,
+                    isLegacyProtocol: negotiated < configuration.profile.protocolVersion, authMethod: method, device: nil,
+                    keepsUnboundScopes: keepsScopes))
+            case .rejectControlUI:
+                return .rejected(controlUIDeviceRequired.with(requestID: requestID))
+            case .rejectDeviceRequired:
+                return .rejected(deviceRequired.with(requestID: requestID))
+            case .rejectUnauthorized:
+                return .rejected(authRejection(reason: auth.failure, params: params, mode: configuration.auth,
+                                               retryAfterMs: auth.retryAfterMs, hasDevice: false).with(requestID: requestID))
             }
         }
 
-        // 5. Shared secret, bootstrap token, device token.
-        let authMethod: AuthMethod
-        switch authenticate(params, role: role, mode: configuration.auth, credentials: &credentials) {
-        case .success(let method): authMethod = method
-        case .failure(let rejection): return .rejected(rejection.with(requestID: requestID))
+        // 7. The device proof.
+        let device: VerifiedDevice
+        switch configuration.deviceProof.verify(params, expectedNonce: nonce, nowMs: nowMs) {
+        case .verified(let verified): device = verified
+        case .rejected(let failure):
+            return .rejected(Rejection(
+                stage: failure == .identityRequired ? .deviceIdentity : .deviceProof, requestID: requestID,
+                error: failure.errorShape, closeCode: .policyViolation, closeReason: failure.message))
         }
 
-        // 6./7. Device identity and proof.
-        var device: VerifiedDevice?
-        if params.device != nil || role == .node {
-            switch configuration.deviceProof.verify(params, expectedNonce: nonce, nowMs: nowMs) {
-            case .verified(let verified): device = verified
-            case .rejected(let failure):
-                return .rejected(Rejection(
-                    stage: failure == .identityRequired ? .deviceIdentity : .deviceProof, requestID: requestID,
-                    error: failure.errorShape, closeCode: .policyViolation, closeReason: failure.message))
-            }
+        // 8. Bootstrap token, then device token, for the verified device.
+        decideCredentials(&auth, params: params, role: role, device: device, credentials: &credentials)
+        guard let method = auth.method else {
+            return .rejected(authRejection(reason: auth.failure, params: params, mode: configuration.auth,
+                                           retryAfterMs: auth.retryAfterMs, hasDevice: true).with(requestID: requestID))
         }
-
         return .admitted(Admitted(
             requestID: request.id, params: params, role: role, negotiatedProtocol: negotiated,
-            isLegacyProtocol: negotiated < configuration.profile.protocolVersion, authMethod: authMethod, device: device,
-            keepsUnboundScopes: device != nil || keepsUnboundScopes))
+            isLegacyProtocol: negotiated < configuration.profile.protocolVersion, authMethod: method, device: device))
     }
 
     /// Decides on a first message, with the token stores given as closures (called at most once
@@ -208,7 +246,9 @@ public struct ConnectAdmission: Sendable {
 
 extension ConnectAdmission {
     static let invalidHandshakeMessage = "invalid handshake: first request must be connect"
+    static let invalidRequestFrameMessage = "invalid request frame"
 
+    /// A request frame other than `connect`: answered, then closed 1008.
     static func invalidHandshake(requestID: JSONValue?) -> Rejection {
         Rejection(
             stage: .firstFrame, requestID: requestID,
@@ -216,12 +256,25 @@ extension ConnectAdmission {
             closeCode: .policyViolation, closeReason: invalidHandshakeMessage)
     }
 
-    /// An id worth echoing: a string or a number (`null`, objects and arrays are not ids).
-    static func echoableID(_ value: JSONValue?) -> JSONValue? {
-        switch value {
-        case .string?, .int?, .double?: value
-        default: nil
+    /// A first frame that is not a request frame: no response, close 1008.
+    static let invalidRequestFrame = Rejection(
+        stage: .firstFrame, requestID: nil,
+        error: ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: invalidRequestFrameMessage),
+        closeCode: .policyViolation, closeReason: invalidRequestFrameMessage)
+
+    /// `json` as a request frame, if it is one by `RequestFrameSchema` (closed; see
+    /// ``evaluate(json:nonce:nowMs:configuration:credentials:)``).
+    static func requestFrame(_ json: JSONValue) -> RequestFrame? {
+        guard let object = json.objectValue, object["type"]?.stringValue == "req",
+              let id = object["id"]?.stringValue, !id.isEmpty,
+              let method = object["method"]?.stringValue, !method.isEmpty else { return nil }
+        let allowed: Set<String> = ["type", "id", "method", "params", "traceparent", "expectedProfileId"]
+        guard object.keys.allSatisfy(allowed.contains) else { return nil }
+        if let traceparent = object["traceparent"] {
+            guard let text = traceparent.stringValue, text.count <= 128 else { return nil }
         }
+        if let profile = object["expectedProfileId"], profile.stringValue == nil { return nil }
+        return RequestFrame(id: id, method: method, params: object["params"])
     }
 
     /// §3.4: the highest version both sides offer. Ordinary clients get the profile's window
@@ -249,7 +302,7 @@ extension ConnectAdmission {
         return .success(highest)
     }
 
-    /// §3.5 step 3.
+    /// Start-up (`startup-unavailable.ts`; checked before the protocol, see `evaluate`).
     static let startingUp = Rejection(
         stage: .startup, requestID: nil,
         error: ErrorShape(

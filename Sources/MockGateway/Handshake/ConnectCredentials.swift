@@ -2,11 +2,10 @@ import GatewayProtocol
 
 /// What a bootstrap-token or device-token check is about: the device and role of the connect.
 ///
-/// At this point of the handshake the device proof has not been verified yet (the real
-/// Gateway authenticates first, gateway-protocol.md §3.5 steps 5-7): `deviceId` and `publicKey`
-/// are as claimed. A decision only stands if the proof verifies afterwards, so a verifier that
-/// binds a bootstrap token on first use should do so only once the admission was `admitted`
-/// (or accept that a failed proof leaves the token bound to the claimed identity, as upstream).
+/// The device proof has been verified by the time a verifier sees this (upstream order,
+/// `src/gateway/server/ws-connection/connect-auth.ts` @9b6c33a767926c508097bbd5a34b09a3be3465c0:
+/// device proof, then `resolveConnectAuthDecision`), so `deviceId` and `publicKey` are proven:
+/// a verifier may bind a bootstrap token to them on first use.
 public struct ConnectCredentialRequest: Sendable, Hashable {
     /// `device.id` as sent.
     public var deviceId: String
@@ -33,27 +32,47 @@ public struct ConnectCredentialRequest: Sendable, Hashable {
 public enum ConnectCredentialVerdict: Sendable, Hashable {
     /// The credential authenticates this device for this role.
     case valid
-    /// The credential does not. `reason` overrides the default failure reason only for
-    /// `rate_limited` (with `retryAfterMs`) or, for a bootstrap token, any specific reason; by
-    /// default a bootstrap failure is `bootstrap_token_invalid` and a device-token failure follows
-    /// §5.3 step 3.
-    case invalid(AuthFailureReason? = nil, retryAfterMs: Int? = nil)
+    /// The credential does not. `reason` overrides the default failure reason: for a bootstrap
+    /// token any specific reason (default `bootstrap_token_invalid`); for a device token
+    /// `scope_mismatch` (the token is right but does not cover the scopes). By default a
+    /// device-token failure is `device_token_mismatch` for `auth.deviceToken` and leaves the
+    /// shared-secret failure standing for `auth.token` (§5.3 step 3).
+    case invalid(AuthFailureReason? = nil)
 }
 
-/// The Gateway's bootstrap-token and device-token stores, as the admission sees them
-/// (gateway-protocol.md §5.3 steps 2-3).
+/// The Gateway's bootstrap-token and device-token stores and its authentication rate limiter,
+/// as the admission sees them (gateway-protocol.md §5.3 steps 2-3).
 ///
 /// Methods are `mutating` so a store can record what it verified (for example bind a bootstrap
 /// token to the device on first use, or remember the grant for the pairing step); the admission
-/// calls each at most once per connect, synchronously.
+/// calls each at most once per connect, synchronously. The rate-limit hooks default to "never
+/// limited".
 public protocol ConnectCredentialVerifier {
-    /// Checks `auth.bootstrapToken`; called only when the connect carries a device block.
+    /// Checks `auth.bootstrapToken`; called only when the connect carries a verified device block.
     mutating func verifyBootstrapToken(_ token: String, for request: ConnectCredentialRequest) -> ConnectCredentialVerdict
 
     /// Checks the device-token candidate (`auth.deviceToken`, else `auth.token`) against the
     /// paired device's token for the requested role; called only when the connect carries a
-    /// device block and no other method authenticated it.
+    /// verified device block and no other method authenticated it.
     mutating func verifyDeviceToken(_ candidate: DeviceTokenCandidate, for request: ConnectCredentialRequest) -> ConnectCredentialVerdict
+
+    /// How long the client is still locked out of `scope` (`nil`: not limited).
+    mutating func rateLimitRetryAfterMs(_ scope: AuthRateLimitScope) -> Int?
+
+    /// Counts a failed attempt in `scope`.
+    mutating func recordAuthFailure(_ scope: AuthRateLimitScope)
+
+    /// Forgets the failures in `scope` after a success.
+    mutating func resetAuthFailures(_ scope: AuthRateLimitScope)
+}
+
+extension ConnectCredentialVerifier {
+    /// Never limited.
+    public mutating func rateLimitRetryAfterMs(_ scope: AuthRateLimitScope) -> Int? { nil }
+    /// Nothing to count.
+    public mutating func recordAuthFailure(_ scope: AuthRateLimitScope) {}
+    /// Nothing to forget.
+    public mutating func resetAuthFailures(_ scope: AuthRateLimitScope) {}
 }
 
 /// A verifier with no stores: every bootstrap and device token is refused.

@@ -69,6 +69,8 @@ public struct PendingInvoke: Sendable, Hashable {
     public var idempotencyKey: String?
     /// When the Gateway gives up (Gateway clock); `nil` for `timeoutMs: 0` (unbounded).
     public var deadlineMs: Int64?
+    /// The params as sent (`paramsJSON`), kept for a foreground action queued on refusal.
+    public var paramsJSON: String? = nil
 }
 
 /// How a `node.invoke.result` was taken (gateway-protocol.md §7.4).
@@ -81,17 +83,17 @@ public enum InvokeResultDisposition: Sendable, Hashable {
     case nodeIdMismatch
 }
 
-/// The node side of the Gateway: which node is on which socket, invokes in flight, the
-/// presence throttle. A value type; the Gateway owns it.
+/// The node side of the Gateway: which node is on which socket and the invokes in flight (the
+/// presence throttle is a `node.event` rule, `NodeEventRules`). A value type; the Gateway owns it.
 public struct NodeRegistry: Sendable {
-    /// The minimum time between two persisted `node.presence.alive` beacons of one device (§7.6).
-    public static let presenceThrottleMs: Int64 = 60_000
+    /// The minimum time between two persisted `node.presence.alive` beacons of one device and
+    /// pairing generation (§7.6); the rule lives in ``NodeEventRules``.
+    public static let presenceThrottleMs: Int64 = NodeEventRules.presenceThrottleMs
 
     /// Registered nodes by node id.
     public private(set) var nodes: [String: RegisteredNode] = [:]
     /// Invokes in flight by invoke id.
     public private(set) var pendingInvokes: [String: PendingInvoke] = [:]
-    private var lastPresencePersistMs: [String: Int64] = [:]
 
     /// Creates an empty registry.
     public init() {}
@@ -151,19 +153,5 @@ public struct NodeRegistry: Sendable {
     /// The earliest invoke deadline, for the timer.
     public var nextInvokeDeadlineMs: Int64? {
         pendingInvokes.values.compactMap(\.deadlineMs).min()
-    }
-
-    /// Decides whether a presence beacon is persisted or throttled (§7.6 step 4) and records a
-    /// persist.
-    /// - Returns: `true` when it should be persisted now.
-    public mutating func shouldPersistPresence(deviceId: String, nowMs: Int64) -> Bool {
-        if let last = lastPresencePersistMs[deviceId], nowMs - last < Self.presenceThrottleMs { return false }
-        lastPresencePersistMs[deviceId] = nowMs
-        return true
-    }
-
-    /// Forgets the presence throttle of a device (its pairing changed).
-    public mutating func resetPresenceThrottle(deviceId: String) {
-        lastPresencePersistMs.removeValue(forKey: deviceId)
     }
 }

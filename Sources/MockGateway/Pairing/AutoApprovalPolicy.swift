@@ -4,8 +4,8 @@ import GatewayProtocol
 ///
 /// The default is `.manual`: unlike the real Gateway, whose `autoApproveLocal` defaults to
 /// `true`, the fake listens on loopback by default and would otherwise admit every client under
-/// test without a pairing step. Setup-code (bootstrap) connects are approved under every policy,
-/// since presenting a valid bootstrap token is itself the approval.
+/// test without a pairing step. Setup-code (bootstrap) connects of an official mobile app are
+/// approved under every policy, since presenting a valid bootstrap token is itself the approval.
 public struct AutoApprovalPolicy: Sendable, Hashable {
     /// Approve every request at once (`approvedVia:"auto"`), upgrades included: a convenience mode.
     public var approveEverything: Bool
@@ -45,10 +45,14 @@ public struct AutoApprovalPolicy: Sendable, Hashable {
     /// - Parameters:
     ///   - existing: the device's paired record, if any (any public key).
     ///   - bootstrap: the verified bootstrap token of the connect, if it authenticated with one.
+    ///   - setupCodeRequiresMobileClient: the current Gateway's narrow setup-code rule (see
+    ///     ``isBootstrapPairing(_:_:_:bootstrap:requiresMobileClient:)``).
     public func silentApproval(
-        for requirement: PairingRequirement, attempt: PairingAttempt, existing: PairedDevice?, bootstrap: BootstrapGrant?
+        for requirement: PairingRequirement, attempt: PairingAttempt, existing: PairedDevice?, bootstrap: BootstrapGrant?,
+        setupCodeRequiresMobileClient: Bool = true
     ) -> ApprovalMethod? {
-        if bootstrap != nil, Self.isBootstrapPairing(requirement, attempt, existing) { return .bootstrap }
+        if let bootstrap, Self.isBootstrapPairing(requirement, attempt, existing, bootstrap: bootstrap,
+                                                  requiresMobileClient: setupCodeRequiresMobileClient) { return .bootstrap }
         if approveEverything { return .auto }
         if approveLoopback, Self.isSilentLocal(requirement, attempt, existing) { return .silent }
         if isTrustedNetworkNode(requirement, attempt, existing) { return .trustedCIDR }
@@ -56,12 +60,30 @@ public struct AutoApprovalPolicy: Sendable, Hashable {
     }
 
     /// Setup-code onboarding: a fresh device's node connect (`role:"node"`, `scopes:[]`,
-    /// `client.mode:"node"`, not a browser). The real Gateway also checks that the mobile app's
-    /// client id matches its platform and family; the fake accepts any node client (the node host
-    /// uses the same path with its `oc-pair://` link).
-    static func isBootstrapPairing(_ requirement: PairingRequirement, _ attempt: PairingAttempt, _ existing: PairedDevice?) -> Bool {
+    /// `client.mode:"node"`, not a browser).
+    ///
+    /// With `requiresMobileClient` (the current Gateway: `allowSetupCodeMobileBootstrapPairing`
+    /// in connect-device-pairing.ts @e7f3d12cc617ea17ea22fd3bf91166cbbe3ff8e5) the code must also
+    /// carry a native-mobile setup profile (`full` or `limited`) and the client must be an official
+    /// mobile app whose platform and device family match its client id
+    /// (`PairingClientInfo.isSetupCodeMobileClient`); any other client presenting a valid code stays
+    /// pending (and is told to keep retrying, see ``isWaitingForBootstrapApproval(_:_:_:)``).
+    /// Without it (protocol-3-era reading), any fresh scopeless node client is approved.
+    static func isBootstrapPairing(_ requirement: PairingRequirement, _ attempt: PairingAttempt, _ existing: PairedDevice?,
+                                   bootstrap: BootstrapGrant, requiresMobileClient: Bool) -> Bool {
+        guard requirement == .notPaired, existing == nil, attempt.role == GatewayRole.node, attempt.reportedScopes.isEmpty,
+              attempt.client.clientMode == .node, !attempt.client.isBrowserClient else { return false }
+        guard requiresMobileClient else { return true }
+        return bootstrap.profile.isMobileSetupProfile && attempt.client.isSetupCodeMobileClient
+    }
+
+    /// Whether a refused bootstrap connect is told to keep retrying (`wait_then_retry`,
+    /// `retryable:true`, `pauseReconnect:false`): a fresh device's scopeless node connect that
+    /// authenticated with a bootstrap token but was not approved (upstream
+    /// `retryAfterBootstrapPairingApproval`, connect-device-pairing.ts @e7f3d12c).
+    static func isWaitingForBootstrapApproval(_ requirement: PairingRequirement, _ attempt: PairingAttempt,
+                                              _ existing: PairedDevice?) -> Bool {
         requirement == .notPaired && existing == nil && attempt.role == GatewayRole.node && attempt.reportedScopes.isEmpty
-            && attempt.client.clientMode == .node && !attempt.client.isBrowserClient
     }
 
     /// Silent local pairing: a loopback client without a browser `Origin` that is not Control UI

@@ -1,28 +1,91 @@
 import GatewayProtocol
 
-/// The roles and scopes a bootstrap token may grant (gateway-protocol.md §6.7).
+/// The closed purpose a bootstrap profile may carry (upstream `DeviceBootstrapPurpose`).
+public enum BootstrapPurpose: String, Sendable, Hashable {
+    /// The full native-mobile setup profile.
+    case mobileFull = "mobile-full"
+    /// The room/embedded voice profile.
+    case voiceNode = "voice-node"
+}
+
+/// The `access` label of a setup code (`device.pair.setupCode` result,
+/// `device.pair.setup.completed`): `full`, `limited` or `node`.
+public enum SetupAccess: String, Sendable, Hashable, CaseIterable {
+    /// Node plus an operator token with `operator.admin`.
+    case full
+    /// Node plus a bounded operator token (also the voice-node profile).
+    case limited
+    /// Node only.
+    case node
+}
+
+/// The roles and scopes a bootstrap token may grant (gateway-protocol.md §6.7), as upstream
+/// `DeviceBootstrapProfile` (`src/shared/device-bootstrap-profile.ts`
+/// @06b1341d8682d9e0c3d4c52d55164f524d991279; voice-node from a newer built bundle found by
+/// `find_string` as id 69474584410, documented as `openclaw qr --voice-node` since 2026-07-29).
 public struct BootstrapProfile: Sendable, Hashable {
     /// The roles a device redeeming the token is approved for.
     public var roles: [GatewayRole]
     /// The operator scopes handed to its operator token.
     public var scopes: [String]
+    /// The closed purpose, if any.
+    public var purpose: BootstrapPurpose?
 
     /// Creates a profile; only operator scopes are kept.
-    public init(roles: [GatewayRole], scopes: [String]) {
+    public init(roles: [GatewayRole], scopes: [String], purpose: BootstrapPurpose? = nil) {
         self.roles = uniqued(roles)
         self.scopes = PairingScopes.normalized(scopes)
+        self.purpose = purpose
     }
 
-    /// The setup-code profile: `node` + `operator`, operator scopes
-    /// `operator.approvals, operator.read, operator.talk.secrets, operator.write` (no
-    /// `operator.pairing`, no `operator.admin`): the limited profile plaintext LAN `ws://` gets.
-    public static let setupCode = BootstrapProfile(
-        roles: [GatewayRole.node, GatewayRole.operator],
-        scopes: [OperatorScope.approvals, .read, .talkSecrets, .write].map(\.rawValue))
+    /// The operator scopes that may cross the bootstrap hand-off (`BOOTSTRAP_HANDOFF_OPERATOR_SCOPES`):
+    /// never `operator.pairing`, never `operator.admin`.
+    public static let handOffOperatorScopes = [OperatorScope.approvals, .read, .talkSecrets, .write].map(\.rawValue)
 
-    /// The full-access profile (`wss://` or loopback codes): the setup-code profile plus `operator.admin`.
-    public static let fullAccess = BootstrapProfile(
-        roles: setupCode.roles, scopes: setupCode.scopes + [OperatorScope.admin.rawValue])
+    /// `full` (`openclaw qr`'s default for `wss://` and loopback): node plus an operator token with
+    /// `operator.admin, operator.approvals, operator.read, operator.talk.secrets, operator.write`
+    /// (`docs/cli/qr.md` @06b1341d; ⚠️ one newer upstream test also hands off `operator.questions`,
+    /// undated against the docs, so it is left out).
+    public static let full = BootstrapProfile(
+        roles: [.node, .operator], scopes: [OperatorScope.admin.rawValue] + handOffOperatorScopes, purpose: .mobileFull)
+
+    /// `limited` (`openclaw qr --limited`, and what plaintext LAN `ws://` is downgraded to): the
+    /// same node token and an operator token without `operator.admin`.
+    public static let limited = BootstrapProfile(roles: [.node, .operator], scopes: handOffOperatorScopes)
+
+    /// `voice-node` (`openclaw qr --voice-node`): node plus an operator token with only
+    /// `operator.read` and `operator.talk`.
+    public static let voiceNode = BootstrapProfile(
+        roles: [.node, .operator], scopes: [OperatorScope.read, .talk].map(\.rawValue), purpose: .voiceNode)
+
+    /// `node` (companions such as the Apple Watch): the node role only.
+    public static let nodeOnly = BootstrapProfile(roles: [.node], scopes: [])
+
+    /// The profile a setup-code name stands for: `full`, `limited`, `voice-node` or `node`.
+    public static func named(_ name: String) -> BootstrapProfile? {
+        switch name {
+        case "full": .full
+        case "limited": .limited
+        case "voice-node": .voiceNode
+        case "node": .nodeOnly
+        default: nil
+        }
+    }
+
+    /// The names ``named(_:)`` accepts, in documentation order.
+    public static let names = ["full", "limited", "voice-node", "node"]
+
+    /// Whether this is one of the two native-mobile setup profiles (`full` or `limited`), the
+    /// only ones an official mobile app is approved with silently
+    /// (`isMobilePairingSetupBootstrapProfile`).
+    public var isMobileSetupProfile: Bool { self == .full || self == .limited }
+
+    /// The `access` label: `node` without an operator role, `full` with `operator.admin`,
+    /// `limited` otherwise (voice-node included, as upstream's `setup-code.test.ts`).
+    public var access: SetupAccess {
+        if !roles.contains(.operator) { return .node }
+        return scopes.contains(OperatorScope.admin.rawValue) ? .full : .limited
+    }
 
     /// Whether a connect with `role` and `scopes` stays inside the profile.
     public func allows(role: GatewayRole, scopes: [String]) -> Bool {
@@ -40,15 +103,58 @@ public struct IssuedBootstrapToken: Sendable, Hashable {
     public var profile: BootstrapProfile
     /// When it was issued.
     public var issuedAtMs: Int64
+    /// The opaque, non-secret id of the setup (not derived from the token, never in the code).
+    public var setupId: String
 
     /// Creates an issued token.
-    public init(token: String, profile: BootstrapProfile, issuedAtMs: Int64) {
+    public init(token: String, profile: BootstrapProfile, issuedAtMs: Int64, setupId: String) {
         self.token = token
         self.profile = profile
         self.issuedAtMs = issuedAtMs
+        self.setupId = setupId
     }
     /// The last instant at which it is still accepted (10 minutes after issue).
     public var expiresAtMs: Int64 { issuedAtMs + BootstrapTokenStore.lifetimeMs }
+}
+
+/// How a setup code's credential-bearing response went (`device.pair.setupStatus`).
+public enum SetupDelivery: String, Sendable, Hashable {
+    /// `hello-ok` with the hand-off was sent: `device.pair.setup.completed`.
+    case completed
+    /// The token was used up but the response may not have arrived:
+    /// `device.pair.setup.deliveryUncertain`.
+    case deliveryUncertain
+}
+
+/// The recorded outcome of one setup code: the payload of `device.pair.setup.completed` /
+/// `device.pair.setup.deliveryUncertain` and of `device.pair.setupStatus`.
+public struct SetupOutcome: Sendable, Hashable {
+    /// The setup.
+    public var setupId: String
+    /// The device that used the code.
+    public var deviceId: String
+    /// Its `client.displayName`, if it sent one.
+    public var deviceName: String?
+    /// The code's access label.
+    public var access: SetupAccess
+    /// When the token was used up (Gateway clock).
+    public var ts: Int64
+    /// How the response went.
+    public var delivery: SetupDelivery
+
+    /// `{setupId, deviceId, deviceName?, access, ts}`.
+    public var payload: JSONValue {
+        var object: [String: JSONValue] = [
+            "setupId": .string(setupId), "deviceId": .string(deviceId), "access": .string(access.rawValue), "ts": .int(ts),
+        ]
+        if let deviceName { object["deviceName"] = .string(deviceName) }
+        return .object(object)
+    }
+
+    /// The event this outcome is announced with.
+    public var eventName: GatewayEventName {
+        delivery == .completed ? .devicePairSetupCompleted : .devicePairSetupDeliveryUncertain
+    }
 }
 
 /// A bootstrap token that verified for a device: auth succeeded with method `bootstrap-token`.
@@ -119,6 +225,7 @@ public struct BootstrapTokenStore: Sendable {
 
     /// Every token ever issued and not revoked, for saving.
     public private(set) var records: [Record] = []
+    private var outcomes: [String: SetupOutcome] = [:]
     private var random: SeededRandom
     private let systemSecrets: Bool
 
@@ -136,13 +243,16 @@ public struct BootstrapTokenStore: Sendable {
     }
 
     /// Issues a token.
-    public mutating func issue(profile: BootstrapProfile = .setupCode, nowMs: Int64) -> IssuedBootstrapToken {
-        let issued = IssuedBootstrapToken(token: random.pairingToken(system: systemSecrets), profile: profile, issuedAtMs: nowMs)
+    public mutating func issue(profile: BootstrapProfile = .full, nowMs: Int64) -> IssuedBootstrapToken {
+        let token = random.pairingToken(system: systemSecrets)
+        let issued = IssuedBootstrapToken(token: token, profile: profile, issuedAtMs: nowMs, setupId: random.uuidString())
         records.append(Record(issued: issued))
         return issued
     }
 
-    /// Verifies `token` for a connect, binding it to the device on its first presentation.
+    /// Verifies `token` for a connect, binding it to the device on its first presentation. The
+    /// admission calls this only after the device proof verified, so only a proven device
+    /// identity can claim a token.
     /// - Returns: the grant, or why the token is refused (every reason is `bootstrap_token_invalid` on the wire).
     public mutating func verify(
         _ token: String, deviceId: String, publicKey: String, role: GatewayRole, scopes: [String], nowMs: Int64
@@ -177,6 +287,39 @@ public struct BootstrapTokenStore: Sendable {
               records[index].consumedAtMs == nil else { return false }
         records[index].consumedAtMs = nowMs
         return true
+    }
+
+    /// The token as issued, unless it is unknown.
+    public func issued(_ token: String) -> IssuedBootstrapToken? {
+        records.first { ConstantTime.equals(token, $0.issued.token) }?.issued
+    }
+
+    /// Records how the setup of `token` ended (the response carrying its hand-off went out, or
+    /// might not have), so that `device.pair.setupStatus` can answer after the event.
+    /// - Returns: the outcome, or `nil` for an unknown token.
+    public mutating func recordOutcome(_ token: String, deviceId: String, deviceName: String?, delivery: SetupDelivery,
+                                       nowMs: Int64) -> SetupOutcome? {
+        guard let issued = issued(token) else { return nil }
+        let outcome = SetupOutcome(setupId: issued.setupId, deviceId: deviceId, deviceName: deviceName,
+                                   access: issued.profile.access, ts: nowMs, delivery: delivery)
+        outcomes[issued.setupId] = outcome
+        return outcome
+    }
+
+    /// The recorded outcome of the setup `setupId`; `nil` while it is outstanding, expired or unknown.
+    public func outcome(setupId: String) -> SetupOutcome? {
+        outcomes[setupId]
+    }
+
+    /// Revokes every token bound to `deviceId` with `publicKey` (upstream
+    /// `revokeDeviceBootstrapTokensForDeviceInDatabase`, called when a pairing request of the
+    /// device is rejected).
+    /// - Returns: how many tokens were revoked.
+    @discardableResult
+    public mutating func revokeAll(deviceId: String, publicKey: String) -> Int {
+        let before = records.count
+        records.removeAll { $0.boundDeviceId == deviceId && $0.boundPublicKey == publicKey }
+        return before - records.count
     }
 
     /// Withdraws a token before use (an operator cancelling a setup code).

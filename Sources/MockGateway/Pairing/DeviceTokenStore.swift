@@ -17,10 +17,14 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     public var revokedAtMs: Int64?
     /// When it last verified.
     public var lastUsedAtMs: Int64?
+    /// The shared-secret generation the token is bound to, if it was issued to a session that
+    /// authenticated with the shared secret (upstream issuer `shared-gateway-auth`): it stops
+    /// verifying when the secret changes.
+    public var sharedAuthGeneration: Int?
 
     /// Creates a token record.
     public init(token: String, role: GatewayRole, scopes: [String], createdAtMs: Int64, rotatedAtMs: Int64? = nil,
-                revokedAtMs: Int64? = nil, lastUsedAtMs: Int64? = nil) {
+                revokedAtMs: Int64? = nil, lastUsedAtMs: Int64? = nil, sharedAuthGeneration: Int? = nil) {
         self.token = token
         self.role = role
         self.scopes = scopes
@@ -28,6 +32,7 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
         self.rotatedAtMs = rotatedAtMs
         self.revokedAtMs = revokedAtMs
         self.lastUsedAtMs = lastUsedAtMs
+        self.sharedAuthGeneration = sharedAuthGeneration
     }
 
     /// `issuedAtMs` in `hello-ok.auth`: when this token value was minted.
@@ -94,13 +99,18 @@ public enum DeviceTokenFailure: String, Error, Sendable, Hashable, CaseIterable 
     case mismatch = "token-mismatch"
     /// The token's scopes do not cover the requested scopes.
     case scopeMismatch = "scope-mismatch"
+    /// The token is bound to a shared-secret generation that is no longer current.
+    case issuerGenerationStale = "issuer-generation-stale"
 
-    /// The auth failure reason the connect reports when the device token was its last chance:
-    /// `device_token_mismatch` (→ `AUTH_DEVICE_TOKEN_MISMATCH`) for an explicit
+    /// The auth failure reason the connect reports when the device token was its last chance
+    /// (upstream `mapDeviceTokenAuthFailureReason`, `auth-context.ts`): `scope_mismatch`
+    /// (→ `AUTH_SCOPE_MISMATCH`) for a recognised token that does not cover the scopes, whatever
+    /// field it came in; `device_token_mismatch` (→ `AUTH_DEVICE_TOKEN_MISMATCH`) for an explicit
     /// `auth.deviceToken`; `nil` for a value from `auth.token`, meaning the shared-secret failure
     /// (typically `token_mismatch` → `AUTH_TOKEN_MISMATCH`) stands.
     public func authFailureReason(for source: DeviceTokenCandidateSource) -> AuthFailureReason? {
-        source == .deviceTokenField ? .deviceTokenMismatch : nil
+        if self == .scopeMismatch { return .scopeMismatch }
+        return source == .deviceTokenField ? .deviceTokenMismatch : nil
     }
 }
 
@@ -131,26 +141,33 @@ public struct DeviceTokenStore: Sendable {
     }
 
     /// Makes sure a usable token exists for (deviceId, role) covering `scopes`, as `hello-ok`
-    /// does (§5.4): an unrevoked token whose scopes cover the ask is reused across reconnects;
-    /// otherwise a new value is minted (recorded as a rotation when one existed).
-    /// - Parameter scopes: the connection's scopes; only operator scopes of an operator role are kept.
-    public mutating func ensure(deviceId: String, role: GatewayRole, scopes: [String], nowMs: Int64) -> DeviceToken {
+    /// does (§5.4; upstream `ensureDeviceToken`, `src/infra/device-pairing.ts`, found by
+    /// `read_file` as id 54935110709): an unrevoked token whose scopes cover the ask and whose
+    /// shared-secret binding matches is reused across reconnects, with its (possibly broader)
+    /// scopes; otherwise a new value is minted (recorded as a rotation when one existed).
+    /// - Parameters:
+    ///   - scopes: the connection's scopes; only operator scopes of an operator role are kept.
+    ///   - sharedAuthGeneration: the shared-secret generation to bind a new token to, if any.
+    public mutating func ensure(deviceId: String, role: GatewayRole, scopes: [String], sharedAuthGeneration: Int? = nil,
+                                nowMs: Int64) -> DeviceToken {
         let wanted = PairingScopes.grantable(for: role, from: scopes)
         if let existing = token(deviceId: deviceId, role: role), !existing.isRevoked,
+           existing.sharedAuthGeneration == sharedAuthGeneration,
            PairingScopes.firstMissing(wanted, granted: existing.scopes) == nil {
             return existing
         }
-        return mint(deviceId: deviceId, role: role, scopes: wanted, nowMs: nowMs)
+        return mint(deviceId: deviceId, role: role, scopes: wanted, sharedAuthGeneration: sharedAuthGeneration, nowMs: nowMs)
     }
 
     /// Replaces the token of (deviceId, role) with a new value, unconditionally.
     @discardableResult
-    mutating func mint(deviceId: String, role: GatewayRole, scopes: [String], nowMs: Int64) -> DeviceToken {
+    mutating func mint(deviceId: String, role: GatewayRole, scopes: [String], sharedAuthGeneration: Int? = nil,
+                       nowMs: Int64) -> DeviceToken {
         let existing = token(deviceId: deviceId, role: role)
         let fresh = DeviceToken(
             token: random.pairingToken(system: systemSecrets), role: role, scopes: PairingScopes.grantable(for: role, from: scopes),
             createdAtMs: existing?.createdAtMs ?? nowMs, rotatedAtMs: existing == nil ? nil : nowMs,
-            lastUsedAtMs: existing?.lastUsedAtMs)
+            lastUsedAtMs: existing?.lastUsedAtMs, sharedAuthGeneration: sharedAuthGeneration)
         tokens[deviceId, default: [:]][role] = fresh
         return fresh
     }
@@ -169,14 +186,15 @@ public struct DeviceTokenStore: Sendable {
     }
 
     /// Checks `candidate` against the token of (deviceId, role) in constant time, and records
-    /// the use on success. Does not know about paired records: `PairingStore.verifyDeviceToken`
-    /// adds the not-paired check.
-    mutating func verify(_ candidate: String, deviceId: String, role: GatewayRole, scopes: [String], nowMs: Int64)
-        -> Result<DeviceToken, DeviceTokenFailure>
-    {
+    /// the use on success. A token bound to a shared-secret generation verifies only while
+    /// `sharedAuthGeneration` is that generation (upstream `issuer-generation-stale`). Does not
+    /// know about paired records: `PairingStore.verifyDeviceToken` adds the not-paired check.
+    mutating func verify(_ candidate: String, deviceId: String, role: GatewayRole, scopes: [String],
+                         sharedAuthGeneration: Int = 0, nowMs: Int64) -> Result<DeviceToken, DeviceTokenFailure> {
         guard var entry = token(deviceId: deviceId, role: role) else { return .failure(.missing) }
         if entry.isRevoked { return .failure(.revoked) }
         guard ConstantTime.equals(candidate, entry.token) else { return .failure(.mismatch) }
+        if let bound = entry.sharedAuthGeneration, bound != sharedAuthGeneration { return .failure(.issuerGenerationStale) }
         guard PairingScopes.firstMissing(PairingScopes.grantable(for: role, from: scopes), granted: entry.scopes) == nil
         else { return .failure(.scopeMismatch) }
         entry.lastUsedAtMs = nowMs

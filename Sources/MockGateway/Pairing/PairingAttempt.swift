@@ -40,6 +40,24 @@ public struct PairingClientInfo: Sendable, Hashable {
     public var isNativeApp: Bool {
         [ClientID.iOS, .android, .macOS, .watchOS].contains(clientId)
     }
+
+    /// Whether this is an official mobile app whose metadata agree with its client id, the only
+    /// clients a setup code pairs without an approver (upstream `isSetupCodeMobileBootstrapClient`,
+    /// `src/gateway/server/ws-connection/mobile-bootstrap-pairing.ts`
+    /// @2a14eb222dfda34af5885708aa25088a2e8c0007): `openclaw-ios` with a platform starting with
+    /// `ios` or `ipados` (as a word) and device family `iphone`, `ipad` or `ios`, or
+    /// `openclaw-android` with a platform starting with `android` and device family `android`;
+    /// platform and family trimmed and ASCII lower-cased.
+    public var isSetupCodeMobileClient: Bool {
+        let platform = DeviceMetadataPin.normalize(self.platform)
+        let family = DeviceMetadataPin.normalize(deviceFamily)
+        let firstWord = platform.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        switch clientId {
+        case .android: return firstWord == "android" && family == "android"
+        case .iOS: return (firstWord == "ios" || firstWord == "ipados") && ["iphone", "ipad", "ios"].contains(family)
+        default: return false
+        }
+    }
 }
 
 /// What pairing needs to know about one connect attempt that passed authentication and the
@@ -62,11 +80,15 @@ public struct PairingAttempt: Sendable, Hashable {
     public var isLoopback: Bool
     /// Whether the WebSocket upgrade carried a browser `Origin` header.
     public var hasBrowserOrigin: Bool
+    /// The extension origin of a browser copilot (`openclaw-browser-copilot` with a
+    /// `chrome-extension://` `Origin`), which pending requests are keyed by as well; `nil` for
+    /// every other client (upstream `browserCopilotOrigin`, connect-device-pairing.ts @e7f3d12c).
+    public var browserOrigin: String?
 
     /// Creates an attempt.
     public init(
         deviceId: String, publicKey: String, role: GatewayRole, scopes: [String], client: PairingClientInfo,
-        remoteIp: String? = nil, isLoopback: Bool = false, hasBrowserOrigin: Bool = false
+        remoteIp: String? = nil, isLoopback: Bool = false, hasBrowserOrigin: Bool = false, browserOrigin: String? = nil
     ) {
         self.deviceId = deviceId
         self.publicKey = publicKey
@@ -76,15 +98,21 @@ public struct PairingAttempt: Sendable, Hashable {
         self.remoteIp = remoteIp
         self.isLoopback = isLoopback
         self.hasBrowserOrigin = hasBrowserOrigin
+        self.browserOrigin = browserOrigin
     }
 
     /// The attempt of a schema-valid connect whose device proof verified.
     /// - Parameters:
     ///   - publicKey: the normalised raw base64url key (the proof verifier's output).
-    public init(params: ConnectParams, deviceId: String, publicKey: String, remoteIp: String?, isLoopback: Bool, hasBrowserOrigin: Bool) {
+    ///   - origin: the upgrade's `Origin` header, if any.
+    public init(params: ConnectParams, deviceId: String, publicKey: String, remoteIp: String?, isLoopback: Bool,
+                hasBrowserOrigin: Bool, origin: String? = nil) {
+        let copilotOrigin = params.client.id == .browserCopilot
+            ? origin.map { $0.trimmingASCIIWhitespace().asciiLowercased() }.flatMap { $0.hasPrefix("chrome-extension://") ? $0 : nil }
+            : nil
         self.init(deviceId: deviceId, publicKey: publicKey, role: params.resolvedRole, scopes: params.scopes ?? [],
                   client: PairingClientInfo(params.client), remoteIp: remoteIp, isLoopback: isLoopback,
-                  hasBrowserOrigin: hasBrowserOrigin)
+                  hasBrowserOrigin: hasBrowserOrigin, browserOrigin: copilotOrigin)
     }
 
     /// The scopes the attempt can be granted: its operator scopes for an operator, none for a node.

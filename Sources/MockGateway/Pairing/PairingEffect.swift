@@ -1,13 +1,5 @@
 import GatewayProtocol
 
-/// The wire names of the pairing events broadcast to operators holding `operator.pairing`.
-public enum PairingEventName {
-    /// `device.pair.requested`: a new pending request (payload: the request).
-    public static let requested = "device.pair.requested"
-    /// `device.pair.resolved`: `{requestId, deviceId, decision, ts}`.
-    public static let resolved = "device.pair.resolved"
-}
-
 /// The decision announced by `device.pair.resolved`.
 public enum PairingDecision: String, Sendable, Hashable {
     /// The request was approved (manually or silently).

@@ -29,6 +29,8 @@ public struct PairingRequest: Sendable, Hashable {
     public var scopes: [String]
     /// The client IP of the latest attempt.
     public var remoteIp: String?
+    /// The browser copilot's extension origin, if the request is one's.
+    public var browserOrigin: String?
     /// Whether the request was made for a silent approval path (it is then never announced with
     /// `device.pair.requested` unless that approval fails).
     public var silent: Bool
@@ -43,8 +45,8 @@ public struct PairingRequest: Sendable, Hashable {
     public init(
         requestId: String, deviceId: String, publicKey: String, displayName: String? = nil, platform: String? = nil,
         deviceFamily: String? = nil, clientId: ClientID? = nil, clientMode: ClientMode? = nil, role: GatewayRole, roles: [GatewayRole],
-        scopes: [String], remoteIp: String? = nil, silent: Bool = false, isRepair: Bool = false, ts: Int64,
-        refreshedAtMs: Int64? = nil
+        scopes: [String], remoteIp: String? = nil, browserOrigin: String? = nil, silent: Bool = false,
+        isRepair: Bool = false, ts: Int64, refreshedAtMs: Int64? = nil
     ) {
         self.requestId = requestId
         self.deviceId = deviceId
@@ -58,6 +60,7 @@ public struct PairingRequest: Sendable, Hashable {
         self.roles = roles
         self.scopes = scopes
         self.remoteIp = remoteIp
+        self.browserOrigin = browserOrigin
         self.silent = silent
         self.isRepair = isRepair
         self.ts = ts
@@ -78,14 +81,19 @@ public struct PairingRequest: Sendable, Hashable {
     }
 
     /// Whether a retry asking for `ask` refreshes this request in place instead of superseding
-    /// it: the same public key, and the same role and scope sets, or (newest Gateways) an ask
-    /// this request already covers.
+    /// it: the same public key, and the same role and scope sets, or an ask this request already
+    /// covers.
     ///
-    /// The newest Gateway also compares the primary `role`; that check is left out so that a
-    /// device alternating its node and operator connections keeps the one merged request
-    /// instead of churning a new id on every retry (gateway-protocol.md §6.3, PAIR-002).
-    func isRefreshed(by ask: PairingAsk) -> Bool {
+    /// With `comparesRole` (the current Gateway, upstream `samePendingApprovalSnapshot` and
+    /// `incomingApprovalCoveredByExisting` in `requestDevicePairingInWorker`, found by `read_file`
+    /// as id 68307933387), both also need the same primary `role` and browser origin: a device
+    /// whose node and operator connections alternate gets a new request id on every alternation,
+    /// as the iOS documentation describes ("the previous pending request is superseded and a new
+    /// requestId is created"). Without it (protocol-3-era reading), the primary role is ignored
+    /// and the alternating device keeps one merged request.
+    func isRefreshed(by ask: PairingAsk, comparesRole: Bool) -> Bool {
         guard publicKey == ask.publicKey else { return false }
+        if comparesRole, role != ask.role || browserOrigin != ask.browserOrigin { return false }
         if Set(roles) == Set(ask.roles), Set(scopes) == Set(ask.scopes) { return true }
         return covers(ask)
     }
@@ -119,7 +127,7 @@ public struct PairingRequest: Sendable, Hashable {
             displayName: ask.client.displayName, platform: ask.client.platform,
             deviceFamily: ask.client.deviceFamily, clientId: ask.client.clientId, clientMode: ask.client.clientMode,
             role: ask.role, roles: uniqued(pending.flatMap(\.roles) + ask.roles),
-            scopes: uniqued(pending.flatMap(\.scopes) + ask.scopes), remoteIp: ask.remoteIp,
+            scopes: uniqued(pending.flatMap(\.scopes) + ask.scopes), remoteIp: ask.remoteIp, browserOrigin: ask.browserOrigin,
             // Superseding an interactive request keeps the replacement interactive.
             silent: ask.silent && pending.allSatisfy(\.silent), isRepair: isRepair, ts: nowMs)
     }
@@ -134,6 +142,7 @@ struct PairingAsk: Sendable, Hashable {
     var scopes: [String]
     var client: PairingClientInfo
     var remoteIp: String?
+    var browserOrigin: String?
     var silent: Bool
 
     /// The ask of a plain connect: its role and its grantable scopes.
@@ -150,6 +159,7 @@ struct PairingAsk: Sendable, Hashable {
         self.scopes = PairingScopes.normalized(scopes)
         client = attempt.client
         remoteIp = attempt.remoteIp
+        browserOrigin = attempt.browserOrigin
         self.silent = silent
     }
 }

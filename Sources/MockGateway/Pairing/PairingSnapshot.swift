@@ -15,6 +15,7 @@ extension PairingRequest {
         object["clientId"] = clientId.map { .string($0.rawValue) }
         object["clientMode"] = clientMode.map { .string($0.rawValue) }
         object["remoteIp"] = remoteIp.map(JSONValue.string)
+        object["browserOrigin"] = browserOrigin.map(JSONValue.string)
         if silent { object["silent"] = true }
         return .object(object)
     }

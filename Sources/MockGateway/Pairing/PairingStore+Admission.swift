@@ -44,7 +44,8 @@ extension PairingStore {
                 let handOff = approvedVia == .bootstrap ? bootstrap?.profile : nil
                 return .admitted(AdmittedDevice(device: device, silentlyApprovedVia: approvedVia, bootstrapHandOff: handOff), effects: effects)
             case .required(let requirement, let existing):
-                let method = policy.silentApproval(for: requirement, attempt: attempt, existing: existing, bootstrap: bootstrap)
+                let method = policy.silentApproval(for: requirement, attempt: attempt, existing: existing, bootstrap: bootstrap,
+                                                   setupCodeRequiresMobileClient: setupCodeApprovalRequiresMobileClient)
                 let ask: PairingAsk
                 if method == .bootstrap, let profile = bootstrap?.profile {
                     ask = PairingAsk(attempt, roles: profile.roles, scopes: profile.scopes, silent: true)
@@ -95,7 +96,7 @@ extension PairingStore {
         let sameKey = existing.flatMap { $0.publicKey == attempt.publicKey ? $0 : nil }
         // A fresh node that authenticated with a bootstrap token may still be approved by a
         // detached path, so it is told to keep retrying instead of pausing.
-        let wait = bootstrap != nil && AutoApprovalPolicy.isBootstrapPairing(requirement, attempt, existing)
+        let wait = bootstrap != nil && AutoApprovalPolicy.isWaitingForBootstrapApproval(requirement, attempt, existing)
         return PairingRequiredRejection(
             requirement: requirement, requestId: request.requestId, deviceId: attempt.deviceId,
             requestedRole: attempt.role, requestedScopes: attempt.reportedScopes,

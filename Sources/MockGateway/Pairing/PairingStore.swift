@@ -62,6 +62,8 @@ public struct PairingRejection: Sendable, Hashable {
     public var requestId: String
     /// Its device.
     public var deviceId: String
+    /// The public key the rejected request was for (the bootstrap tokens bound to it are revoked).
+    public var publicKey: String
     /// What to announce: `.resolved(rejected)` (after any `.expired`).
     public var effects: [PairingEffect]
 
@@ -94,13 +96,27 @@ public struct PairingStore: Sendable {
     /// The device tokens of the paired devices.
     public internal(set) var tokens: DeviceTokenStore
     private var random: SeededRandom
+    /// Whether an in-place refresh also needs the same primary role and browser origin (see
+    /// `GatewayProfile.supersessionComparesRole`).
+    public var supersessionComparesRole: Bool
+    /// Whether a setup code is approved silently only for an official mobile app (see
+    /// `GatewayProfile.setupCodeApprovalRequiresMobileClient`).
+    public var setupCodeApprovalRequiresMobileClient: Bool
 
     /// Creates an empty store; request ids and token bytes come from `random`, token bytes from
     /// the system's secure generator instead when `systemSecrets` is set.
-    public init(random: SeededRandom, systemSecrets: Bool = false) {
+    /// - Parameters:
+    ///   - supersessionComparesRole: the current Gateway's refresh rule (default) or the
+    ///     protocol-3-era one.
+    ///   - setupCodeApprovalRequiresMobileClient: the current Gateway's setup-code rule (default)
+    ///     or the protocol-3-era one.
+    public init(random: SeededRandom, systemSecrets: Bool = false, supersessionComparesRole: Bool = true,
+                setupCodeApprovalRequiresMobileClient: Bool = true) {
         var random = random
         tokens = DeviceTokenStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
         self.random = random
+        self.supersessionComparesRole = supersessionComparesRole
+        self.setupCodeApprovalRequiresMobileClient = setupCodeApprovalRequiresMobileClient
     }
 
     // MARK: Reading
@@ -172,7 +188,7 @@ public struct PairingStore: Sendable {
         var effects = expire(nowMs: nowMs).map(PairingEffect.expired)
         let isRepair = devices[ask.deviceId] != nil
         let pending = pendingRequests(nowMs: nowMs, deviceId: ask.deviceId)
-        if pending.count == 1, var request = pending.first, request.isRefreshed(by: ask) {
+        if pending.count == 1, var request = pending.first, request.isRefreshed(by: ask, comparesRole: supersessionComparesRole) {
             request.refresh(with: ask, isRepair: isRepair, nowMs: nowMs)
             pendingById[request.requestId] = request
             effects.append(.refreshed(request))
@@ -240,7 +256,7 @@ public struct PairingStore: Sendable {
         var effects = expire(nowMs: nowMs).map(PairingEffect.expired)
         guard let request = pendingById.removeValue(forKey: requestId) else { throw .unknownRequest(requestId) }
         effects.append(.resolved(PairingResolution(requestId: requestId, deviceId: request.deviceId, decision: .rejected, ts: nowMs)))
-        return PairingRejection(requestId: requestId, deviceId: request.deviceId, effects: effects)
+        return PairingRejection(requestId: requestId, deviceId: request.deviceId, publicKey: request.publicKey, effects: effects)
     }
 
     /// Removes a paired device, its tokens and its pending requests; its live sessions must be
@@ -299,27 +315,42 @@ public struct PairingStore: Sendable {
     /// The `hello-ok.auth` of an admitted connect: makes sure a token exists for
     /// (deviceId, role) covering the connection's scopes and reuses it across reconnects. With
     /// `handOff` (a bootstrap connect), also issues the tokens of the profile's other approved
-    /// roles for `auth.deviceTokens`, with the profile's operator scopes.
+    /// roles for `auth.deviceTokens`, with the profile's operator scopes (upstream
+    /// `issueGatewayConnectDeviceTokens`, connect-device-tokens.ts
+    /// @0186e586da6c81740c4d9b4d05d100ffd3bc1858).
+    /// - Parameters:
+    ///   - sharedAuthGeneration: bind a newly issued primary token to this shared-secret
+    ///     generation (a browser surface that authenticated with the shared secret).
+    ///   - reportTokenScopes: report the token's scopes in `auth.scopes` (the current Gateway,
+    ///     `deviceToken ? deviceToken.scopes : scopes` in connect-hello.ts
+    ///     @6eec7e0ec17433b40821fac09f7808d1d8e0345e) instead of the connection's.
     public mutating func grantHelloAuth(
-        deviceId: String, role: GatewayRole, scopes: [String], handOff: BootstrapProfile? = nil, nowMs: Int64
+        deviceId: String, role: GatewayRole, scopes: [String], handOff: BootstrapProfile? = nil,
+        sharedAuthGeneration: Int? = nil, reportTokenScopes: Bool = true, nowMs: Int64
     ) -> HelloAuthGrant {
         let granted = PairingScopes.grantable(for: role, from: scopes)
         guard let device = devices[deviceId], device.hasRole(role) else { return HelloAuthGrant(role: role, scopes: granted) }
-        let token = tokens.ensure(deviceId: deviceId, role: role, scopes: granted, nowMs: nowMs)
+        let token = tokens.ensure(deviceId: deviceId, role: role, scopes: granted, sharedAuthGeneration: sharedAuthGeneration,
+                                  nowMs: nowMs)
         let handOffTokens = (handOff?.roles ?? []).filter { $0 != role && device.hasRole($0) }.map { other in
             tokens.ensure(deviceId: deviceId, role: other, scopes: handOff?.scopes ?? [], nowMs: nowMs)
         }
-        return HelloAuthGrant(role: role, scopes: granted, deviceToken: token, handOffTokens: handOffTokens)
+        return HelloAuthGrant(role: role, scopes: granted, reportedScopes: reportTokenScopes ? token.scopes : granted,
+                              deviceToken: token, handOffTokens: handOffTokens)
     }
 
     /// Verifies a device-token candidate for (deviceId, role) (§5.3 step 3), in constant time;
     /// records the use on success. The caller maps a failure with
     /// `DeviceTokenFailure.authFailureReason(for:)`.
+    /// - Parameter sharedAuthGeneration: the current shared-secret generation (a token bound to
+    ///   another one is refused as `issuer-generation-stale`).
     public mutating func verifyDeviceToken(
-        _ candidate: String, deviceId: String, role: GatewayRole, scopes: [String], nowMs: Int64
+        _ candidate: String, deviceId: String, role: GatewayRole, scopes: [String], sharedAuthGeneration: Int = 0,
+        nowMs: Int64
     ) -> Result<DeviceToken, DeviceTokenFailure> {
         guard devices[deviceId] != nil else { return .failure(.notPaired) }
-        return tokens.verify(candidate, deviceId: deviceId, role: role, scopes: scopes, nowMs: nowMs)
+        return tokens.verify(candidate, deviceId: deviceId, role: role, scopes: scopes,
+                             sharedAuthGeneration: sharedAuthGeneration, nowMs: nowMs)
     }
 
     /// `device.token.rotate`: a new token value for (deviceId, role); the device's sessions in
@@ -331,7 +362,9 @@ public struct PairingStore: Sendable {
         guard let device = devices[deviceId], device.hasRole(role) else { throw .tokenRotationDenied(deviceId) }
         let wanted = PairingScopes.grantable(for: role, from: scopes ?? tokens.token(deviceId: deviceId, role: role)?.scopes ?? device.scopes)
         guard PairingScopes.firstMissing(wanted, granted: device.scopes) == nil else { throw .tokenRotationDenied(deviceId) }
-        let token = tokens.mint(deviceId: deviceId, role: role, scopes: wanted, nowMs: nowMs)
+        // The binding to a shared-secret generation survives the rotation (`preserveExistingIssuer`).
+        let bound = tokens.token(deviceId: deviceId, role: role)?.sharedAuthGeneration
+        let token = tokens.mint(deviceId: deviceId, role: role, scopes: wanted, sharedAuthGeneration: bound, nowMs: nowMs)
         return DeviceTokenChange(deviceId: deviceId, token: token, effects: [.disconnect(deviceId: deviceId, role: role, reason: .tokenRotated)])
     }
 
@@ -393,9 +426,12 @@ extension PairingStore {
             tokens: tokens.allTokens)
     }
 
-    /// A store holding `state`, drawing new request ids and token bytes as ``init(random:systemSecrets:)`` does.
-    public init(restoring state: PairingStoreState, random: SeededRandom, systemSecrets: Bool = false) {
-        self.init(random: random, systemSecrets: systemSecrets)
+    /// A store holding `state`, drawing new request ids and token bytes as
+    /// ``init(random:systemSecrets:supersessionComparesRole:setupCodeApprovalRequiresMobileClient:)`` does.
+    public init(restoring state: PairingStoreState, random: SeededRandom, systemSecrets: Bool = false,
+                supersessionComparesRole: Bool = true, setupCodeApprovalRequiresMobileClient: Bool = true) {
+        self.init(random: random, systemSecrets: systemSecrets, supersessionComparesRole: supersessionComparesRole,
+                  setupCodeApprovalRequiresMobileClient: setupCodeApprovalRequiresMobileClient)
         for device in state.devices { devices[device.deviceId] = device }
         for request in state.pendingRequests { pendingById[request.requestId] = request }
         tokens.restore(state.tokens)

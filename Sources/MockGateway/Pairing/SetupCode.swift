@@ -7,9 +7,12 @@ public struct SetupCodeError: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String
 }
 
-/// A setup code: base64url of a JSON object `{url, urls?, bootstrapToken, expiresAtMs,
-/// tlsFingerprint?}`, shown as a QR code or as the node host's `oc-pair://<code>` link
-/// (gateway-protocol.md §6.7; drift-2026-12.md §3 "Setup-code format").
+/// A setup code: unpadded base64url of a JSON object
+/// `{url, urls?, bootstrapToken, expiresAtMs?, tlsFingerprint?}`, shown as a QR code or as the
+/// node host's `oc-pair://<code>` link (gateway-protocol.md §6.7; upstream `PairingSetupPayload`
+/// and `encodePairingSetupCode` in `src/pairing/setup-code.ts`, the current shape from its test
+/// found by `find_string` as id 70377785808). Older Gateways issue codes without `expiresAtMs`
+/// and `tlsFingerprint`; decoders accept both shapes.
 public struct SetupCode: Sendable, Hashable {
     /// The link scheme of the node-host form.
     public static let linkScheme = "oc-pair://"
@@ -20,11 +23,12 @@ public struct SetupCode: Sendable, Hashable {
     public var urls: [String]?
     /// The single-use bootstrap token.
     public var bootstrapToken: String
-    /// When the bootstrap token stops being accepted (Gateway clock, milliseconds); upstream
-    /// decoders refuse a code past it.
+    /// When the bootstrap token stops being accepted (current Gateways); decoders refuse an
+    /// expired code.
     public var expiresAtMs: Int64?
-    /// The SHA-256 fingerprint of the Gateway's TLS certificate, for a `wss://` URL: the client
-    /// pins it instead of asking a CA.
+    /// The SHA-256 fingerprint of the Gateway's TLS certificate, for `wss://` Gateways with a
+    /// certificate the client should pin (this Gateway writes ``Gateway/tlsFingerprint``,
+    /// `AB:CD:…`; decoders keep whatever text a code carries).
     public var tlsFingerprint: String?
     /// Any other members, kept so a decoded code re-encodes unchanged.
     public var extra: [String: JSONValue]
@@ -78,10 +82,13 @@ public struct SetupCode: Sendable, Hashable {
     }
 
     /// Decodes a code or an `oc-pair://` link. Surrounding whitespace, padding and standard
-    /// base64 characters are tolerated.
+    /// base64 characters are tolerated (upstream's decoder insists on the base64url alphabet).
+    /// - Parameter nowMs: when given, a code whose `expiresAtMs` is not after it is refused
+    ///   (upstream `decodePairingSetupCode(..., {nowMs})`).
     /// - Throws: `SetupCodeError` when the text is not base64 of a JSON object with string
-    ///   `url` and `bootstrapToken`.
-    public init(decoding text: String) throws(SetupCodeError) {
+    ///   `url` and `bootstrapToken`, an integer `expiresAtMs` and a string `tlsFingerprint` when
+    ///   present, or when it expired.
+    public init(decoding text: String, nowMs: Int64? = nil) throws(SetupCodeError) {
         var body = text.trimmingASCIIWhitespace()
         if body.lowercased().hasPrefix(Self.linkScheme) { body = String(body.dropFirst(Self.linkScheme.count)) }
         while body.hasSuffix("/") { body.removeLast() }
@@ -104,7 +111,7 @@ public struct SetupCode: Sendable, Hashable {
         }
         var expiresAtMs: Int64?
         if let raw = object.removeValue(forKey: "expiresAtMs") {
-            guard let value = raw.int64Value else { throw SetupCodeError(description: "setup code expiresAtMs is not a number") }
+            guard let value = raw.int64Value else { throw SetupCodeError(description: "setup code expiresAtMs is not an integer") }
             expiresAtMs = value
         }
         var tlsFingerprint: String?
@@ -112,55 +119,10 @@ public struct SetupCode: Sendable, Hashable {
             guard let value = raw.stringValue else { throw SetupCodeError(description: "setup code tlsFingerprint is not a string") }
             tlsFingerprint = value
         }
+        if let nowMs, let expiresAtMs, expiresAtMs <= nowMs {
+            throw SetupCodeError(description: "setup code expired at \(expiresAtMs)")
+        }
         self.init(url: url, urls: urls, bootstrapToken: token, expiresAtMs: expiresAtMs, tlsFingerprint: tlsFingerprint,
                   extra: object)
-    }
-}
-
-/// The access a setup code hands off, as upstream's `openclaw qr` issues them (drift-2026-12.md
-/// §3; `openclaw/openclaw docs/cli/qr.md@06b1341d`): every profile pairs the `node` role; the
-/// operator hand-off differs. No profile ever hands off `operator.pairing`.
-public enum SetupCodeProfile: String, Sendable, Hashable, CaseIterable {
-    /// Node + operator `admin, approvals, read, talk.secrets, write`: upstream's default for
-    /// `wss://` and loopback URLs.
-    case full
-    /// Node + operator `approvals, read, talk.secrets, write` (no `operator.admin`): what a plain
-    /// `ws://` URL on the LAN is limited to.
-    case limited
-    /// Node + operator `read, talk` (for voice-only surfaces).
-    case voiceNode = "voice-node"
-    /// The node role alone (the Watch's direct setup).
-    case node
-
-    /// The roles and scopes the bootstrap token grants.
-    public var bootstrapProfile: BootstrapProfile {
-        switch self {
-        case .full: .fullAccess
-        case .limited: .setupCode
-        case .voiceNode:
-            BootstrapProfile(roles: [GatewayRole.node, GatewayRole.operator], scopes: [OperatorScope.read, .talk].map(\.rawValue))
-        case .node: BootstrapProfile(roles: [GatewayRole.node], scopes: [])
-        }
-    }
-
-    /// Upstream's default for a URL: `full` for `wss://` and loopback hosts, `limited` otherwise.
-    public static func defaultProfile(forURL url: String) -> SetupCodeProfile {
-        isFullAccessAllowed(forURL: url) ? .full : .limited
-    }
-
-    /// Whether `full` may be issued for `url`: upstream forces `limited` on a plain `ws://` URL
-    /// that is not loopback.
-    public static func isFullAccessAllowed(forURL url: String) -> Bool {
-        let lower = url.lowercased()
-        if lower.hasPrefix("wss://") { return true }
-        guard lower.hasPrefix("ws://") else { return false }
-        var host = lower.dropFirst("ws://".count).prefix { $0 != "/" && $0 != "?" }
-        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
-            host = host[host.index(after: host.startIndex)..<close]
-        } else if let colon = host.lastIndex(of: ":") {
-            host = host[..<colon]
-        }
-        if host == "localhost" { return true }
-        return (try? IPAddress(parsing: String(host)))?.isLoopback == true
     }
 }

@@ -251,6 +251,10 @@ public enum GatewayStateFile {
         var roles: [String]
         var scopes: [String]
         var issuedAtMs: Int64
+        // The profile's closed purpose and the setup id; optional, so files written before they
+        // were saved still load (a missing id is replaced by one derived from the issue time).
+        var purpose: String?
+        var setupId: String?
         var boundDeviceId: String?
         var boundPublicKey: String?
         var consumedAtMs: Int64?
@@ -260,6 +264,8 @@ public enum GatewayStateFile {
             roles = record.issued.profile.roles.map(\.rawValue)
             scopes = record.issued.profile.scopes
             issuedAtMs = record.issued.issuedAtMs
+            purpose = record.issued.profile.purpose?.rawValue
+            setupId = record.issued.setupId
             boundDeviceId = record.boundDeviceId
             boundPublicKey = record.boundPublicKey
             consumedAtMs = record.consumedAtMs
@@ -267,8 +273,11 @@ public enum GatewayStateFile {
 
         var record: BootstrapTokenStore.Record {
             BootstrapTokenStore.Record(
-                issued: IssuedBootstrapToken(token: token, profile: BootstrapProfile(roles: roles.map { GatewayRole(rawValue: $0) }, scopes: scopes),
-                                             issuedAtMs: issuedAtMs),
+                issued: IssuedBootstrapToken(
+                    token: token,
+                    profile: BootstrapProfile(roles: roles.map { GatewayRole(rawValue: $0) }, scopes: scopes,
+                                              purpose: purpose.flatMap(BootstrapPurpose.init(rawValue:))),
+                    issuedAtMs: issuedAtMs, setupId: setupId ?? "restored-\(issuedAtMs)"),
                 boundDeviceId: boundDeviceId, boundPublicKey: boundPublicKey, consumedAtMs: consumedAtMs)
         }
     }

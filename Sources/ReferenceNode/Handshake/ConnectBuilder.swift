@@ -58,9 +58,63 @@ enum ConnectBuilder {
             if configuration.has(.nodeSendsScopes) { return ["operator.read"] }
             return []
         }
-        var result = stored?.scopes ?? defaults
+        // With a stored token, the scopes stored with it (`hello-ok.auth.scopes` of the hello that
+        // issued it): docs gateway/protocol.md "Auth", `resolveGatewayConnectScopes` of the
+        // TypeScript client.
+        let storedScopes = configuration.has(.ignoreStoredScopes) ? nil : stored?.scopes
+        var result = storedScopes ?? defaults
         for scope in added where !result.contains(scope) { result.append(scope) }
         return result
+    }
+
+    /// Whether the one-shot `AUTH_TOKEN_MISMATCH` retry may present the stored device token to
+    /// `url`: a loopback host (`localhost`, `127.0.0.0/8`, `::1`) on `ws://` or `wss://`, or
+    /// `wss://` with a pinned certificate fingerprint; a public or LAN `ws://` / unpinned `wss://`
+    /// endpoint does not qualify (upstream `isTrustedDeviceRetryEndpoint`,
+    /// packages/gateway-client/src/client.ts @166b22cac689bb426e034c2fa9428363ece3ec23).
+    static func isTrustedDeviceRetryEndpoint(_ url: String, pinnedFingerprint: String? = nil) -> Bool {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), let host = parsed.host?.lowercased() else {
+            return false
+        }
+        var bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        while bare.hasSuffix(".") { bare.removeLast() }
+        if bare == "localhost" || isLoopbackAddress(bare) { return true }
+        return (scheme == "wss" || scheme == "https") && !(pinnedFingerprint ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+    }
+
+    /// `127.0.0.0/8` or `::1`.
+    static func isLoopbackAddress(_ host: String) -> Bool {
+        if host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else { return false }
+        return parts[0] == "127"
+    }
+
+    /// A usable `connect.challenge` payload: a non-empty nonce and an integer `ts` ≥ 0 (docs
+    /// gateway/protocol.md "Handshake": "a received challenge with an absent or malformed `ts`
+    /// is invalid"). The `accept-challenge-without-ts` mutant takes any challenge with a nonce
+    /// and signs with its own clock.
+    static func challenge(_ payload: JSONValue?, configuration: ReferenceConfiguration, fallbackNowMs: Int64) -> ConnectChallenge? {
+        guard let nonce = payload?["nonce"]?.stringValue?.trimmingCharacters(in: .whitespaces), !nonce.isEmpty else { return nil }
+        // An integral floating-point number (`1737264000000.0`) is the same integer in JSON.
+        if let value = payload?["ts"]?.int64Value, value >= 0, let integer = Int(exactly: value) {
+            return ConnectChallenge(nonce: nonce, ts: integer)
+        }
+        guard configuration.has(.acceptChallengeWithoutTs) else { return nil }
+        return ConnectChallenge(nonce: nonce, ts: Int(fallbackNowMs))
+    }
+
+    /// The connect params as sent. The `connect-member-outside-schema` mutant adds
+    /// `client.nickname`, a member the closed schema does not have.
+    static func json(_ params: ConnectParams, configuration: ReferenceConfiguration) -> JSONValue {
+        var json = (try? JSONValue(encoding: params)) ?? .null
+        if configuration.has(.connectMemberOutsideSchema), case .object(var object) = json,
+           case .object(var client)? = object["client"] {
+            client["nickname"] = .string(params.client.displayName ?? "reference")
+            object["client"] = .object(client)
+            json = .object(object)
+        }
+        return json
     }
 
     /// The node capability surface the reference client declares.

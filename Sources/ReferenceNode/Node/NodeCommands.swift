@@ -70,6 +70,10 @@ enum NodeCommands {
     /// - Returns: the outcome, or `nil` for an unknown command under the `unknown-command-silence` mutant.
     static func run(_ command: String, paramsJSON: String?, persona: ClientPersona, deviceId: String, counter: Int,
                     clock: any ClientClock, configuration: ReferenceConfiguration) async -> NodeInvokeOutcome? {
+        // A client configured with its own command set implements only what it declares.
+        if let declared = configuration.declaredCommands, !declared.contains(command) {
+            return unknown(command, configuration: configuration)
+        }
         let params = paramsJSON.flatMap { try? JSONValue(parsing: $0) }
         switch command {
         case "device.info":
@@ -121,8 +125,14 @@ enum NodeCommands {
         case "debug.counter":
             return .success(["count": .int(Int64(counter + 1))])
         default:
-            if configuration.has(.unknownCommandSilence) { return nil }
-            return .failure("INVALID_REQUEST", "unknown command: \(command)")
+            return unknown(command, configuration: configuration)
         }
+    }
+
+    /// The answer to a command the client does not implement (`nil`: silence, under the
+    /// `unknown-command-silence` mutant).
+    static func unknown(_ command: String, configuration: ReferenceConfiguration) -> NodeInvokeOutcome? {
+        if configuration.has(.unknownCommandSilence) { return nil }
+        return .failure("INVALID_REQUEST", "unknown command: \(command)")
     }
 }

@@ -56,6 +56,9 @@ public struct ApprovalCard: Sendable, Hashable {
     public var phase: Phase
     /// The text the card shows next to its state.
     public var note: String?
+    /// The session the approval is bound to, when the Gateway said so (`request.sessionKey`,
+    /// `session.approval`, a replay): a replay of that session is authoritative for the card.
+    public var sessionKey: String? = nil
 
     /// The buttons the card offers: the allowed decisions while pending, nothing otherwise.
     public var offeredDecisions: [String] { phase == .pending ? allowedDecisions : [] }
@@ -127,16 +130,18 @@ struct ApprovalBook: Sendable {
     // MARK: - Events and reads
 
     /// Adds or refreshes a pending prompt; a terminal card is never turned back to pending.
-    mutating func upsertPending(id: String, kind: String, allowedDecisions: [String], expiresAtMs: Int64?) {
+    mutating func upsertPending(id: String, kind: String, allowedDecisions: [String], expiresAtMs: Int64?,
+                                sessionKey: String? = nil) {
         let key = Key(gateway: currentGateway, id: id)
         if var existing = cards[key] {
             existing.allowedDecisions = allowedDecisions
             existing.expiresAtMs = expiresAtMs ?? existing.expiresAtMs
+            existing.sessionKey = sessionKey ?? existing.sessionKey
             cards[key] = existing
             return
         }
         cards[key] = ApprovalCard(id: id, kind: kind, gateway: currentGateway, allowedDecisions: allowedDecisions,
-                                  expiresAtMs: expiresAtMs, phase: .pending, note: nil)
+                                  expiresAtMs: expiresAtMs, phase: .pending, note: nil, sessionKey: sessionKey)
     }
 
     /// Applies a canonical terminal state (a tombstone: nothing resurrects the card afterwards).
@@ -153,13 +158,13 @@ struct ApprovalBook: Sendable {
     }
 
     /// Applies a unified snapshot (`approval.get`, `approval.resolve`, `session.approval`).
-    mutating func apply(snapshot: JSONValue) {
+    mutating func apply(snapshot: JSONValue, sessionKey: String? = nil) {
         guard let id = snapshot["id"]?.stringValue, let status = snapshot["status"]?.stringValue else { return }
         let presentation = snapshot["presentation"]
         if status == "pending" {
             guard let decisions = Self.validDecisions(presentation?["allowedDecisions"]) else { return }
             upsertPending(id: id, kind: presentation?["kind"]?.stringValue ?? "exec", allowedDecisions: decisions,
-                          expiresAtMs: snapshot["expiresAtMs"]?.int64Value)
+                          expiresAtMs: snapshot["expiresAtMs"]?.int64Value, sessionKey: sessionKey)
         } else {
             markTerminal(id: id, status: status, decision: snapshot["decision"]?.stringValue, note: Self.terminalNote(status))
         }
@@ -173,17 +178,38 @@ struct ApprovalBook: Sendable {
             guard let id = payload["id"]?.stringValue,
                   let decisions = Self.validDecisions(payload["request"]?["allowedDecisions"]) else { return }
             let kind = payload["approvalKind"]?.stringValue ?? (event.hasPrefix("plugin") ? "plugin" : "exec")
-            upsertPending(id: id, kind: kind, allowedDecisions: decisions, expiresAtMs: payload["expiresAtMs"]?.int64Value)
+            upsertPending(id: id, kind: kind, allowedDecisions: decisions, expiresAtMs: payload["expiresAtMs"]?.int64Value,
+                          sessionKey: payload["request"]?["sessionKey"]?.stringValue)
         case "exec.approval.resolved", "plugin.approval.resolved", "openclaw.approval.resolved":
             guard let id = payload["id"]?.stringValue else { return }
             let decision = payload["decision"]?.stringValue
             let status = decision.map { $0 == "deny" ? "denied" : "allowed" } ?? "expired"
             markTerminal(id: id, status: status, decision: decision, note: Self.terminalNote(status))
         case "session.approval":
-            if let snapshot = payload["approval"] { apply(snapshot: snapshot) }
+            if let snapshot = payload["approval"] { apply(snapshot: snapshot, sessionKey: payload["sessionKey"]?.stringValue) }
         default:
             break
         }
+    }
+
+    /// Applies the `approvalReplay` of a `sessions.messages.subscribe` reply (AQ A.4): every
+    /// listed approval is applied; with `truncated:false` the replay is authoritative for its
+    /// session, so a local pending card of that session it does not list is closed (it ended
+    /// while the client was away); with `truncated:true` unseen local cards stay until a
+    /// canonical read. Cards of other sessions, or of no known session, are left alone.
+    /// - Returns: the ids of the cards that changed.
+    mutating func applyReplay(_ replay: JSONValue, configuration: ReferenceConfiguration) -> [String] {
+        let sessionKey = replay["sessionKey"]?.stringValue
+        let listed = replay["approvals"]?.arrayValue ?? []
+        for snapshot in listed { apply(snapshot: snapshot, sessionKey: sessionKey) }
+        var changed = listed.compactMap { $0["id"]?.stringValue }
+        guard let sessionKey, replay["truncated"]?.boolValue == false, !configuration.has(.ignoreApprovalReplay) else { return changed }
+        let present = Set(changed)
+        for card in visibleCards where card.phase == .pending && card.sessionKey == sessionKey && !present.contains(card.id) {
+            markTerminal(id: card.id, status: "unavailable", decision: nil, note: "This approval is no longer pending.")
+            changed.append(card.id)
+        }
+        return changed
     }
 
     /// Creates a card from a fetch reply (`approval.get` snapshot or the flat `exec.approval.get`).
@@ -253,7 +279,8 @@ struct ApprovalBook: Sendable {
         cards[key] = card
         let params: JSONValue = family == .legacy
             ? ["id": .string(id), "decision": .string(decision)]
-            : ["id": .string(id), "kind": .string(card.kind), "decision": .string(decision)]
+            : ["id": .string(id), "kind": .string(configuration.has(.execKindForEveryApproval) ? "exec" : card.kind),
+               "decision": .string(decision)]
         return .send(method: family.resolveMethod, params: params)
     }
 

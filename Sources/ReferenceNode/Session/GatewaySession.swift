@@ -220,6 +220,7 @@ actor GatewaySession {
             case .clearStoredToken: store.clearToken(gateway: gatewayURL, role: role)
             case .useDeviceTokenRetry: useDeviceTokenRetry = true
             case .regenerateIdentity: _ = try? store.regenerateIdentity(nowMs: clock.nowMs)
+            case .clearBootstrapToken: store.setBootstrapToken(nil, gateway: gatewayURL)
             }
         }
     }
@@ -235,7 +236,8 @@ actor GatewaySession {
                                              deviceTokenRetry: useDeviceTokenRetry)
         useDeviceTokenRetry = false
         let context = AttemptContext(authSource: ConnectBuilder.auth(for: credentials).source,
-                                     hadStoredToken: stored != nil, usedDeviceTokenRetry: credentials.deviceTokenRetry)
+                                     hadStoredToken: stored != nil, usedDeviceTokenRetry: credentials.deviceTokenRetry,
+                                     trustedEndpoint: ConnectBuilder.isTrustedDeviceRetryEndpoint(gatewayURL))
         let socket: WebSocketConnection
         do {
             socket = try await configuration.connector.connect(to: gatewayURL)
@@ -276,10 +278,7 @@ actor GatewaySession {
     }
 
     private func parseChallenge(_ payload: JSONValue?) -> ConnectChallenge? {
-        // Newest Swift accepts a challenge only with a non-empty nonce and an integral ts ≥ 0 (§3.2).
-        guard let nonce = payload?["nonce"]?.stringValue?.trimmingCharacters(in: .whitespaces), !nonce.isEmpty,
-              let ts = payload?["ts"]?.int64Value, ts >= 0, let tsInt = Int(exactly: ts) else { return nil }
-        return ConnectChallenge(nonce: nonce, ts: tsInt)
+        ConnectBuilder.challenge(payload, configuration: configuration, fallbackNowMs: clock.nowMs)
     }
 
     private func connectFrame(challenge: ConnectChallenge?, credentials: ConnectCredentials) -> (id: String, frame: Frame) {
@@ -290,7 +289,7 @@ actor GatewaySession {
             role: role, identity: store.identity, challenge: challenge, auth: ConnectBuilder.auth(for: credentials).auth,
             scopes: scopes, commands: commands, configuration: configuration, fallbackNowMs: clock.nowMs)
         let id = identifiers.requestId()
-        let json = (try? JSONValue(encoding: params)) ?? .null
+        let json = ConnectBuilder.json(params, configuration: configuration)
         return (id, .request(RequestFrame(id: id, method: GatewayMethod.connect.rawValue, params: json)))
     }
 

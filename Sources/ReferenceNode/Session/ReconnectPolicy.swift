@@ -50,6 +50,8 @@ enum ReconnectEffect: Sendable, Hashable {
     case useDeviceTokenRetry
     /// Replace the device identity (the `pairing-churn` mutant).
     case regenerateIdentity
+    /// Forget the setup-code bootstrap token (the `drop-bootstrap-while-pending` mutant).
+    case clearBootstrapToken
 }
 
 /// The credentials used by the attempt being judged.
@@ -57,6 +59,9 @@ struct AttemptContext: Sendable, Hashable {
     var authSource: ConnectAuthSource
     var hadStoredToken: Bool
     var usedDeviceTokenRetry: Bool
+    /// Whether the endpoint may get the stored device token on the one-shot retry: loopback, or
+    /// `wss://` with a pinned certificate (see ``ConnectBuilder/isTrustedDeviceRetryEndpoint(_:pinnedFingerprint:)``).
+    var trustedEndpoint: Bool = true
 }
 
 /// The reconnect rules of gateway-protocol.md §9.4 as a value: capped exponential backoff
@@ -156,6 +161,12 @@ struct ReconnectPolicy: Sendable {
             // gets a fresh pairing request or a new token.
             if mutants.contains(.stopOnPolicyClose) { return .pause(reason: "closed by policy") }
             return .retry(afterMs: nextBackoffMs())
+        case Int(GatewayCloseCode.gatewayAuthChanged.rawValue):
+            // 4001 "gateway auth changed": the shared secret changed. Reconnect; every attempt
+            // reads its credentials afresh (the stored device token, a new shared secret), and a
+            // stale shared secret is rescued by the one-shot device-token retry (connect-auth.ts).
+            if mutants.contains(.stopAfterAuthChanged) { return .pause(reason: "gateway auth changed") }
+            return .retry(afterMs: nextBackoffMs())
         default:
             return .retry(afterMs: nextBackoffMs())
         }
@@ -178,6 +189,17 @@ struct ReconnectPolicy: Sendable {
             return (.retry(afterMs: nextBackoffMs()), effects)
         case ConnectErrorDetailCode.authTokenMismatch.rawValue:
             return afterTokenMismatch(context: context)
+        case ConnectErrorDetailCode.authRateLimited.rawValue:
+            // Locked out: wait at least `retryAfterMs` (the lockout left), then try again; without
+            // a hint, wait for an explicit reconnect (docs gateway/security/rate-limiting.md).
+            guard let retryAfter = error.retryAfterMs else { return (.pause(reason: code), []) }
+            if mutants.contains(.ignoreRateLimitRetryAfter) { return (.retry(afterMs: ClientTimers.tightLoopMs), []) }
+            return (.retry(afterMs: max(nextBackoffMs(), Int64(retryAfter))), [])
+        case ConnectErrorDetailCode.authScopeMismatch.rawValue:
+            // The token is good but does not cover the scopes asked for: re-pair or approve, keep
+            // the token (docs gateway/protocol.md "Auth").
+            let effects: [ReconnectEffect] = mutants.contains(.clearTokenOnScopeMismatch) ? [.clearStoredToken] : []
+            return (.pause(reason: code), effects)
         default:
             break
         }
@@ -198,10 +220,17 @@ struct ReconnectPolicy: Sendable {
         let requestId = details?["requestId"]?.stringValue
         let previous = pairingRequestId
         if let requestId { pairingRequestId = requestId }
-        // A detached approval may still land (bootstrap, SSH verify): keep retrying normally (§6.2).
+        // A detached approval may still land (bootstrap, SSH verify): keep retrying normally,
+        // with the same bootstrap token (§6.2; docs gateway/protocol.md "Auth").
         if details?["pauseReconnect"]?.boolValue == false
             || details?["recommendedNextStep"]?.stringValue == RecommendedNextStep.waitThenRetry.rawValue {
-            return (.retry(afterMs: nextBackoffMs()), [])
+            let effects: [ReconnectEffect] = mutants.contains(.dropBootstrapWhilePending) ? [.clearBootstrapToken] : []
+            return (.retry(afterMs: nextBackoffMs()), effects)
+        }
+        // A new id is no progress: supersession by the device's other session makes one on every
+        // alternation, so the backoff keeps growing.
+        if mutants.contains(.resetBackoffOnNewRequestId), let previous, let requestId, previous != requestId {
+            pairingAttempt = 0
         }
         if mutants.contains(.followSupersededRequest), let previous, let requestId, previous != requestId {
             return (.pause(reason: "pairing request \(previous) was replaced"), [])
@@ -218,8 +247,12 @@ struct ReconnectPolicy: Sendable {
             // belongs to another Gateway generation. Forget it and fall back to pairing (§5.6).
             let effects: [ReconnectEffect] = mutants.contains(.keepRevokedToken) ? [] : [.clearStoredToken]
             return (.retry(afterMs: nextBackoffMs()), effects)
-        case .sharedToken where context.hadStoredToken && !context.usedDeviceTokenRetry:
-            // Swift's one-shot retry with the stored device token next to the shared token.
+        case .sharedToken where context.hadStoredToken && !context.usedDeviceTokenRetry
+            && context.trustedEndpoint && !mutants.contains(.noDeviceTokenRetry):
+            // The one-shot retry with the stored device token next to the shared token, only on a
+            // trusted endpoint (loopback, or pinned wss://): docs gateway/protocol.md "Auth",
+            // `isTrustedDeviceRetryEndpoint` in packages/gateway-client/src/client.ts
+            // @166b22cac689bb426e034c2fa9428363ece3ec23.
             return (.retry(afterMs: ClientTimers.fastRetryMs), [.useDeviceTokenRetry])
         default:
             return (.pause(reason: ConnectErrorDetailCode.authTokenMismatch.rawValue), [])

@@ -15,7 +15,7 @@ let xAcme001 = Scenario(
         """,
     tags: ["invoke", "acme"],
     profiles: .all,
-    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+    options: Scenario.Options(needsCommands: [["acme.weather"]], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     try await run.requireDeclared("acme.weather")
     let nodeId = try await run.nodeId()

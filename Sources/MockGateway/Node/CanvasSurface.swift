@@ -1,0 +1,99 @@
+import Foundation
+import GatewayProtocol
+
+/// The canvas (plugin surface) URLs a Gateway advertises to its nodes, built from the address it
+/// is bound to, never from the configured one: with `--port 0` the URLs carry the port the
+/// system picked.
+///
+/// Upstream facts this follows:
+/// * a canvas capability is 18 random bytes in base64url, valid for 10 minutes, and scopes a URL
+///   as `<origin>/__openclaw__/cap/<capability>` (src/gateway/canvas-capability.ts@2dff30df
+///   `CANVAS_CAPABILITY_PATH_PREFIX`, `CANVAS_CAPABILITY_TTL_MS`, `buildCanvasScopedHostUrl`);
+/// * protocol-3-era Gateways answer `node.canvas.capability.refresh` with
+///   `{canvasCapability, canvasCapabilityExpiresAtMs, canvasHostUrl}`, the URL scoped by the
+///   fresh capability (src/gateway/server-methods/nodes.ts, index id 52080170138; its test
+///   nodes.canvas-capability-refresh.test.ts@6ad8c25a);
+/// * current Gateways advertise capability-scoped `hello-ok.pluginSurfaceUrls` and none at all
+///   to a node on the legacy node protocol, one whose offered range stops below the current
+///   version (`if (pluginSurfaceBaseUrl && !usesLegacyNodeProtocol)`, connect attach code,
+///   index id 54657866962; `usesLegacyNodeProtocol`, index id 54654908385). They send no
+///   `canvasHostUrl` (src/gateway/server/ws-connection/connect-hello.ts@6eec7e0e).
+///
+/// Unconfirmed, chosen to be tolerant: the protocol-3-era `hello-ok.canvasHostUrl` is sent
+/// already scoped by a capability minted at connect (a client that uses it as a base still
+/// works), and `node.pluginSurface.refresh` keeps answering `{pluginSurfaceUrls: {canvas}}`.
+public struct CanvasSurface: Sendable, Hashable {
+    /// The path prefix of capability-scoped URLs.
+    public static let capabilityPathPrefix = "/__openclaw__/cap"
+    /// How long a minted capability is valid (10 minutes).
+    public static let capabilityTTLMs: Int64 = 10 * 60_000
+    /// The surface name of the canvas in `pluginSurfaceUrls`.
+    public static let canvasSurfaceName = "canvas"
+
+    /// The host the Gateway is bound to.
+    public var host: String
+    /// The port the Gateway is bound to (never 0 once it listens).
+    public var port: Int
+
+    /// Creates the surface of a Gateway bound to `host`:`port`.
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// `http://host:port`, with an IPv6 literal in brackets.
+    public var origin: String {
+        let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "http://\(shown):\(port)"
+    }
+
+    /// `origin` scoped by `capability`: `http://host:port/__openclaw__/cap/<capability>`
+    /// (the capability percent-encoded as a path segment).
+    public func scopedURL(capability: String) -> String {
+        let segment = capability.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? capability
+        return origin + Self.capabilityPathPrefix + "/" + segment
+    }
+
+    /// A fresh capability from 18 random bytes, base64url (24 characters).
+    public static func mintCapability(_ bytes: [UInt8]) -> String {
+        Base64URL.encode(bytes)
+    }
+
+    /// Whether a node connect offering `maxProtocol` is on the legacy node protocol of a Gateway
+    /// speaking `currentProtocol`: it cannot speak the current version.
+    public static func usesLegacyNodeProtocol(maxProtocol: Int, currentProtocol: Int) -> Bool {
+        maxProtocol < currentProtocol
+    }
+
+    /// The canvas members of `hello-ok` for a session.
+    /// - Parameters:
+    ///   - isNode: whether the session has the node role (operators get neither member).
+    ///   - newerNodeMethods: whether the profile is a current Gateway (`pluginSurfaceUrls`) or a
+    ///     protocol-3-era one (`canvasHostUrl`).
+    ///   - legacyNodeProtocol: see ``usesLegacyNodeProtocol(maxProtocol:currentProtocol:)``.
+    ///   - capability: the capability minted for this session.
+    /// - Returns: `pluginSurfaceUrls` and `canvasHostUrl`, each `nil` when not sent.
+    public func helloFields(isNode: Bool, newerNodeMethods: Bool, legacyNodeProtocol: Bool, capability: String)
+        -> (pluginSurfaceUrls: [String: String]?, canvasHostUrl: String?)
+    {
+        guard isNode else { return (nil, nil) }
+        if newerNodeMethods {
+            return legacyNodeProtocol ? (nil, nil) : ([Self.canvasSurfaceName: scopedURL(capability: capability)], nil)
+        }
+        return (nil, scopedURL(capability: capability))
+    }
+
+    /// The payload of a protocol-3-era `node.canvas.capability.refresh`.
+    public func capabilityRefreshPayload(capability: String, nowMs: Int64) -> JSONValue {
+        [
+            "canvasCapability": .string(capability),
+            "canvasCapabilityExpiresAtMs": .int(nowMs + Self.capabilityTTLMs),
+            "canvasHostUrl": .string(scopedURL(capability: capability)),
+        ]
+    }
+
+    /// The payload of a current `node.pluginSurface.refresh` for the canvas.
+    public func pluginSurfaceRefreshPayload(capability: String) -> JSONValue {
+        ["pluginSurfaceUrls": [Self.canvasSurfaceName: .string(scopedURL(capability: capability))]]
+    }
+}

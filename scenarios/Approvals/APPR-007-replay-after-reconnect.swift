@@ -1,0 +1,77 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let appr007 = Scenario(
+    "APPR-007", .should,
+    title: "the approval replay after a reconnect is authoritative",
+    requirement: "After every (re)connect the client subscribes to its session's approvals (sessions.messages.subscribe with includeApprovals:true; the opt-in is per call) and treats an approvalReplay with truncated:false as its whole pending set: an approval it showed as pending that the replay no longer lists is not resolved any more, and an approval the replay lists can be resolved.",
+    source: "approvals-and-questions.md A.4; drift-2026-12.md §5, §7 item 15",
+    discussion: """
+        Pairs the client's node and operator sessions at once and waits for the operator \
+        session's sessions.messages.subscribe with includeApprovals:true; its key is the session \
+        the approvals are bound to. Opens approval A on that session and waits until its prompt \
+        reached the client. Then disconnect: while the client is away, A is denied from another \
+        surface and approval B is opened on the same session. After connect, the client must \
+        subscribe again (with includeApprovals:true) and gets approvalReplay {approvals:[B], \
+        truncated:false}. A second later, asked to allow A, it must send no resolve for A (the replay said A is \
+        no longer pending); asked to allow B, it must resolve B, which ends allowed.
+        """,
+    tags: ["approvals", "operator", "reconnect"],
+    needs: [.disconnect, .connect, .resolveApproval],
+    profiles: .current,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    /// The key of the subscription with approvals on `connectionId`, once the Gateway answered it.
+    func subscription(on connectionId: String, from cursor: EventCursor, _ what: String) async throws -> String {
+        let (requestId, key) = try await run.waitForEvent(what, from: cursor) { event -> (String, String)? in
+            guard case .frameIn(connectionId, .request(let request)?, _) = event, request.method == "sessions.messages.subscribe",
+                  request.params?["includeApprovals"]?.boolValue == true, let key = request.params?["key"]?.stringValue else { return nil }
+            return (request.id, key)
+        }
+        try await run.waitForEvent("the Gateway's answer to that subscription", from: cursor) { event in
+            if case .frameOut(connectionId, .response(let response)) = event { response.id == requestId } else { false }
+        }
+        return key
+    }
+    let first = try await run.operatorSession()
+    let key = try await subscription(on: first.connectionId, from: .start,
+                                     "sessions.messages.subscribe with includeApprovals:true on the operator session")
+    let stale = try await run.gateway.createApproval(ApprovalDraft.exec("npm publish", allowedDecisions: [.allowOnce],
+                                                                        expiresInMs: 1_800_000, sessionKey: key))
+    try await run.awaitOperatorEvent("exec.approval.requested", id: stale.id, to: first)
+
+    let away = run.mark()
+    try await run.client.stimulate(.disconnect)
+    try await run.waitForEvent("the operator socket to close after disconnect", from: away) { event in
+        if case .connectionClosed(first.connectionId, _, _) = event { true } else { false }
+    }
+    _ = await run.gateway.resolveApproval(id: stale.id, decision: .deny, surface: "control-ui")
+    let fresh = try await run.gateway.createApproval(ApprovalDraft.exec("git push", allowedDecisions: [.allowOnce],
+                                                                        expiresInMs: 1_800_000, sessionKey: key))
+
+    let back = run.mark()
+    try await run.client.stimulate(.connect)
+    let second = try await run.operatorSession("the operator session after connect", from: back)
+    _ = try await subscription(on: second.connectionId, from: back,
+                               "sessions.messages.subscribe with includeApprovals:true again after the reconnect")
+
+    // A person taps a card only after the list is on screen: give the client a second to apply
+    // the replay it was just sent.
+    await run.elapse(.seconds(1))
+    let afterReplay = run.mark()
+    _ = try await run.client.reply(to: .resolveApproval(id: stale.id, decision: "allow-once"))
+    let staleAttempts = run.events(from: afterReplay).compactMap { event -> String? in
+        guard case .frameIn(_, .request(let request)?, _) = event, request.method.hasSuffix("approval.resolve"),
+              request.params?["id"]?.stringValue == stale.id else { return nil }
+        return request.method
+    }
+    try run.expect(staleAttempts.isEmpty, "the client resolved an approval the authoritative replay no longer lists",
+                   expected: "no resolve for \(stale.id) (denied elsewhere while the client was away)",
+                   actual: staleAttempts.joined(separator: ", "))
+    let reply = try await run.client.reply(to: .resolveApproval(id: fresh.id, decision: "allow-once"))
+    try run.expectEqual(reply, .ok, "the client resolves the approval the replay lists")
+    let final = await run.gateway.approval(id: fresh.id)
+    try run.expectEqual(final.map { "\($0.status.rawValue) \($0.decision?.rawValue ?? "-")" }, "allowed allow-once",
+                        "the replayed approval ends allowed with the client's decision")
+}

@@ -1,0 +1,54 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+/// Steps of the handshake scenarios that judge retry timing.
+enum HandshakeSteps {
+    /// One refusal that asked the client to wait, and the client's next connection of the same
+    /// role, measured on the Gateway clock (the transcript).
+    struct Retry: Sendable {
+        /// The refused connection.
+        var refused: String
+        /// Its connect's role.
+        var role: String
+        /// The `retryAfterMs` of the refusal.
+        var retryAfterMs: Int
+        /// Milliseconds from the refusal to the next connection of that role, `nil` if none came.
+        var waitedMs: Int64?
+    }
+
+    /// Every refusal since `cursor` that `matches`, with the wait before the client's next
+    /// connection of the same role (upstream clients wait at least `retryAfterMs`).
+    static func retries(_ run: ScenarioRun, from cursor: EventCursor, matches: (ErrorShape) -> Bool) -> [Retry] {
+        var order: [String] = []
+        var roleOf: [String: String] = [:]
+        var refusals: [String: Int] = [:]
+        for event in run.events(from: cursor) {
+            switch event {
+            case .connectionOpened(let id, _, _):
+                order.append(id)
+            case .frameIn(let id, .request(let request)?, _) where request.method == GatewayMethod.connect.rawValue:
+                roleOf[id] = request.params?["role"]?.stringValue ?? GatewayRole.operator.rawValue
+            case .handshakeRejected(let id, let error, _) where matches(error):
+                refusals[id] = error.retryAfterMs ?? 0
+            default:
+                break
+            }
+        }
+        var openedAt: [String: Int64] = [:]
+        var refusedAt: [String: Int64] = [:]
+        for entry in run.gateway.transcript.entries {
+            switch entry.kind {
+            case .open: openedAt[entry.connectionId] = openedAt[entry.connectionId] ?? entry.gatewayMs
+            case .outbound where entry.message?["type"]?.stringValue == "res" && refusals[entry.connectionId] != nil:
+                refusedAt[entry.connectionId] = refusedAt[entry.connectionId] ?? entry.gatewayMs
+            default: break
+            }
+        }
+        return order.enumerated().compactMap { index, id in
+            guard let retryAfterMs = refusals[id], let role = roleOf[id], let refused = refusedAt[id] else { return nil }
+            let next = order[(index + 1)...].first { roleOf[$0] == role }.flatMap { openedAt[$0] }
+            return Retry(refused: id, role: role, retryAfterMs: retryAfterMs, waitedMs: next.map { $0 - refused })
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let pair014 = Scenario(
+    "PAIR-014", .must,
+    title: "wait_then_retry: keep retrying with the same bootstrap token",
+    requirement: "When a setup-code connect is refused with PAIRING_REQUIRED and recommendedNextStep wait_then_retry (retryable:true, pauseReconnect:false), because the code does not approve this client silently, the client keeps reconnecting by itself with the same auth.bootstrapToken until the request is approved, and is then let in.",
+    source: "docs gateway/protocol.md \"Auth\"; connect-device-pairing.ts @e7f3d12c; drift-2026-12.md §3, §7 item 3",
+    discussion: """
+        Runs a Gateway with a shared token the client does not have and sends a voice-node setup \
+        code, which no client redeems silently, so the setup-code connect stays pending. Requires \
+        the refusal to say wait_then_retry, then two more node connects within 20 s that present \
+        the same bootstrap token, approves the pending request and requires a node session within \
+        30 s.
+        """,
+    tags: ["pairing", "setup-code", "reconnect"],
+    needs: [.setupCode],
+    profiles: .current,
+    options: Scenario.Options(configureGateway: { $0.auth = .token("pair014-token-the-client-lacks") })
+) { run in
+    let code = await run.gateway.makeSetupCode(profile: .voiceNode)
+    let cursor = run.mark()
+    try await run.client.reply(to: .setupCode(code.encoded))
+    let (first, refusal) = try await run.waitForEvent("a setup-code node connect refused with PAIRING_REQUIRED", from: cursor) {
+        event -> (String, ErrorShape)? in
+        // (A match closure must not read the run's events: it runs while the log is locked.)
+        guard case .handshakeRejected(let id, let error, _) = event,
+              error.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue else { return nil }
+        return (id, error)
+    }
+    try run.expect(run.connect(on: first)?.presents(code.bootstrapToken) == true,
+                   "the first connect refused with PAIRING_REQUIRED presents the setup code's bootstrap token",
+                   expected: "auth.bootstrapToken", actual: run.connect(on: first)?.params["auth"]?.jsonString ?? "no auth")
+    try run.expectEqual(refusal.details?["recommendedNextStep"]?.stringValue, RecommendedNextStep.waitThenRetry.rawValue,
+                        "recommendedNextStep of the pending setup-code connect")
+    let afterFirst = run.mark()
+    let retries = try await run.waitForEvents("two node connects after the wait_then_retry refusal of \(first)", count: 2,
+                                              within: .seconds(20), from: afterFirst) { event in
+        ConnectAttempt(event).flatMap { $0.isNode ? $0 : nil }
+    }
+    for retry in retries {
+        try run.expect(retry.bootstrapToken == code.bootstrapToken, "a retry while wait_then_retry presents the same bootstrap token",
+                       expected: "auth.bootstrapToken = the setup code's token",
+                       actual: retry.params["auth"]?.jsonString ?? "no auth")
+    }
+    let pending = await run.gateway.pendingPairingRequests()
+    guard let request = pending.first(where: { $0.role == GatewayRole.node.rawValue || $0.roles.contains(GatewayRole.node.rawValue) })
+    else {
+        try run.fail("no pending node pairing request", expected: "the setup-code connect's request", actual: "\(pending.count) pending")
+    }
+    let approved = run.mark()
+    try await run.gateway.approve(requestId: request.requestId)
+    run.note("approved \(request.requestId)")
+    _ = try await run.nodeSession("a node session after the approval", from: approved, within: .seconds(30))
+}

@@ -1,0 +1,51 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let pair016 = Scenario(
+    "PAIR-016", .should,
+    title: "AUTH_SCOPE_MISMATCH is not a bad token: the token is kept",
+    requirement: "When a connect with a valid device token is refused with AUTH_SCOPE_MISMATCH (it asked for scopes the token does not cover), the client keeps the token (re-pairing or an approval is the way to more scopes) and presents it again on its next connect of that role.",
+    source: "docs gateway/protocol.md \"Auth\"; drift-2026-12.md §7 item 7",
+    discussion: """
+        Runs a Gateway with a shared token the client does not have, pairs the client with a \
+        limited setup code (an operator token without operator.admin) and restarts it, so that its \
+        operator session uses the handed-off operator token. Then asks it for operator.admin \
+        (request-scopes), which the token does not cover: the operator connect is refused with \
+        AUTH_SCOPE_MISMATCH. Restarts the client and requires its next operator connect to present \
+        the same operator token, and an operator session.
+        """,
+    tags: ["pairing", "tokens", "scopes"],
+    needs: [.setupCode, .requestScopes],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.auth = .token("pair016-token-the-client-lacks") })
+) { run in
+    let code = await run.gateway.makeSetupCode(profile: .limited)
+    let cursor = run.mark()
+    try await run.client.reply(to: .setupCode(code.encoded))
+    _ = try await run.untilClient("a node session authenticated with the bootstrap token", from: cursor) { event in
+        if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue { info } else { nil }
+    }
+    let relaunch = run.mark()
+    try await run.client.restart()
+    let operatorSession = try await run.operatorSession("an operator session with the handed-off token", from: relaunch,
+                                                        within: .seconds(20))
+    guard operatorSession.authMethod == "device-token", let operatorToken = operatorSession.presentedToken else {
+        try run.unsupported("the client's operator session does not use a device token (\(operatorSession.authMethod))")
+    }
+
+    let ask = run.mark()
+    try await run.client.reply(to: .requestScopes(["operator.admin"]))
+    _ = try await run.waitForEvent("an operator connect refused with AUTH_SCOPE_MISMATCH", within: .seconds(20), from: ask) {
+        event -> String? in
+        if case .handshakeRejected(let id, let error, _) = event,
+           error.detailCode == ConnectErrorDetailCode.authScopeMismatch.rawValue { id } else { nil }
+    }
+    let restart = run.mark()
+    try await run.client.restart()
+    let reconnect = try await run.nextConnect(role: .operator, "the operator connect after the restart", from: restart)
+    try run.expect(reconnect.presents(operatorToken), "the operator connect after AUTH_SCOPE_MISMATCH presents the kept token",
+                   expected: "the operator token of \(operatorSession.connectionId)",
+                   actual: reconnect.params["auth"]?.jsonString ?? "no auth")
+    _ = try await run.operatorSession("an operator session after the restart", from: restart, within: .seconds(20))
+}
