@@ -37,11 +37,23 @@ let package = Package(
         ),
         // The package's lock (`Locked`): Synchronization.Mutex needs macOS 15 / iOS 18.
         .target(name: "Locking"),
+        // libqrencode for setup-code QR codes (harness serve).
+        .systemLibrary(
+            name: "CQRencode",
+            path: "Sources/CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]
+        ),
+        .target(name: "QRCode", dependencies: ["CQRencode"]),
         .target(name: "Simulation", dependencies: ["Locking"]),
         .target(name: "GatewayProtocol", dependencies: ["OpenClawCrypto"]),
         .target(
             name: "WebSocketTransport",
-            dependencies: ["OpenClawCrypto", "Locking", .target(name: "CEpoll", condition: .when(platforms: [.linux]))]
+            dependencies: [
+                "OpenClawCrypto", "Locking", .target(name: "CEpoll", condition: .when(platforms: [.linux])),
+                // TLS (wss://) through libssl, Linux only for now; it compiles out elsewhere.
+                .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+            ]
         ),
         .target(name: "MockGateway", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport", "Simulation"]),
         .target(name: "ReferenceNode", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport", "Simulation"]),
@@ -56,7 +68,8 @@ let package = Package(
         // and clients; `harness` is its three-line main.
         .target(
             name: "HarnessCLI",
-            dependencies: ["Locking", "Conformance", "MockGateway", "GatewayProtocol", "ReferenceNode", "ReferenceAdapter", "Scenarios"]
+            dependencies: ["Locking", "Conformance", "MockGateway", "GatewayProtocol", "ReferenceNode", "ReferenceAdapter", "Scenarios",
+                           "QRCode", "WebSocketTransport"]
         ),
         .executableTarget(name: "harness", dependencies: ["HarnessCLI"]),
         // Generates `allScenarios` from a target's scenario files (see Plugins/ScenarioIndexPlugin).
@@ -69,6 +82,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport"], path: "Tests/TestSupport"),
         .testTarget(name: "SimulationTests", dependencies: ["Locking", "Simulation"]),
         .testTarget(name: "OpenClawCryptoTests", dependencies: ["OpenClawCrypto"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol", "Simulation", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["Locking", "WebSocketTransport", "Simulation", "TestSupport"]),
         .testTarget(name: "ReferenceNodeTests", dependencies: ["Locking", "ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),

@@ -3,6 +3,7 @@ import Foundation
 import GatewayProtocol
 import ReferenceNode
 import Locking
+import WebSocketTransport
 
 /// `harness reference-node`: the reference client as an adapter process, speaking
 /// `docs/adapter-protocol.md` on stdin/stdout, so that the process driver is exercised by a real
@@ -12,7 +13,8 @@ enum ReferenceNodeCommand {
         name: "reference-node",
         summary: "Run the reference client as an adapter process (stdin/stdout, docs/adapter-protocol.md).",
         discussion: """
-        Reads OPENCLAW_GATEWAY_URL, OPENCLAW_GATEWAY_TOKEN (optional), OPENCLAW_STATE_DIR and \
+        Reads OPENCLAW_GATEWAY_URL (ws:// or wss://), OPENCLAW_GATEWAY_TOKEN (optional), \
+        OPENCLAW_GATEWAY_TLS_FINGERPRINT (the pinned certificate of a wss:// Gateway), OPENCLAW_STATE_DIR and \
         OPENCLAW_HARNESS_SEED (optional) from the environment, connects to the Gateway, prints the \
         adapter hello and then answers one stimulus per input line. It stops when its input closes.
         """,
@@ -46,9 +48,16 @@ enum ReferenceNodeCommand {
         }
         let token = io.environment["OPENCLAW_GATEWAY_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         let seed = io.environment["OPENCLAW_HARNESS_SEED"].flatMap(UInt64.init) ?? 0
+        // A wss:// Gateway is trusted by the fingerprint harness run (or a person) gives.
+        let fingerprint = io.environment["OPENCLAW_GATEWAY_TLS_FINGERPRINT"].flatMap { $0.isEmpty ? nil : $0 }
+        if let fingerprint, WebSocketTLSClientConfiguration.normalizedFingerprint(fingerprint) == nil {
+            io.err("error: OPENCLAW_GATEWAY_TLS_FINGERPRINT is not a SHA-256 fingerprint (64 hex digits): \(fingerprint)\n")
+            return CommandLineTool.exitUsage
+        }
+        let connector = SocketConnector(tls: fingerprint.map { WebSocketTLSClientConfiguration(pinnedCertificateSHA256: $0) })
         let client = ReferenceClient(configuration: ReferenceConfiguration(
             gatewayURL: url, sharedToken: token, stateDirectory: URL(fileURLWithPath: stateDirectory), seed: seed,
-            mutants: mutants, declaredCommands: declared.isEmpty ? nil : declared))
+            mutants: mutants, connector: connector, declaredCommands: declared.isEmpty ? nil : declared))
         let hello: JSONValue = [
             "type": "hello", "adapterProtocol": 1,
             "client": ["name": "openclaw-reference", "mutants": .array(mutants.map { .string($0.rawValue) }.sorted { $0.jsonString < $1.jsonString })],

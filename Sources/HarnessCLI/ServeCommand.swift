@@ -8,6 +8,8 @@ import Dispatch
 import Foundation
 import MockGateway
 import Locking
+import QRCode
+import WebSocketTransport
 
 /// `harness serve`: a standalone fake Gateway with an operator console on stdin.
 ///
@@ -19,17 +21,18 @@ enum ServeCommand {
         name: "serve",
         summary: "run a standalone fake Gateway with an operator console on stdin",
         discussion: """
-            Prints `listening ws://HOST:PORT` first, then one line per gateway event, and answers \
-            one console command per stdin line (type `help`). With --json every line is a JSON \
-            object with an "event" member. Runs until `quit`, SIGINT or SIGTERM; closing stdin \
-            does not stop it. The shared secret can also come from --auth-file FILE or the \
-            environment variable \(ServeOptions.authEnvironmentVariable) (same syntax as --auth). \
-            See docs/harness-serve.md.
+            Prints `listening ws://HOST:PORT` (wss:// with --tls) first, with its details (TLS \
+            fingerprint, state directory or in-memory state, auth mode) on the following lines, then \
+            one line per gateway event, and answers one console command per stdin line (type `help`). \
+            With --json every line is a JSON object with an "event" member. Tokens, setup codes and \
+            passwords read <redacted> unless --show-secrets. The shared secret can also come from \
+            --auth-file FILE or the environment variable \(ServeOptions.authEnvironmentVariable) (same \
+            syntax as --auth). Runs until `quit`, SIGINT or SIGTERM; closing stdin does not stop it. \
+            See docs/harness-serve.md ("Pairing a real phone").
             """,
         flags: [
-            .option("--host", "HOST", help: "Address to listen on (default 127.0.0.1)."),
-            .option("--port", "PORT", help: "Port to listen on; 0 picks a free one (default 18789).",
-                    validate: { Int($0).map { (0...65_535).contains($0) } == true ? nil : "expected a port from 0 to 65535" }),
+            .option("--host", "HOST", help: "Address to listen on (default 127.0.0.1); off loopback it needs --auth (or --insecure)."),
+            .option("--port", PortOption.self, help: "Port to listen on; 0 picks a free one (default 18789)."),
             .option("--profile", "NAME", help: "Gateway generation: current or legacy (default current).",
                     validate: { GatewayProfile.named($0) == nil ? "expected current or legacy" : nil }),
             .option("--auth", "MODE", help: "Shared secret: none, token:SECRET or password:SECRET (default none). Other local users can read it from the process arguments; prefer --auth-file or OPENCLAW_HARNESS_AUTH.",
@@ -45,7 +48,17 @@ enum ServeCommand {
             .option("--tick-interval-ms", "N", help: "Tick interval in milliseconds (default 30000).",
                     validate: { Int($0).map { $0 > 0 } == true ? nil : "expected a positive number of milliseconds" }),
             .option("--transcript", "FILE", help: "Also write every frame to this JSON Lines file."),
-            .option("--seed", SeedOption.self, help: "Seed of every random choice (request ids, tokens), 0 to 2^53-1, decimal or 0x hex."),
+            .option("--seed", SeedOption.self,
+                    help: "Seed of every random choice (request ids, tokens), 0 to 2^53-1, decimal or 0x hex: secrets become predictable."),
+            .option("--state-dir", "DIR", help: "Keep the identity, paired devices, tokens, pending requests and TLS material here."),
+            .flag("--tls", help: "Serve wss:// with a self-signed certificate (kept in --state-dir, else new every run); Linux only."),
+            .option("--cert", "FILE", help: "Serve wss:// with this PEM certificate (chain) instead (implies --tls); needs --key."),
+            .option("--key", "FILE", help: "The PEM private key of --cert; needs --cert."),
+            .option("--url", SetupCodeURLOption.self,
+                    help: "The URL setup codes carry (default: the listening URL, a LAN address for 0.0.0.0)."),
+            .flag("--qr", help: "Issue a setup code at start and draw its QR code (text output; with --json use --qr-png)."),
+            .option("--qr-png", "FILE", help: "Issue a setup code at start and write its QR code to this PNG file."),
+            .flag("--insecure", help: "Allow a non-loopback --host without --auth (anyone who reaches the port may connect)."),
             .flag("--show-secrets", help: "Print tokens, setup codes and passwords: no redaction in the output, the transcript and verbose frames."),
             .flag("--json", help: "Write one JSON object per line."),
             .flag("--verbose", help: "Also print every frame in and out."),
@@ -60,7 +73,12 @@ enum ServeCommand {
             io.err("error: \(error)\n")
             return CommandLineTool.exitUsage
         }
+        for warning in ServeOptions.warnings(for: configuration, arguments: arguments) { io.err("warning: \(warning)\n") }
         MemoryReturn.configure()
+        let temporaryTLS = configuration.tls.flatMap { tls in
+            configuration.stateStore == nil && !arguments.isSet("--cert") ? URL(fileURLWithPath: tls.certificateFile).deletingLastPathComponent() : nil
+        }
+        defer { if let temporaryTLS { try? FileManager.default.removeItem(at: temporaryTLS) } }
         let gateway: Gateway
         do {
             gateway = try await Gateway.start(configuration)
@@ -69,9 +87,17 @@ enum ServeCommand {
             return CommandLineTool.exitUsage
         }
         let format: ConsoleOutputFormat = arguments.isSet("--json") ? .json : .text
-        let session = GatewayConsoleSession(console: GatewayConsole(gateway: gateway), format: format,
-                                            verbose: arguments.isSet("--verbose"), write: io.out)
-        session.announceListening()
+        let console = GatewayConsole(gateway: gateway, qrRenderer: { text, pngFile in try SetupCodeQRRenderer.render(text, pngFile: pngFile) })
+        let session = GatewayConsoleSession(console: console, format: format, verbose: arguments.isSet("--verbose"), write: io.out)
+        session.announceListening(details: ServeOptions.banner(gateway: gateway, configuration: configuration,
+                                                               temporaryTLS: temporaryTLS != nil))
+        if arguments.isSet("--qr") || arguments.isSet("--qr-png") {
+            // As if `setup-code` had been typed first.
+            let line = "setup-code" + (arguments.value("--qr-png").map { " --qr-png \(ConsoleText.quoted($0))" } ?? "")
+            if let reply = await console.handle(line) {
+                io.out(reply.rendered(format, showSecrets: !gateway.transcript.redactSecrets) + "\n")
+            }
+        }
         let signals = StopSignals()
         ShutdownAtExit.arm()
         _ = await session.run(commands: standardInputLines(), stop: signals.stream)
@@ -79,6 +105,7 @@ enum ServeCommand {
         signals.cancel()
         return CommandLineTool.exitSuccess
     }
+
 
     /// Standard input, one element per line. A dedicated thread does the blocking reads so that
     /// no task of the cooperative pool waits on the terminal.
@@ -177,6 +204,18 @@ enum MemoryReturn {
     }
 }
 
+/// The QR codes of `setup-code`, drawn with libqrencode.
+enum SetupCodeQRRenderer {
+    static func render(_ text: String, pngFile: String?) throws -> SetupCodeQR {
+        let code = try QRCode(encoding: text)
+        if let pngFile {
+            let url = URL(fileURLWithPath: pngFile)
+            try Data(code.png()).write(to: url, options: .atomic)
+        }
+        return SetupCodeQR(terminalText: code.terminalText(), pngFile: pngFile)
+    }
+}
+
 /// Turning `serve` flags into a configuration.
 enum ServeOptions {
     /// A flag value that passed its table check but still cannot be used.
@@ -191,6 +230,15 @@ enum ServeOptions {
                               warn: (String) -> Void = { _ in }) throws -> GatewayConfiguration {
         let pairing = arguments.value("--pairing") ?? "manual"
         let networks = try arguments.allValues("--trusted-cidr").map { entry throws in try IPNetwork(parsing: entry) }
+        let host = arguments.value("--host") ?? "127.0.0.1"
+        let auth = try auth(from: arguments, environment: environment, warn: warn)
+        if !isLoopback(host), !auth.hasSecret, !arguments.isSet("--insecure") {
+            throw Invalid(description: """
+                --host \(host) is not a loopback address: a Gateway on the network needs a shared secret. \
+                Give --auth token:SECRET or --auth password:SECRET (or the same in --auth-file FILE or \
+                \(authEnvironmentVariable)), or --insecure to serve without one.
+                """)
+        }
         let transcriptFile = arguments.value("--transcript").map { URL(fileURLWithPath: $0) }
         var memoryBudget = GatewayMemoryBudget.serve
         if transcriptFile != nil {
@@ -199,10 +247,10 @@ enum ServeOptions {
             memoryBudget.transcript.connectionBytes = 512 << 10
         }
         var configuration = GatewayConfiguration(
-            host: arguments.value("--host") ?? "127.0.0.1",
-            port: Int(arguments.value("--port") ?? "18789") ?? 18789,
+            host: host,
+            port: arguments.value("--port", as: PortOption.self)?.value ?? 18789,
             profile: GatewayProfile.named(arguments.value("--profile") ?? "current") ?? .current,
-            auth: try auth(from: arguments, environment: environment, warn: warn),
+            auth: auth,
             autoApproval: AutoApprovalPolicy(approveEverything: pairing == "auto", approveLoopback: pairing == "local",
                                              trustedNetworks: networks),
             clock: .system(),
@@ -210,8 +258,126 @@ enum ServeOptions {
             transcriptFile: transcriptFile,
             memoryBudget: memoryBudget)
         if let interval = arguments.value("--tick-interval-ms").flatMap(Int.init) { configuration.tickIntervalMs = interval }
-        if let seed = arguments.value("--seed", as: SeedOption.self) { configuration.seed = seed.value }
+        if let directory = arguments.value("--state-dir") {
+            do {
+                configuration.stateStore = try GatewayStateStore(directory: URL(fileURLWithPath: directory))
+            } catch {
+                throw Invalid(description: error.description)
+            }
+        }
+        configuration.tls = try tlsConfiguration(arguments, host: host, stateStore: configuration.stateStore)
+        if let url = arguments.value("--url", as: SetupCodeURLOption.self) { configuration.advertisedURL = url.value }
+        if configuration.advertisedURL == nil, let lan = LocalAddresses.firstLANIPv4(),
+           (try? IPAddress(parsing: host))?.bytes.allSatisfy({ $0 == 0 }) == true {
+            // Bound to every interface: setup codes need an address a phone can reach.
+            configuration.advertisedHost = lan
+        }
+        if let seed = arguments.value("--seed", as: SeedOption.self)?.value {
+            // Everything, the Gateway's identity included, follows the seed: a run replays exactly.
+            configuration.seed = seed
+            var derived = SeededRandom(seed: seed ^ 0x1DE7_171E_5EED)
+            configuration.identitySeed = derived.bytes(32)
+        } else {
+            // Nothing predictable: a fresh seed, secrets from the system's secure generator and
+            // a fresh identity (or the one kept in --state-dir).
+            var system = SystemRandomNumberGenerator()
+            configuration.seed = system.next() & SeedOption.maximum
+            configuration.secretsFromSystemRandom = true
+            configuration.identitySeed = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &system) }
+        }
         return configuration
+    }
+
+    /// `--tls`, `--cert`, `--key`: the files to serve with, generating a self-signed certificate
+    /// on first use (into `--state-dir`, else into a temporary directory removed on exit).
+    static func tlsConfiguration(_ arguments: ParsedArguments, host: String,
+                                 stateStore: GatewayStateStore?) throws -> WebSocketTLSServerConfiguration? {
+        let certificate = arguments.value("--cert")
+        let key = arguments.value("--key")
+        guard arguments.isSet("--tls") || certificate != nil || key != nil else { return nil }
+        guard WebSocketTLS.isAvailable else { throw Invalid(description: "--tls: TLS needs OpenSSL; not available on this platform") }
+        if certificate != nil || key != nil {
+            guard let certificate, let key else { throw Invalid(description: "--cert and --key go together") }
+            let configuration = WebSocketTLSServerConfiguration(certificateFile: certificate, privateKeyFile: key)
+            do { try configuration.validate() } catch { throw Invalid(description: "--tls: \(error.detail)") }
+            return configuration
+        }
+        let directory = stateStore?.tlsDirectory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("openclaw-serve-tls-\(UUID().uuidString)")
+        let certificateFile = directory.appendingPathComponent("gateway-cert.pem")
+        let keyFile = directory.appendingPathComponent("gateway-key.pem")
+        let configuration = WebSocketTLSServerConfiguration(certificateFile: certificateFile.path, privateKeyFile: keyFile.path)
+        if FileManager.default.fileExists(atPath: certificateFile.path) {
+            do { try configuration.validate() } catch {
+                throw Invalid(description: "--tls: the kept certificate in \(directory.path) cannot be used (\(error.detail)); remove both files to make new ones")
+            }
+            return configuration
+        }
+        var names = ["DNS:localhost", "IP:127.0.0.1", "IP:::1"]
+        if let address = try? IPAddress(parsing: host), !address.bytes.allSatisfy({ $0 == 0 }), !address.isLoopback { names.append("IP:\(address)") }
+        if let lan = LocalAddresses.firstLANIPv4(), !names.contains("IP:\(lan)") { names.append("IP:\(lan)") }
+        let hostName = ProcessInfo.processInfo.hostName
+        if !hostName.isEmpty, hostName.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." }), hostName != "localhost" {
+            names.append("DNS:\(hostName)")
+        }
+        do {
+            let made = try WebSocketTLS.makeSelfSignedCertificate(commonName: "openclaw harness serve", subjectAlternativeNames: names)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try Data(made.privateKeyPEM.utf8).write(to: keyFile, options: .atomic)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
+            try Data(made.certificatePEM.utf8).write(to: certificateFile, options: .atomic)
+        } catch {
+            throw Invalid(description: "--tls: cannot make a certificate in \(directory.path): \(error)")
+        }
+        return configuration
+    }
+
+    /// The `listening` line's extra fields and the lines that follow it in text mode.
+    static func banner(gateway: Gateway, configuration: GatewayConfiguration, temporaryTLS: Bool) -> [ConsoleEventLine.Field] {
+        var fields: [ConsoleEventLine.Field] = []
+        if let fingerprint = gateway.tlsFingerprint {
+            fields.append(.init("tlsFingerprint", .string(fingerprint)))
+            if temporaryTLS { fields.append(.init("tlsCertificate", .string("temporary: a new one every run without --state-dir"))) }
+        }
+        if let store = configuration.stateStore {
+            fields.append(.init("stateDir", .string(store.directory.path)))
+        } else {
+            fields.append(.init("state", .string("in memory: pairings, tokens and the identity are lost on exit (--state-dir DIR keeps them)")))
+        }
+        if gateway.advertisedURL != gateway.url { fields.append(.init("setupCodeURL", .string(gateway.advertisedURL))) }
+        fields.append(.init("auth", .string(configuration.auth.name)))
+        return fields
+    }
+
+    /// What the person starting `serve` must know about the choices made: printed to stderr as
+    /// `warning:` lines before the server starts.
+    static func warnings(for configuration: GatewayConfiguration, arguments: ParsedArguments) -> [String] {
+        var warnings: [String] = []
+        if let seed = arguments.value("--seed") {
+            warnings.append("""
+                --seed \(seed): device tokens, setup codes, request ids and the Gateway identity are predictable \
+                from the seed; use it to replay a run, never on a network you do not control
+                """)
+        }
+        if !isLoopback(configuration.host), !configuration.auth.hasSecret {
+            let approval = configuration.autoApproval.approveEverything
+                ? " and is approved at once (--pairing auto), operator.admin included" : ""
+            warnings.append("""
+                --insecure: serving on \(configuration.host):\(configuration.port) without a shared secret; anyone \
+                who can reach the port can connect, ask for pairing\(approval), and read the traffic unless --tls is on
+                """)
+        }
+        if arguments.isSet("--show-secrets") {
+            warnings.append("--show-secrets: tokens, setup codes and passwords appear in the output and the transcript")
+        }
+        return warnings
+    }
+
+    /// Whether `host` only accepts connections from this machine: `localhost`, 127.0.0.0/8 or `::1`.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare.lowercased() == "localhost" { return true }
+        return (try? IPAddress(parsing: bare))?.isLoopback == true
     }
 
     /// `none`, `token:SECRET` or `password:SECRET`. The error never repeats the text (it may
@@ -233,7 +399,8 @@ enum ServeOptions {
         if inline != nil, file != nil { throw Invalid(description: "give the shared secret once: --auth or --auth-file, not both") }
         if let inline {
             let mode = try authMode(inline)
-            if mode != .none {
+            // `token:` with nothing after it is "not configured": no secret to leak.
+            if mode.hasSecret {
                 warn("--auth puts the secret in the process arguments, which other local users can read; "
                      + "use --auth-file FILE or \(authEnvironmentVariable) instead")
             }
@@ -264,5 +431,44 @@ enum ServeOptions {
             warn("\(path) can be read by other users; chmod 600 it")
         }
         return mode
+    }
+}
+
+/// `--url`: the `ws://` or `wss://` URL, with a host, that setup codes carry.
+struct SetupCodeURLOption: OptionValue {
+    static let placeholder = "URL"
+    /// The URL as typed.
+    let value: String
+
+    init(option text: String) throws(OptionValueError) {
+        let expected = OptionValueError(expected: "ws://HOST:PORT or wss://HOST:PORT")
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              scheme == "ws" || scheme == "wss", components.host.map({ !$0.isEmpty }) == true else { throw expected }
+        value = text
+    }
+}
+
+/// This machine's own addresses (read from the interface list; nothing is sent).
+enum LocalAddresses {
+    /// The first IPv4 address of an interface that is up and not loopback.
+    static func firstLANIPv4() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return nil }
+        defer { freeifaddrs(first) }
+        var cursor: UnsafeMutablePointer<ifaddrs>? = first
+        while let entry = cursor {
+            defer { cursor = entry.pointee.ifa_next }
+            let flags = Int32(bitPattern: UInt32(entry.pointee.ifa_flags))
+            guard flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0,
+                  let address = entry.pointee.ifa_addr, Int32(address.pointee.sa_family) == AF_INET else { continue }
+            var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            let text = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer -> String? in
+                var raw = pointer.pointee.sin_addr
+                guard inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+                return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            if let text { return text }
+        }
+        return nil
     }
 }

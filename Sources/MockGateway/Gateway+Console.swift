@@ -79,3 +79,71 @@ extension GatewayCore {
         }
     }
 }
+
+/// One open connection as the console lists it.
+public struct ConnectionSummary: Sendable, Hashable {
+    /// The connection id (`connection.opened`).
+    public var connectionId: String
+    /// The peer's address.
+    public var remoteAddress: String
+    /// The session's role once `hello-ok` was sent; `nil` while the handshake is pending.
+    public var role: String?
+    /// The session's device id.
+    public var deviceId: String?
+    /// `client.id` of the session.
+    public var clientId: String?
+    /// Whether a close or reset is already queued.
+    public var closing: Bool
+}
+
+/// What the Gateway's faults are set to now (the console's `status`).
+public struct FaultStatus: Sendable, Hashable {
+    /// Methods whose next response will be dropped.
+    public var droppedResponses: [String]
+    /// The delay before every response, if any.
+    public var responseDelay: Duration?
+    /// Whether ticks are stopped.
+    public var ticksStopped: Bool
+    /// Whether connects are answered with 1013 (starting up).
+    public var startingUp: Bool
+    /// Event frames still to be sent as binary.
+    public var eventsAsBinary: Int
+    /// Event frames still to be sent fragmented.
+    public var eventsFragmented: Int
+    /// Whether new connections are dropped (after ``Gateway/beginRestart(restartExpectedMs:)``).
+    public var down: Bool = false
+}
+
+extension Gateway {
+    /// The open connections, oldest first.
+    public func openConnections() async -> [ConnectionSummary] {
+        await core.connectionSummaries()
+    }
+
+    /// The faults armed now.
+    public func faultStatus() async -> FaultStatus {
+        await core.faultStatus()
+    }
+}
+
+extension GatewayCore {
+    func connectionSummaries() -> [ConnectionSummary] {
+        var order: [String: Int] = [:]
+        for (position, event) in events.all.enumerated() {
+            if case .connectionOpened(let connectionId, _, _) = event { order[connectionId] = position }
+        }
+        return connections.values
+            .sorted { (order[$0.id] ?? -1, $0.id) < (order[$1.id] ?? -1, $1.id) }
+            .map { state in
+                ConnectionSummary(connectionId: state.id, remoteAddress: state.remoteAddress, role: state.session?.role,
+                                  deviceId: state.session?.deviceId, clientId: state.session?.client.id.rawValue,
+                                  closing: state.closing)
+            }
+    }
+
+    func faultStatus() -> FaultStatus {
+        FaultStatus(droppedResponses: faults.dropNextResponse.keys.sorted(), responseDelay: faults.responseDelay,
+                    ticksStopped: faults.ticksStopped, startingUp: startingUp, eventsAsBinary: faults.nextEventsAsBinary,
+                    eventsFragmented: faults.nextEventsFragmented, down: !accepting)
+    }
+}

@@ -77,6 +77,7 @@ extension Gateway {
     }
 
     /// Issues a setup code (bootstrap token valid 10 minutes, single use) for this Gateway.
+    /// The code carries ``advertisedURL``, `expiresAtMs` and, with TLS, `tlsFingerprint`.
     /// - Parameter profile: what the token grants; by default `full`, lowered to `limited` for a
     ///   plaintext `ws://` URL that is not loopback, as `device.pair.setupCode` does.
     public func makeSetupCode(profile: BootstrapProfile? = nil) async -> SetupCode {
@@ -235,10 +236,14 @@ extension GatewayCore {
     /// Issues the bootstrap token of a planned setup code.
     func issueSetupCode(plan: SetupCodePlan, profile: BootstrapProfile) -> IssuedSetupCode {
         let issued = bootstrapTokens.issue(profile: profile, nowMs: nowMs)
+        // The fingerprint pins this Gateway's certificate, so it rides only on a wss:// URL.
+        let fingerprint = plan.url.lowercased().hasPrefix("wss://") ? tlsFingerprint : nil
         let code = SetupCode(url: plan.url, bootstrapToken: issued.token,
-                             expiresAtMs: self.profile.hasSetupCodeLifecycle ? issued.expiresAtMs : nil)
+                             expiresAtMs: self.profile.hasSetupCodeLifecycle ? issued.expiresAtMs : nil,
+                             tlsFingerprint: fingerprint)
         transcript.redactor.learn(issued.token)
         transcript.redactor.learn(code.encoded)
+        persistState()
         return IssuedSetupCode(code: code, setupId: issued.setupId, access: profile.access, expiresAtMs: issued.expiresAtMs)
     }
 
@@ -260,9 +265,12 @@ extension GatewayCore {
         noteFault("\(address) locked out of \(scope.rawValue) for \(durationMs) ms")
     }
 
-    /// `ws://host:port` of this Gateway.
+    /// The URL setup codes carry: ``GatewayConfiguration/advertisedURL``, else
+    /// `ws://` (`wss://` with TLS) to ``GatewayConfiguration/advertisedHost`` or the bound host,
+    /// at the bound port (as ``Gateway/advertisedURL``).
     var gatewayURL: String {
-        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "ws://\(host):\(configuration.port)"
+        if let advertised = configuration.advertisedURL { return advertised }
+        let host = configuration.advertisedHost ?? configuration.host
+        return "\(tlsFingerprint == nil ? "ws" : "wss")://\(host.contains(":") ? "[\(host)]" : host):\(configuration.port)"
     }
 }

@@ -30,6 +30,8 @@ public final class Gateway: Sendable {
     public let identity: DeviceIdentity
     /// The bound port.
     public let port: Int
+    /// The SHA-256 fingerprint (`AB:CD:…`) of the TLS certificate when serving `wss://`.
+    public let tlsFingerprint: String?
 
     let core: GatewayCore
     private let runtime: Locked<Runtime>
@@ -51,6 +53,8 @@ public final class Gateway: Sendable {
         var listener: Listener?
         var acceptTask: Task<Void, Never>?
         var timerTask: Task<Void, Never>?
+        /// Saves the durable state after each change (with a state store only).
+        var persistTask: Task<Void, Never>?
         var connectionTasks: [UInt64: Task<Void, Never>] = [:]
         var sockets: [UInt64: WebSocketConnection] = [:]
         var stopped = false
@@ -62,29 +66,49 @@ public final class Gateway: Sendable {
     public var clock: GatewayClock { configuration.clock }
     /// The host it listens on.
     public var host: String { configuration.host }
-    /// `ws://host:port`, the URL clients connect to (on the in-memory network when
-    /// ``GatewayConfiguration/network`` is set).
+    /// `ws://host:port` (`wss://` with TLS), the URL clients connect to (on the in-memory
+    /// network when ``GatewayConfiguration/network`` is set).
     public var url: String {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "ws://\(host):\(port)"
+        return "\(tlsFingerprint == nil ? "ws" : "wss")://\(host):\(port)"
+    }
+
+    /// The URL setup codes carry: ``GatewayConfiguration/advertisedURL``, else ``url`` with
+    /// ``GatewayConfiguration/advertisedHost``.
+    public var advertisedURL: String {
+        if let advertised = configuration.advertisedURL { return advertised }
+        guard let host = configuration.advertisedHost else { return url }
+        return "\(tlsFingerprint == nil ? "ws" : "wss")://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     private init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript,
-                 identity: DeviceIdentity, port: Int, core: GatewayCore) {
+                 identity: DeviceIdentity, port: Int, tlsFingerprint: String?, core: GatewayCore) {
         self.configuration = configuration
         self.events = events
         self.transcript = transcript
         self.identity = identity
         self.port = port
+        self.tlsFingerprint = tlsFingerprint
         self.core = core
         self.runtime = Locked(Runtime())
     }
 
     /// Starts a Gateway and begins accepting connections, on a real socket or, when
     /// ``GatewayConfiguration/network`` is set, on that in-memory network.
-    /// - Throws: when the address cannot be bound, the identity seed is not 32 bytes, or the
-    ///   transcript file cannot be created.
+    /// - Throws: when the address cannot be bound, the identity seed is not 32 bytes, the
+    ///   transcript file cannot be created, or the TLS certificate or key cannot be used.
     public static func start(_ configuration: GatewayConfiguration = GatewayConfiguration()) async throws -> Gateway {
+        var configuration = configuration
+        var restored: GatewayPersistentState?
+        if let store = configuration.stateStore {
+            // A kept identity wins; every start is a new generation of the same Gateway.
+            var state = store.loaded ?? GatewayPersistentState(identitySeed: configuration.identitySeed)
+            state.generation += 1
+            configuration.identitySeed = state.identitySeed
+            configuration.seed = configuration.seed &+ UInt64(state.generation) &* 0x9E37_79B9_7F4A_7C15
+            try store.save(state)
+            restored = state
+        }
         let identity = try DeviceIdentity(seed: Data(configuration.identitySeed))
         let redactor = SecretRedactor(enabled: configuration.redactSecrets)
         switch configuration.auth {
@@ -96,22 +120,29 @@ public final class Gateway: Sendable {
         let events = EventLog<GatewayEvent>(retention: GatewayEvent.retention(budgetBytes: configuration.memoryBudget.eventLogBytes))
         let listener: Listener
         let port: Int
+        var fingerprint: String?
         if let network = configuration.network {
             let memory = try network.listen(host: configuration.host, port: configuration.port == 0 ? nil : configuration.port,
                                             configuration: Self.socketConfiguration(configuration))
             listener = .memory(memory)
             port = memory.port
         } else {
+            if let tls = configuration.tls {
+                let pem = try String(contentsOfFile: tls.certificateFile, encoding: .utf8)
+                fingerprint = try WebSocketTLS.sha256Fingerprint(certificatePEM: pem)
+            }
             let server = try await WebSocketServer.start(
-                host: configuration.host, port: configuration.port, configuration: Self.socketConfiguration(configuration))
+                host: configuration.host, port: configuration.port, configuration: Self.socketConfiguration(configuration),
+                tls: configuration.tls)
             listener = .socket(server)
             port = server.port
         }
         var bound = configuration
         bound.port = port
-        let core = GatewayCore(configuration: bound, events: events, transcript: transcript, identity: identity)
+        let core = GatewayCore(configuration: bound, events: events, transcript: transcript, identity: identity, restoring: restored,
+                               tlsFingerprint: fingerprint)
         let gateway = Gateway(configuration: bound, events: events, transcript: transcript, identity: identity,
-                              port: port, core: core)
+                              port: port, tlsFingerprint: fingerprint, core: core)
         gateway.begin(listener)
         return gateway
     }
@@ -156,10 +187,24 @@ public final class Gateway: Sendable {
             }
         }
         let timerTask: Task<Void, Never>? = timersRunThemselves ? spawnTask { [weak self] in await self?.runTimers() } : nil
+        var persistTask: Task<Void, Never>?
+        if configuration.stateStore != nil {
+            // Saves after every change of the durable state (each is an event; frames are not).
+            let (events, core) = (self.events, self.core)
+            persistTask = spawnTask {
+                for await event in events.stream(from: 0) {
+                    switch event {
+                    case .frameIn, .frameOut, .requestHandled, .stateSaveFailed: continue
+                    default: await core.persistState()
+                    }
+                }
+            }
+        }
         runtime.withLock { runtime in
             runtime.listener = listener
             runtime.acceptTask = acceptTask
             runtime.timerTask = timerTask
+            runtime.persistTask = persistTask
         }
     }
 
@@ -213,14 +258,15 @@ public final class Gateway: Sendable {
                         }
                     }
                 }
-                group.addTask {
-                    // The reader: hands every message to the Gateway.
-                    for await received in socket.receivedMessages {
-                        await core.receive(received.message, frames: received.frameCount, on: connectionId)
-                    }
-                    let info = await socket.waitUntilClosed()
-                    await core.closed(connectionId, info: info)
+                // The reader: hands every message to the Gateway. Once the socket has ended, the
+                // writer is cancelled: a response still held back by a delay fault must not keep
+                // the connection (and a shutdown waiting for it) alive.
+                for await received in socket.receivedMessages {
+                    await core.receive(received.message, frames: received.frameCount, on: connectionId)
                 }
+                let info = await socket.waitUntilClosed()
+                await core.closed(connectionId, info: info)
+                group.cancelAll()
             }
         }
         runtime.withLock { runtime in
@@ -243,11 +289,12 @@ public final class Gateway: Sendable {
     /// Stops the Gateway: closes every connection (1001), stops listening and ends ``events``.
     /// Calling it twice is harmless.
     public func shutdown() async {
-        let (listener, tasks, sockets, acceptTask, timerTask) = runtime.withLock { runtime in
+        let (listener, tasks, sockets, acceptTask, timerTask, persistTask) = runtime.withLock { runtime in
             runtime.stopped = true
-            defer { runtime.listener = nil; runtime.connectionTasks = [:]; runtime.sockets = [:] }
+            defer { runtime.listener = nil; runtime.connectionTasks = [:]; runtime.sockets = [:]; runtime.persistTask = nil }
             return (runtime.listener, runtime.connectionTasks.sorted { $0.key < $1.key }.map(\.value),
-                    runtime.sockets.sorted { $0.key < $1.key }.map(\.value), runtime.acceptTask, runtime.timerTask)
+                    runtime.sockets.sorted { $0.key < $1.key }.map(\.value), runtime.acceptTask, runtime.timerTask,
+                    runtime.persistTask)
         }
         timerTask?.cancel()
         switch listener {
@@ -263,6 +310,11 @@ public final class Gateway: Sendable {
         acceptTask?.cancel()
         for task in tasks { await task.value }
         await core.finishWaiters()
+        // The saver ends (cancelling its event stream) before the last save, so that nothing is
+        // written once shutdown has returned.
+        persistTask?.cancel()
+        await persistTask?.value
+        await core.persistState()
         events.finish()
     }
 

@@ -33,6 +33,11 @@ public struct GatewayConfiguration: Sendable {
     public var clock: GatewayClock
     /// The seed of every random choice (request ids, nonces, tokens, race interleavings).
     public var seed: UInt64
+    /// Draw bearer secrets (device tokens, bootstrap tokens) from the system's cryptographically
+    /// secure generator instead of the seeded sequence, so that knowing the seed (or one token)
+    /// predicts none of them. `harness serve` sets it unless `--seed` is given; request ids,
+    /// nonces and race interleavings still follow ``seed``.
+    public var secretsFromSystemRandom: Bool
     /// The 32-byte seed of the Gateway's own Ed25519 identity (`gateway.identity.get`). Two
     /// Gateways with different seeds have different identities.
     public var identitySeed: [UInt8]
@@ -49,6 +54,19 @@ public struct GatewayConfiguration: Sendable {
     /// Answer every connect with `UNAVAILABLE` / close 1013 ("gateway starting") until cleared
     /// with `Gateway.setStartingUp(false)`.
     public var startingUp: Bool
+    /// Serve `wss://` with this certificate and key (TLS through OpenSSL; Linux only for now).
+    /// Ignored on an in-memory ``network``.
+    public var tls: WebSocketTLSServerConfiguration?
+    /// The URL setup codes carry, when clients must use another address than the one the
+    /// Gateway listens on; `nil` uses `Gateway.url` with ``advertisedHost``.
+    public var advertisedURL: String?
+    /// The host setup codes name when ``advertisedURL`` is not set: a LAN address for a Gateway
+    /// bound to `0.0.0.0`; `nil` is ``host``.
+    public var advertisedHost: String?
+    /// Keep the identity, paired devices, tokens, pending requests and bootstrap tokens in this
+    /// state directory, so that they survive a restart of the process; `nil` keeps them in
+    /// memory only. A loaded identity replaces ``identitySeed``.
+    public var stateStore: GatewayStateStore?
     /// Listen on this in-memory network instead of a real socket (simulated conformance runs);
     /// `nil` binds ``host``:``port``.
     public var network: InMemoryNetwork?
@@ -68,11 +86,15 @@ public struct GatewayConfiguration: Sendable {
         maxBufferedBytes: Int = 52_428_800,
         clock: GatewayClock = .manual(),
         seed: UInt64 = 0x0C1A_55EED,
+        secretsFromSystemRandom: Bool = false,
         identitySeed: [UInt8] = Array(repeating: 0x47, count: 32),
         redactSecrets: Bool = true,
         transcriptFile: URL? = nil,
         voiceWakeTriggers: [String] = ["openclaw", "claude"],
         startingUp: Bool = false,
+        tls: WebSocketTLSServerConfiguration? = nil,
+        advertisedURL: String? = nil,
+        stateStore: GatewayStateStore? = nil,
         network: InMemoryNetwork? = nil,
         memoryBudget: GatewayMemoryBudget = .standard
     ) {
@@ -89,11 +111,16 @@ public struct GatewayConfiguration: Sendable {
         self.maxBufferedBytes = maxBufferedBytes
         self.clock = clock
         self.seed = seed
+        self.secretsFromSystemRandom = secretsFromSystemRandom
         self.identitySeed = identitySeed
         self.redactSecrets = redactSecrets
         self.transcriptFile = transcriptFile
         self.voiceWakeTriggers = voiceWakeTriggers
         self.startingUp = startingUp
+        self.tls = tls
+        self.advertisedURL = advertisedURL
+        self.advertisedHost = nil
+        self.stateStore = stateStore
         self.network = network
         self.memoryBudget = memoryBudget
     }

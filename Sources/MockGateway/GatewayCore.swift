@@ -122,6 +122,12 @@ actor GatewayCore {
     var operatorWaiters: [PendingOperatorWaiter] = []
     var armedRaces: [RaceArm] = []
     var pushRegistrations: [String: JSONValue] = [:]
+    /// The generation of the state directory this Gateway started from (0 without one).
+    let generation: Int
+    /// The SHA-256 fingerprint of the TLS certificate when serving `wss://`, for setup codes.
+    let tlsFingerprint: String?
+    /// The last state-save failure reported, so that a failing disk is reported once per message.
+    var lastSaveFailure: String?
     var pendingActions = PendingActionQueue()
     var chat = ChatState()
     /// When a presence beacon was last persisted, per device and pairing generation
@@ -132,7 +138,9 @@ actor GatewayCore {
     var approvalSubscriptions = ApprovalSubscriptions()
     var pushDeliveries: [PushDelivery] = []
 
-    init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity) {
+    init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity,
+         restoring restored: GatewayPersistentState? = nil, tlsFingerprint: String? = nil) {
+        self.tlsFingerprint = tlsFingerprint
         self.configuration = configuration
         self.profile = configuration.profile
         self.clock = configuration.clock
@@ -140,10 +148,22 @@ actor GatewayCore {
         self.transcript = transcript
         self.identity = identity
         var random = SeededRandom(seed: configuration.seed)
-        self.pairingStore = PairingStore(
-            random: SeededRandom(seed: random.next()), supersessionComparesRole: configuration.profile.supersessionComparesRole,
-            setupCodeApprovalRequiresMobileClient: configuration.profile.setupCodeApprovalRequiresMobileClient)
-        self.bootstrapTokens = BootstrapTokenStore(random: SeededRandom(seed: random.next()))
+        let systemSecrets = configuration.secretsFromSystemRandom
+        if let restored {
+            self.pairingStore = PairingStore(restoring: restored.pairing, random: SeededRandom(seed: random.next()),
+                                             systemSecrets: systemSecrets,
+                                             supersessionComparesRole: configuration.profile.supersessionComparesRole,
+                                             setupCodeApprovalRequiresMobileClient: configuration.profile.setupCodeApprovalRequiresMobileClient)
+            self.bootstrapTokens = BootstrapTokenStore(restoring: restored.bootstrapTokens, random: SeededRandom(seed: random.next()),
+                                                       systemSecrets: systemSecrets)
+        } else {
+            self.pairingStore = PairingStore(
+                random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets,
+                supersessionComparesRole: configuration.profile.supersessionComparesRole,
+                setupCodeApprovalRequiresMobileClient: configuration.profile.setupCodeApprovalRequiresMobileClient)
+            self.bootstrapTokens = BootstrapTokenStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
+        }
+        self.generation = restored?.generation ?? 0
         self.sharedAuth = configuration.auth
         self.authRateLimiter = AuthRateLimiter(configuration: configuration.authRateLimit)
         self.operatorState = OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
@@ -422,5 +442,23 @@ extension Frame {
     /// The event name, for event frames.
     var eventName: String? {
         if case .event(let event) = self { event.event } else { nil }
+    }
+}
+
+extension GatewayCore {
+    /// Writes the durable state to the state directory when it changed; a failure is reported
+    /// once as `state.saveFailed` (the Gateway keeps serving from memory).
+    func persistState() {
+        guard let store = configuration.stateStore else { return }
+        let state = GatewayPersistentState(identitySeed: configuration.identitySeed, generation: generation,
+                                           pairing: pairingStore.durableState, bootstrapTokens: bootstrapTokens.records)
+        do {
+            try store.save(state)
+            lastSaveFailure = nil
+        } catch {
+            guard lastSaveFailure != error.description else { return }
+            lastSaveFailure = error.description
+            events.append(.stateSaveFailed(message: error.description))
+        }
     }
 }

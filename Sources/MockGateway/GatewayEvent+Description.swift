@@ -36,6 +36,7 @@ extension GatewayEvent: CustomStringConvertible {
         case .requestHandled(let id, let method, let ok, let code): "\(method) on \(id) answered \(ok ? "ok" : "error \(code ?? "")")"
         case .deviceToken(let device, let role, let action): "\(role) token of \(device) \(action)"
         case .faultInjected(let text): "fault: \(text)"
+        case .stateSaveFailed(let message): "state not saved: \(message)"
         case .shutdown: "shutdown (1012 to every connection)"
         case .restarted: "accepting connections again"
         case .operatorRecord(let change):

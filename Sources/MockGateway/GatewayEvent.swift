@@ -3,6 +3,8 @@ import GatewayProtocol
 /// Something the fake Gateway did or saw, as a typed value. Scenarios and tests wait on these
 /// (with deadlines) instead of sleeping; `harness serve` prints them.
 public enum GatewayEvent: Sendable, Hashable {
+    /// The state directory could not be written (the Gateway keeps serving from memory).
+    case stateSaveFailed(message: String)
     /// A WebSocket connection was accepted and challenged.
     case connectionOpened(connectionId: String, remoteAddress: String, nonce: String)
     /// A connection ended. `code` is the close code sent or received (1006 when the TCP

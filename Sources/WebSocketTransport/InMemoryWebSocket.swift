@@ -96,14 +96,23 @@ extension WebSocketConnector {
 
 /// Real TCP connections through ``WebSocketClient``.
 public struct SocketConnector: WebSocketConnector {
+    /// How `wss://` servers are trusted when a connect's configuration does not say.
+    public var tls: WebSocketTLSClientConfiguration?
+
     /// Creates the connector.
-    public init() {}
+    /// - Parameter tls: the trust for `wss://` URLs (a pinned fingerprint, a CA file); `nil`
+    ///   uses the system's trust store.
+    public init(tls: WebSocketTLSClientConfiguration? = nil) {
+        self.tls = tls
+    }
 
     /// Connects with ``WebSocketClient/connect(to:headers:configuration:)``.
     /// - Throws: see ``WebSocketClient/connect(to:headers:configuration:)``.
     public func connect(to url: String, headers: WebSocketHTTPHeaders, configuration: WebSocketConfiguration) async throws
         -> WebSocketConnection {
-        try await WebSocketClient.connect(to: url, headers: headers, configuration: configuration)
+        var configuration = configuration
+        if configuration.tls == nil { configuration.tls = tls }
+        return try await WebSocketClient.connect(to: url, headers: headers, configuration: configuration)
     }
 }
 

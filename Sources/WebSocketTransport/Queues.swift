@@ -88,6 +88,21 @@ struct OutboundQueue: Sendable {
         return writes
     }
 
+    /// Takes every queued byte out as its write units, each with whether it must stay a write
+    /// of its own (split-write faults): what TLS encrypts record by record.
+    mutating func takeAllSegments() -> [(bytes: [UInt8], separate: Bool)] {
+        var units: [(bytes: [UInt8], separate: Bool)] = []
+        while head < segments.count {
+            let segment = segments[head]
+            if segment.offset < segment.bytes.count {
+                units.append((segment.offset == 0 ? segment.bytes : Array(segment.bytes[segment.offset...]), !segment.mergeable))
+            }
+            head += 1
+        }
+        removeAll()
+        return units
+    }
+
     /// Discards everything.
     mutating func removeAll() {
         segments = []

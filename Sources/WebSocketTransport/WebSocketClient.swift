@@ -5,7 +5,8 @@ import Darwin
 #endif
 import Locking
 
-/// Opens client connections over TCP (`ws://` only; `wss` is not supported).
+/// Opens client connections over TCP (`ws://`), or over TLS (`wss://`, where OpenSSL is
+/// available): the server's certificate is checked as ``WebSocketConfiguration/tls`` says.
 ///
 /// Client connections share one event loop thread, started with the first connection and
 /// stopped when the last one has ended.
@@ -13,20 +14,26 @@ public enum WebSocketClient {
     /// Connects and performs the opening handshake.
     ///
     /// - Parameters:
-    ///   - url: `ws://host[:port][/path][?query]`; an IPv6 host goes in brackets.
+    ///   - url: `ws://host[:port][/path][?query]` or `wss://…` (port 443 by default); an IPv6
+    ///     host goes in brackets.
     ///   - headers: extra request header fields (e.g. `Authorization`, `Origin`).
     ///   - configuration: limits for the connection; ``WebSocketConfiguration/handshakeTimeout``
     ///     bounds connect plus handshake.
     /// - Returns: the open connection.
     /// - Throws: ``WebSocketError`` (`invalidURL`, `addressResolutionFailed`,
-    ///   `connectionFailed`, `handshakeFailed`, `handshakeTimedOut`) or `CancellationError`.
+    ///   `connectionFailed`, `handshakeFailed`, `handshakeTimedOut`, `tlsFailed` for a TLS
+    ///   failure or an untrusted certificate, `tlsUnavailable` for `wss://` without OpenSSL) or
+    ///   `CancellationError`.
     public static func connect(
         to url: String, headers: WebSocketHTTPHeaders = [:], configuration: WebSocketConfiguration = .init()
     ) async throws -> WebSocketConnection {
         let parsed = try WebSocketURL(parsing: url)
+        let tls = try parsed.secure
+            ? TLSContext.client(configuration.tls ?? WebSocketTLSClientConfiguration()) : nil
         let addresses = try Socket.resolve(host: parsed.host, port: parsed.port, passive: false)
         let loop = try SharedClientLoop.acquire(kind: configuration.poller, name: configuration.clientLoopName)
-        let connector = ClientConnector(url: parsed, headers: headers, addresses: addresses, loop: loop, configuration: configuration)
+        let connector = ClientConnector(url: parsed, headers: headers, addresses: addresses, loop: loop,
+                                        configuration: configuration, tls: tls)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<WebSocketConnection, any Error>) in
                 connector.begin(continuation)
@@ -109,7 +116,7 @@ enum SharedClientLoop {
 /// validates the response, then hands the socket to a ``WebSocketConnection``.
 final class ClientConnector: EventLoopHandler {
     private enum Phase: Sendable {
-        case idle, connecting, requesting, awaitingResponse, done
+        case idle, connecting, tlsHandshake, requesting, awaitingResponse, done
     }
 
     private struct State: Sendable {
@@ -119,7 +126,9 @@ final class ClientConnector: EventLoopHandler {
         var addresses: [Socket.Address]
         var lastError = ""
         var handshake: ClientHandshake
+        /// What to write: the request, or over TLS the handshake flights and the encrypted request.
         var request = OutboundQueue()
+        var tls: TLSSession?
         var continuation: CheckedContinuation<WebSocketConnection, any Error>?
         var timer: TimerID?
         var remote = ("", 0)
@@ -131,13 +140,16 @@ final class ClientConnector: EventLoopHandler {
     private let headers: WebSocketHTTPHeaders
     private let loop: EventLoop
     private let configuration: WebSocketConfiguration
+    private let tlsContext: TLSContext?
     private let state: Locked<State>
 
-    init(url: WebSocketURL, headers: WebSocketHTTPHeaders, addresses: [Socket.Address], loop: EventLoop, configuration: WebSocketConfiguration) {
+    init(url: WebSocketURL, headers: WebSocketHTTPHeaders, addresses: [Socket.Address], loop: EventLoop,
+         configuration: WebSocketConfiguration, tls: TLSContext?) {
         self.url = url
         self.headers = headers
         self.loop = loop
         self.configuration = configuration
+        self.tlsContext = tls
         self.state = Locked(State(addresses: addresses, handshake: ClientHandshake(maxBytes: configuration.maxHandshakeBytes)))
     }
 
@@ -230,7 +242,8 @@ final class ClientConnector: EventLoopHandler {
 
     private enum Outcome {
         case none
-        case upgraded(fd: Int32, registration: RegistrationID, leftover: [UInt8], continuation: CheckedContinuation<WebSocketConnection, any Error>?, remote: (String, Int))
+        case upgraded(fd: Int32, registration: RegistrationID, leftover: [UInt8], continuation: CheckedContinuation<WebSocketConnection, any Error>?,
+                      remote: (String, Int), tls: TLSSession?, pendingCiphertext: [UInt8])
     }
 
     func handleIO(_ readiness: IOReadiness, scratch: UnsafeMutableRawBufferPointer) {
@@ -244,15 +257,67 @@ final class ClientConnector: EventLoopHandler {
                     connectNextAddress(&state)
                     return .none
                 }
+                if let tlsContext {
+                    do {
+                        state.tls = try TLSSession(context: tlsContext, serverName: url.host)
+                    } catch {
+                        failLocked(&state, error)
+                        return .none
+                    }
+                    state.phase = .tlsHandshake
+                    continueTLSHandshake(&state, registration)
+                    return .none
+                }
                 state.phase = .requesting
                 state.request.append(state.handshake.request(for: url, headers: headers), separateWrite: false)
                 writeRequest(&state, registration)
+                return .none
+            case .tlsHandshake:
+                if readiness.writable { writeRequest(&state, registration) }
+                guard readiness.readable || readiness.hangup, let tls = state.tls else { return .none }
+                let count = Socket.receive(state.fd, scratch)
+                if count == 0 {
+                    failLocked(&state, WebSocketError.tlsFailed.with(detail: "the server closed the connection during the TLS handshake"))
+                    return .none
+                }
+                if count < 0 {
+                    let code = errno
+                    if code != EAGAIN && code != EWOULDBLOCK && code != EINTR {
+                        failLocked(&state, WebSocketError.tlsFailed.with(detail: "read(): \(SystemError(code: code).text)"))
+                    }
+                    return .none
+                }
+                tls.feed(UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+                continueTLSHandshake(&state, registration)
                 return .none
             case .requesting:
                 writeRequest(&state, registration)
                 return .none
             case .awaitingResponse:
-                let count = Socket.receive(state.fd, scratch)
+                var count = Socket.receive(state.fd, scratch)
+                if count > 0, let tls = state.tls {
+                    // Decrypt in place: the ciphertext is copied into OpenSSL first.
+                    tls.feed(UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+                    var plaintext: [UInt8] = []
+                    reading: while true {
+                        switch tls.read(into: scratch) {
+                        case .done(let read) where read > 0: plaintext.append(contentsOf: scratch[..<read])
+                        case .done, .needsInput: break reading
+                        case .closed:
+                            failLocked(&state, WebSocketError.handshakeFailed.with(detail: "the server closed the connection"))
+                            return .none
+                        case .failed(let reason):
+                            failLocked(&state, WebSocketError.tlsFailed.with(detail: reason))
+                            return .none
+                        }
+                    }
+                    state.request.append(tls.takeCiphertext(), separateWrite: false)
+                    count = plaintext.count
+                    plaintext.withUnsafeBytes { raw in
+                        UnsafeMutableRawBufferPointer(rebasing: scratch[..<raw.count]).copyMemory(from: raw)
+                    }
+                    if count == 0 { return .none }
+                }
                 if count == 0 {
                     failLocked(&state, WebSocketError.handshakeFailed.with(detail: "the server closed the connection"))
                     return .none
@@ -278,29 +343,58 @@ final class ClientConnector: EventLoopHandler {
                     state.registration = nil
                     let continuation = state.continuation
                     state.continuation = nil
-                    return .upgraded(fd: fd, registration: registration, leftover: leftover, continuation: continuation, remote: state.remote)
+                    let pending = state.request.takeAll().flatMap { $0 }
+                    return .upgraded(fd: fd, registration: registration, leftover: leftover, continuation: continuation,
+                                     remote: state.remote, tls: state.tls, pendingCiphertext: pending)
                 }
             case .idle, .done:
                 return .none
             }
         }
-        guard case .upgraded(let fd, let registration, let leftover, let continuation, let remote) = outcome else { return }
+        guard case .upgraded(let fd, let registration, let leftover, let continuation, let remote, let tls, let pending) = outcome
+        else { return }
         let sharedLoop = loop
         let connection = WebSocketConnection(
             fd: fd, registration: registration, loop: sharedLoop, isClient: true, configuration: configuration,
             remoteAddress: remote.0, remotePort: remote.1, requestPath: url.target, requestHeaders: headers,
-            onEnd: { SharedClientLoop.release(sharedLoop) })
-        connection.start(initialOutput: [], leftover: leftover)
+            tls: tls, onEnd: { SharedClientLoop.release(sharedLoop) })
+        connection.start(initialOutput: [], leftover: leftover, pendingCiphertext: pending)
         continuation?.resume(returning: connection)
+    }
+
+    /// Advances the TLS handshake; once it is done (and the certificate trusted), sends the
+    /// encrypted upgrade request.
+    private func continueTLSHandshake(_ state: inout State, _ registration: RegistrationID) {
+        guard let tls = state.tls else { return }
+        let progress = tls.handshake()
+        state.request.append(tls.takeCiphertext(), separateWrite: false)
+        switch progress {
+        case .done:
+            state.phase = .requesting
+            let request = state.handshake.request(for: url, headers: headers)
+            if case .failed(let reason) = request.withUnsafeBytes({ tls.write($0) }) {
+                failLocked(&state, WebSocketError.tlsFailed.with(detail: reason))
+                return
+            }
+            state.request.append(tls.takeCiphertext(), separateWrite: false)
+            writeRequest(&state, registration)
+        case .needsInput:
+            writeRequest(&state, registration)
+        case .closed:
+            failLocked(&state, WebSocketError.tlsFailed.with(detail: "the server ended TLS during the handshake"))
+        case .failed(let reason):
+            failLocked(&state, WebSocketError.tlsFailed.with(detail: reason))
+        }
     }
 
     private func writeRequest(_ state: inout State, _ registration: RegistrationID) {
         switch state.request.write(to: state.fd) {
         case .drained:
-            state.phase = .awaitingResponse
+            if state.phase == .requesting { state.phase = .awaitingResponse }
             loop.setInterest(registration, .read)
         case .wouldBlock:
-            break
+            // The handshake also waits for the server's flights.
+            loop.setInterest(registration, state.phase == .tlsHandshake ? [.read, .write] : .write)
         case .failed(let code):
             failLocked(&state, WebSocketError.connectionFailed.with(detail: "send(): \(SystemError(code: code).text)"))
         }

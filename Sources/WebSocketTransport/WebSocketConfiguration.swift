@@ -28,6 +28,11 @@ public struct WebSocketConfiguration: Sendable, Hashable {
     /// turning it off is a fault). Default `true`.
     public var automaticPongs: Bool
 
+    /// How a client trusts the server of a `wss://` URL (a pinned certificate fingerprint or a
+    /// CA file); `nil` verifies against the system's trust store. Ignored for `ws://` and by
+    /// servers (see ``WebSocketServer/start(host:port:configuration:tls:)``).
+    public var tls: WebSocketTLSClientConfiguration?
+
     /// The I/O multiplexer; `epoll` on Linux, `poll` elsewhere. Tests force `poll` on Linux so
     /// that the code path of Apple platforms runs there too.
     var poller: PollerKind
@@ -44,7 +49,8 @@ public struct WebSocketConfiguration: Sendable, Hashable {
         maxHandshakeBytes: Int = 16 * 1024,
         handshakeTimeout: Duration = .seconds(10),
         closeTimeout: Duration = .seconds(5),
-        automaticPongs: Bool = true
+        automaticPongs: Bool = true,
+        tls: WebSocketTLSClientConfiguration? = nil
     ) {
         self.maxMessageSize = maxMessageSize
         self.messageTooBigReason = messageTooBigReason
@@ -54,6 +60,7 @@ public struct WebSocketConfiguration: Sendable, Hashable {
         self.handshakeTimeout = handshakeTimeout
         self.closeTimeout = closeTimeout
         self.automaticPongs = automaticPongs
+        self.tls = tls
         self.poller = .platformDefault
         self.clientLoopName = "WebSocketClient"
     }

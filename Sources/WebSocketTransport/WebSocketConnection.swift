@@ -31,6 +31,8 @@ public final class WebSocketConnection: Sendable {
     public let id: UInt64
     /// Whether this is the client side of the connection.
     public let isClient: Bool
+    /// Whether the connection runs over TLS (`wss://`); stays true after it ended.
+    public let isSecure: Bool
     /// The peer's numeric IP address (`127.0.0.1`, `::1`).
     public let remoteAddress: String
     /// The peer's TCP port.
@@ -67,8 +69,12 @@ public final class WebSocketConnection: Sendable {
 
     private struct State: Sendable {
         var link: Link
+        /// The TLS session of a `wss://` socket connection: plaintext in ``outbound`` is
+        /// encrypted into ``ciphertext``, which is what the socket writes.
+        var tls: TLSSession?
         var parser: WebSocketInboundParser
         var outbound = OutboundQueue()
+        var ciphertext = OutboundQueue()
         var interest: IOInterest = []
         var readPaused = false
         var inbound = InboundQueue()
@@ -154,11 +160,12 @@ public final class WebSocketConnection: Sendable {
     convenience init(
         fd: Int32, registration: RegistrationID, loop: EventLoop, isClient: Bool,
         configuration: WebSocketConfiguration, remoteAddress: String, remotePort: Int,
-        requestPath: String, requestHeaders: WebSocketHTTPHeaders, onEnd: (@Sendable () -> Void)? = nil
+        requestPath: String, requestHeaders: WebSocketHTTPHeaders, tls: TLSSession? = nil,
+        onEnd: (@Sendable () -> Void)? = nil
     ) {
         self.init(link: .socket(fd: fd), registration: registration, loop: loop, isClient: isClient,
                   configuration: configuration, remoteAddress: remoteAddress, remotePort: remotePort,
-                  requestPath: requestPath, requestHeaders: requestHeaders, onEnd: onEnd)
+                  requestPath: requestPath, requestHeaders: requestHeaders, tls: tls, onEnd: onEnd)
     }
 
     /// One end of an in-memory pair; ``InMemoryWebSocket/pair(path:headers:client:server:)`` joins two.
@@ -168,14 +175,15 @@ public final class WebSocketConnection: Sendable {
     ) {
         self.init(link: .memory(memoryPeer), registration: nil, loop: nil, isClient: isClient,
                   configuration: configuration, remoteAddress: remoteAddress, remotePort: remotePort,
-                  requestPath: requestPath, requestHeaders: requestHeaders, onEnd: nil)
+                  requestPath: requestPath, requestHeaders: requestHeaders, tls: nil, onEnd: nil)
     }
 
     private init(
         link: Link, registration: RegistrationID?, loop: EventLoop?, isClient: Bool,
         configuration: WebSocketConfiguration, remoteAddress: String, remotePort: Int,
-        requestPath: String, requestHeaders: WebSocketHTTPHeaders, onEnd: (@Sendable () -> Void)?
+        requestPath: String, requestHeaders: WebSocketHTTPHeaders, tls: TLSSession?, onEnd: (@Sendable () -> Void)?
     ) {
+        self.isSecure = tls != nil
         self.id = Self.idCounter.withLock { counter in
             counter &+= 1
             return counter
@@ -194,16 +202,19 @@ public final class WebSocketConnection: Sendable {
             role: isClient ? .client : .server, maxMessageSize: configuration.maxMessageSize,
             messageTooBigReason: configuration.messageTooBigReason)
         self.state = Locked(State(
-            link: link, parser: parser, automaticPongs: configuration.automaticPongs,
+            link: link, tls: tls, parser: parser, automaticPongs: configuration.automaticPongs,
             maxOutboundBytes: configuration.maxOutboundBufferBytes))
     }
 
     /// Takes over the registration, sends `initialOutput` (the server's 101 response) and
     /// parses bytes that arrived together with the handshake. Called on the loop thread.
-    func start(initialOutput: [UInt8], leftover: [UInt8]) {
+    /// - Parameter pendingCiphertext: TLS bytes the handshake produced and has not written yet;
+    ///   they go out before anything else.
+    func start(initialOutput: [UInt8], leftover: [UInt8], pendingCiphertext: [UInt8] = []) {
         guard let loop, let registration else { return }
         loop.replaceHandler(registration, with: self)
         withState { state in
+            state.ciphertext.append(pendingCiphertext, separateWrite: false)
             state.outbound.append(initialOutput, separateWrite: false)
             if !leftover.isEmpty {
                 leftover.withUnsafeBytes { consume(&state, $0) }
@@ -383,8 +394,13 @@ public final class WebSocketConnection: Sendable {
         withState { $0.maxOutboundBytes = bytes }
     }
 
-    /// Bytes queued for sending and not yet accepted by the kernel.
-    public var outboundBufferedBytes: Int { withState { $0.outbound.byteCount } }
+    /// Bytes queued for sending and not yet accepted by the kernel (after TLS: ciphertext).
+    public var outboundBufferedBytes: Int { withState { $0.outbound.byteCount + $0.ciphertext.byteCount } }
+
+
+    /// The SHA-256 fingerprint (`AB:CD:…`) of the peer's TLS certificate: on a `wss://` client,
+    /// the server's; `nil` without TLS or without a peer certificate.
+    public var peerCertificateFingerprint: String? { withState { $0.tls?.peerFingerprint } }
 
     /// Turns automatic pong replies off (a fault) or back on.
     public func setAutomaticPongs(_ enabled: Bool) {
@@ -503,7 +519,7 @@ public final class WebSocketConnection: Sendable {
                 return
             }
             let size = writes.reduce(0) { $0 + $1.count }
-            if state.outbound.byteCount + size > state.maxOutboundBytes {
+            if state.outbound.byteCount + state.ciphertext.byteCount + size > state.maxOutboundBytes {
                 if state.closeSent == nil {
                     sendClose(&state, WebSocketCloseFrame(code: .policyViolation, reason: "slow consumer"), initiatedLocally: true)
                     flush(&state)
@@ -593,7 +609,7 @@ public final class WebSocketConnection: Sendable {
                 }
             }
         case .socket(let fd):
-            switch state.outbound.write(to: fd) {
+            switch writeOut(&state, fd) {
             case .drained:
                 if state.shutdownAfterFlush, !state.writeShut {
                     Socket.shutdownWrite(fd)
@@ -609,10 +625,27 @@ public final class WebSocketConnection: Sendable {
         }
     }
 
+    /// Writes what is queued to the socket. Over TLS, every queued plaintext write is first
+    /// encrypted into ciphertext segments of its own (so a split write stays split on the wire),
+    /// and a close_notify precedes the half-close.
+    private func writeOut(_ state: inout State, _ fd: Int32) -> OutboundQueue.WriteOutcome {
+        guard let tls = state.tls else { return state.outbound.write(to: fd) }
+        for segment in state.outbound.takeAllSegments() {
+            let progress = segment.bytes.withUnsafeBytes { tls.write($0) }
+            if case .failed = progress { return .failed(EPROTO) }
+            state.ciphertext.append(tls.takeCiphertext(), separateWrite: segment.separate)
+        }
+        if state.shutdownAfterFlush, !state.writeShut {
+            tls.shutdown()
+            state.ciphertext.append(tls.takeCiphertext(), separateWrite: false)
+        }
+        return state.ciphertext.write(to: fd)
+    }
+
     private func desiredInterest(_ state: State) -> IOInterest {
         var interest: IOInterest = []
         if !state.readPaused { interest.insert(.read) }
-        if !state.outbound.isEmpty { interest.insert(.write) }
+        if !state.outbound.isEmpty || !state.ciphertext.isEmpty { interest.insert(.write) }
         return interest
     }
 
@@ -629,7 +662,11 @@ public final class WebSocketConnection: Sendable {
         while case .socket(let fd) = state.link, !state.readPaused || hangup, rounds < 8 {
             let count = Socket.receive(fd, scratch)
             if count > 0 {
-                consume(&state, UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+                if let tls = state.tls {
+                    guard decrypt(&state, tls, UnsafeRawBufferPointer(rebasing: scratch[..<count]), scratch: scratch) else { return }
+                } else {
+                    consume(&state, UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+                }
                 flush(&state)
                 rounds += 1
                 if count < scratch.count { return }
@@ -644,6 +681,30 @@ public final class WebSocketConnection: Sendable {
                 return
             }
         }
+    }
+
+    /// Feeds ciphertext to TLS and parses all the plaintext it yields. Everything is decrypted
+    /// at once, even while reading is paused: plaintext left inside OpenSSL would never be
+    /// announced by the poller. Returns `false` when the connection ended (TLS closed or failed).
+    private func decrypt(_ state: inout State, _ tls: TLSSession, _ bytes: UnsafeRawBufferPointer,
+                         scratch: UnsafeMutableRawBufferPointer) -> Bool {
+        tls.feed(bytes)
+        while state.isOpen {
+            switch tls.read(into: scratch) {
+            case .done(let count):
+                if count == 0 { return true }
+                consume(&state, UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+            case .needsInput:
+                // A read may have produced ciphertext of its own (a key update, a ticket).
+                state.ciphertext.append(tls.takeCiphertext(), separateWrite: false)
+                return true
+            case .closed, .failed:
+                // close_notify is the clean end of the byte stream, as a TCP FIN would be.
+                finish(&state)
+                return false
+            }
+        }
+        return false
     }
 
     /// Closes the socket and tells everyone waiting how the connection ended.
@@ -665,6 +726,8 @@ public final class WebSocketConnection: Sendable {
             state.closeTimer = nil
         }
         state.outbound.removeAll()
+        state.ciphertext.removeAll()
+        state.tls = nil
         let info = WebSocketCloseInfo(sent: state.closeSent, received: state.closeReceived, initiatedLocally: state.initiatedLocally)
         state.closeInfo = info
         for consumer in state.inbound.finish() { state.deferred.append(.message(consumer, nil)) }
@@ -700,7 +763,7 @@ extension WebSocketConnection: EventLoopHandler {
             guard case .socket(let fd) = state.link else { return }
             if state.closeSent == nil, !state.writeShut {
                 sendClose(&state, WebSocketCloseFrame(code: .goingAway, reason: "server shutting down"), initiatedLocally: true)
-                _ = state.outbound.write(to: fd)  // best effort, once
+                _ = writeOut(&state, fd)  // best effort, once
             }
             finish(&state)
         }

@@ -41,6 +41,13 @@ public struct WebSocketError: Error, Sendable, Hashable, CustomStringConvertible
     public static let outboundBufferFull = WebSocketError(Kind(rawValue: "outboundBufferFull"))
     /// An argument was out of range (e.g. a ping payload over 125 bytes).
     public static let invalidArgument = WebSocketError(Kind(rawValue: "invalidArgument"))
+    /// The TLS handshake failed, the server's certificate was not trusted (a fingerprint that
+    /// differs from the pinned one, a failed CA verification), or TLS material is unusable.
+    public static let tlsFailed = WebSocketError(Kind(rawValue: "tlsFailed"),
+                                                 detail: "")
+    /// TLS was asked for on a platform built without OpenSSL.
+    public static let tlsUnavailable = WebSocketError(
+        Kind(rawValue: "tlsUnavailable"), detail: "TLS needs OpenSSL; not available on this platform")
     /// The event loop has shut down.
     public static let eventLoopShutDown = WebSocketError(Kind(rawValue: "eventLoopShutDown"))
 

@@ -257,22 +257,25 @@ struct ClientHandshake: Sendable {
     mutating func consume(_ bytes: [UInt8]) -> Action { bytes.withUnsafeBytes { consume($0) } }
 }
 
-/// A parsed `ws://` URL.
+/// A parsed `ws://` or `wss://` URL.
 struct WebSocketURL: Sendable, Hashable {
     /// The host without brackets (`::1`, `127.0.0.1`, `localhost`).
     var host: String
-    /// The TCP port (80 when absent).
+    /// The TCP port (80, or 443 for `wss://`, when absent).
     var port: Int
+    /// Whether the URL is `wss://` (TLS).
+    var secure: Bool
     /// The request target: path plus query, at least `/`.
     var target: String
 
-    /// Parses `ws://host[:port][/path][?query]`. `wss` is not supported.
+    /// Parses `ws://host[:port][/path][?query]` or the same with `wss://`.
     init(parsing string: String) throws(WebSocketError) {
         let lower = string.lowercased()
-        guard lower.hasPrefix("ws://") else {
-            throw WebSocketError.invalidURL.with(detail: lower.hasPrefix("wss://") ? "wss is not supported" : "expected ws://host[:port][/path]: \(string)")
+        guard lower.hasPrefix("ws://") || lower.hasPrefix("wss://") else {
+            throw WebSocketError.invalidURL.with(detail: "expected ws://host[:port][/path] or wss://…: \(string)")
         }
-        let rest = string.dropFirst(5)
+        secure = lower.hasPrefix("wss://")
+        let rest = string.dropFirst(secure ? 6 : 5)
         guard !rest.contains("#") else { throw WebSocketError.invalidURL.with(detail: "fragments are not allowed: \(string)") }
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         let authority = rest[..<authorityEnd]
@@ -297,7 +300,7 @@ struct WebSocketURL: Sendable, Hashable {
         } else {
             host = authority
         }
-        var port = 80
+        var port = secure ? 443 : 80
         if let portText {
             guard let value = Int(portText), (1...65535).contains(value) else {
                 throw WebSocketError.invalidURL.with(detail: "invalid port: \(string)")
@@ -310,10 +313,11 @@ struct WebSocketURL: Sendable, Hashable {
         self.target = target
     }
 
-    /// The `Host` header value: brackets around IPv6 literals, the port unless it is 80.
+    /// The `Host` header value: brackets around IPv6 literals, the port unless it is the
+    /// scheme's default.
     var hostHeader: String {
         let name = host.contains(":") ? "[\(host)]" : host
-        return port == 80 ? name : "\(name):\(port)"
+        return port == (secure ? 443 : 80) ? name : "\(name):\(port)"
     }
 }
 

@@ -35,6 +35,15 @@ import Testing
         }
     }
 
+    @Test func portsAreZeroTo65535() throws {
+        #expect(try PortOption(option: "0").value == 0)
+        #expect(try PortOption(option: "18789").value == 18_789)
+        #expect(try PortOption(option: "65535").value == 65_535)
+        for bad in ["65536", "-1", "http", "", "80.5", " 80"] {
+            #expect(throws: OptionValueError(expected: "a port from 0 to 65535")) { try PortOption(option: bad) }
+        }
+    }
+
     @Test func aChoiceSuggestsTheClosestName() {
         let choices = ["stale-signed-at", "wrong-device-id"]
         #expect(ChoiceOption.problem(with: "wrong-device-id", among: choices, what: "mutant") == nil)

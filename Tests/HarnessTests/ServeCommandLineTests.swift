@@ -12,12 +12,69 @@ import Testing
 struct ServeCommandLineTests {
     @Test func invalidFlagValuesExitWithUsageErrors() async throws {
         for arguments in [["--auth", "bogus"], ["--port", "70000"], ["--profile", "ancient"], ["--pairing", "sometimes"],
-                          ["--trusted-cidr", "10.0.0.0/40"], ["--tick-interval-ms", "0"], ["--bogus"]] {
+                          ["--trusted-cidr", "10.0.0.0/40"], ["--tick-interval-ms", "0"], ["--bogus"],
+                          ["--port", "-1"], ["--url", "http://192.168.1.20:18789"], ["--url", "ws://"], ["--cert", "/nonexistent.pem"]] {
             let serve = try ServeProcess.start(arguments)
             let status = await serve.waitForExit(timeout: .seconds(30))
             await serve.kill()
             #expect(status == 2, "\(arguments)")
             #expect(serve.errors.all.first?.hasPrefix("error: ") == true, "\(arguments): \(serve.transcript)")
+        }
+    }
+
+    @Test func aNonLoopbackHostWithoutASharedSecretIsRefused() async throws {
+        // Refused before anything is bound: nothing listens off loopback, nothing is sent.
+        for arguments in [["--host", "0.0.0.0"], ["--host", "0.0.0.0", "--auth", "none"], ["--host", "::", "--auth", "token:"]] {
+            let serve = try ServeProcess.start(["--port", "0"] + arguments)
+            let status = await serve.waitForExit(timeout: .seconds(30))
+            await serve.kill()
+            #expect(status == 2, "\(arguments): \(serve.transcript)")
+            let message = serve.errors.all.joined(separator: "\n")
+            #expect(message.hasPrefix("error: --host "), "\(arguments): \(message)")
+            #expect(message.contains("--auth token:SECRET") && message.contains("--insecure"), "\(message)")
+            #expect(serve.lines.all.isEmpty, "nothing was served: \(serve.transcript)")
+        }
+    }
+
+    @Test func insecureSaysWhatItExposes() async throws {
+        // 192.0.2.1 (TEST-NET-1) is not an address of this machine: the warning is printed, then
+        // the bind fails, so nothing ever listens off loopback.
+        let serve = try ServeProcess.start(["--port", "0", "--host", "192.0.2.1", "--insecure", "--pairing", "auto"])
+        let status = await serve.waitForExit(timeout: .seconds(30))
+        await serve.kill()
+        #expect(status == 2, "\(serve.transcript)")
+        let warning = try #require(serve.errors.all.first { $0.hasPrefix("warning: --insecure") }, "\(serve.transcript)")
+        #expect(warning.contains("without a shared secret") && warning.contains("operator.admin"), "\(warning)")
+        #expect(serve.errors.all.contains { $0.hasPrefix("error: cannot serve on 192.0.2.1") }, "\(serve.transcript)")
+    }
+
+    /// The bootstrap token of one `setup-code` on a fresh `serve <arguments> --show-secrets`, and its stderr.
+    private func firstBootstrapToken(_ arguments: [String]) async throws -> (token: String, stderr: [String]) {
+        try await ServeProcess.withServe(arguments + ["--show-secrets"]) { serve, _ in
+            try serve.send("setup-code")
+            let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" }, "\(serve.transcript)")
+            return (try #require(reply["result"]?["bootstrapToken"]?.stringValue), serve.errors.all)
+        }
+    }
+
+    @Test func secretsAreRandomUnlessASeedIsGivenWithAWarning() async throws {
+        let first = try await firstBootstrapToken([])
+        let second = try await firstBootstrapToken([])
+        #expect(first.token != second.token, "two runs without --seed must not issue the same secret")
+        #expect(!first.stderr.contains { $0.contains("predictable") })
+        let seededA = try await firstBootstrapToken(["--seed", "7"])
+        let seededB = try await firstBootstrapToken(["--seed", "7"])
+        #expect(seededA.token == seededB.token, "--seed replays the same secrets")
+        #expect(seededA.stderr.contains { $0.hasPrefix("warning: --seed 7:") && $0.contains("predictable") }, "\(seededA.stderr)")
+    }
+
+    @Test func setupCodesAreRedactedWithoutShowSecrets() async throws {
+        try await ServeProcess.withServe { serve, _ in
+            try serve.send("setup-code")
+            let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" }, "\(serve.transcript)")
+            for key in ["setupCode", "link", "bootstrapToken"] {
+                #expect(reply["result"]?[key] == "<redacted>", "\(key): \(serve.transcript)")
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayProtocol
 import Testing
+import WebSocketTransport
 
 /// `harness serve` against independent clients written in Python (`websockets` for the
 /// transport, `cryptography` for Ed25519), driven through the console like a person would.
@@ -169,6 +170,46 @@ struct ServeInteropTests {
 
                 _ = try #require(await peer.object("step", "done"), context())
                 #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+            }
+        }
+    }
+
+    @Test(.enabled(if: WebSocketTLS.isAvailable, "TLS needs OpenSSL"))
+    func pythonNodeOverTLSWithThePrintedFingerprintPinnedPairsAndIsInvoked() async throws {
+        try await ServeProcess.withServe(["--tls"]) { serve, url in
+            #expect(url.hasPrefix("wss://"))
+            let fingerprint = try #require(serve.objects.all.first?["tlsFingerprint"]?.stringValue, "\(serve.transcript)")
+            try await withPeer("gateway_node_peer.py", [url, "--pin", fingerprint, "--timeout", "60"]) { peer in
+                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+                _ = try #require(await peer.object("step", "pairing_required"), context())
+                try serve.send("approve")
+                _ = try #require(await peer.object("step", "ready"), context())
+                let cursor = serve.objects.count
+                try serve.send("invoke latest device.info")
+                let reply = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "invoke" }, context())
+                #expect(reply["result"]?["ok"] == true)
+                _ = try #require(await peer.object("step", "presence"), context())
+                _ = try #require(await peer.object("step", "done"), context())
+                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+            }
+        }
+    }
+
+    @Test(.enabled(if: WebSocketTLS.isAvailable, "TLS needs OpenSSL"))
+    func aPythonClientWithAWrongPinRefusesTheGatewayBeforeAnyFrame() async throws {
+        try await ServeProcess.withServe(["--tls"]) { serve, url in
+            let fingerprint = try #require(serve.objects.all.first?["tlsFingerprint"]?.stringValue)
+            let wrong = (fingerprint.first == "0" ? "1" : "0") + fingerprint.dropFirst()
+            try await withPeer("gateway_node_peer.py", [url, "--pin", wrong, "--timeout", "20"]) { peer in
+                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+                let error = try #require(await peer.object("step", "error"), context())
+                #expect(error["message"]?.stringValue?.hasPrefix("PinMismatch: certificate fingerprint mismatch") == true, context())
+                #expect(await peer.waitForExit(timeout: .seconds(30)) == 1, context())
+                // The upgrade request was never sent: the Gateway saw no WebSocket connection.
+                try serve.send("status")
+                let status = try #require(await serve.object("event", "command.ok") { $0["command"] == "status" }, context())
+                #expect(status["result"]?["connections"] == 0)
+                #expect(!serve.objects.all.contains { $0["event"] == "connection.opened" }, context())
             }
         }
     }

@@ -88,7 +88,7 @@ struct ServeScriptedFlowTests {
     }
 
     @Test func setupCodeAnswersWithTheCodeAndTheURL() async throws {
-        try await ServeProcess.withServe { serve, url in
+        try await ServeProcess.withServe(["--show-secrets"]) { serve, url in
             try serve.send("setup-code")
             let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" })
             #expect(reply["result"]?["url"]?.stringValue == url)

@@ -2,7 +2,11 @@
 """An independent OpenClaw node client (Python `websockets` + `cryptography`) for interop tests
 against `harness serve`.
 
-    gateway_node_peer.py URL [--seed HEX64] [--timeout SECONDS]
+    gateway_node_peer.py URL [--seed HEX64] [--timeout SECONDS] [--pin SHA256]
+
+For a `wss://` URL with `--pin`, it trusts only the server certificate with that SHA-256
+fingerprint (`harness serve --tls` prints it): another certificate ends the run with
+{"step": "error", "message": "PinMismatch: ..."} before any Gateway frame is sent.
 
 It runs the whole node flow and prints one JSON line per step on stdout:
 
@@ -35,7 +39,10 @@ try:  # websockets >= 13
 except ImportError:  # pragma: no cover - websockets 12
     from websockets import connect as ws_connect  # type: ignore
 
+import tls_pin
+
 STEP_TIMEOUT = 30
+PIN = None  # the pinned certificate fingerprint for wss:// URLs (--pin)
 
 
 class PeerFailure(Exception):
@@ -90,7 +97,10 @@ class Session:
 
     @classmethod
     async def open(cls, url):
-        ws = await ws_connect(url, compression=None, max_size=None, open_timeout=STEP_TIMEOUT)
+        if url.startswith("wss://"):
+            ws = await tls_pin.connect_pinned(url, PIN, compression=None, max_size=None, open_timeout=STEP_TIMEOUT)
+        else:
+            ws = await ws_connect(url, compression=None, max_size=None, open_timeout=STEP_TIMEOUT)
         frame = json.loads(await asyncio.wait_for(ws.recv(), STEP_TIMEOUT))
         if frame.get("type") != "event" or frame.get("event") != "connect.challenge":
             raise PeerFailure(f"first frame is not connect.challenge: {frame}")
@@ -249,7 +259,10 @@ def main(runner):
     parser.add_argument("url")
     parser.add_argument("--seed", type=seed_argument, default=bytes(range(32)))
     parser.add_argument("--timeout", type=float, default=90)
+    parser.add_argument("--pin", default=None, help="SHA-256 fingerprint of the server certificate (wss://)")
     args = parser.parse_args()
+    global PIN
+    PIN = args.pin
     try:
         asyncio.run(asyncio.wait_for(runner(args.url, args.seed, args.timeout), args.timeout + 5))
     except Exception as exc:  # report every failure as one line, then fail

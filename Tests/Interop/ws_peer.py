@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """An independent WebSocket peer (the Python `websockets` package) for interop tests.
 
-    ws_peer.py client URL_BASE   run every client scenario against a server at URL_BASE
-                                 (e.g. ws://127.0.0.1:1234) and print one JSON line per
-                                 scenario: {"scenario": ..., "ok": true/false, ...}
-    ws_peer.py server            serve on 127.0.0.1, port 0; the first line is {"port": N};
+    ws_peer.py client URL_BASE [--pin SHA256]
+                                 run every client scenario against a server at URL_BASE
+                                 (e.g. ws://127.0.0.1:1234, or wss://… trusting only the
+                                 certificate with that fingerprint) and print one JSON line
+                                 per scenario: {"scenario": ..., "ok": true/false, ...}
+    ws_peer.py server [--tls CERT KEY]
+                                 serve on 127.0.0.1, port 0 (over TLS with that PEM
+                                 certificate and key); the first line is {"port": N};
                                  then one JSON line per finished connection:
                                  {"event": "closed", "path": ..., "received": code, ...}
 
@@ -17,6 +21,8 @@ import sys
 import websockets
 from websockets.exceptions import ConnectionClosed
 
+import tls_pin
+
 try:  # websockets >= 13
     from websockets.asyncio.client import connect
     from websockets.asyncio.server import serve
@@ -24,6 +30,7 @@ except ImportError:  # pragma: no cover - websockets 12
     from websockets import connect, serve  # type: ignore
 
 GLOBAL_TIMEOUT = 60
+PIN = None  # the pinned server fingerprint of client mode (wss:// only)
 STEP_TIMEOUT = 10
 ONE_MIB = 1 << 20
 
@@ -73,14 +80,14 @@ async def expect_close(ws, action=None):
 
 
 async def scenario_text(base):
-    async with connect(base + "/echo", compression=None) as ws:
+    async with tls_pin.connect_pinned(base + "/echo", PIN, compression=None) as ws:
         await ws.send("héllo wörld 🎉")
         reply = await asyncio.wait_for(ws.recv(), STEP_TIMEOUT)
         return reply == "héllo wörld 🎉", {"reply": reply}
 
 
 async def scenario_binary(base):
-    async with connect(base + "/echo", compression=None) as ws:
+    async with tls_pin.connect_pinned(base + "/echo", PIN, compression=None) as ws:
         payload = bytes(range(256))
         await ws.send(payload)
         reply = await asyncio.wait_for(ws.recv(), STEP_TIMEOUT)
@@ -88,7 +95,7 @@ async def scenario_binary(base):
 
 
 async def scenario_large(base):
-    async with connect(base + "/echo", compression=None, max_size=None) as ws:
+    async with tls_pin.connect_pinned(base + "/echo", PIN, compression=None, max_size=None) as ws:
         payload = bytes(i * 31 % 251 for i in range(ONE_MIB))
         await ws.send(payload)
         reply = await asyncio.wait_for(ws.recv(), STEP_TIMEOUT)
@@ -96,14 +103,14 @@ async def scenario_large(base):
 
 
 async def scenario_fragmented(base):
-    async with connect(base + "/echo", compression=None) as ws:
+    async with tls_pin.connect_pinned(base + "/echo", PIN, compression=None) as ws:
         await ws.send(["frag", "mented ", "日本", "語"])  # an iterable is sent as fragments
         reply = await asyncio.wait_for(ws.recv(), STEP_TIMEOUT)
         return reply == "fragmented 日本語", {"reply": reply}
 
 
 async def scenario_ping(base):
-    async with connect(base + "/echo", compression=None) as ws:
+    async with tls_pin.connect_pinned(base + "/echo", PIN, compression=None) as ws:
         waiter = await ws.ping(b"python ping")
         await asyncio.wait_for(waiter, STEP_TIMEOUT)
         return True, {}
@@ -111,20 +118,20 @@ async def scenario_ping(base):
 
 async def scenario_server_ping(base):
     # The server pings us, waits for our automatic pong, then tells us.
-    async with connect(base + "/ping-me", compression=None) as ws:
+    async with tls_pin.connect_pinned(base + "/ping-me", PIN, compression=None) as ws:
         reply = await asyncio.wait_for(ws.recv(), STEP_TIMEOUT)
         return reply == "pong received", {"reply": reply}
 
 
 async def scenario_close_1000(base):
-    async with connect(base + "/echo", compression=None) as ws:
+    async with tls_pin.connect_pinned(base + "/echo", PIN, compression=None) as ws:
         await ws.close(1000, "bye from python")
         received, reason, sent = close_codes(ws)
         return received == 1000 and sent == 1000, {"received": received, "reason": reason, "sent": sent}
 
 
 async def scenario_close_1009(base):
-    async with connect(base + "/small", compression=None) as ws:
+    async with tls_pin.connect_pinned(base + "/small", PIN, compression=None) as ws:
         # The server lowers its limit to 1 KiB for this connection, then says "ready".
         ready = await asyncio.wait_for(ws.recv(), STEP_TIMEOUT)
         if ready != "ready":
@@ -134,38 +141,38 @@ async def scenario_close_1009(base):
 
 
 async def scenario_close_1002_unmasked(base):
-    async with connect(base + "/echo", compression=None) as ws:
+    async with tls_pin.connect_pinned(base + "/echo", PIN, compression=None) as ws:
         received, reason, _ = await expect_close(ws, lambda: write_raw(ws, b"\x81\x01x"))
         return received == 1002, {"received": received, "reason": reason}
 
 
 async def scenario_close_1002_opcode(base):
-    async with connect(base + "/echo", compression=None) as ws:
+    async with tls_pin.connect_pinned(base + "/echo", PIN, compression=None) as ws:
         received, reason, _ = await expect_close(ws, lambda: write_raw(ws, masked(0x83, b"?")))
         return received == 1002, {"received": received, "reason": reason}
 
 
 async def scenario_close_1007(base):
-    async with connect(base + "/echo", compression=None) as ws:
+    async with tls_pin.connect_pinned(base + "/echo", PIN, compression=None) as ws:
         received, reason, _ = await expect_close(ws, lambda: write_raw(ws, masked(0x81, b"\xff\xfe")))
         return received == 1007, {"received": received, "reason": reason}
 
 
 async def scenario_server_close_4000(base):
-    async with connect(base + "/close-4000", compression=None) as ws:
+    async with tls_pin.connect_pinned(base + "/close-4000", PIN, compression=None) as ws:
         received, reason, sent = await expect_close(ws)
         return received == 4000 and reason == "bye from swift", {"received": received, "reason": reason, "sent": sent}
 
 
 async def scenario_server_malformed(base):
     # The server sends a frame with RSV1 set (no extension negotiated): we must fail with 1002.
-    async with connect(base + "/malformed", compression=None) as ws:
+    async with tls_pin.connect_pinned(base + "/malformed", PIN, compression=None) as ws:
         received, reason, sent = await expect_close(ws)
         return sent == 1002, {"received": received, "reason": reason, "sent": sent}
 
 
 async def scenario_server_fragmented(base):
-    async with connect(base + "/fragmented", compression=None) as ws:
+    async with tls_pin.connect_pinned(base + "/fragmented", PIN, compression=None) as ws:
         reply = await asyncio.wait_for(ws.recv(), STEP_TIMEOUT)
         return reply == "fragmented by swift ✓", {"reply": reply}
 
@@ -188,8 +195,19 @@ CLIENT_SCENARIOS = [
 ]
 
 
+async def scenario_wrong_pin(base):
+    """A pin that differs from the server's certificate in one digit: the connect is refused."""
+    wrong = ("0" if tls_pin.normalized(PIN)[0] != "0" else "1") + tls_pin.normalized(PIN)[1:]
+    try:
+        async with tls_pin.connect_pinned(base + "/echo", wrong, compression=None):
+            return False, {"error": "connected despite the wrong pin"}
+    except tls_pin.PinMismatch as error:
+        return True, {"refused": str(error)}
+
+
 async def run_client(base):
-    for name, scenario in CLIENT_SCENARIOS:
+    scenarios = CLIENT_SCENARIOS + ([("wrong_pin", scenario_wrong_pin)] if PIN else [])
+    for name, scenario in scenarios:
         try:
             ok, details = await asyncio.wait_for(scenario(base), STEP_TIMEOUT * 2)
             emit(scenario=name, ok=bool(ok), **details)
@@ -229,20 +247,25 @@ async def handler(ws):
         emit(event="closed", path=path, received=received, reason=reason, sent=sent)
 
 
-async def run_server():
+async def run_server(tls):
     # 1.5 MiB: a 1 MiB message passes, a 2 MiB one is closed with 1009.
-    async with serve(handler, "127.0.0.1", 0, compression=None, max_size=ONE_MIB + ONE_MIB // 2) as server:
+    context = tls_pin.server_context(*tls) if tls else None
+    async with serve(handler, "127.0.0.1", 0, compression=None, max_size=ONE_MIB + ONE_MIB // 2, ssl=context) as server:
         port = next(iter(server.sockets)).getsockname()[1]
         emit(port=port)
         await asyncio.sleep(GLOBAL_TIMEOUT)
 
 
 def main():
+    global PIN
     if len(sys.argv) >= 3 and sys.argv[1] == "client":
+        if len(sys.argv) >= 5 and sys.argv[3] == "--pin":
+            PIN = sys.argv[4]
         asyncio.run(asyncio.wait_for(run_client(sys.argv[2].rstrip("/")), GLOBAL_TIMEOUT))
     elif len(sys.argv) >= 2 and sys.argv[1] == "server":
+        tls = sys.argv[3:5] if len(sys.argv) >= 5 and sys.argv[2] == "--tls" else None
         try:
-            asyncio.run(run_server())
+            asyncio.run(run_server(tls))
         except KeyboardInterrupt:
             pass
     else:

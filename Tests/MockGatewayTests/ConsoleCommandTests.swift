@@ -51,14 +51,39 @@ struct ConsoleCommandTests {
         #expect(try parse(#"invoke n1 location.get {"desiredAccuracy": "balanced"}"#)
             == .invoke(node: .id("n1"), command: "location.get", params: ["desiredAccuracy": "balanced"]))
         #expect(try parse(#"invoke n1 x "{\"a\": 1}""#) == .invoke(node: .id("n1"), command: "x", params: ["a": 1]))
-        #expect(try parse("setup-code") == .setupCode(profile: nil))
-        #expect(try parse("setup-code --full-access") == .setupCode(profile: "full"))
-        #expect(try parse("setup-code --profile voice-node") == .setupCode(profile: "voice-node"))
-        #expect(try parse("setup-code --profile node") == .setupCode(profile: "node"))
+        #expect(try parse("setup-code") == .setupCode(profile: nil, qrPNG: nil))
+        #expect(try parse("setup-code --full-access") == .setupCode(profile: "full", qrPNG: nil))
+        #expect(try parse("setup-code --profile voice-node --qr-png /tmp/x.png") == .setupCode(profile: "voice-node", qrPNG: "/tmp/x.png"))
+        #expect(try parse("approve") == .approve(nil))
+        #expect(try parse("reject") == .reject(nil))
+        #expect(try parse("nodes") == .nodes)
+        #expect(try parse("connections") == .connections)
+        #expect(try parse("status") == .status)
+        #expect(try parse("restart") == .shutdown)
+        #expect(try parse("help drop-next") == .help("drop-next"))
+        #expect(try parse("drop-next approval.resolve") == .dropNext(method: "approval.resolve", keepConnection: false))
+        #expect(try parse("drop-next node.event --keep-connection") == .dropNext(method: "node.event", keepConnection: true))
+        #expect(try parse("delay 2000") == .delay(milliseconds: 2000))
+        #expect(try parse("delay off") == .delay(milliseconds: nil))
+        #expect(try parse("stop-ticks") == .stopTicks)
+        #expect(try parse("resume-ticks") == .resumeTicks)
+        #expect(try parse("skip-seq 3") == .skipSeq(3))
+        #expect(try parse("starting on") == .starting(true))
+        #expect(try parse("starting off") == .starting(false))
+        #expect(try parse("reset latest") == .reset(.latest))
+        #expect(try parse(#"close c1 4000 "bye now""#) == .close(.id("c1"), code: 4000, reason: "bye now"))
+        #expect(try parse("send-binary 2") == .sendBinary(2))
+        #expect(try parse("fragment 1") == .fragment(1))
+        #expect(try parse("presence-reply false persist_failed") == .presenceReply(handled: false, reason: "persist_failed"))
+        #expect(try parse(#"event all custom.thing {"a": [1, 2]}"#) == .event(nil, name: "custom.thing", payload: ["a": [1, 2]]))
+        #expect(try parse("expire-approval latest") == .expireApproval(.latest))
+        #expect(try parse("expire-question q-1") == .expireQuestion(.id("q-1")))
+        #expect(try parse("race-approval latest deny --client-first") == .raceApproval(.latest, decision: .deny, clientFirst: true, surface: "watch"))
+        #expect(try parse("setup-code --profile node") == .setupCode(profile: "node", qrPNG: nil))
         #expect(try parse("advance 901") == .advance(seconds: 901))
         #expect(try parse("advance 0.5") == .advance(seconds: 0.5))
         #expect(try parse("shutdown") == .shutdown)
-        #expect(try parse("help") == .help)
+        #expect(try parse("help") == .help(nil))
         #expect(try parse("quit") == .quit)
         #expect(try parse(#"approval "rm -rf /tmp/x" --expires-in 60"#)
             == .approval(commandText: "rm -rf /tmp/x", decisions: ApprovalDecision.allCases, expiresInSeconds: 60))
@@ -97,10 +122,18 @@ struct ConsoleCommandTests {
     @Test func unknownCommandsAndBadArgumentsAreOneLineErrors() {
         let cases: [(String, String)] = [
             ("frobnicate", "unknown command 'frobnicate' (type 'help' for the list)"),
-            ("approve", "approve: usage: approve <requestId|latest>"),
-            ("approve a b", "approve: usage: approve <requestId|latest>"),
+            ("approve a b", "approve: usage: approve [requestId|latest]"),
+            ("delay soon", "delay: 'soon' is not a number of milliseconds (1 to 3600000) or off"),
+            ("skip-seq 0", "skip-seq: '0' is not a count from 1 to 1000000"),
+            ("starting maybe", "starting: expected on or off, not 'maybe'"),
+            ("close latest", "close: usage: close <connectionId|latest> <code> [reason]"),
+            ("close latest 999", "close: '999' is not a close code (1000 to 4999)"),
+            ("drop-next", "drop-next: usage: drop-next <method> [--keep-connection]"),
+            ("presence-reply maybe x", "presence-reply: handled must be true or false, not 'maybe'"),
+            ("setup-code --profile everything", "setup-code: unknown profile 'everything' (known: full, limited, voice-node, node)"),
+            ("setup-code --profile node --full-access", "setup-code: --full-access is --profile full; it cannot go with --profile node"),
             ("pending now", "pending: unexpected argument 'now'"),
-            ("revoke dev-1", "revoke: usage: revoke <deviceId> <role>"),
+            ("revoke dev-1", "revoke: usage: revoke <deviceId|latest> <role>"),
             ("invoke latest", "invoke: usage: invoke <nodeId|latest> <command> [paramsJSON]"),
             ("invoke latest x {nope", "invoke: paramsJSON is not valid JSON: {nope"),
             ("advance soon", "advance: 'soon' is not a number of seconds (0 to 1000000000)"),
@@ -116,8 +149,9 @@ struct ConsoleCommandTests {
             ("resolve-approval latest maybe", "resolve-approval: unknown decision 'maybe' (allow-once, allow-always or deny)"),
             ("question --options a,b", "question: usage: question <prompt> [--options a,b] [--multi] [--other] [--expires-in SECONDS]"),
             ("answer-question latest", "answer-question: usage: answer-question <id|latest> <json>"),
-            ("setup-code --everything", "setup-code: unknown option '--everything' (known: --full-access, --profile)"),
+            ("setup-code --everything", "setup-code: unknown option '--everything' (known: --full-access, --profile, --qr-png)"),
             ("setup-code --profile admin", "setup-code: unknown profile 'admin' (known: full, limited, voice-node, node)"),
+            ("setup-code --profile limited --full-access", "setup-code: --full-access is --profile full; it cannot go with --profile limited"),
             (#"approval "rm"#, #"missing closing quote in "rm"#),
         ]
         for (line, message) in cases {

@@ -116,16 +116,18 @@ struct ConsoleExecutionTests {
     @Test func setupCodeAdvanceAndShutdown() async throws {
         try await Gateway.withGateway { gateway in
             let console = GatewayConsole(gateway: gateway)
-            guard case .setupCode(let issued) = try await result(console, "setup-code") else {
+            guard case .setupCode(let issued, let profile, _) = try await result(console, "setup-code") else {
                 Issue.record("setup-code did not issue a code")
                 return
             }
             let code = issued.code
             #expect(try SetupCode(decoding: code.encoded) == code)
             #expect(code.url == gateway.url)
+            #expect(profile == "full", "a loopback URL gets upstream's full profile by default")
             #expect(issued.access == .full)
+            #expect(code.expiresAtMs == gateway.clock.nowMs + 600_000)
             #expect(code.expiresAtMs == issued.expiresAtMs)
-            guard case .setupCode(let limited) = try await result(console, "setup-code --profile limited") else {
+            guard case .setupCode(let limited, _, _) = try await result(console, "setup-code --profile limited") else {
                 Issue.record("setup-code --profile limited did not issue a code")
                 return
             }

@@ -17,9 +17,11 @@ struct ConsoleRenderingTests {
 
     @Test func setupCodeResultCarriesTheCodeAndTheURL() {
         let code = SetupCode(url: "ws://127.0.0.1:18789", bootstrapToken: "tok", expiresAtMs: 600_000)
-        let json = ConsoleResult.setupCode(IssuedSetupCode(code: code, setupId: "setup-1", access: .full, expiresAtMs: 600_000)).json
+        let json = ConsoleResult.setupCode(IssuedSetupCode(code: code, setupId: "setup-1", access: .limited, expiresAtMs: 600_000),
+                                           profile: "limited", qr: nil).json
         #expect(json["setupId"] == "setup-1")
-        #expect(json["access"] == "full")
+        #expect(json["access"] == "limited")
+        #expect(json["profile"] == "limited")
         #expect(json["setupCode"]?.stringValue == code.encoded)
         #expect(json["url"] == "ws://127.0.0.1:18789")
         #expect(json["link"]?.stringValue == code.link)

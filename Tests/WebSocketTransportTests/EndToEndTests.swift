@@ -434,7 +434,7 @@ struct EndToEndTests {
             try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", configuration: configuration)
         }
         await #expect(throws: WebSocketError.invalidURL) {
-            try await WebSocketClient.connect(to: "wss://127.0.0.1/", configuration: configuration)
+            try await WebSocketClient.connect(to: "https://127.0.0.1/", configuration: configuration)
         }
     }
 

@@ -40,10 +40,18 @@ struct InteropTests {
         for await message in connection.messages { try? await connection.send(message) }
     }
 
-    @Test func ourServerWithTheirClient() async throws {
+    /// A certificate for the TLS variants (`nil` for plain `ws://`).
+    private static func certificate(_ tls: Bool) throws -> TestCertificate? {
+        tls ? try TestCertificate() : nil
+    }
+
+    @Test(arguments: WebSocketTLS.isAvailable ? [false, true] : [false])
+    func ourServerWithTheirClient(tls: Bool) async throws {
         _ = try PythonPeer.interpreter.get()
         let endings = Endings()
-        try await WebSocketServer.withServer { server in
+        let certificate = try Self.certificate(tls)
+        defer { certificate?.remove() }
+        try await WebSocketServer.withServer(tls: certificate?.server) { server in
             let serverTask = Task {
                 await withDiscardingTaskGroup { group in
                     for await connection in server.connections {
@@ -55,7 +63,8 @@ struct InteropTests {
                 }
             }
             defer { serverTask.cancel() }
-            let peer = try PythonPeer(["client", "ws://127.0.0.1:\(server.port)"])
+            let peer = try PythonPeer(certificate.map { ["client", "wss://127.0.0.1:\(server.port)", "--pin", $0.fingerprint] }
+                ?? ["client", "ws://127.0.0.1:\(server.port)"])
             let results = try await withDeadline(90, "python client scenarios") { () -> [String: PeerLine] in
                 var results: [String: PeerLine] = [:]
                 for await line in peer.lines {
@@ -67,7 +76,7 @@ struct InteropTests {
             await peer.stop()
             let expected = ["text", "binary", "large", "fragmented", "ping", "server_ping", "close_1000", "close_1009",
                             "close_1002_unmasked", "close_1002_opcode", "close_1007", "server_close_4000",
-                            "server_malformed", "server_fragmented"]
+                            "server_malformed", "server_fragmented"] + (tls ? ["wrong_pin"] : [])
             for scenario in expected {
                 let line = results[scenario]
                 #expect(line?.ok == true, "\(scenario): \(line.map { "\($0)" } ?? "no result")")
@@ -93,14 +102,24 @@ struct InteropTests {
         }
     }
 
-    @Test func ourClientWithTheirServer() async throws {
+    @Test(arguments: WebSocketTLS.isAvailable ? [false, true] : [false])
+    func ourClientWithTheirServer(tls: Bool) async throws {
         _ = try PythonPeer.interpreter.get()
-        let peer = try PythonPeer(["server"])
+        let certificate = try Self.certificate(tls)
+        defer { certificate?.remove() }
+        let peer = try PythonPeer(certificate.map { ["server", "--tls", $0.server.certificateFile, $0.server.privateKeyFile] }
+            ?? ["server"])
+        let configuration = certificate?.pinned ?? WebSocketConfiguration()
         do {
             try await withDeadline(90, "python server scenarios") {
                 var lines = peer.lines.makeAsyncIterator()
                 let port = try #require(await lines.next()?.port, "the peer did not print its port")
-                let base = "ws://127.0.0.1:\(port)"
+                let base = "\(tls ? "wss" : "ws")://127.0.0.1:\(port)"
+                func open(_ path: String) async throws -> WebSocketConnection {
+                    let connection = try await WebSocketClient.connect(to: base + path, configuration: configuration)
+                    #expect(connection.isSecure == tls)
+                    return connection
+                }
                 var closed: [String: PeerLine] = [:]
                 func closedEvent(_ path: String) async throws -> PeerLine {
                     while closed[path] == nil {
@@ -111,7 +130,7 @@ struct InteropTests {
                 }
 
                 // Echo: text, binary, 1 MiB, fragmented (with pings in between), ping/pong, close 1000.
-                let echo = try await WebSocketClient.connect(to: base + "/echo")
+                let echo = try await open("/echo")
                 try await echo.send(text: "héllo 🎉")
                 #expect(try await nextMessage(echo) == .text("héllo 🎉"))
                 try await echo.send(binary: [0, 1, 2, 254, 255])
@@ -131,37 +150,37 @@ struct InteropTests {
                 #expect(echoClosed.reason == "bye from swift")
 
                 // Their fragmented message.
-                let fragmented = try await WebSocketClient.connect(to: base + "/fragmented")
+                let fragmented = try await open("/fragmented")
                 #expect(try await nextMessage(fragmented) == .text("fragmented by python ✓"))
                 await fragmented.close()
 
                 // They ping, we answer automatically.
-                let pinged = try await WebSocketClient.connect(to: base + "/ping-you")
+                let pinged = try await open("/ping-you")
                 #expect(try await nextMessage(pinged) == .text("pong received"))
                 await pinged.close()
 
                 // They close with 1001.
-                let closing = try await WebSocketClient.connect(to: base + "/close-1001")
+                let closing = try await open("/close-1001")
                 let closingInfo = await closing.waitUntilClosed()
                 #expect(closingInfo.received == WebSocketCloseFrame(code: .goingAway, reason: "python going away"))
                 #expect(!closingInfo.initiatedLocally)
 
                 // They send a malformed frame (RSV1): we fail the connection with 1002.
-                let malformed = try await WebSocketClient.connect(to: base + "/malformed")
+                let malformed = try await open("/malformed")
                 let malformedInfo = await malformed.waitUntilClosed()
                 #expect(malformedInfo.code == .protocolError)
                 #expect(malformedInfo.initiatedLocally)
                 #expect(try await closedEvent("/malformed").received == 1002)
 
                 // A message over their 1.5 MiB limit: they close with 1009.
-                let big = try await WebSocketClient.connect(to: base + "/big")
+                let big = try await open("/big")
                 try await big.send(.binary(pattern(2 << 20)))
                 let bigInfo = await big.waitUntilClosed()
                 #expect(bigInfo.received?.code == .messageTooBig)
                 #expect(try await closedEvent("/big").sent == 1009)
 
                 // We send a malformed frame (unmasked): they fail with 1002.
-                let raw = try await WebSocketClient.connect(to: base + "/raw")
+                let raw = try await open("/raw")
                 try await raw.sendRaw(WebSocketFrame(opcode: .text, payload: Array("unmasked".utf8)).encoded())
                 let rawInfo = await raw.waitUntilClosed()
                 #expect(rawInfo.received?.code == .protocolError)

@@ -78,10 +78,10 @@ final class EchoServer: Sendable {
     private let acceptedContinuation: AsyncStream<WebSocketConnection>.Continuation
     private let task: Locked<Task<Void, Never>?> = Locked(nil)
 
-    init(configuration: WebSocketConfiguration = .init(), host: String = "127.0.0.1",
+    init(configuration: WebSocketConfiguration = .init(), host: String = "127.0.0.1", tls: WebSocketTLSServerConfiguration? = nil,
          onConnection: @escaping @Sendable (WebSocketConnection) async -> Void = { _ in }) async throws {
         poller = configuration.poller
-        server = try await WebSocketServer.start(host: host, configuration: configuration)
+        server = try await WebSocketServer.start(host: host, configuration: configuration, tls: tls)
         (accepted, acceptedContinuation) = AsyncStream<WebSocketConnection>.makeStream()
         let server = self.server
         let continuation = acceptedContinuation
@@ -102,7 +102,7 @@ final class EchoServer: Sendable {
         self.task.withLock { $0 = task }
     }
 
-    var url: String { "ws://127.0.0.1:\(server.port)/echo" }
+    var url: String { "\(server.isSecure ? "wss" : "ws")://127.0.0.1:\(server.port)/echo" }
 
     /// The server's multiplexer; ``connect(_:headers:configuration:)`` gives clients the same.
     let poller: PollerKind
@@ -130,10 +130,11 @@ final class EchoServer: Sendable {
 /// Runs `body` with an echo server on `poller` and shuts it down afterwards.
 func withEchoServer<T: Sendable>(
     poller: PollerKind = .platformDefault, configuration: WebSocketConfiguration = .init(), deadline: Double = 60,
+    tls: WebSocketTLSServerConfiguration? = nil,
     onConnection: @escaping @Sendable (WebSocketConnection) async -> Void = { _ in },
     _ body: @escaping @Sendable (EchoServer) async throws -> T
 ) async throws -> T {
-    let server = try await EchoServer(configuration: configuration.with(poller), onConnection: onConnection)
+    let server = try await EchoServer(configuration: configuration.with(poller), tls: tls, onConnection: onConnection)
     do {
         let result = try await withDeadline(deadline, "echo server test") { try await body(server) }
         await server.shutdown()

@@ -118,7 +118,17 @@ struct WebSocketHandshakeTests {
         #expect(v6.hostHeader == "[::1]:9")
     }
 
-    @Test(arguments: ["wss://host/", "http://host/", "ws://", "ws://host:0/", "ws://host:70000/", "ws://host:x/",
+    @Test func parsesSecureURLsWithTheirDefaultPort() throws {
+        let secure = try WebSocketURL(parsing: "wss://gw.example/ws")
+        #expect(secure.secure)
+        #expect(secure.port == 443)
+        #expect(secure.hostHeader == "gw.example")
+        let explicit = try WebSocketURL(parsing: "WSS://[::1]:18789")
+        #expect(explicit.secure && explicit.port == 18789 && explicit.hostHeader == "[::1]:18789")
+        #expect(try !WebSocketURL(parsing: "ws://h/").secure)
+    }
+
+    @Test(arguments: ["wss://", "http://host/", "ws://", "ws://host:0/", "ws://host:70000/", "ws://host:x/",
                       "ws://user@host/", "ws://host/#frag", "ws://[::1/", "ws://:80/"])
     func rejectsInvalidURLs(_ url: String) {
         #expect(throws: WebSocketError.invalidURL) { try WebSocketURL(parsing: url) }

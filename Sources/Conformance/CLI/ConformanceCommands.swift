@@ -3,6 +3,7 @@ import Simulation
 import GatewayProtocol
 import MockGateway
 import Locking
+import WebSocketTransport
 
 /// What the conformance subcommands work with: the catalogue, the named in-process clients and
 /// a way to start Gateways.
@@ -152,6 +153,7 @@ public enum ConformanceCommands {
         .option("--transcripts", "DIR", help: "Write every run's transcript to DIR (default: failing runs only, to a temporary directory removed when everything passes)."),
         .flag("--show-secrets", help: "Keep tokens and passwords in transcripts, client logs and reports (redacted by default)."),
         .flag("--quiet", help: "Print only the summary (counts, root causes, result); no progress line."),
+        .flag("--tls", help: "Serve wss:// with a fresh self-signed certificate; the client gets its fingerprint (OPENCLAW_GATEWAY_TLS_FINGERPRINT). Needs --node-command or --attach; Linux/OpenSSL only."),
         .option("--port", "N", help: "Bind each run's Gateway to port N instead of a free one (useful with --attach).", validate: { value in
             guard let port = Int(value), port >= 1, port <= 65535 else { return "expected a port from 1 to 65535" }
             return nil
@@ -267,9 +269,30 @@ public enum ConformanceCommands {
             io.err("error: the scenario catalogue is inconsistent:\n" + problems.map { "  \($0)\n" }.joined())
             return CommandLineTool.exitUsage
         }
-        guard let gatewayFactory = context.gatewayFactory else {
+        guard var gatewayFactory = context.gatewayFactory else {
             io.err("error: this harness was built without a Gateway to run scenarios against\n")
             return CommandLineTool.exitUsage
+        }
+        var temporaryTLS: URL?
+        defer { if let temporaryTLS { try? FileManager.default.removeItem(at: temporaryTLS) } }
+        if arguments.isSet("--tls") {
+            guard driver.runModel == .realTime else {
+                io.err("error: --tls needs a client on real sockets (--node-command or --attach); in-process clients run in a simulation without sockets\n")
+                return CommandLineTool.exitUsage
+            }
+            do {
+                let (directory, tls) = try Self.temporaryCertificate()
+                temporaryTLS = directory
+                let standard = gatewayFactory
+                gatewayFactory = { launch in
+                    var launch = launch
+                    if launch.configuration.network == nil { launch.configuration.tls = tls }
+                    return try await standard(launch)
+                }
+            } catch {
+                io.err("error: --tls: \(error)\n")
+                return CommandLineTool.exitUsage
+            }
         }
         let runner = Runner(scenarios: context.scenarios, driver: driver, gatewayFactory: gatewayFactory, configuration: configuration)
         let planned = runner.plan()
@@ -343,7 +366,7 @@ public enum ConformanceCommands {
     }
 
     /// The options of `run` that choose and shape the client, kept in replay commands.
-    static let replayedFlags: Set<String> = ["--node", "--mutant", "--node-command", "--attach", "--slowness", "--strict", "--port"]
+    static let replayedFlags: Set<String> = ["--node", "--mutant", "--node-command", "--attach", "--slowness", "--strict", "--port", "--tls"]
 
     /// The `harness run` invocation without what selects runs or names outputs, e.g.
     /// `harness run --node reference --mutant wrong-device-id`: a run's replay command is this
@@ -420,6 +443,19 @@ public enum ConformanceCommands {
         var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         return Array(lines.suffix(2_000))
+    }
+
+    /// A self-signed certificate for `--tls`, in a fresh temporary directory.
+    static func temporaryCertificate() throws -> (URL, WebSocketTLSServerConfiguration) {
+        let made = try WebSocketTLS.makeSelfSignedCertificate(
+            commonName: "openclaw harness run", subjectAlternativeNames: ["DNS:localhost", "IP:127.0.0.1", "IP:::1"])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("openclaw-run-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let certificate = directory.appendingPathComponent("gateway-cert.pem")
+        let key = directory.appendingPathComponent("gateway-key.pem")
+        try Data(made.privateKeyPEM.utf8).write(to: key, options: .atomic)
+        try Data(made.certificatePEM.utf8).write(to: certificate, options: .atomic)
+        return (directory, WebSocketTLSServerConfiguration(certificateFile: certificate.path, privateKeyFile: key.path))
     }
 
     private static func write(_ text: String, to path: String) throws {

@@ -48,6 +48,24 @@ public struct SeedOption: OptionValue, Hashable {
     }
 }
 
+/// `--port` of `serve`: a TCP port from 0 to 65535, where 0 asks the system for a free one
+/// (the `listening` line then says which).
+public struct PortOption: OptionValue, Hashable {
+    /// `PORT`.
+    public static let placeholder = "PORT"
+    /// The port; 0 for any free one.
+    public let value: Int
+
+    /// Parses a decimal port from 0 to 65535.
+    /// - Throws: ``OptionValueError`` otherwise.
+    public init(option text: String) throws(OptionValueError) {
+        guard let parsed = Int(text), (0...65_535).contains(parsed) else {
+            throw OptionValueError(expected: "a port from 0 to 65535")
+        }
+        value = parsed
+    }
+}
+
 /// `--jobs`: how many runs at once, an integer from 1 to 256.
 public struct JobsOption: OptionValue, Hashable {
     /// The most runs at once.

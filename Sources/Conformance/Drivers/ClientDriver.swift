@@ -21,16 +21,20 @@ public struct NodeConfiguration: Sendable {
     /// How the client opens its sockets: the run's in-memory network in a simulated run, real
     /// TCP otherwise. An in-process client must connect through it.
     public var connector: any WebSocketConnector
+    /// The SHA-256 fingerprint of the Gateway's TLS certificate when it serves `wss://`
+    /// (`OPENCLAW_GATEWAY_TLS_FINGERPRINT`): the client pins it.
+    public var tlsFingerprint: String?
 
     /// Creates a configuration.
     public init(gatewayURL: String, sharedToken: String? = nil, stateDirectory: URL, seed: UInt64 = 0,
-                clock: GatewayClock? = nil, connector: any WebSocketConnector = SocketConnector()) {
+                clock: GatewayClock? = nil, connector: any WebSocketConnector = SocketConnector(), tlsFingerprint: String? = nil) {
         self.gatewayURL = gatewayURL
         self.sharedToken = sharedToken
         self.stateDirectory = stateDirectory
         self.seed = seed
         self.clock = clock
         self.connector = connector
+        self.tlsFingerprint = tlsFingerprint
     }
 
     /// Whether the run is a simulation (the client runs on the run's virtual clock).

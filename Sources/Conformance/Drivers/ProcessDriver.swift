@@ -75,6 +75,7 @@ final class ProcessSession: ClientSession {
         environment["OPENCLAW_GATEWAY_URL"] = configuration.gatewayURL
         environment["OPENCLAW_STATE_DIR"] = configuration.stateDirectory.path
         environment["OPENCLAW_GATEWAY_TOKEN"] = configuration.sharedToken
+        environment["OPENCLAW_GATEWAY_TLS_FINGERPRINT"] = configuration.tlsFingerprint
         environment["OPENCLAW_HARNESS_RUN"] = context.runKey
         environment["OPENCLAW_HARNESS_SEED"] = String(configuration.seed)
 

@@ -408,9 +408,11 @@ public struct Runner: Sendable {
             return finish(.error, "cannot prepare the client: \(error)")
         }
         let simulated: Bool = if case .simulated = environment { true } else { false }
+        // A Gateway on TLS (`harness run --tls`) is trusted by its certificate's fingerprint.
+        let pinned = gateway.tlsFingerprint.map { SocketConnector(tls: WebSocketTLSClientConfiguration(pinnedCertificateSHA256: $0)) }
         let nodeConfiguration = NodeConfiguration(
             gatewayURL: gateway.url, sharedToken: scenario.options.sharedToken, stateDirectory: stateDirectory, seed: runSeed,
-            clock: simulated ? gateway.clock : nil, connector: connector)
+            clock: simulated ? gateway.clock : nil, connector: pinned ?? connector, tlsFingerprint: gateway.tlsFingerprint)
         let client = ScenarioClient(
             session: session, configuration: nodeConfiguration, needs: scenario.needs,
             stimulusTimeout: context.scaled(configuration.stimulusTimeoutMs),

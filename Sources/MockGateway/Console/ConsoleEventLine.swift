@@ -156,6 +156,8 @@ public struct ConsoleEventLine: Sendable, Hashable {
             return ConsoleEventLine("device.token", [s("deviceId", deviceId), s("role", role), s("action", action)])
         case .faultInjected(let description):
             return ConsoleEventLine("fault.injected", [s("description", description)])
+        case .stateSaveFailed(let message):
+            return ConsoleEventLine("state.saveFailed", [s("message", message)])
         case .shutdown:
             return ConsoleEventLine("gateway.shutdown", [])
         case .restarted:

@@ -9,6 +9,36 @@ public enum ConsoleOutputFormat: String, Sendable, Hashable {
     case json
 }
 
+/// A setup code's QR code as the console shows it.
+public struct SetupCodeQR: Sendable, Hashable {
+    /// The symbol drawn for a terminal (text mode only).
+    public var terminalText: String
+    /// Where the PNG was written, when one was asked for.
+    public var pngFile: String?
+
+    /// Creates a rendering.
+    public init(terminalText: String, pngFile: String? = nil) {
+        self.terminalText = terminalText
+        self.pngFile = pngFile
+    }
+}
+
+/// The console's one-line `status`.
+public struct ConsoleStatus: Sendable, Hashable {
+    /// The URL clients connect to.
+    public var url: String
+    /// Paired devices.
+    public var devices: Int
+    /// Connected nodes.
+    public var nodes: Int
+    /// Pending pairing requests.
+    public var pending: Int
+    /// Open connections.
+    public var connections: Int
+    /// The armed faults.
+    public var faults: FaultStatus
+}
+
 /// What a console command produced, as a typed value.
 public enum ConsoleResult: Sendable, Hashable {
     /// `pending`.
@@ -25,8 +55,21 @@ public enum ConsoleResult: Sendable, Hashable {
     case revoked(deviceId: String, role: String)
     /// `invoke`: the node's answer (which may itself be `ok:false`).
     case invoked(nodeId: String, command: String, result: NodeInvokeResult)
-    /// `setup-code`.
-    case setupCode(IssuedSetupCode)
+    /// `setup-code`: the code with its setup id and expiry, the name of its profile, and its QR
+    /// code when the console can draw one.
+    case setupCode(IssuedSetupCode, profile: String, qr: SetupCodeQR?)
+    /// `nodes`.
+    case nodes([RegisteredNode])
+    /// `connections`.
+    case connections([ConnectionSummary])
+    /// `status`.
+    case status(ConsoleStatus)
+    /// `help <command>`.
+    case helpCommand(ConsoleCommandHelp)
+    /// A fault command: what was armed (the `fault.injected` line confirms it).
+    case faultArmed(String)
+    /// `event`: the connections it was sent to.
+    case eventSent(name: String, connectionIds: [String])
     /// `advance`: the Gateway time afterwards.
     case advanced(seconds: Double, nowMs: Int64)
     /// `shutdown`: the restart happened and connections are accepted again.
@@ -47,6 +90,18 @@ public enum ConsoleResult: Sendable, Hashable {
     case chat(ChatConsoleResult)
     /// `drain`: the drain now in force (`nil` after `drain off`).
     case drained(GatewayDrain?)
+
+    /// The result with its secrets replaced by `<redacted>`: what is printed without
+    /// `--show-secrets`.
+    public var redacted: ConsoleResult {
+        switch self {
+        case .setupCode(var issued, let profile, let qr):
+            issued.code.redactSecrets()
+            return .setupCode(issued, profile: profile, qr: qr)
+        default:
+            return self
+        }
+    }
 
     /// The result as a JSON object (the `result` member of `command.ok`).
     public var json: JSONValue {
@@ -74,11 +129,48 @@ public enum ConsoleResult: Sendable, Hashable {
             if let payloadJSON = result.payloadJSON { object["payloadJSON"] = .string(payloadJSON) }
             if let error = result.error, let value = try? JSONValue(encoding: error) { object["error"] = value }
             return .object(object)
-        case .setupCode(let issued):
+        case .setupCode(let issued, let profile, let qr):
             let code = issued.code
-            return ["setupCode": .string(code.encoded), "url": .string(code.url), "link": .string(code.link),
-                    "bootstrapToken": .string(code.bootstrapToken), "setupId": .string(issued.setupId),
-                    "access": .string(issued.access.rawValue), "expiresAtMs": .int(issued.expiresAtMs)]
+            var object: [String: JSONValue] = [
+                "setupCode": .string(code.encoded), "url": .string(code.url), "link": .string(code.link),
+                "bootstrapToken": .string(code.bootstrapToken), "profile": .string(profile), "setupId": .string(issued.setupId),
+                "access": .string(issued.access.rawValue), "expiresAtMs": .int(issued.expiresAtMs),
+            ]
+            if let fingerprint = code.tlsFingerprint { object["tlsFingerprint"] = .string(fingerprint) }
+            if let png = qr?.pngFile { object["qrPng"] = .string(png) }
+            return .object(object)
+        case .nodes(let nodes):
+            return ["nodes": .array(nodes.map { node in
+                var object: [String: JSONValue] = [
+                    "nodeId": .string(node.nodeId), "connectionId": .string(node.connectionId), "clientId": .string(node.clientId),
+                    "platform": .string(node.platform), "version": .string(node.version), "commands": .consoleList(node.commands),
+                    "remoteIp": .string(node.remoteIp), "connectedAtMs": .int(node.connectedAtMs),
+                ]
+                if let name = node.displayName { object["displayName"] = .string(name) }
+                return .object(object)
+            })]
+        case .connections(let connections):
+            return ["connections": .array(connections.map { connection in
+                var object: [String: JSONValue] = [
+                    "connectionId": .string(connection.connectionId), "remoteAddress": .string(connection.remoteAddress),
+                    "closing": .bool(connection.closing),
+                ]
+                if let role = connection.role { object["role"] = .string(role) }
+                if let deviceId = connection.deviceId { object["deviceId"] = .string(deviceId) }
+                if let clientId = connection.clientId { object["clientId"] = .string(clientId) }
+                return .object(object)
+            })]
+        case .status(let status):
+            return ["url": .string(status.url), "devices": .int(Int64(status.devices)), "nodes": .int(Int64(status.nodes)),
+                    "pending": .int(Int64(status.pending)), "connections": .int(Int64(status.connections)),
+                    "faults": .consoleList(status.faults.descriptions)]
+        case .helpCommand(let entry):
+            return ["name": .string(entry.name), "usage": .string(entry.usage), "summary": .string(entry.summary),
+                    "example": .string(entry.example)]
+        case .faultArmed(let description):
+            return ["fault": .string(description)]
+        case .eventSent(let name, let connectionIds):
+            return ["event": .string(name), "connectionIds": .consoleList(connectionIds)]
         case .advanced(let seconds, let nowMs):
             return ["seconds": .double(seconds), "nowMs": .int(nowMs)]
         case .restarted:
@@ -111,18 +203,47 @@ public enum ConsoleResult: Sendable, Hashable {
         case .pending(let requests):
             guard !requests.isEmpty else { return "no pending pairing requests" }
             return requests.map { request in
-                "\(request.requestId)  device \(request.deviceId)  role \(request.role)"
-                    + (request.scopes.isEmpty ? "" : "  scopes \(request.scopes.joined(separator: ","))")
+                "\(request.requestId)  device \(ConsoleText.short(request.deviceId))  \(request.roles.joined(separator: ","))"
+                    + (request.scopes.isEmpty ? "" : "  \(request.scopes.count) scope\(request.scopes.count == 1 ? "" : "s")")
             }.joined(separator: "\n")
         case .devices(let devices, let connected):
             guard !devices.isEmpty else { return "no paired devices" }
             return devices.map { device in
-                var line = "\(device.deviceId)  roles \(device.roles.map(\.rawValue).joined(separator: ","))"
-                if !device.scopes.isEmpty { line += "  scopes \(device.scopes.joined(separator: ","))" }
-                if let name = device.displayName { line += "  \(ConsoleText.quoteIfNeeded(name))" }
+                var line = "\(ConsoleText.short(device.deviceId))  \(device.roles.map(\.rawValue).joined(separator: ","))"
+                if let name = device.label ?? device.displayName { line += "  \(ConsoleText.quoteIfNeeded(String(name.prefix(24))))" }
+                if let platform = device.platform { line += "  \(ConsoleText.quoteIfNeeded(String(platform.prefix(16))))" }
+                line += "  via \(device.approvedVia.rawValue)"
                 if connected.contains(device.deviceId) { line += "  (node connected)" }
                 return line
             }.joined(separator: "\n")
+        case .nodes(let nodes):
+            guard !nodes.isEmpty else { return "no connected nodes" }
+            return nodes.map { node in
+                var line = "\(ConsoleText.short(node.nodeId))"
+                if let name = node.displayName { line += "  \(ConsoleText.quoteIfNeeded(String(name.prefix(24))))" }
+                line += "  \(ConsoleText.quoteIfNeeded(String(node.platform.prefix(16))))  \(node.commands.count) commands"
+                line += "  \(node.remoteIp)  connection \(ConsoleText.short(node.connectionId))"
+                return line
+            }.joined(separator: "\n")
+        case .connections(let connections):
+            guard !connections.isEmpty else { return "no open connections" }
+            return connections.map { connection in
+                var line = "\(connection.connectionId)  \(connection.remoteAddress)  "
+                line += connection.role.map { "\($0)" + (connection.deviceId.map { " \(ConsoleText.short($0))" } ?? "") } ?? "handshake"
+                if connection.closing { line += "  (closing)" }
+                return line
+            }.joined(separator: "\n")
+        case .status(let status):
+            let faults = status.faults.descriptions
+            return "\(status.url)  \(status.devices) device\(status.devices == 1 ? "" : "s")  \(status.nodes) node\(status.nodes == 1 ? "" : "s")"
+                + "  \(status.pending) pending  \(status.connections) connection\(status.connections == 1 ? "" : "s")"
+                + "  faults: \(faults.isEmpty ? "none" : faults.joined(separator: ", "))"
+        case .helpCommand(let entry):
+            return "\(entry.usage)\n  \(entry.summary)\n  example: \(entry.example)"
+        case .faultArmed(let description):
+            return "fault armed: \(description)"
+        case .eventSent(let name, let connectionIds):
+            return "sent \(name) to \(connectionIds.count) connection\(connectionIds.count == 1 ? "" : "s")"
         case .approved(let requestId, let device):
             return "approved \(requestId): device \(device.deviceId) roles \(device.roles.map(\.rawValue).joined(separator: ","))"
         case .rejected(let requestId, _):
@@ -137,10 +258,18 @@ public enum ConsoleResult: Sendable, Hashable {
             if let payload = result.payload { line += " payload=\(payload.jsonString)" }
             if let error = result.error, let value = try? JSONValue(encoding: error) { line += " error=\(value.jsonString)" }
             return line
-        case .setupCode(let issued):
+        case .setupCode(let issued, let profile, let qr):
             let code = issued.code
-            return "setup code \(code.encoded)\nlink \(code.link)\nurl \(code.url)\naccess \(issued.access.rawValue), "
-                + "setup \(issued.setupId), expires at \(issued.expiresAtMs)"
+            var lines: [String] = []
+            if let qr { lines.append(qr.terminalText) }
+            let hidden = code.isRedacted ? " (scan the QR code, or run serve with --show-secrets to see it)" : ""
+            lines.append("setup code \(code.encoded)\(hidden)")
+            lines.append("link \(code.link)")
+            lines.append("url \(code.url)")
+            lines.append("profile \(profile), access \(issued.access.rawValue), setup \(issued.setupId), expires at \(issued.expiresAtMs)")
+            if let fingerprint = code.tlsFingerprint { lines.append("tls fingerprint \(fingerprint)") }
+            if let png = qr?.pngFile { lines.append("qr png \(png)") }
+            return lines.joined(separator: "\n")
         case .advanced(let seconds, let nowMs):
             return "advanced \(ConsoleText.number(seconds)) s; gateway time is now \(nowMs)"
         case .restarted:
@@ -205,10 +334,17 @@ public struct ConsoleReply: Sendable, Hashable {
     }
 
     /// The reply as written: one JSON line, or text (`error: …` on one line for failures).
-    public func rendered(_ format: ConsoleOutputFormat) -> String {
+    /// - Parameters:
+    ///   - format: text or JSON.
+    ///   - showSecrets: when `false`, secrets in the result (the setup code, its link and its
+    ///     bootstrap token) are written as `<redacted>` (`harness serve` without `--show-secrets`).
+    public func rendered(_ format: ConsoleOutputFormat, showSecrets: Bool = true) -> String {
+        let result = showSecrets ? self.result : self.result?.redacted
         switch (format, outcome) {
-        case (.json, _): return json.jsonString
-        case (.text, .success(let result)): return result.text
+        case (.json, .success):
+            return ConsoleReply(command: command, outcome: .success(result ?? .quitting)).json.jsonString
+        case (.json, .failure): return json.jsonString
+        case (.text, .success): return result?.text ?? ""
         case (.text, .failure(let error)): return "error: \(error.message)"
         }
     }
@@ -239,8 +375,35 @@ extension JSONValue {
     static func consoleList(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
 }
 
+extension FaultStatus {
+    /// One short phrase per armed fault.
+    public var descriptions: [String] {
+        var items = droppedResponses.map { "drop-next \($0)" }
+        if let responseDelay { items.append("delay \(responseDelay)") }
+        if ticksStopped { items.append("ticks stopped") }
+        if startingUp { items.append("starting (1013)") }
+        if down { items.append("down until resume") }
+        if eventsAsBinary > 0 { items.append("\(eventsAsBinary) binary events") }
+        if eventsFragmented > 0 { items.append("\(eventsFragmented) fragmented events") }
+        return items
+    }
+}
+
 /// Small text helpers of the console's output.
-enum ConsoleText {
+public enum ConsoleText {
+    /// `text` as one console word: as is when it has no space or quote, else in double quotes
+    /// with `"` and `\\` escaped.
+    public static func quoted(_ text: String) -> String {
+        guard text.isEmpty || text.contains(where: { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "\\" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// A long id cut to 12 characters and `…`, so that listings fit a terminal line; the
+    /// console accepts such a prefix wherever it expects an id.
+    static func short(_ id: String) -> String {
+        id.count > 16 ? String(id.prefix(12)) + "…" : id
+    }
+
     /// `text` as is when it is a plain word, otherwise as a JSON string literal.
     static func quoteIfNeeded(_ text: String) -> String {
         let plain = !text.isEmpty && !text.contains { $0.isWhitespace || $0 == "\"" || $0 == "=" }

@@ -41,10 +41,20 @@ public struct GatewayConsoleSession: Sendable {
     }
 
     /// Writes the `listening` line (the first line `harness serve` prints).
-    public func announceListening() {
+    /// - Parameter details: more fields of the line (TLS fingerprint, state directory, ...); in
+    ///   text mode each follows as a line of its own (`key value`).
+    public func announceListening(details: [ConsoleEventLine.Field] = []) {
         let gateway = console.gateway
-        let line = ConsoleEventLine.listening(url: gateway.url, host: gateway.host, port: gateway.port, profile: gateway.profile.name)
-        output.write(format == .json ? line.json.jsonString : "listening \(gateway.url)")
+        var line = ConsoleEventLine.listening(url: gateway.url, host: gateway.host, port: gateway.port, profile: gateway.profile.name)
+        line.fields += details
+        guard format == .text else {
+            output.write(line.json.jsonString)
+            return
+        }
+        output.write("listening \(gateway.url)")
+        for field in details {
+            output.write("\(field.key) \(field.value.stringValue ?? field.value.jsonString)")
+        }
     }
 
     /// Prints events and answers `commands` until `quit`, the first element of `stop`, or (when
@@ -68,13 +78,9 @@ public struct GatewayConsoleSession: Sendable {
             group.addTask {
                 for await line in commands {
                     guard let reply = await console.handle(line) else { continue }
-                    // `setup-code` prints the code it was asked for: it is how a person pairs a
-                    // phone by hand. Every other reply is redacted like the event lines.
-                    if case .setupCode? = reply.result {
-                        output.write(reply.rendered(format))
-                    } else {
-                        output.write(secrets.redact(text: reply.rendered(format)))
-                    }
+                    // Replies are redacted like the event lines; without --show-secrets the
+                    // setup code, its link and its bootstrap token read `<redacted>` too.
+                    output.write(secrets.redact(text: reply.rendered(format, showSecrets: !secrets.isEnabled)))
                     if reply.result == .quitting { return .quit }
                 }
                 return stop == nil ? .inputClosed : nil

@@ -19,4 +19,12 @@ public enum GatewayAuthMode: Sendable, Hashable {
         case .password: "password"
         }
     }
+
+    /// Whether a non-empty shared secret is configured (what a network-facing Gateway needs).
+    public var hasSecret: Bool {
+        switch self {
+        case .none: false
+        case .token(let secret), .password(let secret): !secret.isEmpty
+        }
+    }
 }

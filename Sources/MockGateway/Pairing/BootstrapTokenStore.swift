@@ -105,6 +105,14 @@ public struct IssuedBootstrapToken: Sendable, Hashable {
     public var issuedAtMs: Int64
     /// The opaque, non-secret id of the setup (not derived from the token, never in the code).
     public var setupId: String
+
+    /// Creates an issued token.
+    public init(token: String, profile: BootstrapProfile, issuedAtMs: Int64, setupId: String) {
+        self.token = token
+        self.profile = profile
+        self.issuedAtMs = issuedAtMs
+        self.setupId = setupId
+    }
     /// The last instant at which it is still accepted (10 minutes after issue).
     public var expiresAtMs: Int64 { issuedAtMs + BootstrapTokenStore.lifetimeMs }
 }
@@ -194,25 +202,49 @@ public struct BootstrapTokenStore: Sendable {
     /// How long a token is accepted after issue: 10 minutes.
     public static let lifetimeMs: Int64 = 10 * 60 * 1000
 
-    private struct Record: Sendable {
-        var issued: IssuedBootstrapToken
-        var boundDeviceId: String?
-        var boundPublicKey: String?
-        var consumedAtMs: Int64?
+    /// One token and what happened to it: the durable form of the store.
+    public struct Record: Sendable, Hashable {
+        /// The token as issued.
+        public var issued: IssuedBootstrapToken
+        /// The device it was bound to on first presentation.
+        public var boundDeviceId: String?
+        /// The public key it was bound to.
+        public var boundPublicKey: String?
+        /// When a connect that presented it reached `hello-ok`.
+        public var consumedAtMs: Int64?
+
+        /// Creates a record.
+        public init(issued: IssuedBootstrapToken, boundDeviceId: String? = nil, boundPublicKey: String? = nil,
+                    consumedAtMs: Int64? = nil) {
+            self.issued = issued
+            self.boundDeviceId = boundDeviceId
+            self.boundPublicKey = boundPublicKey
+            self.consumedAtMs = consumedAtMs
+        }
     }
 
-    private var records: [Record] = []
+    /// Every token ever issued and not revoked, for saving.
+    public private(set) var records: [Record] = []
     private var outcomes: [String: SetupOutcome] = [:]
     private var random: SeededRandom
+    private let systemSecrets: Bool
 
-    /// Creates an empty store drawing token bytes from `random`.
-    public init(random: SeededRandom) {
+    /// Creates an empty store drawing token bytes from `random`, or from the system's secure
+    /// generator when `systemSecrets` is set.
+    public init(random: SeededRandom, systemSecrets: Bool = false) {
         self.random = random
+        self.systemSecrets = systemSecrets
+    }
+
+    /// A store holding saved `records`.
+    public init(restoring records: [Record], random: SeededRandom, systemSecrets: Bool = false) {
+        self.init(random: random, systemSecrets: systemSecrets)
+        self.records = records
     }
 
     /// Issues a token.
     public mutating func issue(profile: BootstrapProfile = .full, nowMs: Int64) -> IssuedBootstrapToken {
-        let token = random.pairingToken()
+        let token = random.pairingToken(system: systemSecrets)
         let issued = IssuedBootstrapToken(token: token, profile: profile, issuedAtMs: nowMs, setupId: random.uuidString())
         records.append(Record(issued: issued))
         return issued

@@ -118,12 +118,16 @@ public enum DeviceTokenFailure: String, Error, Sendable, Hashable, CaseIterable 
 ///
 /// Value type: the owner mutates it under its actor; randomness comes from the held `SeededRandom`.
 public struct DeviceTokenStore: Sendable {
-    private var tokens: [String: [GatewayRole: DeviceToken]] = [:]
+    // Internal, not private: the durable-state extension (PairingStore.swift) reads and restores it.
+    var tokens: [String: [GatewayRole: DeviceToken]] = [:]
     private var random: SeededRandom
+    private let systemSecrets: Bool
 
-    /// Creates an empty store drawing token bytes from `random`.
-    public init(random: SeededRandom) {
+    /// Creates an empty store drawing token bytes from `random`, or from the system's secure
+    /// generator when `systemSecrets` is set.
+    public init(random: SeededRandom, systemSecrets: Bool = false) {
         self.random = random
+        self.systemSecrets = systemSecrets
     }
 
     /// The token of (deviceId, role), revoked or not.
@@ -161,7 +165,7 @@ public struct DeviceTokenStore: Sendable {
                        nowMs: Int64) -> DeviceToken {
         let existing = token(deviceId: deviceId, role: role)
         let fresh = DeviceToken(
-            token: random.pairingToken(), role: role, scopes: PairingScopes.grantable(for: role, from: scopes),
+            token: random.pairingToken(system: systemSecrets), role: role, scopes: PairingScopes.grantable(for: role, from: scopes),
             createdAtMs: existing?.createdAtMs ?? nowMs, rotatedAtMs: existing == nil ? nil : nowMs,
             lastUsedAtMs: existing?.lastUsedAtMs, sharedAuthGeneration: sharedAuthGeneration)
         tokens[deviceId, default: [:]][role] = fresh

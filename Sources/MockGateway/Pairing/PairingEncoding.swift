@@ -22,4 +22,12 @@ extension SeededRandom {
     mutating func pairingToken() -> String {
         Base64URL.encode(bytes(32))
     }
+
+    /// A fresh bearer token from the seeded sequence, or, when `system` is set, from the
+    /// system's cryptographically secure generator (which the seed cannot predict).
+    mutating func pairingToken(system: Bool) -> String {
+        guard system else { return pairingToken() }
+        var generator = SystemRandomNumberGenerator()
+        return Base64URL.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
 }

@@ -89,11 +89,12 @@ public struct DeviceTokenChange: Sendable, Hashable {
 /// calls, "concurrent" approvals of one request are two calls in some order: the first applies,
 /// the second throws `PairingError.unknownRequest`.
 public struct PairingStore: Sendable {
-    private var devices: [String: PairedDevice] = [:]
+    // Internal, not private: the durable-state extension restores it.
+    var devices: [String: PairedDevice] = [:]
     // Internal, not private: the admission extension (another file) re-marks a failed silent request.
     var pendingById: [String: PairingRequest] = [:]
     /// The device tokens of the paired devices.
-    public private(set) var tokens: DeviceTokenStore
+    public internal(set) var tokens: DeviceTokenStore
     private var random: SeededRandom
     /// Whether an in-place refresh also needs the same primary role and browser origin (see
     /// `GatewayProfile.supersessionComparesRole`).
@@ -102,15 +103,17 @@ public struct PairingStore: Sendable {
     /// `GatewayProfile.setupCodeApprovalRequiresMobileClient`).
     public var setupCodeApprovalRequiresMobileClient: Bool
 
-    /// Creates an empty store; request ids and token bytes come from `random`.
+    /// Creates an empty store; request ids and token bytes come from `random`, token bytes from
+    /// the system's secure generator instead when `systemSecrets` is set.
     /// - Parameters:
     ///   - supersessionComparesRole: the current Gateway's refresh rule (default) or the
     ///     protocol-3-era one.
     ///   - setupCodeApprovalRequiresMobileClient: the current Gateway's setup-code rule (default)
     ///     or the protocol-3-era one.
-    public init(random: SeededRandom, supersessionComparesRole: Bool = true, setupCodeApprovalRequiresMobileClient: Bool = true) {
+    public init(random: SeededRandom, systemSecrets: Bool = false, supersessionComparesRole: Bool = true,
+                setupCodeApprovalRequiresMobileClient: Bool = true) {
         var random = random
-        tokens = DeviceTokenStore(random: SeededRandom(seed: random.next()))
+        tokens = DeviceTokenStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
         self.random = random
         self.supersessionComparesRole = supersessionComparesRole
         self.setupCodeApprovalRequiresMobileClient = setupCodeApprovalRequiresMobileClient
@@ -374,5 +377,77 @@ public struct PairingStore: Sendable {
             throw .tokenRevocationDenied(deviceId)
         }
         return DeviceTokenChange(deviceId: deviceId, token: token, effects: [.disconnect(deviceId: deviceId, role: role, reason: .tokenRevoked)])
+    }
+}
+
+/// The durable part of a ``PairingStore``: what a real Gateway keeps on disk across restarts.
+public struct PairingStoreState: Sendable, Hashable {
+    /// The paired devices.
+    public var devices: [PairedDevice]
+    /// The pending requests (expired ones included; they expire on the next call).
+    public var pendingRequests: [PairingRequest]
+    /// The device tokens, revoked ones included.
+    public var tokens: [(deviceId: String, token: DeviceToken)] {
+        get { tokenList }
+        set { tokenList = newValue }
+    }
+    private var tokenList: [(deviceId: String, token: DeviceToken)]
+
+    /// Creates a state.
+    public init(devices: [PairedDevice], pendingRequests: [PairingRequest], tokens: [(deviceId: String, token: DeviceToken)]) {
+        self.devices = devices
+        self.pendingRequests = pendingRequests
+        self.tokenList = tokens
+    }
+
+    /// Equality of every member.
+    public static func == (lhs: PairingStoreState, rhs: PairingStoreState) -> Bool {
+        lhs.devices == rhs.devices && lhs.pendingRequests == rhs.pendingRequests
+            && lhs.tokenList.map(\.deviceId) == rhs.tokenList.map(\.deviceId) && lhs.tokenList.map(\.token) == rhs.tokenList.map(\.token)
+    }
+
+    /// Hashes every member.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(devices)
+        hasher.combine(pendingRequests)
+        for entry in tokenList {
+            hasher.combine(entry.deviceId)
+            hasher.combine(entry.token)
+        }
+    }
+}
+
+extension PairingStore {
+    /// Devices, pending requests and tokens, in a stable order, for saving.
+    public var durableState: PairingStoreState {
+        PairingStoreState(
+            devices: devices.values.sorted { $0.deviceId < $1.deviceId },
+            pendingRequests: pendingById.values.sorted { ($0.ts, $0.requestId) < ($1.ts, $1.requestId) },
+            tokens: tokens.allTokens)
+    }
+
+    /// A store holding `state`, drawing new request ids and token bytes as
+    /// ``init(random:systemSecrets:supersessionComparesRole:setupCodeApprovalRequiresMobileClient:)`` does.
+    public init(restoring state: PairingStoreState, random: SeededRandom, systemSecrets: Bool = false,
+                supersessionComparesRole: Bool = true, setupCodeApprovalRequiresMobileClient: Bool = true) {
+        self.init(random: random, systemSecrets: systemSecrets, supersessionComparesRole: supersessionComparesRole,
+                  setupCodeApprovalRequiresMobileClient: setupCodeApprovalRequiresMobileClient)
+        for device in state.devices { devices[device.deviceId] = device }
+        for request in state.pendingRequests { pendingById[request.requestId] = request }
+        tokens.restore(state.tokens)
+    }
+}
+
+extension DeviceTokenStore {
+    /// Every token with its device, ordered by device and role.
+    var allTokens: [(deviceId: String, token: DeviceToken)] {
+        tokens.keys.sorted().flatMap { deviceId in
+            (tokens[deviceId] ?? [:]).values.sorted { $0.role.rawValue < $1.role.rawValue }.map { (deviceId, $0) }
+        }
+    }
+
+    /// Puts saved tokens back.
+    mutating func restore(_ entries: [(deviceId: String, token: DeviceToken)]) {
+        for entry in entries { tokens[entry.deviceId, default: [:]][entry.token.role] = entry.token }
     }
 }

@@ -26,8 +26,9 @@ public struct SetupCode: Sendable, Hashable {
     /// When the bootstrap token stops being accepted (current Gateways); decoders refuse an
     /// expired code.
     public var expiresAtMs: Int64?
-    /// The SHA-256 fingerprint of the Gateway's TLS certificate (64 lower-case hex digits), for
-    /// `wss://` Gateways with a certificate the client should pin.
+    /// The SHA-256 fingerprint of the Gateway's TLS certificate, for `wss://` Gateways with a
+    /// certificate the client should pin (this Gateway writes ``Gateway/tlsFingerprint``,
+    /// `AB:CD:…`; decoders keep whatever text a code carries).
     public var tlsFingerprint: String?
     /// Any other members, kept so a decoded code re-encodes unchanged.
     public var extra: [String: JSONValue]
@@ -54,11 +55,31 @@ public struct SetupCode: Sendable, Hashable {
         return .object(object)
     }
 
-    /// The code: unpadded base64url of the compact JSON.
-    public var encoded: String { Base64URL.encode(json.encoded()) }
+    /// Whether the code has expired at `nowMs` (a code without `expiresAtMs` never does).
+    public func isExpired(atMs nowMs: Int64) -> Bool {
+        guard let expiresAtMs else { return false }
+        return nowMs > expiresAtMs
+    }
 
-    /// The `oc-pair://<code>` link.
-    public var link: String { Self.linkScheme + encoded }
+    /// The code: unpadded base64url of the compact JSON (`<redacted>` once
+    /// ``redactSecrets()`` was called).
+    public var encoded: String { isRedacted ? Self.redactedText : Base64URL.encode(json.encoded()) }
+
+    /// The `oc-pair://<code>` link (`<redacted>` once ``redactSecrets()`` was called).
+    public var link: String { isRedacted ? Self.redactedText : Self.linkScheme + encoded }
+
+    /// What a redacted secret reads as.
+    public static let redactedText = "<redacted>"
+
+    /// Whether the secrets were replaced by `<redacted>`.
+    public private(set) var isRedacted = false
+
+    /// Replaces the bootstrap token, and with it the code and the link, by `<redacted>`, for
+    /// output that must not carry secrets.
+    public mutating func redactSecrets() {
+        bootstrapToken = Self.redactedText
+        isRedacted = true
+    }
 
     /// Decodes a code or an `oc-pair://` link. Surrounding whitespace, padding and standard
     /// base64 characters are tolerated (upstream's decoder insists on the base64url alphabet).

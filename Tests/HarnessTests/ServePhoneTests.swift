@@ -1,0 +1,234 @@
+import Foundation
+import GatewayProtocol
+import MockGateway
+import Testing
+import TestSupport
+import WebSocketTransport
+
+/// What pairing a real phone needs from `harness serve`: state that survives a restart, a QR
+/// code that scans back to the setup code, and TLS with a pinned fingerprint.
+@Suite("harness serve: a real phone")
+struct ServePhoneTests {
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-phone-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test func withoutAStateDirectoryTheBannerSaysStateIsInMemory() async throws {
+        try await ServeProcess.withServe { serve, _ in
+            let listening = try #require(serve.objects.all.first)
+            #expect(listening["state"]?.stringValue?.hasPrefix("in memory") == true, "\(listening)")
+            #expect(listening["auth"] == "none")
+        }
+    }
+
+    @Test func aStateDirectoryKeepsTheDeviceItsTokenAndAPendingRequestAcrossARestart() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let phone = try DeviceIdentity(seed: Data(repeating: 0x61, count: 32))
+        let other = try DeviceIdentity(seed: Data(repeating: 0x62, count: 32))
+
+        let (token, pendingId, gatewayDeviceId) = try await ServeProcess.withServe(["--state-dir", directory.path]) { serve, url in
+            let listening = try #require(serve.objects.all.first)
+            #expect(listening["stateDir"]?.stringValue == directory.path)
+            let first = try await WireNode.open(url, identity: phone)
+            #expect(try await first.connect().error?.detailCode == "PAIRING_REQUIRED")
+            try serve.send("approve")
+            _ = try #require(await serve.object("event", "pairing.resolved"), "\(serve.transcript)")
+            let paired = try await WireNode.open(url, identity: phone)
+            let hello = try await paired.connect()
+            let token = try #require(hello.payload?["auth"]?["deviceToken"]?.stringValue, "\(hello)")
+            let identity = try await paired.request("gateway.identity.get", params: nil)
+            await paired.close()
+
+            let waiting = try await WireNode.open(url, identity: other)
+            let refused = try await waiting.connect()
+            let pendingId = try #require(refused.error?.details?["requestId"]?.stringValue)
+            _ = try #require(await serve.object("event", "pairing.requested") { $0["deviceId"]?.stringValue == other.deviceId })
+            return (token, pendingId, identity.payload?["deviceId"]?.stringValue)
+        }
+        let file = directory.appendingPathComponent("gateway-state.json")
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "the state holds tokens: owner only")
+
+        try await ServeProcess.withServe(["--state-dir", directory.path]) { serve, url in
+            // The phone's token still works: no new pairing.
+            let again = try await WireNode.open(url, identity: phone)
+            let hello = try await again.connect(token: token)
+            #expect(hello.ok, "\(hello.error.map { "\($0.code) \($0.message)" } ?? "")\n\(serve.transcript)")
+            #expect(hello.payload?["auth"]?["deviceToken"]?.stringValue == token)
+            // The Gateway is the same Gateway.
+            let identity = try await again.request("gateway.identity.get", params: nil)
+            #expect(identity.payload?["deviceId"]?.stringValue == gatewayDeviceId)
+            await again.close()
+            // The other device's request is still pending, with its id.
+            let cursor = serve.objects.count
+            try serve.send("pending")
+            let pending = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "pending" })
+            #expect(pending["result"]?["requests"]?.arrayValue?.compactMap { $0["requestId"]?.stringValue } == [pendingId])
+            try serve.send("approve \(pendingId)")
+            #expect(await serve.object("event", "pairing.resolved") { $0["requestId"]?.stringValue == pendingId } != nil)
+        }
+    }
+
+    @Test func aTruncatedOrForeignStateFileIsAClearErrorAndIsLeftAlone() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A real state file, then cut in half as a crash during a non-atomic write would.
+        try await ServeProcess.withServe(["--state-dir", directory.path]) { _, _ in }
+        let file = directory.appendingPathComponent("gateway-state.json")
+        let whole = try Data(contentsOf: file)
+        let cases: [(Data, String)] = [
+            (whole.prefix(whole.count / 2), "is truncated or not JSON"),
+            (Data(#"{"devices": []}"#.utf8), "is not a mock Gateway state file"),
+            (Data(#"{"format": "openclaw-mock-gateway-state", "version": 99}"#.utf8), "has state format version 99"),
+        ]
+        for (content, message) in cases {
+            try content.write(to: file)
+            let serve = try ServeProcess.start(["--port", "0", "--state-dir", directory.path])
+            let status = await serve.waitForExit(timeout: .seconds(30))
+            await serve.kill()
+            #expect(status == 2, "\(message): \(serve.transcript)")
+            let error = serve.errors.all.first { $0.hasPrefix("error: ") } ?? ""
+            #expect(error.contains(file.path) && error.contains(message), "\(error)")
+            #expect(try Data(contentsOf: file) == content, "the file is never replaced")
+        }
+    }
+
+    @Test(.enabled(if: ZBarImage.path != nil || ZBarImage.required,
+                   "zbarimg not found (apt-get install zbar-tools); set OPENCLAW_REQUIRE_ZBAR=1 to fail instead of skipping"))
+    func theQRCodeScansBackToTheExactSetupCode() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let atStart = directory.appendingPathComponent("start.png")
+        try await ServeProcess.withServe(["--show-secrets", "--qr-png", atStart.path]) { serve, url in
+            let first = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" }, "\(serve.transcript)")
+            let code = try #require(first["result"]?["setupCode"]?.stringValue)
+            #expect(first["result"]?["qrPng"]?.stringValue == atStart.path)
+            #expect(try await ZBarImage.decode(atStart) == code)
+            #expect(try SetupCode(decoding: code).url == url)
+
+            let png = directory.appendingPathComponent("node profile.png")
+            let cursor = serve.objects.count
+            try serve.send("setup-code --profile node --qr-png \"\(png.path)\"")
+            let reply = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "setup-code" })
+            let second = try #require(reply["result"]?["setupCode"]?.stringValue)
+            #expect(reply["result"]?["profile"] == "node")
+            #expect(second != code)
+            #expect(try await ZBarImage.decode(png) == second)
+            let decoded = try SetupCode(decoding: second)
+            #expect(decoded.expiresAtMs == reply["result"]?["expiresAtMs"]?.int64Value)
+        }
+    }
+
+    @Test func theTerminalShowsTheQRCodeAndHidesTheCodeWithoutShowSecrets() async throws {
+        let serve = try ServeProcess.start(["--port", "0", "--qr"])
+        defer { serve.sendSignal(SIGKILL) }
+        let block = try #require(await serve.lines.first(from: 0, timeout: .seconds(30)) { $0.hasPrefix("setup code ") }?.element,
+                                 "\(serve.transcript)")
+        #expect(block.hasPrefix("setup code <redacted> (scan the QR code"))
+        let qrLines = serve.lines.all.filter { $0.hasPrefix("\u{1B}[30;47m") }
+        #expect(qrLines.count >= 13, "the QR code is drawn: \(serve.transcript)")
+        #expect(!serve.lines.all.contains { $0.contains("bootstrapToken") })
+        try serve.send("quit")
+        #expect(await serve.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
+    @Test(.enabled(if: WebSocketTLS.isAvailable, "TLS needs OpenSSL"))
+    func tlsServesWSSWithTheFingerprintInTheBannerAndTheSetupCode() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fingerprint = try await ServeProcess.withServe(["--tls", "--state-dir", directory.path, "--show-secrets"]) { serve, url in
+            #expect(url.hasPrefix("wss://127.0.0.1:"))
+            let listening = try #require(serve.objects.all.first)
+            let fingerprint = try #require(listening["tlsFingerprint"]?.stringValue)
+            try serve.send("setup-code")
+            let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" })
+            let code = try SetupCode(decoding: try #require(reply["result"]?["setupCode"]?.stringValue))
+            #expect(code.tlsFingerprint == fingerprint)
+            #expect(code.url == url)
+            #expect(reply["result"]?["profile"] == "full", "wss:// gets the full profile by default")
+
+            // Our own client over wss://, trusting only the printed fingerprint.
+            let pinned = WebSocketConfiguration(tls: WebSocketTLSClientConfiguration(pinnedCertificateSHA256: fingerprint))
+            let connection = try await WebSocketClient.connect(to: url, configuration: pinned)
+            #expect(connection.peerCertificateFingerprint == fingerprint)
+            await connection.close()
+            return fingerprint
+        }
+        // The certificate is kept in the state directory: the same fingerprint after a restart.
+        try await ServeProcess.withServe(["--tls", "--state-dir", directory.path]) { serve, _ in
+            #expect(serve.objects.all.first?["tlsFingerprint"]?.stringValue == fingerprint)
+        }
+    }
+}
+
+/// Where the build has no OpenSSL (Apple platforms today), `--tls` is a usage error.
+@Suite("harness serve --tls without OpenSSL", .enabled(if: !WebSocketTLS.isAvailable, "this build speaks TLS"))
+struct ServeWithoutTLSTests {
+    @Test func tlsFlagsExitWithAClearError() async throws {
+        for arguments in [["--tls"], ["--cert", "/nonexistent/cert.pem", "--key", "/nonexistent/key.pem"]] {
+            let serve = try ServeProcess.start(["--port", "0"] + arguments)
+            let status = await serve.waitForExit(timeout: .seconds(30))
+            await serve.kill()
+            #expect(status == 2, "\(arguments): \(serve.transcript)")
+            #expect(serve.errors.all.contains("error: --tls: TLS needs OpenSSL; not available on this platform"), "\(serve.transcript)")
+            #expect(serve.lines.all.isEmpty, "nothing was served: \(serve.transcript)")
+        }
+    }
+}
+
+/// `harness run --tls`: the run's Gateways serve `wss://`, and a client process is told the
+/// certificate's fingerprint.
+@Suite("harness run --tls")
+struct RunTLSTests {
+    @Test(.enabled(if: WebSocketTLS.isAvailable, "TLS needs OpenSSL"))
+    func theReferenceNodeProcessPinsTheGatewayOverTLS() async throws {
+        let directory = try ServePhoneTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seen = directory.appendingPathComponent("seen.txt")
+        let harness = try ServeProcess.executable().path
+        let command = #"echo "$OPENCLAW_GATEWAY_URL $OPENCLAW_GATEWAY_TLS_FINGERPRINT" >> "\#(seen.path)"; exec "\#(harness)" reference-node"#
+        let run = try LineProcess(name: "harness run", executable: URL(fileURLWithPath: harness),
+                                  arguments: ["run", "--tls", "--node-command", command, "--filter", "HS-001", "--profile", "current"])
+        let status = await run.waitForExit(timeout: .seconds(120))
+        await run.kill()
+        #expect(status == 0, "\(run.transcript)")
+        let lines = try String(contentsOf: seen, encoding: .utf8).split(separator: "\n")
+        #expect(!lines.isEmpty)
+        for line in lines {
+            let parts = line.split(separator: " ")
+            #expect(parts.count == 2 && parts[0].hasPrefix("wss://127.0.0.1:"), "\(line)")
+            #expect(parts.count == 2 && WebSocketTLSClientConfiguration.normalizedFingerprint(String(parts[1])) != nil, "\(line)")
+        }
+    }
+
+    @Test func anInProcessClientIsRefusedWithTLS() async throws {
+        let harness = try ServeProcess.executable()
+        let run = try LineProcess(name: "harness run", executable: harness, arguments: ["run", "--tls", "--node", "reference"])
+        let status = await run.waitForExit(timeout: .seconds(60))
+        await run.kill()
+        #expect(status == 2)
+        #expect(run.errors.all.contains { $0.contains("--tls needs a client on real sockets") }, "\(run.transcript)")
+    }
+}
+
+/// `zbarimg` from Debian's zbar-tools, the independent QR decoder.
+enum ZBarImage {
+    static let path: String? = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg", "/opt/homebrew/bin/zbarimg"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// `OPENCLAW_REQUIRE_ZBAR=1` (set by `.ci/run`): a missing `zbarimg` fails the tests.
+    static let required = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_ZBAR"] == "1"
+
+    /// The text of the one QR code in `file` (without blocking the cooperative pool).
+    static func decode(_ file: URL) async throws -> String {
+        let output = try await AsyncProcess.run(URL(fileURLWithPath: try #require(path, "OPENCLAW_REQUIRE_ZBAR=1 but zbarimg was not found (apt-get install zbar-tools)")), ["--raw", "-q", file.path],
+                                                timeout: .seconds(60))
+        #expect(output.status == 0, "zbarimg: \(output.stderrText)")
+        var text = output.stdoutText
+        while text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+}
