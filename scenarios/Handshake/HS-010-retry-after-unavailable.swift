@@ -35,44 +35,18 @@ let hs010 = Scenario(
         }
     }
 
-    // Per connection: its role, when it opened and when it was refused (Gateway clock, from the
-    // transcript), in order of opening.
-    var order: [String] = []
-    var roleOf: [String: String] = [:]
-    var refusals: [String: (retryAfterMs: Int, closeCode: Int)] = [:]
-    for event in run.events(from: start) {
-        switch event {
-        case .connectionOpened(let id, _, _):
-            order.append(id)
-        case .frameIn(let id, .request(let request)?, _) where request.method == GatewayMethod.connect.rawValue:
-            roleOf[id] = request.params?["role"]?.stringValue ?? GatewayRole.operator.rawValue
-        case .handshakeRejected(let id, let error, let closeCode) where error.code == ErrorCode.unavailable.rawValue:
-            refusals[id] = (error.retryAfterMs ?? 0, closeCode)
-        default:
-            break
-        }
-    }
-    var openedAt: [String: Int64] = [:]
-    var refusedAt: [String: Int64] = [:]
-    for entry in run.gateway.transcript.entries {
-        switch entry.kind {
-        case .open: openedAt[entry.connectionId] = openedAt[entry.connectionId] ?? entry.gatewayMs
-        case .outbound where entry.message?["type"]?.stringValue == "res" && refusals[entry.connectionId] != nil:
-            refusedAt[entry.connectionId] = refusedAt[entry.connectionId] ?? entry.gatewayMs
-        default: break
-        }
-    }
+    // Each refusal with its role and the wait before the next connection of that role (Gateway
+    // clock, from the transcript).
     var measured = 0
-    for (index, id) in order.enumerated() {
-        guard let refusal = refusals[id], let role = roleOf[id], let refused = refusedAt[id] else { continue }
-        try run.expectEqual(refusal.closeCode, 1013, "the refused connection \(id) was closed with 1013")
-        guard let next = order[(index + 1)...].first(where: { roleOf[$0] == role }), let reopened = openedAt[next] else { continue }
+    for retry in HandshakeSteps.retries(run, from: start, matches: { $0.code == ErrorCode.unavailable.rawValue }) {
+        try run.expectEqual(retry.closeCode, 1013, "the refused connection \(retry.refused) was closed with 1013")
+        guard let waited = retry.waitedMs else { continue }
         measured += 1
         try run.expect(
-            reopened - refused >= Int64(refusal.retryAfterMs),
-            "the client connected again (\(role)) sooner than retryAfterMs after UNAVAILABLE",
-            expected: "at least \(refusal.retryAfterMs) ms between the refusal of \(id) and the next \(role) connection",
-            actual: "\(reopened - refused) ms")
+            waited >= Int64(retry.retryAfterMs),
+            "the client connected again (\(retry.role)) sooner than retryAfterMs after UNAVAILABLE",
+            expected: "at least \(retry.retryAfterMs) ms between the refusal of \(retry.refused) and the next \(retry.role) connection",
+            actual: "\(waited) ms")
     }
     try run.expect(measured > 0, "the client did not retry after UNAVAILABLE",
                    expected: "another connect within 3 s after a refusal with retryAfterMs 500", actual: "none")

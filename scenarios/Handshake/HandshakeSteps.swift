@@ -13,6 +13,8 @@ enum HandshakeSteps {
         var role: String
         /// The `retryAfterMs` of the refusal.
         var retryAfterMs: Int
+        /// The close code the refused connection got.
+        var closeCode: Int
         /// Milliseconds from the refusal to the next connection of that role, `nil` if none came.
         var waitedMs: Int64?
     }
@@ -22,15 +24,15 @@ enum HandshakeSteps {
     static func retries(_ run: ScenarioRun, from cursor: EventCursor, matches: (ErrorShape) -> Bool) -> [Retry] {
         var order: [String] = []
         var roleOf: [String: String] = [:]
-        var refusals: [String: Int] = [:]
+        var refusals: [String: (retryAfterMs: Int, closeCode: Int)] = [:]
         for event in run.events(from: cursor) {
             switch event {
             case .connectionOpened(let id, _, _):
                 order.append(id)
             case .frameIn(let id, .request(let request)?, _) where request.method == GatewayMethod.connect.rawValue:
                 roleOf[id] = request.params?["role"]?.stringValue ?? GatewayRole.operator.rawValue
-            case .handshakeRejected(let id, let error, _) where matches(error):
-                refusals[id] = error.retryAfterMs ?? 0
+            case .handshakeRejected(let id, let error, let closeCode) where matches(error):
+                refusals[id] = (error.retryAfterMs ?? 0, closeCode)
             default:
                 break
             }
@@ -46,9 +48,10 @@ enum HandshakeSteps {
             }
         }
         return order.enumerated().compactMap { index, id in
-            guard let retryAfterMs = refusals[id], let role = roleOf[id], let refused = refusedAt[id] else { return nil }
+            guard let refusal = refusals[id], let role = roleOf[id], let refused = refusedAt[id] else { return nil }
             let next = order[(index + 1)...].first { roleOf[$0] == role }.flatMap { openedAt[$0] }
-            return Retry(refused: id, role: role, retryAfterMs: retryAfterMs, waitedMs: next.map { $0 - refused })
+            return Retry(refused: id, role: role, retryAfterMs: refusal.retryAfterMs, closeCode: refusal.closeCode,
+                         waitedMs: next.map { $0 - refused })
         }
     }
 }
