@@ -425,11 +425,12 @@ struct EndToEndTests {
 
     @Test(arguments: PollerKind.allCases)
     func clientConnectFailuresAreReported(poller: PollerKind) async throws {
-        // A port that was just free: nothing listens there.
+        // A port held by a socket that is bound but never listens: the kernel refuses connects to
+        // it, and no other test's server can take it while this test runs (a port that was merely
+        // freed can be handed to a server another test starts in parallel).
         let configuration = WebSocketConfiguration().with(poller)
-        let server = try await WebSocketServer.start(configuration: configuration)
-        let port = server.port
-        await server.shutdown()
+        let (fd, port) = try boundButNotListening()
+        defer { _ = systemClose(fd) }
         await #expect(throws: WebSocketError.connectionFailed) {
             try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", configuration: configuration)
         }

@@ -228,10 +228,28 @@ final class RawTCPClient: Sendable {
     func close() { _ = systemClose(fd) }
 }
 
+/// A TCP socket bound to a free loopback port without `listen()`, and that port. Connects to it
+/// are refused, and no other test's server can take the port while the socket is open (a port that
+/// was merely freed can be handed to a server another test starts in parallel).
+func boundButNotListening() throws -> (fd: Int32, port: Int) {
+    let address = try #require(try Socket.resolve(host: "127.0.0.1", port: 0, passive: true).first)
+    let fd = try Socket.makeStreamSocket(family: address.family)
+    var storage = address.storage
+    let bound = withUnsafePointer(to: &storage) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, address.length) }
+    }
+    guard bound == 0, let port = Socket.localPort(fd) else {
+        _ = systemClose(fd)
+        throw WebSocketError.socketFailed
+    }
+    return (fd, port)
+}
+
+/// `close(2)` under a name that does not clash with the `close()` methods of test types.
 #if canImport(Glibc)
-private func systemClose(_ fd: Int32) -> Int32 { Glibc.close(fd) }
+func systemClose(_ fd: Int32) -> Int32 { Glibc.close(fd) }
 #else
-private func systemClose(_ fd: Int32) -> Int32 { Darwin.close(fd) }
+func systemClose(_ fd: Int32) -> Int32 { Darwin.close(fd) }
 #endif
 
 /// A masked client frame (as a client must send it).
