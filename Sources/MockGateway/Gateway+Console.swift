@@ -42,7 +42,7 @@ extension Gateway {
 /// Hands the invoke id from the sending actor turn to the real-time deadline, and tells the
 /// sender when the deadline came first.
 final class InvokeTicket: Sendable {
-    // Every access goes through the mutex.
+    // Every access goes through the lock.
     private let state = Locked<(id: String?, expired: Bool)>((nil, false))
 
     /// Records the id; `false` when the deadline already passed.

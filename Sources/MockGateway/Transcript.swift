@@ -522,9 +522,9 @@ public final class Transcript: Sendable {
     }
 }
 
-/// Appends lines to a file; writes are serialised by a mutex.
+/// Appends lines to a file; writes are serialised by a lock.
 private final class FileSink: Sendable {
-    // The FileHandle is only touched while holding the mutex, which makes the sink safe to share.
+    // The FileHandle is only touched while holding the lock, which makes the sink safe to share.
     private let handle: Locked<FileHandle>
 
     init(url: URL) throws {

@@ -9,7 +9,7 @@ import Locking
 public final class ReferenceNodeUnderTest: NodeUnderTest {
     /// The mutants switched on (none for the correct client).
     public let mutants: Set<Mutant>
-    // The running client; guarded by the mutex so start, stop and apply may come from any task.
+    // The running client; guarded by the lock so start, stop and apply may come from any task.
     private let client = Locked<ReferenceClient?>(nil)
     // The observations of every client started so far (a restart starts a new one), for the log.
     private let logs = Locked<[ObservationLog]>([])

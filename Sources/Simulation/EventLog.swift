@@ -78,7 +78,7 @@ public final class EventLog<Element: Sendable>: Sendable {
         func index(of position: Int) -> Int { min(max(0, position - dropped), elements.count) }
     }
 
-    // All state is behind the mutex; continuations are resumed outside of it.
+    // All state is behind the lock; continuations are resumed outside of it.
     private let state = Locked(State())
     private let retention: Retention?
 

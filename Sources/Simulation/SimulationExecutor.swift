@@ -229,7 +229,7 @@ public final class ResumeOnce<T: Sendable>: Sendable {
         var done = false
     }
 
-    // All state is behind the mutex; the continuation is resumed outside of it.
+    // All state is behind the lock; the continuation is resumed outside of it.
     private let state = Locked(State())
 
     /// Creates an empty one.

@@ -35,7 +35,7 @@ public final class VirtualTimeline: Timeline {
         case nothingPending
     }
 
-    // Every read and write of the state goes through this mutex; continuations are resumed
+    // Every read and write of the state goes through this lock; continuations are resumed
     // after it is released.
     private let state: Locked<State>
 

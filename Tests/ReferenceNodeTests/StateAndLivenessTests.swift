@@ -85,11 +85,14 @@ struct LivenessRuleTests {
     }
 }
 
+/// The spins that wait for a sleeper to register are bounded by the suite's time limit: the limit
+/// cancels the test, and the spin checks for cancellation.
+@Suite(.timeLimit(.minutes(1)))
 struct ClientClockTests {
     @Test func aManualClockWakesSleepersWhenAdvanced() async throws {
         let clock = ManualClientClock(startMs: 0)
         let sleeper = Task { try await clock.sleep(untilMs: 1_000) }
-        while clock.sleeperCount == 0 { await Task.yield() }
+        while clock.sleeperCount == 0 { try Task.checkCancellation(); await Task.yield() }
         clock.advance(byMs: 999)
         #expect(clock.sleeperCount == 1)
         clock.advance(byMs: 1)
@@ -108,7 +111,7 @@ struct ClientClockTests {
         let source = ManualClientClock(startMs: 100)
         let clock = ManualClientClock(reading: { source.nowMs })
         let sleeper = Task { try await clock.sleep(untilMs: 200) }
-        while clock.sleeperCount == 0 { await Task.yield() }
+        while clock.sleeperCount == 0 { try Task.checkCancellation(); await Task.yield() }
         source.advance(byMs: 100)
         clock.wake()
         try await sleeper.value

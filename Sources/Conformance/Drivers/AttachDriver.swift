@@ -117,7 +117,7 @@ public final class TerminalAttachConsole: AttachConsole {
     /// The process's terminal.
     public static let shared = TerminalAttachConsole()
 
-    // All state is behind the mutex; continuations are resumed outside of it.
+    // All state is behind the lock; continuations are resumed outside of it.
     private let state = Locked(State())
 
     private init() {}

@@ -499,7 +499,7 @@ final class LiveProcessGroups: Sendable {
 /// What the harness does when it is interrupted.
 public enum InterruptHandling {
     /// Dispatch sources are thread-safe (libdispatch objects may be used from any thread); the box
-    /// only keeps them alive, and it is written once, under the mutex.
+    /// only keeps them alive, and it is written once, under the lock.
     private struct SignalSources: @unchecked Sendable {
         var sources: [any DispatchSourceSignal] = []
         var started = false

@@ -60,7 +60,7 @@ final class ProcessSession: ClientSession {
     private let environment: [String: String]
     private let context: ClientSessionContext
     private let grace: Duration
-    // All mutable state is behind the mutex; continuations are resumed outside of it.
+    // All mutable state is behind the lock; continuations are resumed outside of it.
     private let state = Locked(State())
 
     init(command: String, environment: [String: String], context: ClientSessionContext) {

@@ -50,7 +50,7 @@ public final class ScenarioRun: Sendable {
     public let stateDirectory: URL
 
     private let gatewayFactory: GatewayFactory
-    // All mutable state is behind this mutex.
+    // All mutable state is behind this lock.
     private let state: Locked<State>
 
     init(scenario: Scenario, profile: GatewayProfile, seed: UInt64, slowness: Double, stepTimeoutMs: Int,

@@ -48,7 +48,7 @@ public final class SecretRedactor: Sendable {
     /// Whether anything is redacted.
     public let isEnabled: Bool
     private let isLearning: Bool
-    // All mutable state is behind the mutex.
+    // All mutable state is behind the lock.
     private let state = Locked(State())
 
     /// Creates a redactor.
