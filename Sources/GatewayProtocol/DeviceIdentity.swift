@@ -172,17 +172,25 @@ extension DeviceIdentity {
     }
 }
 
-/// Atomic, permission-restricted file writes.
-enum AtomicFile {
-    static func write(_ data: Data, to url: URL, permissions: mode_t, durable: Bool = true) throws {
+/// Atomic, permission-restricted file writes (package-wide: the reference client's token and
+/// chat files use them too).
+package enum AtomicFile {
+    /// Writes `data` to a temporary file created with `permissions`, optionally `fsync`s it, and
+    /// renames it over `url`, creating the parent directory (0700) when needed.
+    /// - Throws: `DeviceIdentityError` when the file cannot be written.
+    package static func write(_ data: Data, to url: URL, permissions: mode_t, durable: Bool = true) throws {
         let directory = url.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw DeviceIdentityError("cannot create \(directory.path): \(error.localizedDescription)")
+        // One `mkdir` answers the common cases (the directory exists, or only its last component
+        // is missing); FileManager creates missing parents otherwise.
+        if mkdir(directory.path, 0o700) != 0, errno != EEXIST {
+            do {
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw DeviceIdentityError("cannot create \(directory.path): \(error.localizedDescription)")
+            }
         }
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(Hex.encode(CryptoBackend.randomBytes(8))).tmp")
         // The file is created with its final permissions, so the secret is never readable by
         // others, not even between creation and rename.
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, permissions)
@@ -235,8 +243,12 @@ public enum DevicePublicKey {
     /// `PUBLIC KEY` block, or base64 of the DER SubjectPublicKeyInfo.
     /// - Returns: `nil` when no 32-byte Ed25519 key can be extracted.
     public static func rawKey(from encoded: String) -> Data? {
-        let trimmed = encoded.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.contains("-----BEGIN") {
+        // Foundation's trimming and search only for text that may need them (a PEM block, longer
+        // than any raw key, or padding): a raw base64url key, the common case, skips both.
+        let padded = encoded.unicodeScalars.first?.properties.isWhitespace == true
+            || encoded.unicodeScalars.last?.properties.isWhitespace == true
+        let trimmed = padded ? encoded.trimmingCharacters(in: .whitespacesAndNewlines) : encoded
+        if trimmed.utf8.count > 64 || trimmed.utf8.first == UInt8(ascii: "-"), trimmed.contains("-----BEGIN") {
             let body = trimmed.split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty && !$0.hasPrefix("-----") }

@@ -78,12 +78,15 @@ extension ReferenceClient {
     /// Reads the chat book at launch; a send that was in flight when the process died is ambiguous.
     func loadChat() {
         chat = ChatBook.load(from: configuration.stateDirectory)
+        savedChat = nil  // what the disk holds is not known to this launch
         chat.recoverAfterLaunch()
         chat.coldStarted(configuration: configuration)
     }
 
     func saveChat() {
+        guard chat != savedChat else { return }
         chat.save(to: configuration.stateDirectory, durable: configuration.durableState)
+        savedChat = chat
     }
 
     /// A reset (reinstall): the outbox and the transcript cache go with the identity.

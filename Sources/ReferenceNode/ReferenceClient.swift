@@ -83,6 +83,9 @@ public actor ReferenceClient {
 
     // The chat view (ReferenceClient+Chat.swift).
     var chat = ChatBook()
+    /// The book as last written to the state directory (`nil`: not written by this process yet);
+    /// an unchanged book is not written again.
+    var savedChat: ChatBook?
     var chatOffline = false
     var chatSync: Task<Void, Never>?
 

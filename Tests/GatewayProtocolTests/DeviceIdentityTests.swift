@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 import Testing
 
 @testable import GatewayProtocol
@@ -187,6 +188,29 @@ struct EncodingTests {
             #expect(!encoded.contains("=") && !encoded.contains("+") && !encoded.contains("/"))
             #expect(Base64URL.decode(encoded) == Data(bytes))
         }
+    }
+
+    @Test func encodingAgreesWithFoundationsBase64() {
+        // Foundation's standard base64 with the URL-safe substitutions and no padding is the
+        // independent reference for the hand-written encoder.
+        var random = SeededRandom(seed: 3)
+        for length in 0...300 {
+            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            let reference = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == reference, "length \(length)")
+        }
+    }
+
+    @Test func rawKeysAreReadWithAndWithoutPaddingOrPEM() throws {
+        let identity = try DeviceIdentity(seed: Data(repeating: 7, count: 32))
+        let raw = try #require(DevicePublicKey.rawKey(from: identity.publicKeyBase64URL))
+        #expect(DevicePublicKey.rawKey(from: "  \(identity.publicKeyBase64URL)\n") == raw)
+        let der = DevicePublicKey.spkiPrefix + raw
+        let pem = "-----BEGIN PUBLIC KEY-----\n\(der.base64EncodedString())\n-----END PUBLIC KEY-----\n"
+        #expect(DevicePublicKey.rawKey(from: pem) == raw)
+        #expect(DevicePublicKey.rawKey(from: "\n" + pem) == raw)
     }
 
     @Test func hexIsLowerCaseAndDecodesBothCases() {

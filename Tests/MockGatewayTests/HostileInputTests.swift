@@ -18,6 +18,27 @@ struct SecretRedactionTests {
         #expect(redacted == #"{"type":"req","id":"c","method":"connect","params":{"auth":{"token":"<redacted>","password":"<redacted>"#)
     }
 
+    @Test func theByteLevelKeyRuleAgreesWithTheStringRule() {
+        // The rule as first written with Foundation strings; the byte-level one must agree on
+        // every ASCII name.
+        func stringRule(_ name: String) -> Bool {
+            let lowered = name.lowercased()
+            return SecretRedactor.secretKeyNames.contains(lowered) || lowered.hasSuffix("token")
+                || lowered.contains("password") || lowered.contains("secret")
+        }
+        var names = ["", "t", "oken", "TOKEN", "xToKeN", "tokens", "passwor", "PassWord1", "my-secret-x", "secre",
+                     "Set-Cookie", "api_key", "API-KEY", "pwd", "Pwd", "tokenx", "aToken", "secretive"]
+        var random = SeededRandom(seed: 11)
+        let alphabet = Array("tokenpaswrdsecTOKENPASWRDSEC-_x")
+        for _ in 0..<2_000 {
+            let length = Int(random.next() % 12)
+            names.append(String((0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }))
+        }
+        for name in names {
+            #expect(SecretRedactor.isSecretKey(name) == stringRule(name), "\(name)")
+        }
+    }
+
     @Test func keyRulesCoverTheKnownNamesAndTheirFamilies() {
         for key in ["token", "deviceToken", "bootstrapToken", "password", "setupCode", "sendGrant", "relayHandle", "apiKey",
                     "clientSecret", "X-OpenClaw-Token", "Authorization", "adminPassword"] {

@@ -27,6 +27,21 @@ struct DeviceStateStoreTests {
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("device-auth.json").path))
     }
 
+    @Test func theTokenFileIsReadableByItsOwnerOnlyAndRewrittenOnlyOnChange() throws {
+        let directory = TestSupport.temporaryDirectory()
+        let store = try DeviceStateStore(directory: directory, nowMs: 0, durable: false)
+        let file = directory.appendingPathComponent("device-auth.json")
+        store.storeToken(StoredDeviceToken(token: "secret-n1", scopes: []), gateway: "ws://a:1", role: .node)
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        // The same token again changes nothing: the file is not replaced (same inode).
+        let inode = (attributes[.systemFileNumber] as? NSNumber)?.intValue
+        store.storeToken(StoredDeviceToken(token: "secret-n1", scopes: []), gateway: "ws://a:1", role: .node)
+        #expect((try FileManager.default.attributesOfItem(atPath: file.path)[.systemFileNumber] as? NSNumber)?.intValue == inode)
+        store.storeToken(StoredDeviceToken(token: "secret-n2", scopes: []), gateway: "ws://a:1", role: .node)
+        #expect(try DeviceStateStore(directory: directory, nowMs: 0).token(gateway: "ws://a:1", role: .node)?.token == "secret-n2")
+    }
+
     @Test func aReinstallWipesTokensAndTheMutantKeepsThemForTheNewKey() throws {
         let store = try DeviceStateStore(directory: TestSupport.temporaryDirectory(), nowMs: 0)
         let oldId = store.identity.deviceId

@@ -63,9 +63,45 @@ public final class SecretRedactor: Sendable {
     /// Whether `name` names a secret: one of ``secretKeyNames``, or (case-insensitively) ending
     /// in `token`, or containing `password` or `secret`.
     public static func isSecretKey(_ name: some StringProtocol) -> Bool {
-        let lowered = name.lowercased()
-        return secretKeyNames.contains(lowered) || lowered.hasSuffix("token") || lowered.contains("password")
-            || lowered.contains("secret")
+        // Byte-level (ASCII case folding; a non-ASCII name matches only by its ASCII letters):
+        // this runs for every member of every recorded frame, and Foundation's substring search
+        // was a measurable share of a conformance run (Benchmarks/README.md).
+        var lowered = Array(name.utf8)
+        for index in lowered.indices where lowered[index] >= 0x41 && lowered[index] <= 0x5A { lowered[index] |= 0x20 }
+        return lowered.count >= 5 && lowered.suffix(5).elementsEqual(suffixToken)
+            || contains(lowered, passwordBytes) || contains(lowered, secretBytes)
+            || secretKeyNames.contains(String(decoding: lowered, as: UTF8.self))
+    }
+
+    private static let suffixToken = Array("token".utf8)
+    private static let passwordBytes = Array("password".utf8)
+    private static let secretBytes = Array("secret".utf8)
+
+    /// Whether `needle` occurs in `haystack` (bytes; an empty needle always does).
+    static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = needle.first else { return true }
+        guard haystack.count >= needle.count else { return false }
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first {
+                var offset = 1
+                while offset < needle.count, haystack[index + offset] == needle[offset] { offset += 1 }
+                if offset == needle.count { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        haystack.withUnsafeBufferPointer { h in needle.withUnsafeBufferPointer { n in contains(h, n) } }
+    }
+
+    private static func contains(_ haystack: String, _ needle: String) -> Bool {
+        var haystack = haystack
+        var needle = needle
+        return haystack.withUTF8 { h in needle.withUTF8 { n in contains(h, n) } }
     }
 
     // MARK: Known values
@@ -242,7 +278,7 @@ public final class SecretRedactor: Sendable {
     private static func redactValues(_ text: String, known: Known) -> String {
         guard !known.isEmpty, text.utf8.count >= minimumValueLength else { return text }
         var result = text
-        for secret in known.substrings where result.contains(secret) {
+        for secret in known.substrings where contains(result, secret) {
             result = result.replacingOccurrences(of: secret, with: placeholder)
         }
         guard !known.learned.isEmpty else { return result }

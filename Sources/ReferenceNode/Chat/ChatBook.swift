@@ -214,9 +214,7 @@ struct ChatBook: Sendable, Hashable, Codable {
     /// Writes the book to `directory` (best effort: a full disk loses the cache, not the session).
     func save(to directory: URL, durable: Bool) {
         let url = directory.appendingPathComponent(Self.fileName)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(self) else { return }
-        try? data.write(to: url, options: durable ? [.atomic] : [])
+        guard let data = try? JSONValue(encoding: self).encoded() else { return }
+        try? AtomicFile.write(data, to: url, permissions: 0o600, durable: durable)
     }
 }

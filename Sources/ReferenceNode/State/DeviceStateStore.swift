@@ -37,7 +37,7 @@ final class DeviceStateStore: Sendable {
     static let identityFileName = "identity.json"
     static let tokensFileName = "device-auth.json"
 
-    private struct TokenFile: Codable {
+    private struct TokenFile: Codable, Equatable {
         var version = 1
         var deviceId: String
         var gateways: [String: [String: StoredDeviceToken]] = [:]
@@ -95,7 +95,10 @@ final class DeviceStateStore: Sendable {
 
     /// A stable key for a Gateway URL.
     static func gatewayKey(_ url: String) -> String {
-        var key = url.trimmingCharacters(in: .whitespaces).lowercased()
+        // Foundation's trimming only when there is something to trim (this runs on every token
+        // lookup).
+        let padded = url.unicodeScalars.first?.properties.isWhitespace == true || url.unicodeScalars.last?.properties.isWhitespace == true
+        var key = (padded ? url.trimmingCharacters(in: .whitespaces) : url).lowercased()
         while key.hasSuffix("/") { key.removeLast() }
         return key
     }
@@ -175,17 +178,20 @@ final class DeviceStateStore: Sendable {
         }
     }
 
+    /// Applies `body` and writes the file when it changed anything (a session re-stores the same
+    /// token on every hello).
     private func mutate(_ body: (inout TokenFile) -> Void) {
         state.withLock { state in
+            let before = state.tokens
             body(&state.tokens)
-            write(state.tokens)
+            if state.tokens != before { write(state.tokens) }
         }
     }
 
+    /// Writes the token file atomically with permissions 0600 (it holds secrets), flushed to the
+    /// disk only when the state is durable (a conformance run's throwaway directory is not).
     private func write(_ file: TokenFile) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        guard let data = try? encoder.encode(file) else { return }
-        try? data.write(to: directory.appendingPathComponent(Self.tokensFileName), options: .atomic)
+        guard let data = try? JSONValue(encoding: file).encoded() else { return }
+        try? AtomicFile.write(data, to: directory.appendingPathComponent(Self.tokensFileName), permissions: 0o600, durable: durable)
     }
 }
