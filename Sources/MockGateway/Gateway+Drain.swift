@@ -73,7 +73,7 @@ extension GatewayCore {
 // MARK: - Push deliveries
 
 extension Gateway {
-    /// Every push handed to a node's transport so far (`push.test`), oldest first: relay sends
+    /// Every push handed to a node's transport so far (`push.test`, `wakeNode`), oldest first: relay sends
     /// with their signature headers, direct sends with their token.
     public func pushDeliveries() async -> [PushDelivery] {
         await core.pushDeliveries

@@ -269,6 +269,15 @@ extension GatewayCore {
             delivery = PushDelivery(nodeId: nodeId, transport: "direct", pushType: pushType, bodyJSON: body.jsonString,
                                     gatewayDeviceId: nil, signedAtMs: nil, signature: nil, sendGrant: nil, accepted: true)
         }
+        if !delivery.accepted {
+            delivery.status = 403
+            delivery.reason = "InvalidGatewaySignature"
+        } else if let refusal = takePushRefusal() {
+            // A scripted refusal (Gateway.refuseNextPush): the transport answers as APNs would.
+            delivery.accepted = false
+            delivery.status = refusal.status
+            delivery.reason = refusal.reason
+        }
         pushDeliveries.append(delivery)
         events.append(.pushSent(nodeId: nodeId, transport: delivery.transport, pushType: pushType, accepted: delivery.accepted))
         return delivery

@@ -296,7 +296,7 @@ extension GatewayCore {
                 let body = string("body") ?? "Push test for node \(nodeId)"
                 let used = environment ?? registration["environment"]?.stringValue ?? "production"
                 let delivery = sendPush(nodeId: nodeId, registration: registration, pushType: "alert",
-                                        payload: PushRelay.alertPayload(title: title, body: body))
+                                        payload: PushRelay.alertPayload(title: title, body: body, nodeId: nodeId, nowMs: nowMs))
                 reply(PushRelay.testResult(delivery: delivery, registration: registration, environment: used,
                                            apnsId: random.uuidString()))
             case .sessionsMessagesSubscribe, .sessionsMessagesUnsubscribe:

@@ -66,6 +66,9 @@ struct FaultPlan: Sendable {
     var challengesWithoutTs = 0
     /// The drain in force: requests other than continuations are refused (`GatewayDrain`).
     var drain: GatewayDrain?
+    /// How the push transport answers the next send instead of accepting it
+    /// (`Gateway.refuseNextPush(status:reason:)`).
+    var pushRefusal: PushRefusal?
 }
 
 /// How a scripting-API invoke ended.

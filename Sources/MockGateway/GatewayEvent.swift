@@ -45,7 +45,7 @@ public enum GatewayEvent: Sendable, Hashable {
     case presenceHandled(nodeId: String, trigger: String?, handled: Bool, reason: String)
     /// A push registration (`push.apns.register`) was accepted (`accepted`) or ignored.
     case pushRegistered(nodeId: String, transport: String, accepted: Bool, gatewayDeviceId: String?)
-    /// A push went to a node's transport (`push.test`): `relay` or `direct`, `alert` or
+    /// A push went to a node's transport (`push.test`, a silent wake): `relay` or `direct`, `alert` or
     /// `background`, and whether the transport accepted it.
     case pushSent(nodeId: String, transport: String, pushType: String, accepted: Bool)
     /// A foreground-only command refused in the background was queued for the node to pull.

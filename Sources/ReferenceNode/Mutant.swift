@@ -117,6 +117,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case handledFalseIsDurable = "handled-false-is-durable"
     /// Sends the beacon over its operator session instead of its node session.
     case beaconOnOperatorSession = "beacon-on-operator-session"
+    /// After a wake by a silent push, reports the beacon's trigger as `background` instead of
+    /// `silent_push`.
+    case wrongPushWakeTrigger = "wrong-push-wake-trigger"
 
     // MARK: Push
 
@@ -237,7 +240,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .beaconEveryWake: ["PRES-003"]
         case .handledFalseIsDurable: ["PRES-004"]
         case .beaconOnOperatorSession: ["PRES-005", "PRES-001"]
-        case .pushWrongGatewayId: ["PUSH-001"]
+        case .wrongPushWakeTrigger: ["PRES-006"]
+        case .pushWrongGatewayId: ["PUSH-001", "PRES-006"]
         case .noPushAfterSwitch: ["PUSH-002"]
         case .ignoreAllowedDecisions: ["APPR-001"]
         case .retryAfterLosingRace: ["APPR-002"]
@@ -315,6 +319,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .beaconEveryWake: "After handled:true, do not resend within 10 minutes (GP 7.6)."
         case .handledFalseIsDurable: "handled:false is not a durable beacon (GP 7.6)."
         case .beaconOnOperatorSession: "Beacons travel on the authenticated node session (GP 7.6)."
+        case .wrongPushWakeTrigger: "A beacon sent because a silent push woke the app names trigger silent_push (GP 7.6; docs protocol.md)."
         case .pushWrongGatewayId: "Relay push carries gatewayDeviceId from gateway.identity.get (GP 7.7)."
         case .noPushAfterSwitch: "Register push again after switching Gateways (GP 7.7)."
         case .ignoreAllowedDecisions: "Offer and send only allowedDecisions (AQ A.2, A.5)."

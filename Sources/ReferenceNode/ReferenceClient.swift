@@ -456,8 +456,10 @@ public actor ReferenceClient {
             forgetChat()
             startSessions(store, running: !chatOffline)
             return .ok
-        case .backgroundWake(let trigger):
-            return await backgroundWake(trigger: trigger)
+        case .backgroundWake(let trigger, let push):
+            // A wake by a silent push is reported as one, whatever else the stimulus says (§7.6).
+            let reported = push == nil ? trigger : (configuration.has(.wrongPushWakeTrigger) ? "background" : "silent_push")
+            return await backgroundWake(trigger: reported)
         case .enterBackground:
             inBackground = true
             return .ok

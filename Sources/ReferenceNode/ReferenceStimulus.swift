@@ -13,7 +13,8 @@ public enum ReferenceStimulus: Sendable, Hashable {
     /// Wipe the identity and every token (a reinstall), then start again.
     case resetIdentity
     /// A background wake for `trigger`: reconnect if needed and send the presence beacon.
-    case backgroundWake(trigger: String)
+    /// `push` is the APNs payload when a silent push from the Gateway caused the wake.
+    case backgroundWake(trigger: String, push: JSONValue? = nil)
     /// Move to the background.
     case enterBackground
     /// Move to the foreground.
@@ -96,7 +97,9 @@ public enum ReferenceStimulus: Sendable, Hashable {
         case "disconnect": self = .disconnect
         case "restart": self = .restart
         case "reset-identity": self = .resetIdentity
-        case "background-wake": self = .backgroundWake(trigger: params["trigger"]?.stringValue ?? "background")
+        case "background-wake":
+            let push = params["push"].flatMap { $0.objectValue == nil ? nil : $0 }
+            self = .backgroundWake(trigger: params["trigger"]?.stringValue ?? "background", push: push)
         case "enter-background": self = .enterBackground
         case "enter-foreground": self = .enterForeground
         case "request-scopes":

@@ -39,6 +39,9 @@ public struct AttachDriver: ClientDriver {
         case .disconnect: return "Disconnect the client and keep it disconnected."
         case .restart: return "Quit the client and start it again (keep its data)."
         case .resetIdentity: return "Reinstall the client: delete its identity and stored tokens."
+        case .backgroundWake where params["push"] != nil:
+            return "The Gateway sent the client a silent push (no real APNs is contacted, so it does not arrive by itself): "
+                + "wake the client in the background as that push would (trigger: \(value("trigger")))."
         case .backgroundWake: return "Wake the client in the background (trigger: \(value("trigger")))."
         case .enterBackground: return "Put the client in the background."
         case .enterForeground: return "Bring the client to the foreground."

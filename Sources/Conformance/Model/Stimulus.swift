@@ -102,6 +102,13 @@ public struct Stimulus: Sendable, Hashable, CustomStringConvertible {
         Stimulus(.backgroundWake, params: ["trigger": .string(trigger)])
     }
 
+    /// Wake in the background because a silent push arrived: trigger `silent_push`, with the
+    /// push's APNs payload as `push` (`{aps:{"content-available":1}, openclaw:{kind:"node.wake",
+    /// nodeId, ts, reason}}`), as the app would receive it.
+    public static func pushWake(payload: JSONValue) -> Stimulus {
+        Stimulus(.backgroundWake, params: ["trigger": "silent_push", "push": payload])
+    }
+
     /// Ask for operator scopes.
     public static func requestScopes(_ scopes: [String]) -> Stimulus {
         Stimulus(.requestScopes, params: ["scopes": .array(scopes.map(JSONValue.string))])

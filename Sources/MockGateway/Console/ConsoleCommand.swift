@@ -113,6 +113,9 @@ public enum ConsoleCommand: Sendable, Hashable {
     case event(ConsoleReference?, name: String, payload: JSONValue?)
     /// `drain <restarting|suspending|closing|off>`: start or end a drain (``GatewayDrain``).
     case drain(GatewayDrain?)
+    /// `wake <nodeId|latest> [--reason TEXT]`: send a silent wake push through the node's push
+    /// registration (``Gateway/wakeNode(nodeId:reason:)``); `nil` reason: upstream's default.
+    case wake(ConsoleReference, reason: String?)
 
     /// The command's name as typed.
     public var name: String {
@@ -157,6 +160,7 @@ public enum ConsoleCommand: Sendable, Hashable {
         case .presenceReply: "presence-reply"
         case .event: "event"
         case .drain: "drain"
+        case .wake: "wake"
         }
     }
 }
@@ -290,6 +294,9 @@ public struct ConsoleCommandHelp: Sendable, Hashable {
         .init(name: "drain", usage: "drain <restarting|suspending|closing|off>",
               summary: "refuse new requests with UNAVAILABLE gateway-<reason> (retryAfterMs 1000) until 'drain off'",
               example: "drain restarting"),
+        .init(name: "wake", usage: "wake <nodeId|latest> [--reason TEXT]",
+              summary: "send a silent wake push (background, priority 5) through the node's push registration (latest: the node that registered last); no real APNs is contacted",
+              example: "wake latest"),
     ] + ChatConsoleCommand.help + [
         .init(name: "help", usage: "help [command]", summary: "show this list, or one command in full", example: "help drop-next"),
         .init(name: "quit", usage: "quit", summary: "stop the server", example: "quit"),
@@ -465,6 +472,15 @@ extension ConsoleCommand {
             }
             let target = tokens[0].text == "all" ? nil : ConsoleReference(tokens[0].text)
             return .event(target, name: tokens[1].text, payload: payload)
+        case "wake":
+            let options = try arguments.options(switches: [], valued: ["--reason"])
+            guard arguments.remainingPositionals.count == 1 else {
+                throw ConsoleError("wake: usage: wake <nodeId|latest> [--reason TEXT]")
+            }
+            if let reason = options.values["--reason"], reason.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ConsoleError("wake: --reason needs a non-empty text")
+            }
+            return .wake(ConsoleReference(arguments.remainingPositionals[0]), reason: options.values["--reason"])
         case "drain":
             let text = try arguments.exactlyOne(placeholder: "<restarting|suspending|closing|off>")
             if text == "off" { return .drain(nil) }

@@ -90,6 +90,8 @@ public enum ConsoleResult: Sendable, Hashable {
     case chat(ChatConsoleResult)
     /// `drain`: the drain now in force (`nil` after `drain off`).
     case drained(GatewayDrain?)
+    /// `wake`: the silent push that was sent and what its transport answered.
+    case woken(NodeWakeAttempt)
 
     /// The result with its secrets replaced by `<redacted>`: what is printed without
     /// `--show-secrets`.
@@ -194,6 +196,21 @@ public enum ConsoleResult: Sendable, Hashable {
         case .drained(let drain):
             return ["drain": drain.map { .string($0.rawValue) } ?? .null, "reason": drain.map { .string($0.reason) } ?? .null,
                     "retryAfterMs": drain == nil ? .null : .int(Int64(GatewayDrain.retryAfterMs))]
+        case .woken(let attempt):
+            var object: [String: JSONValue] = [
+                "nodeId": .string(attempt.nodeId), "path": .string(attempt.path.rawValue),
+                "delivered": .bool(attempt.isDelivered), "wakeReason": .string(attempt.reason),
+            ]
+            if let delivery = attempt.delivery {
+                object["transport"] = .string(delivery.transport)
+                object["pushType"] = .string(delivery.pushType)
+                object["accepted"] = .bool(delivery.accepted)
+                object["status"] = .int(Int64(delivery.status))
+                if let priority = delivery.priority { object["priority"] = .int(Int64(priority)) }
+                if let reason = delivery.reason { object["reason"] = .string(reason) }
+                if let payload = delivery.payload { object["payload"] = payload }
+            }
+            return .object(object)
         }
     }
 
@@ -296,6 +313,10 @@ public enum ConsoleResult: Sendable, Hashable {
         case .drained(let drain):
             guard let drain else { return "drain ended: serving requests again" }
             return "draining (\(drain.reason)): new requests get UNAVAILABLE with retryAfterMs \(GatewayDrain.retryAfterMs) until 'drain off'"
+        case .woken(let attempt):
+            var line = attempt.summary
+            if let payload = attempt.delivery?.payload { line += "\npayload \(payload.jsonString)" }
+            return line + "\nno real APNs or relay is contacted: a real device is not woken"
         }
     }
 }

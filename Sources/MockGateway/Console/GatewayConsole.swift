@@ -187,6 +187,11 @@ public struct GatewayConsole: Sendable {
         case .drain(let drain):
             if let drain { await gateway.beginDrain(drain) } else { await gateway.endDrain() }
             return .drained(drain)
+        case .wake(let reference, let reason):
+            let nodeId = try await pushNodeId(reference)
+            let attempt = await gateway.wakeNode(nodeId: nodeId, reason: reason ?? PushRelay.defaultWakeReason)
+            guard attempt.delivery != nil else { throw ConsoleError("wake: \(attempt.summary)") }
+            return .woken(attempt)
         case .cancelQuestion(let reference):
             let id = try recordId(reference, kind: "question")
             let record = try await gatewayCall { () async throws(GatewayError) in
@@ -329,6 +334,18 @@ public struct GatewayConsole: Sendable {
             if case .nodeConnected(let nodeId, _) = event, connected.contains(nodeId) { return nodeId }
         }
         throw ConsoleError("no connected node")
+    }
+
+    /// The node id of `wake`: a prefix of a node with a push registration, or `latest` for the
+    /// node whose kept registration is the newest. Unknown text is returned as typed (the wake
+    /// then reports that it has no registration).
+    func pushNodeId(_ reference: ConsoleReference) async throws(ConsoleError) -> String {
+        let registered = await gateway.pushRegisteredNodeIds()
+        if case .id(let id) = reference { return try Self.resolvePrefix(id, among: registered, kind: "registered node") }
+        for event in gateway.events.all.reversed() {
+            if case .pushRegistered(let nodeId, _, true, _) = event, registered.contains(nodeId) { return nodeId }
+        }
+        throw ConsoleError("wake: no node has a push registration (a node registers with node.event push.apns.register)")
     }
 
     /// The connection id, resolving `latest` to the most recently opened connection still open.

@@ -21,8 +21,23 @@ public struct PushDelivery: Sendable, Hashable {
     /// The `authorization: Bearer` grant (relay only).
     public var sendGrant: String?
     /// Whether the fake relay accepted the request (its signature verified with the Gateway's
-    /// public key); a direct send is always accepted.
+    /// public key); a direct send is accepted unless a fault refused it
+    /// (`Gateway.refuseNextPush(status:reason:)`).
     public var accepted: Bool
+    /// The status the transport answered: 200 when accepted.
+    public var status: Int = 200
+    /// Why the transport refused the send (`nil` when it was accepted).
+    public var reason: String?
+
+    /// The request body as a JSON value (`nil` only if `bodyJSON` were not JSON, which the
+    /// Gateway never writes).
+    public var body: JSONValue? { try? JSONValue(parsing: bodyJSON) }
+
+    /// The APNs payload the push carries (`aps` and upstream's `openclaw` metadata).
+    public var payload: JSONValue? { body?["payload"] }
+
+    /// The APNs priority: 10 for an alert, 5 for a background push.
+    public var priority: Int? { body?["priority"]?.int64Value.map { Int($0) } }
 }
 
 /// The push transports of the fake Gateway: a relay that checks what upstream's hosted relay
@@ -41,9 +56,29 @@ enum PushRelay {
         ["openclaw-relay-send-v1", gatewayDeviceId, String(signedAtMs), bodyJSON].joined(separator: "\n")
     }
 
-    /// The APNs payload of `push.test`: an alert.
-    static func alertPayload(title: String, body: String) -> JSONValue {
-        ["aps": ["alert": ["title": .string(title), "body": .string(body)], "sound": "default"]]
+    /// The APNs payload of `push.test`: an alert with upstream's `openclaw` metadata
+    /// `{kind:"push.test", nodeId, ts}` (`src/infra/push-apns-payloads.ts@09a333a9`,
+    /// `createApnsAlertPayload`).
+    static func alertPayload(title: String, body: String, nodeId: String, nowMs: Int64) -> JSONValue {
+        [
+            "aps": ["alert": ["title": .string(title), "body": .string(body)], "sound": "default"],
+            "openclaw": ["kind": "push.test", "nodeId": .string(nodeId), "ts": .int(nowMs)],
+        ]
+    }
+
+    /// The reason a silent wake names when the caller gives none: upstream's default
+    /// (`wakeReason ?? "node.invoke"`, `src/infra/push-apns-payloads.ts@09a333a9`).
+    static let defaultWakeReason = "node.invoke"
+
+    /// The APNs payload of a silent wake: `{aps:{"content-available":1}, openclaw:{kind:"node.wake",
+    /// nodeId, ts, reason}}`, no alert, sound or badge (`createApnsBackgroundPayload`,
+    /// `src/infra/push-apns-payloads.ts@09a333a9`). It is sent with push type `background` and
+    /// priority 5 (`sendApnsBackgroundWake`, `src/infra/push-apns.ts@21f1a13f`).
+    static func backgroundPayload(nodeId: String, reason: String, nowMs: Int64) -> JSONValue {
+        [
+            "aps": ["content-available": 1],
+            "openclaw": ["kind": "node.wake", "nodeId": .string(nodeId), "ts": .int(nowMs), "reason": .string(reason)],
+        ]
     }
 
     /// The `push.test` result (`packages/gateway-protocol/src/schema/push.ts@483cbf5b`,
@@ -53,11 +88,15 @@ enum PushRelay {
         let token = registration["token"]?.stringValue ?? ""
         let suffix = registration["tokenDebugSuffix"]?.stringValue ?? String(token.suffix(8))
         var result: [String: JSONValue] = [
-            "ok": .bool(delivery.accepted), "status": .int(delivery.accepted ? 200 : 403),
+            "ok": .bool(delivery.accepted), "status": .int(Int64(delivery.status)),
             "tokenSuffix": .string(suffix), "topic": .string(registration["topic"]?.stringValue ?? "ai.openclaw.ios"),
             "environment": .string(environment), "transport": .string(delivery.transport),
         ]
-        if delivery.accepted { result["apnsId"] = .string(apnsId) } else { result["reason"] = "InvalidGatewaySignature" }
+        if delivery.accepted {
+            result["apnsId"] = .string(apnsId)
+        } else {
+            result["reason"] = .string(delivery.reason ?? "InvalidGatewaySignature")
+        }
         return .object(result)
     }
 }

@@ -1,0 +1,61 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let pres006 = Scenario(
+    "PRES-006", .must,
+    title: "a silent push from the Gateway wakes the client, which reconnects and reports trigger silent_push",
+    requirement: "After registering for push, a client woken by the Gateway's silent push reconnects its node session and sends node.event node.presence.alive whose payloadJSON names trigger silent_push.",
+    source: "gateway-protocol.md §7.6-7.7; src/infra/push-apns.ts (sendApnsBackgroundWake)",
+    discussion: """
+        Pairs the client automatically and asks it to register for relay push (push-register \
+        transport relay); the Gateway must keep the registration (it names this Gateway's \
+        identity). If the client supports disconnect, it is then disconnected (a suspended app \
+        has no socket). The Gateway sends a real silent push through that registration: push \
+        type background, priority 5, payload {aps:{content-available:1}, openclaw:{kind: \
+        node.wake, ...}}, signed for the fake relay with the Gateway's identity. Once the relay \
+        accepts it, the push reaches the client as background-wake with trigger silent_push and \
+        the payload as push. A node.event node.presence.alive must then arrive on a node session \
+        with trigger silent_push in its payloadJSON. Unsupported for a client without \
+        push-register or background-wake, decided before anything is awaited.
+        """,
+    tags: ["presence", "push", "background"],
+    needs: [.pushRegister, .backgroundWake],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let firstSocket = try await run.nodeSession().connectionId
+    let nodeId = try await run.nodeId(from: .start)
+    let registering = run.mark()
+    try await run.client.stimulate(.pushRegister(transport: "relay"))
+    let (accepted, gatewayDeviceId) = try await run.waitForEvent("push.apns.register on the node session", from: registering) { event in
+        if case .pushRegistered(nodeId, _, let accepted, let gatewayDeviceId) = event { (accepted, gatewayDeviceId) } else { nil }
+    }
+    try run.expect(accepted, "the Gateway keeps the push registration, so that it can wake the client",
+                   expected: "a registration the Gateway keeps (relay: gatewayDeviceId \(run.gateway.identity.deviceId))",
+                   actual: "ignored (gatewayDeviceId \(gatewayDeviceId ?? "none"))")
+
+    if run.client.supports(.disconnect) {
+        let cursor = run.mark()
+        try await run.client.stimulate(.disconnect)
+        try await run.waitForEvent("the node socket to close after disconnect", from: cursor) { event in
+            if case .nodeDisconnected(_, firstSocket) = event { true } else { false }
+        }
+    }
+    let start = run.mark()
+    let wake = try await run.wakeThroughPush(nodeId: nodeId)
+    try run.expect(wake.isDelivered, "the silent push reached the client",
+                   expected: "the push transport accepts the wake", actual: wake.summary)
+    let (connectionId, params) = try await run.waitForEvent("node.event node.presence.alive after the push", from: start) { event -> (String, JSONValue)? in
+        guard case .frameIn(let connectionId, .request(let request)?, _) = event, request.method == "node.event",
+              request.params?["event"]?.stringValue == "node.presence.alive" else { return nil }
+        return (connectionId, request.params ?? .null)
+    }
+    let role = run.events().lazy.compactMap { event -> String? in
+        if case .sessionOpened(let info) = event, info.connectionId == connectionId { info.role } else { nil }
+    }.first
+    try run.expectEqual(role ?? "unknown", "node", "the role of the session that carried the beacon")
+    let text = params["payloadJSON"]?.stringValue
+    let trigger = text.flatMap { try? JSONValue(parsing: $0) }?["trigger"]?.stringValue
+    try run.expectEqual(trigger ?? "none", "silent_push", "the trigger of the beacon sent because of the push")
+}
