@@ -52,7 +52,13 @@ for run in $(seq "$inprocess"); do
 done
 echo "in process: $inprocess runs with seed $seed under stress-ng --cpu 2: $([ $status -eq 0 ] && echo identical || echo DIFFERENT)"
 
-verdicts() { python3 -c 'import json,sys; print("\n".join(f"{r[\"id\"]}@{r[\"profile\"]} {r[\"verdict\"]}" for r in json.load(open(sys.argv[1]))["runs"]))' "$1"; }
+verdicts() {  # REPORT.json -> one "ID@profile verdict" line per run
+  python3 - "$1" <<'PY'
+import json, sys
+for run in json.load(open(sys.argv[1]))["runs"]:
+    print(f"{run['id']}@{run['profile']} {run['verdict']}")
+PY
+}
 for run in $(seq "$processes"); do
   "$harness" run --node-command "$harness reference-node" --seed "$seed" --json "$work/p$run.json" --quiet >/dev/null || true
   verdicts "$work/p$run.json" > "$work/v$run.txt"
