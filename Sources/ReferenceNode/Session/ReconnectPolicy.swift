@@ -192,9 +192,12 @@ struct ReconnectPolicy: Sendable {
         case ConnectErrorDetailCode.authRateLimited.rawValue:
             // Locked out: wait at least `retryAfterMs` (the lockout left), then try again; without
             // a hint, wait for an explicit reconnect (docs gateway/security/rate-limiting.md).
-            guard let retryAfter = error.retryAfterMs else { return (.pause(reason: code), []) }
-            if mutants.contains(.ignoreRateLimitRetryAfter) { return (.retry(afterMs: ClientTimers.tightLoopMs), []) }
-            return (.retry(afterMs: max(nextBackoffMs(), Int64(retryAfter))), [])
+            // The limit is the address's (failed attempts, or node-pairing requests): the identity
+            // and the credentials stay; a new identity would be one more node-pairing request.
+            let effects: [ReconnectEffect] = mutants.contains(.newIdentityAfterRateLimit) ? [.regenerateIdentity] : []
+            guard let retryAfter = error.retryAfterMs else { return (.pause(reason: code), effects) }
+            if mutants.contains(.ignoreRateLimitRetryAfter) { return (.retry(afterMs: ClientTimers.tightLoopMs), effects) }
+            return (.retry(afterMs: max(nextBackoffMs(), Int64(retryAfter))), effects)
         case ConnectErrorDetailCode.authScopeMismatch.rawValue:
             // The token is good but does not cover the scopes asked for: re-pair or approve, keep
             // the token (docs gateway/protocol.md "Auth").
