@@ -70,11 +70,11 @@ struct AttemptContext: Sendable, Hashable {
 /// pending, and token hygiene after refusals (§5.6).
 struct ReconnectPolicy: Sendable {
     /// Codes after which Swift pauses automatic reconnects (§9.4), plus `CLIENT_VERSION_MISMATCH`.
-    static let nonRecoverable: Set<String> = [
-        "AUTH_TOKEN_MISSING", "AUTH_BOOTSTRAP_TOKEN_INVALID", "AUTH_TOKEN_NOT_CONFIGURED", "AUTH_PASSWORD_MISSING",
-        "AUTH_PASSWORD_MISMATCH", "AUTH_PASSWORD_NOT_CONFIGURED", "AUTH_RATE_LIMITED", "AUTH_SCOPE_MISMATCH",
-        "CONTROL_UI_DEVICE_IDENTITY_REQUIRED", "DEVICE_IDENTITY_REQUIRED", "CLIENT_VERSION_MISMATCH",
-    ]
+    static let nonRecoverable: Set<String> = Set([
+        ConnectErrorDetailCode.authTokenMissing, .authBootstrapTokenInvalid, .authTokenNotConfigured, .authPasswordMissing,
+        .authPasswordMismatch, .authPasswordNotConfigured, .authRateLimited, .authScopeMismatch,
+        .controlUIDeviceIdentityRequired, .deviceIdentityRequired, .clientVersionMismatch,
+    ].map(\.rawValue))
 
     private(set) var backoffAttempt = 0
     private(set) var pairingAttempt = 0
