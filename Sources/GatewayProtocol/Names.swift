@@ -36,6 +36,8 @@ public struct GatewayMethod: RawRepresentable, Hashable, Sendable, Codable, Expr
     public static let nodePendingPull: GatewayMethod = "node.pending.pull"
     /// `node.pending.ack`: acknowledge pulled actions.
     public static let nodePendingAck: GatewayMethod = "node.pending.ack"
+    /// `node.pending.enqueue`: queue a foreground action for a node (operators).
+    public static let nodePendingEnqueue: GatewayMethod = "node.pending.enqueue"
     /// `node.pending.drain`: drain queued status/location requests.
     public static let nodePendingDrain: GatewayMethod = "node.pending.drain"
     /// `node.pluginSurface.refresh`: refresh `pluginSurfaceUrls` (newest).
@@ -77,6 +79,8 @@ public struct GatewayMethod: RawRepresentable, Hashable, Sendable, Codable, Expr
     public static let deviceTokenRotate: GatewayMethod = "device.token.rotate"
     /// `device.token.revoke` (operators).
     public static let deviceTokenRevoke: GatewayMethod = "device.token.revoke"
+    /// `node.pair.request`: ask for approval of a node's capability surface (operators).
+    public static let nodePairRequest: GatewayMethod = "node.pair.request"
     /// `node.pair.list` (operators).
     public static let nodePairList: GatewayMethod = "node.pair.list"
     /// `node.pair.approve` (operators).
@@ -85,6 +89,8 @@ public struct GatewayMethod: RawRepresentable, Hashable, Sendable, Codable, Expr
     public static let nodePairReject: GatewayMethod = "node.pair.reject"
     /// `node.pair.remove` (operators).
     public static let nodePairRemove: GatewayMethod = "node.pair.remove"
+    /// `node.pair.verify`: verify a node's pairing (operators).
+    public static let nodePairVerify: GatewayMethod = "node.pair.verify"
     /// `push.test` (operators).
     public static let pushTest: GatewayMethod = "push.test"
     /// `sessions.messages.subscribe` `{key, includeApprovals?}` (operators; unified approvals).
@@ -149,6 +155,12 @@ public struct GatewayEventName: RawRepresentable, Hashable, Sendable, Codable, E
     public static let execApprovalRequested: GatewayEventName = "exec.approval.requested"
     /// `exec.approval.resolved`: an exec approval was decided (operators).
     public static let execApprovalResolved: GatewayEventName = "exec.approval.resolved"
+    /// `plugin.approval.requested`: a plugin approval awaits a decision (operators).
+    public static let pluginApprovalRequested: GatewayEventName = "plugin.approval.requested"
+    /// `plugin.approval.resolved`: a plugin approval was decided (operators).
+    public static let pluginApprovalResolved: GatewayEventName = "plugin.approval.resolved"
+    /// `openclaw.approval.resolved`: an approval of the unified family was decided (operators).
+    public static let openclawApprovalResolved: GatewayEventName = "openclaw.approval.resolved"
     /// `question.requested`: an agent question awaits an answer (operators).
     public static let questionRequested: GatewayEventName = "question.requested"
     /// `question.resolved`: an agent question was answered, expired or cancelled (operators).
@@ -160,6 +172,14 @@ public struct GatewayEventName: RawRepresentable, Hashable, Sendable, Codable, E
     public static let nodePairRequested: GatewayEventName = "node.pair.requested"
     /// `node.pair.resolved` `{requestId, nodeId, decision, ts}`.
     public static let nodePairResolved: GatewayEventName = "node.pair.resolved"
+    /// `chat` `{runId, sessionKey, seq, state, message}`: a chat run's progress (operators with
+    /// `operator.read`).
+    public static let chat: GatewayEventName = "chat"
+    /// `session.message` `{sessionKey, message}`: a new transcript row of a session (operators
+    /// with `operator.read`).
+    public static let sessionMessage: GatewayEventName = "session.message"
+    /// `update.available`: a newer Gateway build exists (every authenticated socket).
+    public static let updateAvailable: GatewayEventName = "update.available"
 }
 
 /// The `event` of a `node.event` request (gateway-protocol.md §7.5); any other name is accepted

@@ -58,6 +58,8 @@ enum ServeCommand {
                     help: "The URL setup codes carry (default: the listening URL, a LAN address for 0.0.0.0)."),
             .flag("--qr", help: "Issue a setup code at start and draw its QR code (text output; with --json use --qr-png)."),
             .option("--qr-png", "FILE", help: "Issue a setup code at start and write its QR code to this PNG file."),
+            .flag("--rate-limit-loopback",
+                  help: "Apply the auth and node-pairing rate limits to loopback clients too (upstream exempts loopback by default)."),
             .flag("--insecure", help: "Allow a non-loopback --host without --auth (anyone who reaches the port may connect)."),
             .flag("--show-secrets", help: "Print tokens, setup codes and passwords: no redaction in the output, the transcript and verbose frames."),
             .flag("--json", help: "Write one JSON object per line."),
@@ -258,6 +260,9 @@ enum ServeOptions {
             transcriptFile: transcriptFile,
             memoryBudget: memoryBudget)
         if let interval = arguments.value("--tick-interval-ms").flatMap(Int.init) { configuration.tickIntervalMs = interval }
+        // `gateway.auth.rateLimit.exemptLoopback: false`: a client on this machine can then be
+        // rate-limited (AUTH_RATE_LIMITED), which is how the limits are tested locally.
+        if arguments.isSet("--rate-limit-loopback") { configuration.authRateLimit.exemptLoopback = false }
         if let directory = arguments.value("--state-dir") {
             do {
                 configuration.stateStore = try GatewayStateStore(directory: URL(fileURLWithPath: directory))
@@ -383,10 +388,10 @@ enum ServeOptions {
     /// `none`, `token:SECRET` or `password:SECRET`. The error never repeats the text (it may
     /// hold a secret with a typo in its mode).
     static func authMode(_ text: String, source: String = "--auth") throws -> GatewayAuthMode {
-        if text == "none" { return .none }
-        if text.hasPrefix("token:") { return .token(String(text.dropFirst("token:".count))) }
-        if text.hasPrefix("password:") { return .password(String(text.dropFirst("password:".count))) }
-        throw Invalid(description: "invalid \(source): expected none, token:SECRET or password:SECRET")
+        guard let mode = GatewayAuthMode(specification: text) else {
+            throw Invalid(description: "invalid \(source): expected none, token:SECRET or password:SECRET")
+        }
+        return mode
     }
 
     /// The shared-secret mode from `--auth`, `--auth-file` or the environment, in that order;

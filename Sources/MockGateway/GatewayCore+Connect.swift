@@ -324,6 +324,8 @@ extension GatewayCore {
     /// verifying (upstream `disconnectStaleSharedGatewayAuthClients`, ws-shared-generation.ts).
     /// Failed-attempt counters of the shared secret start over.
     func changeSharedSecret(_ mode: GatewayAuthMode) {
+        // The new secret is redacted by value from now on, as the configured one is.
+        if let secret = mode.secret { transcript.redactor.pin(secret) }
         sharedAuth = mode
         sharedAuthGeneration += 1
         noteFault("shared secret changed to \(mode.name) (generation \(sharedAuthGeneration))")

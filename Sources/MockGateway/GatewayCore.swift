@@ -221,7 +221,7 @@ actor GatewayCore {
             // A malformed challenge (a client must treat a challenge without an integer `ts` as
             // invalid: docs gateway/protocol.md "Handshake").
             faults.challengesWithoutTs -= 1
-            noteFault("connect.challenge without ts", on: connectionId)
+            noteFault("\(GatewayEventName.connectChallenge) without ts", on: connectionId)
             send(.event(EventFrame(event: GatewayEventName.connectChallenge.rawValue, payload: ["nonce": .string(nonce)])),
                  to: connectionId)
         } else {

@@ -81,6 +81,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     /// Starts its pairing retry backoff over whenever a retry reports another `requestId` (as
     /// if that were progress): with node and operator connections alternating, every retry does.
     case resetBackoffOnNewRequestId = "reset-backoff-on-new-request-id"
+    /// Takes `AUTH_RATE_LIMITED` as a verdict on its device and creates a new device identity
+    /// before it retries (one more node-pairing request from the same address).
+    case newIdentityAfterRateLimit = "new-identity-after-rate-limit"
 
     // MARK: node.invoke
 
@@ -206,7 +209,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .ignoreRetryAfter: ["HS-010"]
         case .connectMemberOutsideSchema: ["HS-011"]
         case .noDeviceTokenRetry: ["HS-012"]
-        case .ignoreRateLimitRetryAfter: ["HS-013"]
+        case .ignoreRateLimitRetryAfter: ["HS-013", "PAIR-017"]
         case .stopAfterAuthChanged: ["HS-014"]
         case .acceptChallengeWithoutTs: ["HS-015"]
         case .pairingChurn: ["PAIR-001", "PAIR-002"]
@@ -225,6 +228,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .ignoreStoredScopes: ["PAIR-015"]
         case .clearTokenOnScopeMismatch: ["PAIR-016"]
         case .resetBackoffOnNewRequestId: ["PAIR-002"]
+        case .newIdentityAfterRateLimit: ["PAIR-017"]
         case .duplicateInvokeResult: ["INV-001"]
         case .wrongResultNodeId: ["INV-001"]
         case .errorWithoutCode: ["INV-002"]
@@ -304,6 +308,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .ignoreStoredScopes: "Reuse the scopes stored with the device token (hello-ok.auth.scopes) on reconnect (docs protocol.md Auth)."
         case .clearTokenOnScopeMismatch: "AUTH_SCOPE_MISMATCH is not a bad token: keep it (docs protocol.md Auth)."
         case .resetBackoffOnNewRequestId: "A new requestId from supersession is no progress: keep backing off, no storm (GP 6.3, 9.4)."
+        case .newIdentityAfterRateLimit: "AUTH_RATE_LIMITED is about the address, not the device: keep the identity and retry after retryAfterMs (connect-node-session.ts)."
         case .duplicateInvokeResult: "Exactly one node.invoke.result per invoke id (GP 7.3-7.4)."
         case .wrongResultNodeId: "Results carry the client's own nodeId (GP 7.4)."
         case .errorWithoutCode: "Error results carry code and message (GP 7.4)."

@@ -25,7 +25,8 @@ struct ServeInteropTests {
     /// The admission rules of the current Gateway as an independent client sees them on the wire
     /// (`Tests/Interop/gateway_wire_checks.py`; docs/fidelity.md): the closed connect schema, no
     /// response to a first frame that is not a request frame, the device proof before the token,
-    /// the signature token rule, and hello-ok's protocol and capabilities.
+    /// the signature token rule, hello-ok's protocol and capabilities, and that loopback clients
+    /// are exempt from the rate limits by default.
     @Test func pythonWireChecksOfTheAdmissionRulesPass() async throws {
         let secret = "interop-wire-secret"
         try await ServeProcess.withServe(["--auth", "token:\(secret)", "--pairing", "auto"]) { serve, url in
@@ -33,9 +34,67 @@ struct ServeInteropTests {
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let checks = ["unknown-member", "unknown-client-id", "empty-display-name", "missing-nonce", "blank-nonce",
                               "not-a-request-frame", "proof-before-token", "signature-token-empty-wins",
-                              "hello-protocol-and-capabilities"]
+                              "hello-protocol-and-capabilities", "loopback-exempt-from-rate-limits"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
+                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
+                }
+                _ = try #require(await peer.object("step", "done"), context())
+                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+            }
+        }
+    }
+
+    /// Setup codes, setup-code pairing, supersession, hello-ok's `auth` and close 4001 as an
+    /// independent client sees them on the wire (`gateway_wire_checks.py --suite pairing`;
+    /// docs/fidelity.md): the operator that makes the checks is approved on the console, and the
+    /// shared secret is changed on the console (`change-auth`) while stale sessions are open.
+    @Test func pythonWireChecksOfSetupCodesPairingAndTokensPass() async throws {
+        let secret = "interop-pairing-secret"
+        let newSecret = "interop-pairing-secret-changed"
+        try await ServeProcess.withServe(["--auth", "token:\(secret)", "--pairing", "manual"]) { serve, url in
+            try await withPeer("gateway_wire_checks.py", [url, secret, "--suite", "pairing", "--new-secret", newSecret]) { peer in
+                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+                let waiting = try #require(await peer.object("step", "operator_pairing_required"), context())
+                let requestId = try #require(waiting["requestId"]?.stringValue, context())
+                try serve.send("approve \(requestId)")
+                _ = try #require(await serve.object("event", "command.ok") { $0["command"] == "approve" }, context())
+
+                _ = try #require(await peer.object(timeout: .seconds(90), "step", "awaiting_auth_change"), context())
+                let cursor = serve.objects.count
+                try serve.send("change-auth token:\(newSecret)")
+                let changed = try #require(await serve.object(after: cursor, "event", "command.ok") {
+                    $0["command"] == "change-auth"
+                }, context())
+                #expect(changed["result"]?["fault"]?.stringValue?.contains(newSecret) == false)
+
+                let checks = ["setup-code-full", "setup-code-limited", "setup-code-voice-node", "setup-code-node",
+                              "setup-code-full-2", "setup-code-mobile-silent-approval", "setup-status-and-completed-event",
+                              "setup-code-mobile-metadata-mismatch-waits", "setup-code-other-client-waits",
+                              "reject-revokes-bootstrap-tokens", "supersession-new-request-per-role-alternation",
+                              "hello-scopes-are-token-scopes", "hello-issued-at-is-rotation-time",
+                              "auth-change-closes-stale-sessions-4001", "auth-change-stale-credentials-refused"]
+                for check in checks {
+                    let line = try #require(await peer.object(timeout: .seconds(60), "check", check), context())
+                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
+                }
+                _ = try #require(await peer.object("step", "done"), context())
+                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+                // The new secret is redacted on the console like the configured one.
+                #expect(!serve.lines.all.contains { $0.contains(newSecret) }, context())
+            }
+        }
+    }
+
+    /// The node-pairing and shared-secret rate limits on the wire (`gateway_wire_checks.py
+    /// --suite rate-limits`), with `--rate-limit-loopback` so that they apply to a local client.
+    @Test func pythonWireChecksOfTheRateLimitsPass() async throws {
+        let secret = "interop-rate-limit-secret"
+        try await ServeProcess.withServe(["--auth", "token:\(secret)", "--pairing", "auto", "--rate-limit-loopback"]) { serve, url in
+            try await withPeer("gateway_wire_checks.py", [url, secret, "--suite", "rate-limits"]) { peer in
+                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+                for check in ["node-pairing-rate-limit", "auth-failure-rate-limit"] {
+                    let line = try #require(await peer.object(timeout: .seconds(60), "check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
                 }
                 _ = try #require(await peer.object("step", "done"), context())

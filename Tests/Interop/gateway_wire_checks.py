@@ -1,8 +1,20 @@
 #!/usr/bin/env python3
 """Independent wire checks of the fake Gateway's admission rules (Python `websockets` +
-`cryptography`), run against `harness serve --auth token:SECRET --pairing auto`.
+`cryptography`), run against `harness serve`.
 
-    gateway_wire_checks.py URL SECRET
+    gateway_wire_checks.py URL SECRET [--suite admission|pairing|rate-limits] [--new-secret NEW]
+
+Suites, each against its own `harness serve` (the flags it needs):
+
+* `admission` (the default; `--auth token:SECRET --pairing auto`): the rules below, and that
+  loopback clients are exempt from the rate limits by default.
+* `pairing` (`--auth token:SECRET --pairing manual`): setup codes, silent and pending setup-code
+  pairing, bootstrap-token revocation on reject, supersession, hello-ok `auth.scopes` and
+  `auth.issuedAtMs`, and close 4001. The driving test answers two steps on the console:
+  `{"step": "operator_pairing_required", "requestId": ...}` (type `approve <requestId>`) and
+  `{"step": "awaiting_auth_change"}` (type `change-auth token:NEW`, NEW from `--new-secret`).
+* `rate-limits` (`--auth token:SECRET --pairing auto --rate-limit-loopback`): the node-pairing
+  and shared-secret rate limits.
 
 Each check opens its own connection and prints one JSON line:
 
@@ -14,13 +26,16 @@ response to a first frame that is not a request frame, the device proof before t
 decision, the signature token `token ?? deviceToken ?? bootstrapToken`, and hello-ok's protocol
 and features.capabilities.
 """
+import argparse
 import asyncio
+import base64
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_node_peer import NODE_CLIENT, Identity, Session, emit  # noqa: E402
+from gateway_node_peer import NODE_CLIENT, Identity, PeerFailure, Session, emit  # noqa: E402
 
 try:  # websockets >= 13
     from websockets.asyncio.client import connect as ws_connect
@@ -153,10 +168,449 @@ async def main(url, secret):
            {"protocol": hello.get("protocol"), "capabilities": capabilities, "error": response.get("error")})
     await session.close()
 
+    # Loopback clients are exempt from the rate limits by default (auth-rate-limit.ts): more
+    # failures than the limit, and more fresh nodes than the node-pairing limit, are all judged
+    # on their merits.
+    codes = []
+    identity = Identity(os.urandom(32))
+    for _ in range(RATE_LIMIT_ATTEMPTS + 1):
+        _, refusal = await attempt(url, identity, client=NODE_CLIENT, role="node", auth={"token": "not-the-secret"})
+        codes.append(detail_code(refusal))
+    admitted_nodes = 0
+    for _ in range(RATE_LIMIT_ATTEMPTS + 1):
+        session, refusal = await attempt(url, Identity(os.urandom(32)), client=NODE_CLIENT, role="node",
+                                         auth={"token": secret})
+        if session is not None:
+            admitted_nodes += 1
+            await session.close()
+    report("loopback-exempt-from-rate-limits",
+           codes == ["AUTH_TOKEN_MISMATCH"] * len(codes) and admitted_nodes == RATE_LIMIT_ATTEMPTS + 1,
+           {"failureCodes": codes, "freshNodesAdmitted": admitted_nodes})
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers of the pairing and rate-limit suites.
+
+RATE_LIMIT_ATTEMPTS = 10  # upstream's default maxAttempts (auth-rate-limit.ts)
+ADMIN_SCOPES = ["operator.admin", "operator.pairing", "operator.read", "operator.write"]
+
+
+def client_info(client_id, mode, *, platform="macOS 15.3.0", family="Mac", name="Python wire check"):
+    return {"id": client_id, "displayName": name, "version": "2026.8.1", "platform": platform,
+            "deviceFamily": family, "mode": mode}
+
+
+OPERATOR_CLIENT = client_info("openclaw-macos", "ui", name="Python wire check operator")
+IOS_CLIENT = client_info("openclaw-ios", "node", platform="iOS 18.1", family="iPhone", name="Python iPhone")
+WEBCHAT_CLIENT = client_info("webchat", "webchat", platform="Linux x86_64", family="browser", name="Python webchat")
+
+
+def signature_token(auth):
+    """`auth.token ?? auth.deviceToken ?? auth.bootstrapToken` (untrimmed)."""
+    auth = auth or {}
+    for key in ("token", "deviceToken", "bootstrapToken"):
+        if key in auth:
+            return auth[key]
+    return None
+
+
+def connect_params(identity, challenge, *, client, role, scopes=None, auth=None):
+    scopes = [] if scopes is None else scopes
+    params = {
+        "minProtocol": 3 if role == "node" else 4, "maxProtocol": 4, "client": client, "role": role, "scopes": scopes,
+        "caps": ["device"] if role == "node" else [],
+        "device": identity.proof(client=client, role=role, scopes=scopes, token=signature_token(auth),
+                                 nonce=challenge["nonce"], signed_at=challenge["ts"]),
+    }
+    if role == "node":
+        params["commands"] = ["device.info"]
+    if auth is not None:
+        params["auth"] = auth
+    return params
+
+
+async def attempt(url, identity, **kwargs):
+    """One connect: (open session, None) after hello-ok, or (None, the refusal's error) after the
+    socket closed."""
+    session = await Session.open(url)
+    response = await session.request("connect", connect_params(identity, session.challenge, **kwargs), timeout=TIMEOUT)
+    if response.get("ok"):
+        session.hello = response.get("payload") or {}
+        return session, None
+    await close_code(session)
+    return None, response.get("error") or {}
+
+
+def detail_code(error):
+    return ((error or {}).get("details") or {}).get("code")
+
+
+def details(error):
+    return (error or {}).get("details") or {}
+
+
+def hello_auth(session):
+    return (session.hello.get("auth") or {}) if session is not None else {}
+
+
+async def admitted(url, identity, what, **kwargs):
+    session, refusal = await attempt(url, identity, **kwargs)
+    if session is None:
+        raise PeerFailure(f"{what} was refused: {refusal}")
+    return session
+
+
+async def expect_refused(url, identity, what, **kwargs):
+    session, refusal = await attempt(url, identity, **kwargs)
+    if session is not None:
+        await session.close()
+        raise PeerFailure(f"{what} was admitted")
+    return refusal
+
+
+async def request_ok(session, method, params, what=None):
+    response = await session.request(method, params, timeout=TIMEOUT)
+    if not response.get("ok"):
+        raise PeerFailure(f"{what or method} failed: {response.get('error')}")
+    return response.get("payload") or {}
+
+
+def decode_setup_code(code):
+    padded = code + "=" * (-len(code) % 4)
+    return json.loads(base64.urlsafe_b64decode(padded.encode("ascii")).decode("utf-8"))
+
+
+async def checked(name, body):
+    """Runs one check; an exception is reported as that check's failure, and the suite goes on."""
+    try:
+        ok, detail = await body()
+    except Exception as exc:  # noqa: BLE001 - one failed check must not hide the others
+        ok, detail = False, {"exception": f"{type(exc).__name__}: {exc}"}
+    report(name, ok, detail)
+    return ok
+
+
+async def pair_with_admin(url, admin, identity, what, **kwargs):
+    """A connect refused with PAIRING_REQUIRED, approved over the wire by `admin`; the session
+    of the next (same) connect."""
+    refusal = await expect_refused(url, identity, what, **kwargs)
+    if detail_code(refusal) != "PAIRING_REQUIRED":
+        raise PeerFailure(f"{what} was not asked to pair: {refusal}")
+    await request_ok(admin, "device.pair.approve", {"requestId": details(refusal).get("requestId")})
+    return await admitted(url, identity, f"{what} after approval", **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# The pairing suite (`--pairing manual`).
+
+async def pairing_suite(url, secret, new_secret):
+    # The operator every later check uses, approved once on the console; it then reconnects with
+    # its device token alone, a session the shared-secret change must leave open.
+    admin_identity = Identity(os.urandom(32))
+    announced = False
+    deadline = time.monotonic() + 60
+    while True:
+        session, refusal = await attempt(url, admin_identity, client=OPERATOR_CLIENT, role="operator",
+                                         scopes=ADMIN_SCOPES, auth={"token": secret})
+        if session is not None:
+            break
+        if detail_code(refusal) != "PAIRING_REQUIRED":
+            raise PeerFailure(f"the operator was refused: {refusal}")
+        if not announced:
+            emit(step="operator_pairing_required", requestId=details(refusal).get("requestId"),
+                 deviceId=admin_identity.device_id)
+            announced = True
+        if time.monotonic() > deadline:
+            raise PeerFailure("the operator was not approved on the console")
+        await asyncio.sleep(0.2)
+    admin_token = hello_auth(session).get("deviceToken")
+    await session.close()
+    admin = await admitted(url, admin_identity, "the operator with its device token", client=OPERATOR_CLIENT,
+                           role="operator", scopes=ADMIN_SCOPES, auth={"deviceToken": admin_token})
+
+    # a. Setup codes for every profile: base64url JSON {url, urls?, bootstrapToken, expiresAtMs,
+    # tlsFingerprint?} (src/pairing/setup-code.ts), the access of the profile.
+    codes = {}
+    expected_access = {"full": "full", "limited": "limited", "voice-node": "limited", "node": "node", "full-2": "full"}
+    for label in ["full", "limited", "voice-node", "node", "full-2"]:
+        profile = label.split("-2")[0]
+        params = {} if profile == "full" else {"bootstrapProfile": profile}
+
+        async def setup_code(params=params, label=label):
+            result = await request_ok(admin, "device.pair.setupCode", params)
+            decoded = decode_setup_code(result.get("setupCode", ""))
+            codes[label] = (result, decoded)
+            keys = set(decoded)
+            ok = (keys <= {"url", "urls", "bootstrapToken", "expiresAtMs", "tlsFingerprint"}
+                  and {"url", "bootstrapToken", "expiresAtMs"} <= keys
+                  and decoded.get("url") == result.get("gatewayUrl") and decoded["url"].startswith("ws://127.0.0.1:")
+                  and isinstance(decoded.get("bootstrapToken"), str) and len(decoded["bootstrapToken"]) >= 32
+                  and isinstance(decoded.get("expiresAtMs"), int) and decoded["expiresAtMs"] == result.get("expiresAtMs")
+                  and "tlsFingerprint" not in decoded
+                  and ("urls" not in decoded or all(isinstance(item, str) for item in decoded["urls"]))
+                  and result.get("access") == expected_access[label] and isinstance(result.get("setupId"), str))
+            return ok, {"result": {k: v for k, v in result.items() if k != "setupCode"},
+                        "decodedKeys": sorted(keys)}
+        await checked(f"setup-code-{label}", setup_code)
+
+    # An official iOS app (client id, platform and device family match) with role node and no
+    # scopes is approved silently with the bootstrap token; the operator sees
+    # device.pair.setup.completed and device.pair.setupStatus reports it.
+    ios_identity = Identity(os.urandom(32))
+
+    async def mobile_silent():
+        result, decoded = codes["full"]
+        session, refusal = await attempt(url, ios_identity, client=IOS_CLIENT, role="node",
+                                         auth={"bootstrapToken": decoded["bootstrapToken"]})
+        auth = hello_auth(session)
+        if session is not None:
+            await session.close()
+        ok = session is not None and auth.get("role") == "node" and isinstance(auth.get("deviceToken"), str)
+        return ok, {"refusal": refusal, "helloAuthRole": auth.get("role")}
+    await checked("setup-code-mobile-silent-approval", mobile_silent)
+
+    async def setup_status():
+        result, _ = codes["full"]
+        setup_id = result.get("setupId")
+        completed = await admin.event("device.pair.setup.completed",
+                                      lambda p: (p or {}).get("setupId") == setup_id, timeout=TIMEOUT)
+        payload = completed.get("payload") or {}
+        status = await request_ok(admin, "device.pair.setupStatus", {"setupId": setup_id})
+        unused = await request_ok(admin, "device.pair.setupStatus", {"setupId": codes["node"][0].get("setupId")})
+        completion = status.get("completion") or {}
+        ok = (payload.get("deviceId") == ios_identity.device_id and payload.get("access") == "full"
+              and isinstance(payload.get("ts"), int) and completion == payload and unused == {})
+        return ok, {"event": payload, "status": status, "unusedStatus": unused}
+    await checked("setup-status-and-completed-event", setup_status)
+
+    # The same app with a device family that does not match stays pending, told to keep retrying.
+    def waits(refusal):
+        d = details(refusal)
+        return (refusal.get("code") == "NOT_PAIRED" and d.get("code") == "PAIRING_REQUIRED"
+                and d.get("recommendedNextStep") == "wait_then_retry" and d.get("retryable") is True
+                and d.get("pauseReconnect") is False)
+
+    async def mobile_mismatch():
+        mismatched = dict(IOS_CLIENT, deviceFamily="Mac")
+        refusal = await expect_refused(url, Identity(os.urandom(32)), "an iOS client id with a Mac device family",
+                                client=mismatched, role="node", auth={"bootstrapToken": codes["full-2"][1]["bootstrapToken"]})
+        return waits(refusal), {"refusal": refusal}
+    await checked("setup-code-mobile-metadata-mismatch-waits", mobile_mismatch)
+
+    # Any other client with a valid bootstrap token stays pending with wait_then_retry; rejecting
+    # its request revokes the device's bootstrap tokens, so the next connect with it is refused.
+    other_identity = Identity(os.urandom(32))
+    limited_token = codes["limited"][1]["bootstrapToken"] if "limited" in codes else ""
+    pending = {}
+
+    async def other_client_waits():
+        first = await expect_refused(url, other_identity, "a node-host with a setup code", client=NODE_CLIENT, role="node",
+                              auth={"bootstrapToken": limited_token})
+        again = await expect_refused(url, other_identity, "the same node-host again", client=NODE_CLIENT, role="node",
+                              auth={"bootstrapToken": limited_token})
+        pending["requestId"] = details(first).get("requestId")
+        ok = waits(first) and waits(again) and details(again).get("requestId") == pending["requestId"]
+        return ok, {"first": first, "again": again}
+    await checked("setup-code-other-client-waits", other_client_waits)
+
+    async def reject_revokes():
+        request_id = pending.get("requestId")
+        await request_ok(admin, "device.pair.reject", {"requestId": request_id})
+        resolved = await admin.event("device.pair.resolved", lambda p: (p or {}).get("requestId") == request_id,
+                                     timeout=TIMEOUT)
+        after = await expect_refused(url, other_identity, "the rejected node-host with its setup code", client=NODE_CLIENT,
+                              role="node", auth={"bootstrapToken": limited_token})
+        ok = ((resolved.get("payload") or {}).get("decision") == "rejected"
+              and detail_code(after) == "AUTH_BOOTSTRAP_TOKEN_INVALID")
+        return ok, {"resolved": resolved.get("payload"), "after": after}
+    await checked("reject-revokes-bootstrap-tokens", reject_revokes)
+
+    # d. Supersession compares the primary role: a device whose node and operator connects
+    # alternate gets a new requestId each time, and every replaced id is announced rejected.
+    async def supersession():
+        identity = Identity(os.urandom(32))
+
+        async def request_id(role):
+            client = NODE_CLIENT if role == "node" else OPERATOR_CLIENT
+            scopes = [] if role == "node" else ["operator.read"]
+            refusal = await expect_refused(url, identity, f"the {role} connect of an unpaired device", client=client, role=role,
+                                    scopes=scopes, auth={"token": secret})
+            if detail_code(refusal) != "PAIRING_REQUIRED":
+                raise PeerFailure(f"the {role} connect was not asked to pair: {refusal}")
+            return details(refusal).get("requestId")
+        first = await request_id("node")
+        same_role = await request_id("node")
+        second = await request_id("operator")
+        third = await request_id("node")
+        announced = {}
+        for replaced in (first, second):
+            event = await admin.event("device.pair.resolved", lambda p, r=replaced: (p or {}).get("requestId") == r,
+                                      timeout=TIMEOUT)
+            announced[replaced] = (event.get("payload") or {}).get("decision")
+        requested = []
+        for new in (second, third):
+            event = await admin.event("device.pair.requested", lambda p, r=new: (p or {}).get("requestId") == r,
+                                      timeout=TIMEOUT)
+            requested.append((event.get("payload") or {}).get("requestId"))
+        ok = (same_role == first and len({first, second, third}) == 3
+              and all(decision == "rejected" for decision in announced.values()) and requested == [second, third])
+        return ok, {"requestIds": [first, same_role, second, third], "resolved": announced, "requested": requested}
+    await checked("supersession-new-request-per-role-alternation", supersession)
+
+    # e. hello-ok auth.scopes are the token's scopes, not the requested subset; auth.issuedAtMs
+    # is the rotation time after device.token.rotate (connect-hello.ts).
+    scoped_identity = Identity(os.urandom(32))
+    scoped = {}
+
+    async def hello_scopes():
+        session = await pair_with_admin(url, admin, scoped_identity, "an operator asking read and write",
+                                        client=OPERATOR_CLIENT, role="operator",
+                                        scopes=["operator.read", "operator.write"], auth={"token": secret})
+        first = hello_auth(session)
+        await session.close()
+        session = await admitted(url, scoped_identity, "the operator asking read only", client=OPERATOR_CLIENT,
+                                 role="operator", scopes=["operator.read"], auth={"token": secret})
+        subset = hello_auth(session)
+        await session.close()
+        scoped.update(token=first.get("deviceToken"), issuedAtMs=first.get("issuedAtMs"))
+        ok = (sorted(subset.get("scopes") or []) == ["operator.read", "operator.write"]
+              and subset.get("deviceToken") == first.get("deviceToken"))
+        return ok, {"requested": ["operator.read"], "helloScopes": subset.get("scopes")}
+    await checked("hello-scopes-are-token-scopes", hello_scopes)
+
+    async def hello_issued_at():
+        await asyncio.sleep(0.05)  # so that the rotation lands on a later millisecond than the issue
+        rotated = await request_ok(admin, "device.token.rotate", {"deviceId": scoped_identity.device_id, "role": "operator"})
+        session = await admitted(url, scoped_identity, "the operator after the rotation", client=OPERATOR_CLIENT,
+                                 role="operator", scopes=["operator.read"], auth={"token": secret})
+        auth = hello_auth(session)
+        await session.close()
+        ok = (isinstance(rotated.get("rotatedAtMs"), int) and auth.get("issuedAtMs") == rotated["rotatedAtMs"]
+              and isinstance(scoped.get("issuedAtMs"), int) and rotated["rotatedAtMs"] > scoped["issuedAtMs"]
+              and auth.get("deviceToken") not in (None, scoped.get("token")))
+        return ok, {"firstIssuedAtMs": scoped.get("issuedAtMs"), "rotatedAtMs": rotated.get("rotatedAtMs"),
+                    "helloIssuedAtMs": auth.get("issuedAtMs")}
+    await checked("hello-issued-at-is-rotation-time", hello_issued_at)
+
+    # c. Close 4001 "gateway auth changed": a device-token session bound to the old shared-secret
+    # generation (a browser client's token issued on the shared secret) and a shared-secret
+    # session are closed; the operator's unbound device-token session stays open.
+    webchat_identity = Identity(os.urandom(32))
+    stale = {}
+
+    async def auth_changed():
+        session = await pair_with_admin(url, admin, webchat_identity, "a webchat client", client=WEBCHAT_CLIENT,
+                                        role="operator", scopes=["operator.read"], auth={"token": secret})
+        stale["webchatToken"] = hello_auth(session).get("deviceToken")
+        await session.close()
+        bound = await admitted(url, webchat_identity, "the webchat client with its device token", client=WEBCHAT_CLIENT,
+                               role="operator", scopes=["operator.read"], auth={"deviceToken": stale["webchatToken"]})
+        shared = await admitted(url, scoped_identity, "an operator with the shared secret", client=OPERATOR_CLIENT,
+                                role="operator", scopes=["operator.read"], auth={"token": secret})
+        emit(step="awaiting_auth_change")
+        closes = {}
+        deadline = time.monotonic() + 60  # for the console to change the secret, and the closes
+        for name, session in (("deviceTokenOfOldGeneration", bound), ("sharedSecret", shared)):
+            try:
+                while True:
+                    await asyncio.wait_for(session.ws.recv(), max(0.1, deadline - time.monotonic()))
+            except ConnectionClosed as closed:
+                closes[name] = [closed.rcvd.code, closed.rcvd.reason] if closed.rcvd is not None else None
+            except asyncio.TimeoutError:
+                closes[name] = "still open"
+                await session.close()
+        listing = await admin.request("device.pair.list", {}, timeout=TIMEOUT)
+        expected = [4001, "gateway auth changed"]
+        ok = all(value == expected for value in closes.values()) and len(closes) == 2 and listing.get("ok") is True
+        return ok, {"closes": closes, "unboundSessionAnswers": listing.get("ok")}
+    await checked("auth-change-closes-stale-sessions-4001", auth_changed)
+
+    async def stale_credentials():
+        old_token = await expect_refused(url, webchat_identity, "the webchat client's token of the old generation",
+                                  client=WEBCHAT_CLIENT, role="operator", scopes=["operator.read"],
+                                  auth={"deviceToken": stale.get("webchatToken")})
+        old_secret = await expect_refused(url, scoped_identity, "the old shared secret", client=OPERATOR_CLIENT,
+                                   role="operator", scopes=["operator.read"], auth={"token": secret})
+        session = await admitted(url, scoped_identity, "the new shared secret", client=OPERATOR_CLIENT,
+                                 role="operator", scopes=["operator.read"], auth={"token": new_secret})
+        await session.close()
+        ok = detail_code(old_token) == "AUTH_DEVICE_TOKEN_MISMATCH" and detail_code(old_secret) == "AUTH_TOKEN_MISMATCH"
+        return ok, {"oldDeviceToken": old_token, "oldSecret": old_secret}
+    await checked("auth-change-stale-credentials-refused", stale_credentials)
+    await admin.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# The rate-limit suite (`--pairing auto --rate-limit-loopback`).
+
+def rate_limited(refusal):
+    retry_after = (refusal or {}).get("retryAfterMs")
+    return (detail_code(refusal) == "AUTH_RATE_LIMITED" and refusal.get("retryable") is True
+            and isinstance(retry_after, int) and 0 < retry_after <= 300_000)
+
+
+async def rate_limit_suite(url, secret):
+    # Node pairing: every node session of a device whose capability surface is not paired yet
+    # counts for the address (connect-node-session.ts); the 11th fresh node is refused, a paired
+    # node's reconnect and an operator are not.
+    async def node_pairing():
+        identities = [Identity(os.urandom(32)) for _ in range(RATE_LIMIT_ATTEMPTS + 1)]
+        admitted_count = 0
+        for identity in identities[:RATE_LIMIT_ATTEMPTS]:
+            session = await admitted(url, identity, "a fresh node under the limit", client=NODE_CLIENT, role="node",
+                                     auth={"token": secret})
+            admitted_count += 1
+            await session.close()
+        over = await expect_refused(url, identities[-1], "the fresh node over the limit", client=NODE_CLIENT, role="node",
+                             auth={"token": secret})
+        again, _ = await attempt(url, identities[0], client=NODE_CLIENT, role="node", auth={"token": secret})
+        operator, _ = await attempt(url, Identity(os.urandom(32)), client=OPERATOR_CLIENT, role="operator",
+                                    scopes=["operator.read"], auth={"token": secret})
+        for session in (again, operator):
+            if session is not None:
+                await session.close()
+        ok = admitted_count == RATE_LIMIT_ATTEMPTS and rate_limited(over) and again is not None and operator is not None
+        return ok, {"overLimit": over, "pairedNodeReconnects": again is not None, "operatorAdmitted": operator is not None}
+    await checked("node-pairing-rate-limit", node_pairing)
+
+    # Shared-secret failures: ten mismatches, then AUTH_RATE_LIMITED with retryable:true and
+    # retryAfterMs, also for the right secret while the lockout lasts.
+    async def auth_failures():
+        identity = Identity(os.urandom(32))
+        failures = []
+        for _ in range(RATE_LIMIT_ATTEMPTS):
+            failures.append(await expect_refused(url, identity, "a wrong shared secret", client=NODE_CLIENT, role="node",
+                                          auth={"token": "not-the-secret"}))
+        over = await expect_refused(url, identity, "a wrong shared secret over the limit", client=NODE_CLIENT, role="node",
+                             auth={"token": "not-the-secret"})
+        right = await expect_refused(url, identity, "the right shared secret during the lockout", client=NODE_CLIENT,
+                              role="node", auth={"token": secret})
+        ok = (all(detail_code(f) == "AUTH_TOKEN_MISMATCH" and "retryAfterMs" not in f for f in failures)
+              and rate_limited(over) and rate_limited(right))
+        return ok, {"failureCodes": [detail_code(f) for f in failures], "overLimit": over, "rightSecret": right}
+    await checked("auth-failure-rate-limit", auth_failures)
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("url")
+    parser.add_argument("secret")
+    parser.add_argument("--suite", choices=["admission", "pairing", "rate-limits"], default="admission")
+    parser.add_argument("--new-secret", default=None, help="the shared secret the pairing suite expects after change-auth")
+    return parser.parse_args()
+
 
 if __name__ == "__main__":
+    args = parse_arguments()
+    if args.suite == "pairing" and not args.new_secret:
+        sys.exit("--suite pairing needs --new-secret")
+    suites = {
+        "admission": lambda: main(args.url, args.secret),
+        "pairing": lambda: pairing_suite(args.url, args.secret, args.new_secret),
+        "rate-limits": lambda: rate_limit_suite(args.url, args.secret),
+    }
     try:
-        asyncio.run(asyncio.wait_for(main(sys.argv[1], sys.argv[2]), 120))
+        asyncio.run(asyncio.wait_for(suites[args.suite](), 240))
     except Exception as exc:  # report every failure as one line, then fail
         emit(step="error", message=f"{type(exc).__name__}: {exc}")
         sys.exit(1)

@@ -231,4 +231,35 @@ struct ConsoleExecutionTests {
             #expect(unbalanced.errorMessage != nil)
         }
     }
+
+    /// `change-auth`: the shared secret changes on the running Gateway; a session of the old
+    /// secret is closed with 4001 "gateway auth changed", the old secret is refused and the new
+    /// one accepted, and the new secret is redacted by value like the configured one. A bad
+    /// argument is refused without repeating it.
+    @Test func changeAuthClosesSessionsOfTheOldSecretWith4001() async throws {
+        let configuration = GatewayConfiguration(auth: .token("old-shared-secret"), autoApproval: .auto)
+        try await Gateway.withGateway(configuration) { gateway in
+            let console = GatewayConsole(gateway: gateway)
+            let client = try await TestClient.open(gateway.url, identity: try TestIdentities.make(0x51))
+            #expect(try await client.connect(token: "old-shared-secret").ok)
+            guard case .faultArmed(let summary) = try await result(console, "change-auth token:new-shared-secret") else {
+                Issue.record("change-auth did not answer with what it did")
+                return
+            }
+            #expect(!summary.contains("new-shared-secret"))
+            let closed = try await client.closed()
+            #expect(closed.received?.code?.rawValue == 4001)
+            #expect(closed.received?.reason == "gateway auth changed")
+
+            let stale = try await TestClient.open(gateway.url, identity: try TestIdentities.make(0x51))
+            #expect(try await stale.connect(token: "old-shared-secret").error?.detailCode == "AUTH_TOKEN_MISMATCH")
+            let fresh = try await TestClient.open(gateway.url, identity: try TestIdentities.make(0x51))
+            #expect(try await fresh.connect(token: "new-shared-secret").ok)
+            #expect(gateway.transcript.redactor.redact(text: "secret new-shared-secret here") == "secret <redacted> here")
+
+            let usage = "change-auth: usage: change-auth <none|token:SECRET|password:SECRET>"
+            #expect(await error(console, "change-auth open-sesame") == usage)
+            #expect(await error(console, "change-auth") == usage)
+        }
+    }
 }

@@ -116,6 +116,10 @@ public enum ConsoleCommand: Sendable, Hashable {
     /// `wake <nodeId|latest> [--reason TEXT]`: send a silent wake push through the node's push
     /// registration (``Gateway/wakeNode(nodeId:reason:)``); `nil` reason: upstream's default.
     case wake(ConsoleReference, reason: String?)
+    /// `change-auth <none|token:SECRET|password:SECRET>`: change the shared secret of the running
+    /// Gateway (``Gateway/changeSharedSecret(_:)``); sessions that depend on the old one are
+    /// closed with 4001 "gateway auth changed".
+    case changeAuth(GatewayAuthMode)
 
     /// The command's name as typed.
     public var name: String {
@@ -161,6 +165,7 @@ public enum ConsoleCommand: Sendable, Hashable {
         case .event: "event"
         case .drain: "drain"
         case .wake: "wake"
+        case .changeAuth: "change-auth"
         }
     }
 }
@@ -297,6 +302,9 @@ public struct ConsoleCommandHelp: Sendable, Hashable {
         .init(name: "wake", usage: "wake <nodeId|latest> [--reason TEXT]",
               summary: "send a silent wake push (background, priority 5) through the node's push registration (latest: the node that registered last); no real APNs is contacted",
               example: "wake latest"),
+        .init(name: "change-auth", usage: "change-auth <none|token:SECRET|password:SECRET>",
+              summary: "change the shared secret; sessions of the old one (and device tokens bound to it) are closed with 4001",
+              example: "change-auth token:new-secret"),
     ] + ChatConsoleCommand.help + [
         .init(name: "help", usage: "help [command]", summary: "show this list, or one command in full", example: "help drop-next"),
         .init(name: "quit", usage: "quit", summary: "stop the server", example: "quit"),
@@ -488,6 +496,12 @@ extension ConsoleCommand {
                 throw ConsoleError("drain: unknown drain '\(text)' (restarting, suspending, closing or off)")
             }
             return .drain(drain)
+        case "change-auth":
+            // The value is a secret: an error never repeats it.
+            guard arguments.tokens.count == 1, let mode = GatewayAuthMode(specification: arguments.tokens[0].text) else {
+                throw ConsoleError("change-auth: usage: change-auth <none|token:SECRET|password:SECRET>")
+            }
+            return .changeAuth(mode)
         default:
             if let chat = try ChatConsoleCommand.parse(name: head.text, arguments: &arguments) { return .chat(chat) }
             let known = ConsoleCommandHelp.all.map(\.name).filter { $0.hasPrefix(head.text.prefix(3)) }

@@ -192,6 +192,10 @@ public struct GatewayConsole: Sendable {
             let attempt = await gateway.wakeNode(nodeId: nodeId, reason: reason ?? PushRelay.defaultWakeReason)
             guard attempt.delivery != nil else { throw ConsoleError("wake: \(attempt.summary)") }
             return .woken(attempt)
+        case .changeAuth(let mode):
+            await gateway.changeSharedSecret(mode)
+            return .faultArmed("the shared secret changed (mode \(mode.name)); sessions that depended on the old one "
+                + "were closed with 4001 gateway auth changed")
         case .cancelQuestion(let reference):
             let id = try recordId(reference, kind: "question")
             let record = try await gatewayCall { () async throws(GatewayError) in

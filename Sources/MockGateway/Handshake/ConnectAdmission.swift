@@ -239,7 +239,7 @@ public struct ConnectAdmission: Sendable {
 
     /// The answer to a `connect` sent after the handshake; the socket stays open.
     public static let connectAfterHandshakeError = ErrorShape(
-        code: ErrorCode.invalidRequest.rawValue, message: "connect is only valid as the first request")
+        code: ErrorCode.invalidRequest.rawValue, message: "\(GatewayMethod.connect) is only valid as the first request")
 }
 
 // MARK: - Rules

@@ -20,6 +20,29 @@ public enum GatewayAuthMode: Sendable, Hashable {
         }
     }
 
+    /// Parses `none`, `token:SECRET` or `password:SECRET` (the syntax of `harness serve --auth`
+    /// and the console's `change-auth`); `nil` for anything else. `token:` with nothing after it
+    /// is a token mode without a secret ("not configured").
+    public init?(specification text: String) {
+        if text == "none" {
+            self = .none
+        } else if text.hasPrefix("token:") {
+            self = .token(String(text.dropFirst("token:".count)))
+        } else if text.hasPrefix("password:") {
+            self = .password(String(text.dropFirst("password:".count)))
+        } else {
+            return nil
+        }
+    }
+
+    /// The secret of `token` and `password` modes (`nil` for `none`).
+    public var secret: String? {
+        switch self {
+        case .none: nil
+        case .token(let secret), .password(let secret): secret
+        }
+    }
+
     /// Whether a non-empty shared secret is configured (what a network-facing Gateway needs).
     public var hasSecret: Bool {
         switch self {

@@ -8,12 +8,12 @@ import GatewayProtocol
 /// except that `node.invoke.*` is only ever meant for node sockets.
 public enum EventScopeGate {
     /// Events every authenticated socket receives (never scope-gated).
-    public static let unrestrictedEvents: Set<String> = [
-        "tick", "presence", "heartbeat", "health", "shutdown", "connect.challenge", "update.available",
-    ]
+    public static let unrestrictedEvents: Set<String> = Set([
+        GatewayEventName.tick, .presence, .heartbeat, .health, .shutdown, .connectChallenge, .updateAvailable,
+    ].map(\.rawValue))
 
     /// Scoped events that node sockets receive anyway (nodes reconfigure their wake words on it).
-    public static let nodeAllowedEvents: Set<String> = ["voicewake.changed"]
+    public static let nodeAllowedEvents: Set<String> = [GatewayEventName.voicewakeChanged.rawValue]
 
     /// Whether a session with `role` and `scopes` receives the broadcast `event`.
     ///

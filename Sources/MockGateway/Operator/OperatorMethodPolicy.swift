@@ -39,19 +39,22 @@ public enum OperatorMethodPolicy {
         func assign(_ scope: OperatorScope, alsoAdmittedBy: [OperatorScope] = [], _ methods: [String]) {
             for method in methods { table[method] = MethodScopeRequirement(scope, alsoAdmittedBy: alsoAdmittedBy) }
         }
+        func assign(_ scope: OperatorScope, _ methods: [GatewayMethod]) { assign(scope, methods.map(\.rawValue)) }
         assign(.pairing, [
-            "device.pair.list", "device.pair.approve", "device.pair.reject", "device.pair.remove",
-            "device.pair.rename", "device.token.rotate", "device.token.revoke",
-            "node.pair.request", "node.pair.list", "node.pair.approve", "node.pair.reject",
-            "node.pair.remove", "node.pair.verify", "node.rename",
+            GatewayMethod.devicePairList, .devicePairApprove, .devicePairReject, .devicePairRemove,
+            .devicePairRename, .deviceTokenRotate, .deviceTokenRevoke,
+            .nodePairRequest, .nodePairList, .nodePairApprove, .nodePairReject,
+            .nodePairRemove, .nodePairVerify, .nodeRename,
         ])
-        assign(.admin, ["device.pair.setupCode", "device.pair.setupStatus"])
+        assign(.admin, [GatewayMethod.devicePairSetupCode, .devicePairSetupStatus])
+        assign(.read, [GatewayMethod.gatewayIdentityGet, .nodeList, .nodeDescribe, .sessionsMessagesSubscribe,
+                       .sessionsMessagesUnsubscribe])
         assign(.read, [
-            "health", "status", "system-presence", "last-heartbeat", "gateway.identity.get",
-            "node.list", "node.describe", "sessions.list", "sessions.get", "chat.history",
-            "sessions.messages.subscribe", "sessions.messages.unsubscribe", "models.list", "agents.list",
+            "health", "status", "system-presence", "last-heartbeat", "sessions.list", "sessions.get", "chat.history",
+            "models.list", "agents.list",
         ])
-        assign(.write, ["node.invoke", "node.pending.enqueue", "push.test", "chat.send", "chat.abort", "send", "agent", "talk.mode"])
+        assign(.write, [GatewayMethod.nodeInvoke, .nodePendingEnqueue, .pushTest])
+        assign(.write, ["chat.send", "chat.abort", "send", "agent", "talk.mode"])
         assign(.approvals, [
             "approval.get", "approval.resolve", "approval.history",
             "exec.approval.request", "exec.approval.waitDecision", "exec.approval.resolve",

@@ -32,7 +32,7 @@ public struct SetupCodeRequest: Sendable, Hashable {
     public static func parse(_ params: JSONValue?) -> Result<SetupCodeRequest, GatewayError> {
         func invalid(_ detail: String) -> Result<SetupCodeRequest, GatewayError> {
             .failure(GatewayError(ErrorShape(code: ErrorCode.invalidRequest.rawValue,
-                                             message: "invalid device.pair.setupCode params: \(detail)")))
+                                             message: "invalid \(GatewayMethod.devicePairSetupCode) params: \(detail)")))
         }
         let object = params?.objectValue ?? [:]
         if let params, params.objectValue == nil { return invalid("at root: must be object") }

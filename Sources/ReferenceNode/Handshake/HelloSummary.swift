@@ -55,13 +55,13 @@ public struct HelloSummary: Sendable, Hashable {
     ]
 
     /// The event names this client knows (likewise used only by `reject-unknown-fields`).
-    static let knownEvents: Set<String> = [
-        "connect.challenge", "tick", "presence", "health", "heartbeat", "shutdown", "voicewake.changed",
-        "node.invoke.request", "node.invoke.cancel", "node.invoke.input", "exec.approval.requested",
-        "exec.approval.resolved", "plugin.approval.requested", "plugin.approval.resolved", "openclaw.approval.resolved",
-        "session.approval", "question.requested", "question.resolved", "device.pair.requested", "device.pair.resolved",
-        "node.pair.requested", "node.pair.resolved", "node.presence", "chat", "session.message",
-    ]
+    static let knownEvents: Set<String> = Set([
+        GatewayEventName.connectChallenge, .tick, .presence, .health, .heartbeat, .shutdown, .voicewakeChanged,
+        .nodeInvokeRequest, .nodeInvokeCancel, .nodeInvokeInput, .execApprovalRequested,
+        .execApprovalResolved, .pluginApprovalRequested, .pluginApprovalResolved, .openclawApprovalResolved,
+        .sessionApproval, .questionRequested, .questionResolved, .devicePairRequested, .devicePairResolved,
+        .nodePairRequested, .nodePairResolved, .nodePresence, .chat, .sessionMessage,
+    ].map(\.rawValue))
 }
 
 /// The tokens a `hello-ok` issues to the device (gateway-protocol.md §3.6, §5.4, §6.7).

@@ -70,11 +70,11 @@ struct AttemptContext: Sendable, Hashable {
 /// pending, and token hygiene after refusals (§5.6).
 struct ReconnectPolicy: Sendable {
     /// Codes after which Swift pauses automatic reconnects (§9.4), plus `CLIENT_VERSION_MISMATCH`.
-    static let nonRecoverable: Set<String> = [
-        "AUTH_TOKEN_MISSING", "AUTH_BOOTSTRAP_TOKEN_INVALID", "AUTH_TOKEN_NOT_CONFIGURED", "AUTH_PASSWORD_MISSING",
-        "AUTH_PASSWORD_MISMATCH", "AUTH_PASSWORD_NOT_CONFIGURED", "AUTH_RATE_LIMITED", "AUTH_SCOPE_MISMATCH",
-        "CONTROL_UI_DEVICE_IDENTITY_REQUIRED", "DEVICE_IDENTITY_REQUIRED", "CLIENT_VERSION_MISMATCH",
-    ]
+    static let nonRecoverable: Set<String> = Set([
+        ConnectErrorDetailCode.authTokenMissing, .authBootstrapTokenInvalid, .authTokenNotConfigured, .authPasswordMissing,
+        .authPasswordMismatch, .authPasswordNotConfigured, .authRateLimited, .authScopeMismatch,
+        .controlUIDeviceIdentityRequired, .deviceIdentityRequired, .clientVersionMismatch,
+    ].map(\.rawValue))
 
     private(set) var backoffAttempt = 0
     private(set) var pairingAttempt = 0
@@ -192,9 +192,12 @@ struct ReconnectPolicy: Sendable {
         case ConnectErrorDetailCode.authRateLimited.rawValue:
             // Locked out: wait at least `retryAfterMs` (the lockout left), then try again; without
             // a hint, wait for an explicit reconnect (docs gateway/security/rate-limiting.md).
-            guard let retryAfter = error.retryAfterMs else { return (.pause(reason: code), []) }
-            if mutants.contains(.ignoreRateLimitRetryAfter) { return (.retry(afterMs: ClientTimers.tightLoopMs), []) }
-            return (.retry(afterMs: max(nextBackoffMs(), Int64(retryAfter))), [])
+            // The limit is the address's (failed attempts, or node-pairing requests): the identity
+            // and the credentials stay; a new identity would be one more node-pairing request.
+            let effects: [ReconnectEffect] = mutants.contains(.newIdentityAfterRateLimit) ? [.regenerateIdentity] : []
+            guard let retryAfter = error.retryAfterMs else { return (.pause(reason: code), effects) }
+            if mutants.contains(.ignoreRateLimitRetryAfter) { return (.retry(afterMs: ClientTimers.tightLoopMs), effects) }
+            return (.retry(afterMs: max(nextBackoffMs(), Int64(retryAfter))), effects)
         case ConnectErrorDetailCode.authScopeMismatch.rawValue:
             // The token is good but does not cover the scopes asked for: re-pair or approve, keep
             // the token (docs gateway/protocol.md "Auth").

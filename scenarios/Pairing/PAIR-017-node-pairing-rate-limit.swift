@@ -1,0 +1,54 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let pair017 = Scenario(
+    "PAIR-017", .should,
+    title: "node-pairing AUTH_RATE_LIMITED: wait retryAfterMs, keep the identity",
+    requirement: "When a node connect is refused with AUTH_RATE_LIMITED, retryable:true and retryAfterMs because its address made too many node-pairing requests (first node sessions of nodes whose capability surface is not paired yet), the client waits at least retryAfterMs before its next node connect, retries with the same device identity (a new identity is one more node-pairing request from the same address: the storm the limit is there to stop), and connects once the lockout is over.",
+    source: "connect-node-session.ts @eb43e943 (requestNodePairingFromConnect, AUTH_RATE_LIMIT_SCOPE_NODE_PAIRING); docs gateway/security/rate-limiting.md; drift-2026-12.md §1",
+    discussion: """
+        Runs a Gateway that approves every pairing request, with rate limits that also apply to \
+        loopback, and the client's addresses locked out of the node-pairing class for 10 s before \
+        the client starts, so that its first node connect passes authentication and pairing and is \
+        then refused with AUTH_RATE_LIMITED. Requires a node session within 40 s, measures on the \
+        Gateway clock the time from every such refusal to the next node connection (at least \
+        retryAfterMs), and requires that node session to be of the device that was refused.
+        """,
+    tags: ["pairing", "reconnect", "rate-limit"],
+    profiles: .all,
+    options: Scenario.Options(
+        startsClient: false,
+        configureGateway: { configuration in
+            configuration.autoApproval = .auto
+            configuration.authRateLimit.exemptLoopback = false
+        })
+) { run in
+    for address in ["127.0.0.1", "::1", "::ffff:127.0.0.1"] {
+        await run.gateway.lockOutAuthentication(address: address, scope: .nodePairing, durationMs: 10_000)
+    }
+    let start = run.mark()
+    try await run.client.start()
+    let (refused, refusal) = try await run.waitForEvent("a node connect refused with AUTH_RATE_LIMITED", within: .seconds(20)) {
+        event -> (String, ErrorShape)? in
+        if case .handshakeRejected(let id, let error, _) = event,
+           error.detailCode == ConnectErrorDetailCode.authRateLimited.rawValue { (id, error) } else { nil }
+    }
+    run.note("refused with retryAfterMs \(refusal.retryAfterMs.map(String.init) ?? "none")")
+    let refusedDevice = run.connect(on: refused)?.deviceId
+    let session = try await run.nodeSession("a node session after the lockout", from: start, within: .seconds(40))
+    let retries = HandshakeSteps.retries(run, from: start) {
+        $0.detailCode == ConnectErrorDetailCode.authRateLimited.rawValue
+    }
+    for retry in retries where retry.role == GatewayRole.node.rawValue {
+        guard let waited = retry.waitedMs else { continue }
+        try run.expect(waited >= Int64(retry.retryAfterMs),
+                       "the client connected its node again sooner than retryAfterMs after AUTH_RATE_LIMITED",
+                       expected: "at least \(retry.retryAfterMs) ms between the refusal of \(retry.refused) and the next node connection",
+                       actual: "\(waited) ms")
+    }
+    try run.expect(session.deviceId == refusedDevice,
+                   "the node session after the lockout is of another device identity than the refused connect",
+                   expected: "device \(refusedDevice ?? "?") (the identity that was rate-limited)",
+                   actual: "device \(session.deviceId ?? "none")")
+}
