@@ -24,7 +24,8 @@ public final class Gateway: Sendable {
     /// Every frame in both directions.
     public let transcript: Transcript
     /// What removes secrets from the transcript and from everything printed about this
-    /// Gateway; it knows the configured secret and every token seen in traffic.
+    /// Gateway; it knows the configured secret, every token restored from the state directory
+    /// and every token seen in traffic.
     public var secrets: SecretRedactor { transcript.redactor }
     /// The Gateway's own Ed25519 identity (`gateway.identity.get`).
     public let identity: DeviceIdentity
@@ -115,6 +116,9 @@ public final class Gateway: Sendable {
         case .token(let secret), .password(let secret): redactor.pin(secret)
         case .none: break
         }
+        // Tokens issued before a restart are as secret as new ones, also before a client
+        // presents them under a secret key (a stray frame, a chat message, a log line).
+        for secret in restored?.secretValues ?? [] { redactor.learn(secret) }
         let transcript = try Transcript(budget: configuration.memoryBudget.transcript, fileURL: configuration.transcriptFile,
                                         redactor: redactor)
         let events = EventLog<GatewayEvent>(retention: GatewayEvent.retention(budgetBytes: configuration.memoryBudget.eventLogBytes))
