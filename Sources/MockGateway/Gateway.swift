@@ -31,7 +31,11 @@ public final class Gateway: Sendable {
     public let identity: DeviceIdentity
     /// The bound port.
     public let port: Int
-    /// The SHA-256 fingerprint (`AB:CD:…`) of the TLS certificate when serving `wss://`.
+    /// The SHA-256 fingerprint of the TLS certificate when serving `wss://`, as 64 lower-case
+    /// hexadecimal digits: the form upstream's Gateway keeps (`fingerprintSha256`, normalised from
+    /// Node's `AB:CD:…`: `src/infra/tls/gateway.ts@013c24e74a262690bbe83a479f03f50404a8ef13`,
+    /// `src/infra/tls/fingerprint.js@19e55dcf449a47468ff16224bd36c091b44951a1`) and puts in setup
+    /// codes, and the form the official apps compute and show.
     public let tlsFingerprint: String?
 
     let core: GatewayCore
@@ -133,7 +137,8 @@ public final class Gateway: Sendable {
         } else {
             if let tls = configuration.tls {
                 let pem = try String(contentsOfFile: tls.certificateFile, encoding: .utf8)
-                fingerprint = try WebSocketTLS.sha256Fingerprint(certificatePEM: pem)
+                let formatted = try WebSocketTLS.sha256Fingerprint(certificatePEM: pem)
+                fingerprint = WebSocketTLSClientConfiguration.normalizedFingerprint(formatted) ?? formatted
             }
             let server = try await WebSocketServer.start(
                 host: configuration.host, port: configuration.port, configuration: Self.socketConfiguration(configuration),

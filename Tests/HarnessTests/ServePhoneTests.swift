@@ -236,6 +236,32 @@ struct ServePhoneTests {
         #expect(await serve.waitForExit(timeout: .seconds(30)) == 0)
     }
 
+    @Test func plainWSOnTheLANLowersAFullSetupCodeAndPlainWSElsewhereGetsNone() async throws {
+        // Only codes are issued: nothing is sent to these addresses.
+        try await ServeProcess.withServe(["--url", "ws://192.168.1.20:18789"]) { serve, _ in
+            try serve.send("setup-code --profile full")
+            let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" }, "\(serve.transcript)")
+            #expect(reply["result"]?["profile"] == "limited")
+            #expect(reply["result"]?["access"] == "limited")
+            #expect(reply["result"]?["accessDowngraded"] == true)
+            #expect(reply["result"]?["url"] == "ws://192.168.1.20:18789")
+        }
+        let text = try ServeProcess.start(["--port", "0", "--url", "ws://192.168.1.20:18789"])
+        defer { text.sendSignal(SIGKILL) }
+        try text.send("setup-code")
+        let explained = await text.lines.first(from: 0, timeout: .seconds(30)) { $0.hasPrefix("access lowered from full to limited") }
+        #expect(explained?.element.contains("serve with --tls") == true, "\(text.transcript)")
+        try text.send("quit")
+        #expect(await text.waitForExit(timeout: .seconds(30)) == 0)
+
+        try await ServeProcess.withServe(["--url", "ws://203.0.113.5:18789"]) { serve, _ in
+            try serve.send("setup-code --profile node")
+            let error = try #require(await serve.object("event", "command.error") { $0["command"] == "setup-code" }, "\(serve.transcript)")
+            let message = error["message"]?.stringValue ?? ""
+            #expect(message.contains("neither loopback nor on a private network") && message.contains("--tls"), "\(message)")
+        }
+    }
+
     @Test(.enabled(if: WebSocketTLS.isAvailable, "TLS needs OpenSSL"))
     func tlsServesWSSWithTheFingerprintInTheBannerAndTheSetupCode() async throws {
         let directory = try Self.temporaryDirectory()
@@ -244,6 +270,8 @@ struct ServePhoneTests {
             #expect(url.hasPrefix("wss://127.0.0.1:"))
             let listening = try #require(serve.objects.all.first)
             let fingerprint = try #require(listening["tlsFingerprint"]?.stringValue)
+            // Upstream's form: 64 lower-case hexadecimal digits, in the banner and in the code.
+            #expect(fingerprint.count == 64 && fingerprint.allSatisfy { $0.isHexDigit && !$0.isUppercase }, "\(fingerprint)")
             try serve.send("setup-code")
             let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" })
             let code = try SetupCode(decoding: try #require(reply["result"]?["setupCode"]?.stringValue))
@@ -254,7 +282,7 @@ struct ServePhoneTests {
             // Our own client over wss://, trusting only the printed fingerprint.
             let pinned = WebSocketConfiguration(tls: WebSocketTLSClientConfiguration(pinnedCertificateSHA256: fingerprint))
             let connection = try await WebSocketClient.connect(to: url, configuration: pinned)
-            #expect(connection.peerCertificateFingerprint == fingerprint)
+            #expect(connection.peerCertificateFingerprint.flatMap(WebSocketTLSClientConfiguration.normalizedFingerprint) == fingerprint)
             await connection.close()
             return fingerprint
         }
