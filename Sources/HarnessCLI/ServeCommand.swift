@@ -50,7 +50,7 @@ enum ServeCommand {
             .option("--transcript", "FILE", help: "Also write every frame to this JSON Lines file."),
             .option("--seed", SeedOption.self,
                     help: "Seed of every random choice (request ids, tokens), 0 to 2^53-1, decimal or 0x hex: secrets become predictable."),
-            .option("--state-dir", "DIR", help: "Keep the identity, paired devices, tokens, pending requests and TLS material here."),
+            .option("--state-dir", "DIR", help: "Keep the identity, paired devices, tokens, pending requests, setup outcomes and TLS material here."),
             .flag("--tls", help: "Serve wss:// with a self-signed certificate (kept in --state-dir, else new every run); Linux only."),
             .option("--cert", "FILE", help: "Serve wss:// with this PEM certificate (chain) instead (implies --tls); needs --key."),
             .option("--key", "FILE", help: "The PEM private key of --cert; needs --cert."),

@@ -78,14 +78,18 @@ extension Gateway {
 
     /// Issues a setup code (bootstrap token valid 10 minutes, single use) for this Gateway.
     /// The code carries ``advertisedURL``, `expiresAtMs` and, with TLS, `tlsFingerprint`.
-    /// - Parameter profile: what the token grants; by default `full`, lowered to `limited` for a
-    ///   plaintext `ws://` URL that is not loopback, as `device.pair.setupCode` does.
+    /// - Parameter profile: what the token grants; by default `full`. `full`, also when given
+    ///   explicitly, is lowered to `limited` for plain `ws://` to a private-network address
+    ///   (``SetupURLExposure/privatePlaintext``), as `device.pair.setupCode` does. Unlike the wire
+    ///   method, the scripting API issues codes in every auth mode and for every URL.
     public func makeSetupCode(profile: BootstrapProfile? = nil) async -> SetupCode {
         await issueSetupCode(profile: profile).code
     }
 
     /// Issues a setup code and returns it with its setup id and expiry (what
-    /// `device.pair.setupCode` answers, minus the transport details).
+    /// `device.pair.setupCode` answers, minus the transport details); see
+    /// ``makeSetupCode(profile:)`` for the profile (``IssuedSetupCode/accessDowngraded`` says
+    /// whether `full` was lowered).
     public func issueSetupCode(profile: BootstrapProfile? = nil) async -> IssuedSetupCode {
         await core.scriptSetupCode(profile: profile)
     }
@@ -121,13 +125,18 @@ public struct IssuedSetupCode: Sendable, Hashable {
     public var access: SetupAccess
     /// When its bootstrap token stops being accepted.
     public var expiresAtMs: Int64
+    /// Whether `full` access was asked for (or meant by default) and lowered to `limited`,
+    /// because the code's URL is plain `ws://` to a private network (`accessDowngraded` of
+    /// `device.pair.setupCode`).
+    public var accessDowngraded: Bool
 
     /// Creates an issued code.
-    public init(code: SetupCode, setupId: String, access: SetupAccess, expiresAtMs: Int64) {
+    public init(code: SetupCode, setupId: String, access: SetupAccess, expiresAtMs: Int64, accessDowngraded: Bool = false) {
         self.code = code
         self.setupId = setupId
         self.access = access
         self.expiresAtMs = expiresAtMs
+        self.accessDowngraded = accessDowngraded
     }
 }
 
@@ -224,27 +233,30 @@ extension GatewayCore {
     }
 
     func scriptSetupCode(profile: BootstrapProfile?) -> IssuedSetupCode {
-        let request = SetupCodeRequest()
         // The scripting API issues codes in every auth mode (a fake Gateway without a shared
-        // secret is the common test set-up); only the wire method refuses mode `none`.
-        let plan = (try? SetupCodePlan.plan(request, gatewayURL: gatewayURL, auth: GatewayAuthMode.token("scripted")).get())
-            ?? SetupCodePlan(url: gatewayURL, urlSource: "gateway.bind=custom", profile: .full, accessDowngraded: false,
-                             authLabel: "token")
-        return issueSetupCode(plan: plan, profile: profile ?? plan.profile)
+        // secret is the common test set-up) and for every URL; only the wire method refuses
+        // mode `none` and public plain `ws://`. `full` is lowered on a private network all the same.
+        issueSetupCode(plan: SetupCodePlan.planned(profile: profile, url: gatewayURL, urlSource: "gateway.bind=custom",
+                                                   authLabel: "token"))
     }
 
     /// Issues the bootstrap token of a planned setup code.
-    func issueSetupCode(plan: SetupCodePlan, profile: BootstrapProfile) -> IssuedSetupCode {
+    func issueSetupCode(plan: SetupCodePlan) -> IssuedSetupCode {
+        let profile = plan.profile
         let issued = bootstrapTokens.issue(profile: profile, nowMs: nowMs)
-        // The fingerprint pins this Gateway's certificate, so it rides only on a wss:// URL.
-        let fingerprint = plan.url.lowercased().hasPrefix("wss://") ? tlsFingerprint : nil
+        // The fingerprint pins this Gateway's own certificate: it rides only on its own wss://
+        // URL, never on a request's `publicUrl` elsewhere, where a proxy presents a certificate
+        // of its own (upstream "pins the prepared leaf only for a direct TLS gateway URL",
+        // `src/pairing/setup-code.test.ts`, found by `find_string` as id 70377785808).
+        let fingerprint = plan.url == gatewayURL && plan.url.lowercased().hasPrefix("wss://") ? tlsFingerprint : nil
         let code = SetupCode(url: plan.url, bootstrapToken: issued.token,
                              expiresAtMs: self.profile.hasSetupCodeLifecycle ? issued.expiresAtMs : nil,
                              tlsFingerprint: fingerprint)
         transcript.redactor.learn(issued.token)
         transcript.redactor.learn(code.encoded)
         persistState()
-        return IssuedSetupCode(code: code, setupId: issued.setupId, access: profile.access, expiresAtMs: issued.expiresAtMs)
+        return IssuedSetupCode(code: code, setupId: issued.setupId, access: profile.access, expiresAtMs: issued.expiresAtMs,
+                               accessDowngraded: plan.accessDowngraded)
     }
 
     /// `device.pair.setupCode`.
@@ -253,7 +265,7 @@ extension GatewayCore {
         case .failure(let error):
             fail(frame.id, method: frame.method, error.shape, to: connectionId)
         case .success(let plan):
-            let issued = issueSetupCode(plan: plan, profile: plan.profile)
+            let issued = issueSetupCode(plan: plan)
             respond(.success(id: frame.id, payload: plan.result(setupId: issued.setupId, expiresAtMs: issued.expiresAtMs,
                                                                 code: issued.code)),
                     method: frame.method, to: connectionId)

@@ -24,13 +24,18 @@ public final class Gateway: Sendable {
     /// Every frame in both directions.
     public let transcript: Transcript
     /// What removes secrets from the transcript and from everything printed about this
-    /// Gateway; it knows the configured secret and every token seen in traffic.
+    /// Gateway; it knows the configured secret, every token restored from the state directory
+    /// and every token seen in traffic.
     public var secrets: SecretRedactor { transcript.redactor }
     /// The Gateway's own Ed25519 identity (`gateway.identity.get`).
     public let identity: DeviceIdentity
     /// The bound port.
     public let port: Int
-    /// The SHA-256 fingerprint (`AB:CD:…`) of the TLS certificate when serving `wss://`.
+    /// The SHA-256 fingerprint of the TLS certificate when serving `wss://`, as 64 lower-case
+    /// hexadecimal digits: the form upstream's Gateway keeps (`fingerprintSha256`, normalised from
+    /// Node's `AB:CD:…`: `src/infra/tls/gateway.ts@013c24e74a262690bbe83a479f03f50404a8ef13`,
+    /// `src/infra/tls/fingerprint.js@19e55dcf449a47468ff16224bd36c091b44951a1`) and puts in setup
+    /// codes, and the form the official apps compute and show.
     public let tlsFingerprint: String?
 
     let core: GatewayCore
@@ -115,6 +120,9 @@ public final class Gateway: Sendable {
         case .token(let secret), .password(let secret): redactor.pin(secret)
         case .none: break
         }
+        // Tokens issued before a restart are as secret as new ones, also before a client
+        // presents them under a secret key (a stray frame, a chat message, a log line).
+        for secret in restored?.secretValues ?? [] { redactor.learn(secret) }
         let transcript = try Transcript(budget: configuration.memoryBudget.transcript, fileURL: configuration.transcriptFile,
                                         redactor: redactor)
         let events = EventLog<GatewayEvent>(retention: GatewayEvent.retention(budgetBytes: configuration.memoryBudget.eventLogBytes))
@@ -129,7 +137,8 @@ public final class Gateway: Sendable {
         } else {
             if let tls = configuration.tls {
                 let pem = try String(contentsOfFile: tls.certificateFile, encoding: .utf8)
-                fingerprint = try WebSocketTLS.sha256Fingerprint(certificatePEM: pem)
+                let formatted = try WebSocketTLS.sha256Fingerprint(certificatePEM: pem)
+                fingerprint = WebSocketTLSClientConfiguration.normalizedFingerprint(formatted) ?? formatted
             }
             let server = try await WebSocketServer.start(
                 host: configuration.host, port: configuration.port, configuration: Self.socketConfiguration(configuration),

@@ -236,6 +236,9 @@ extension GatewayCore {
               let outcome = bootstrapTokens.recordOutcome(grant.token, deviceId: deviceId, deviceName: deviceName,
                                                           delivery: delivered ? .completed : .deliveryUncertain, nowMs: nowMs)
         else { return }
+        // Saved at once: `device.pair.setupStatus` answers from it after a restart too, and the
+        // broadcast below is not a Gateway event that would trigger a save.
+        persistState()
         broadcast(event: outcome.eventName.rawValue, payload: outcome.payload)
     }
 

@@ -157,8 +157,8 @@ actor GatewayCore {
                                              systemSecrets: systemSecrets,
                                              supersessionComparesRole: configuration.profile.supersessionComparesRole,
                                              setupCodeApprovalRequiresMobileClient: configuration.profile.setupCodeApprovalRequiresMobileClient)
-            self.bootstrapTokens = BootstrapTokenStore(restoring: restored.bootstrapTokens, random: SeededRandom(seed: random.next()),
-                                                       systemSecrets: systemSecrets)
+            self.bootstrapTokens = BootstrapTokenStore(restoring: restored.bootstrapTokens, outcomes: restored.setupOutcomes,
+                                                       random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
         } else {
             self.pairingStore = PairingStore(
                 random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets,
@@ -454,7 +454,8 @@ extension GatewayCore {
     func persistState() {
         guard let store = configuration.stateStore else { return }
         let state = GatewayPersistentState(identitySeed: configuration.identitySeed, generation: generation,
-                                           pairing: pairingStore.durableState, bootstrapTokens: bootstrapTokens.records)
+                                           pairing: pairingStore.durableState, bootstrapTokens: bootstrapTokens.records,
+                                           setupOutcomes: bootstrapTokens.setupOutcomes)
         do {
             try store.save(state)
             lastSaveFailure = nil

@@ -31,7 +31,9 @@ public struct WebSocketTLSServerConfiguration: Sendable, Hashable {
 /// verify against ``caFile`` (or the system's trust store when it is `nil`) and name the host.
 public struct WebSocketTLSClientConfiguration: Sendable, Hashable {
     /// The expected SHA-256 fingerprint of the server certificate: 64 hexadecimal digits, with
-    /// or without colons, in any case, optionally after `sha256:`.
+    /// or without colons, in any case, optionally after `sha256:` or `sha-256:` (both forms
+    /// upstream writes: `AB:CD:…` from Node's `fingerprint256`, and `abcd…`, the form of its
+    /// setup codes).
     public var pinnedCertificateSHA256: String?
     /// A PEM file of CA certificates to verify the server against (with a host-name check).
     public var caFile: String?
@@ -43,10 +45,19 @@ public struct WebSocketTLSClientConfiguration: Sendable, Hashable {
     }
 
     /// A fingerprint as 64 lower-case hexadecimal digits, or `nil` when `text` is not one
-    /// (colons, spaces, case and a `sha256:` prefix are ignored).
+    /// (colons, spaces, case and a `sha256` / `sha-256` prefix, with or without a colon, are
+    /// ignored, as the official apps' pinning ignores them: `normalizeFingerprint` in
+    /// `apps/shared/OpenClawKit/Sources/OpenClawKit/GatewayTLSPinning.swift@0ac6e05cd084d91632796a35e2f3d2cafc222dbc`
+    /// and `apps/android/app/src/main/java/ai/openclaw/app/gateway/GatewayTls.kt@0756c13cea08782b4ae24a8b5afdc0771a56c958`).
     public static func normalizedFingerprint(_ text: String) -> String? {
         var body = Substring(text.lowercased())
-        if body.hasPrefix("sha256:") { body = body.dropFirst("sha256:".count) }
+        while body.first == " " { body.removeFirst() }
+        for prefix in ["sha-256", "sha256"] where body.hasPrefix(prefix) {
+            body = body.dropFirst(prefix.count)
+            while body.first == " " { body.removeFirst() }
+            if body.first == ":" { body.removeFirst() }
+            break
+        }
         let digits = body.filter { $0 != ":" && $0 != " " }
         guard digits.count == 64, digits.allSatisfy(\.isHexDigit) else { return nil }
         return String(digits)

@@ -72,6 +72,107 @@ struct ServePhoneTests {
         }
     }
 
+    /// What a first `serve --state-dir` run leaves behind after a phone paired through a setup
+    /// code: the tokens handed off, the setup's id, and a second code nobody used.
+    struct SetupPairing: Sendable {
+        var nodeToken: String
+        var operatorToken: String
+        var usedBootstrapToken: String
+        var setupId: String
+        var unusedBootstrapToken: String
+        var unusedSetupId: String
+        var secrets: [String] { [nodeToken, operatorToken, usedBootstrapToken, unusedBootstrapToken] }
+    }
+
+    static func pairThroughASetupCode(_ directory: URL, phone: DeviceIdentity) async throws -> SetupPairing {
+        try await ServeProcess.withServe(["--state-dir", directory.path, "--show-secrets"]) { serve, url in
+            func issue(_ line: String) async throws -> (code: SetupCode, setupId: String) {
+                let cursor = serve.objects.count
+                try serve.send(line)
+                let reply = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "setup-code" },
+                                         "\(serve.transcript)")
+                let code = try SetupCode(decoding: try #require(reply["result"]?["setupCode"]?.stringValue))
+                return (code, try #require(reply["result"]?["setupId"]?.stringValue))
+            }
+            let used = try await issue("setup-code")
+            let client = try await WireNode.open(url, identity: phone)
+            let hello = try await client.connect(client.connectParams(bootstrapToken: used.code.bootstrapToken))
+            #expect(hello.ok, "\(hello.error.map { "\($0.code) \($0.message)" } ?? "")\n\(serve.transcript)")
+            let auth = hello.payload?["auth"]
+            let nodeToken = try #require(auth?["deviceToken"]?.stringValue, "\(hello)")
+            let handOff = auth?["deviceTokens"]?.arrayValue?.first { $0["role"] == "operator" }
+            let operatorToken = try #require(handOff?["deviceToken"]?.stringValue, "\(hello)")
+            await client.close()
+            let unused = try await issue("setup-code --profile node")
+            return SetupPairing(nodeToken: nodeToken, operatorToken: operatorToken, usedBootstrapToken: used.code.bootstrapToken,
+                                setupId: used.setupId, unusedBootstrapToken: unused.code.bootstrapToken, unusedSetupId: unused.setupId)
+        }
+    }
+
+    @Test func aRestartKeepsSetupOutcomesAndTheTokensASetupCodeHandedOff() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let phone = try DeviceIdentity(seed: Data(repeating: 0x63, count: 32))
+        let pairing = try await Self.pairThroughASetupCode(directory, phone: phone)
+
+        try await ServeProcess.withServe(["--state-dir", directory.path]) { serve, url in
+            let node = try await WireNode.open(url, identity: phone)
+            let hello = try await node.connect(token: pairing.nodeToken)
+            #expect(hello.ok, "the node token survives: \(hello.error.map { "\($0.code) \($0.message)" } ?? "")\n\(serve.transcript)")
+            // The operator token of the hand-off (full profile: operator.admin) asks how the setup went.
+            let operatorSession = try await WireNode.open(url, identity: phone)
+            let admitted = try await operatorSession.connect(operatorSession.operatorParams(scopes: ["operator.admin"],
+                                                                                            deviceToken: pairing.operatorToken))
+            #expect(admitted.ok, "\(admitted.error.map { "\($0.code) \($0.message)" } ?? "")\n\(serve.transcript)")
+            let status = try await operatorSession.request("device.pair.setupStatus", params: ["setupId": .string(pairing.setupId)])
+            let completion = status.payload?["completion"]
+            #expect(completion?["setupId"]?.stringValue == pairing.setupId, "\(status)")
+            #expect(completion?["deviceId"]?.stringValue == phone.deviceId)
+            #expect(completion?["access"] == "full")
+            #expect(completion?["ts"]?.int64Value != nil)
+            let unused = try await operatorSession.request("device.pair.setupStatus", params: ["setupId": .string(pairing.unusedSetupId)])
+            #expect(unused.ok && unused.payload == .object([:]), "an unused code has no outcome: \(unused)")
+            await operatorSession.close()
+            await node.close()
+        }
+    }
+
+    @Test func secretsRestoredFromTheStateDirectoryAreNeverPrinted() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let phone = try DeviceIdentity(seed: Data(repeating: 0x64, count: 32))
+        let pairing = try await Self.pairThroughASetupCode(directory, phone: phone)
+        let transcript = directory.appendingPathComponent("transcript.jsonl")
+
+        let (lines, errors) = try await ServeProcess.withServe(["--state-dir", directory.path, "--verbose",
+                                                                "--transcript", transcript.path]) { serve, url in
+            // Before any client presents them under a secret key, a stray connection mentions every
+            // restored secret in a member the redactor does not know as secret.
+            let stray = try await WireNode.open(url, identity: try DeviceIdentity(seed: Data(repeating: 0x65, count: 32)))
+            let mention = pairing.secrets.joined(separator: " ")
+            try await stray.connection.send(.text(#"{"type":"req","id":"stray","method":"connect","params":{"note":"\#(mention)"}}"#))
+            _ = try #require(await serve.object("event", "handshake.rejected"), "\(serve.transcript)")
+            // The restored node token still works.
+            let node = try await WireNode.open(url, identity: phone)
+            let hello = try await node.connect(token: pairing.nodeToken)
+            #expect(hello.ok, "\(hello.error.map { "\($0.code) \($0.message)" } ?? "")\n\(serve.transcript)")
+            await node.close()
+            return (serve.lines, serve.errors)
+        }
+        let recorded = try String(contentsOf: transcript, encoding: .utf8)
+        #expect(recorded.contains(#""id":"stray""#), "the stray frame was recorded")
+        #expect(lines.all.contains { $0.contains("frame.in") && $0.contains("stray") }, "and printed (--verbose)")
+        for secret in pairing.secrets {
+            // Booleans, so that a failure does not print the secret-laden output in full.
+            let inTranscript = recorded.contains(secret)
+            let inStdout = lines.all.contains { $0.contains(secret) }
+            let inStderr = errors.all.contains { $0.contains(secret) }
+            #expect(!inTranscript, "the transcript holds a restored secret")
+            #expect(!inStdout, "stdout holds a restored secret")
+            #expect(!inStderr, "stderr holds a restored secret")
+        }
+    }
+
     @Test func aTruncatedOrForeignStateFileIsAClearErrorAndIsLeftAlone() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -135,6 +236,32 @@ struct ServePhoneTests {
         #expect(await serve.waitForExit(timeout: .seconds(30)) == 0)
     }
 
+    @Test func plainWSOnTheLANLowersAFullSetupCodeAndPlainWSElsewhereGetsNone() async throws {
+        // Only codes are issued: nothing is sent to these addresses.
+        try await ServeProcess.withServe(["--url", "ws://192.168.1.20:18789"]) { serve, _ in
+            try serve.send("setup-code --profile full")
+            let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" }, "\(serve.transcript)")
+            #expect(reply["result"]?["profile"] == "limited")
+            #expect(reply["result"]?["access"] == "limited")
+            #expect(reply["result"]?["accessDowngraded"] == true)
+            #expect(reply["result"]?["url"] == "ws://192.168.1.20:18789")
+        }
+        let text = try ServeProcess.start(["--port", "0", "--url", "ws://192.168.1.20:18789"])
+        defer { text.sendSignal(SIGKILL) }
+        try text.send("setup-code")
+        let explained = await text.lines.first(from: 0, timeout: .seconds(30)) { $0.hasPrefix("access lowered from full to limited") }
+        #expect(explained?.element.contains("serve with --tls") == true, "\(text.transcript)")
+        try text.send("quit")
+        #expect(await text.waitForExit(timeout: .seconds(30)) == 0)
+
+        try await ServeProcess.withServe(["--url", "ws://203.0.113.5:18789"]) { serve, _ in
+            try serve.send("setup-code --profile node")
+            let error = try #require(await serve.object("event", "command.error") { $0["command"] == "setup-code" }, "\(serve.transcript)")
+            let message = error["message"]?.stringValue ?? ""
+            #expect(message.contains("neither loopback nor on a private network") && message.contains("--tls"), "\(message)")
+        }
+    }
+
     @Test(.enabled(if: WebSocketTLS.isAvailable, "TLS needs OpenSSL"))
     func tlsServesWSSWithTheFingerprintInTheBannerAndTheSetupCode() async throws {
         let directory = try Self.temporaryDirectory()
@@ -143,6 +270,8 @@ struct ServePhoneTests {
             #expect(url.hasPrefix("wss://127.0.0.1:"))
             let listening = try #require(serve.objects.all.first)
             let fingerprint = try #require(listening["tlsFingerprint"]?.stringValue)
+            // Upstream's form: 64 lower-case hexadecimal digits, in the banner and in the code.
+            #expect(fingerprint.count == 64 && fingerprint.allSatisfy { $0.isHexDigit && !$0.isUppercase }, "\(fingerprint)")
             try serve.send("setup-code")
             let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" })
             let code = try SetupCode(decoding: try #require(reply["result"]?["setupCode"]?.stringValue))
@@ -153,7 +282,7 @@ struct ServePhoneTests {
             // Our own client over wss://, trusting only the printed fingerprint.
             let pinned = WebSocketConfiguration(tls: WebSocketTLSClientConfiguration(pinnedCertificateSHA256: fingerprint))
             let connection = try await WebSocketClient.connect(to: url, configuration: pinned)
-            #expect(connection.peerCertificateFingerprint == fingerprint)
+            #expect(connection.peerCertificateFingerprint.flatMap(WebSocketTLSClientConfiguration.normalizedFingerprint) == fingerprint)
             await connection.close()
             return fingerprint
         }

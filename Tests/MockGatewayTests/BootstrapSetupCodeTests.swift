@@ -29,6 +29,22 @@ struct BootstrapSetupCodeTests {
             == ["url": "wss://gw.example", "bootstrapToken": "tok", "expiresAtMs": 10_000])
     }
 
+    /// setup-code.test.ts (id 70377785808): decoding canonicalises the fingerprint to 64
+    /// lower-case hexadecimal digits and refuses one that is not a SHA-256 fingerprint.
+    @Test func decodingCanonicalisesTheTLSFingerprint() throws {
+        let hex = String(repeating: "ab", count: 32)
+        let colons = (0..<32).map { _ in "AB" }.joined(separator: ":")
+        for spelling in ["SHA256:" + colons, "sha-256 " + hex.uppercased(), colons, hex] {
+            let code = SetupCode(url: "wss://gateway.example:8443/openclaw-gw", bootstrapToken: "Bootstrap-AbC123",
+                                 expiresAtMs: 20_000, tlsFingerprint: spelling)
+            #expect(try SetupCode(decoding: code.encoded, nowMs: 10_000).tlsFingerprint == hex, "\(spelling)")
+        }
+        let invalid = SetupCode(url: "wss://gateway.example", bootstrapToken: "bootstrap-123", tlsFingerprint: "sha256:abc123")
+        #expect(throws: SetupCodeError(description: "setup code tlsFingerprint is not a SHA-256 fingerprint (64 hexadecimal digits)")) {
+            _ = try SetupCode(decoding: invalid.encoded)
+        }
+    }
+
     @Test func theCodeIsBase64URLOfTheJSONObject() throws {
         let code = SetupCode(url: "wss://gw.example", bootstrapToken: "tok")
         let bytes = try #require(Base64URL.decode(code.encoded))

@@ -36,8 +36,11 @@ public struct WireClient: Sendable {
     }
 
     /// Opens a connection to `url` and reads `connect.challenge`.
-    public static func open(_ url: String, identity: DeviceIdentity) async throws -> WireClient {
-        let connection = try await WebSocketClient.connect(to: url)
+    /// - Parameter configuration: the client's limits and, for `wss://`, its trust (a pinned
+    ///   certificate fingerprint).
+    public static func open(_ url: String, identity: DeviceIdentity,
+                            configuration: WebSocketConfiguration = .init()) async throws -> WireClient {
+        let connection = try await WebSocketClient.connect(to: url, configuration: configuration)
         var client = WireClient(connection: connection, identity: identity)
         guard case .event(let event) = try await client.nextFrame(timeout: .seconds(10)), event.event == "connect.challenge",
               let payload = event.payload else { throw Failure.timeout("connect.challenge") }

@@ -40,6 +40,10 @@ struct TLSTests {
         let normalized = WebSocketTLSClientConfiguration.normalizedFingerprint(first.fingerprint)
         #expect(normalized?.count == 64)
         #expect(WebSocketTLSClientConfiguration.normalizedFingerprint("sha256:" + (normalized ?? "").uppercased()) == normalized)
+        // The official apps also strip `SHA-256`, with or without a colon, and spaces around it.
+        for prefix in ["SHA-256:", "sha-256 ", " sha256 : ", "SHA256"] {
+            #expect(WebSocketTLSClientConfiguration.normalizedFingerprint(prefix + first.fingerprint) == normalized, "\(prefix)")
+        }
         #expect(WebSocketTLSClientConfiguration.normalizedFingerprint("AB:CD") == nil)
         #expect(throws: WebSocketError.tlsFailed) { try WebSocketTLS.sha256Fingerprint(certificatePEM: "not a certificate") }
     }

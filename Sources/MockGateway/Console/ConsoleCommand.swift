@@ -48,8 +48,9 @@ public enum ConsoleCommand: Sendable, Hashable {
     /// `invoke <nodeId|latest> <command> [paramsJSON]`: invoke a node command and wait for the result.
     case invoke(node: ConsoleReference, command: String, params: JSONValue?)
     /// `setup-code [--profile full|limited|voice-node|node] [--qr-png FILE]`: issue a setup code
-    /// (`nil`: `full`, lowered to `limited` for plaintext LAN `ws://`; `--full-access` is the older
-    /// spelling of `--profile full`), with its QR code written to FILE when given.
+    /// (`nil`: `full`; `full` is lowered to `limited` for plaintext LAN `ws://`, and plain `ws://`
+    /// off the private networks gets no code; `--full-access` is the older spelling of
+    /// `--profile full`), with its QR code written to FILE when given.
     case setupCode(profile: String?, qrPNG: String?)
     /// `advance <seconds>`: move the Gateway clock forward.
     case advance(seconds: Double)
@@ -241,7 +242,7 @@ public struct ConsoleCommandHelp: Sendable, Hashable {
               summary: "invoke a node command and wait for its result (latest: the most recently connected node)",
               example: #"invoke latest location.get {"desiredAccuracy":"balanced"}"#),
         .init(name: "setup-code", usage: "setup-code [--profile full|limited|voice-node|node] [--qr-png FILE]",
-              summary: "issue a setup code (single-use bootstrap token, 10 minutes; default profile full), shown as a QR code",
+              summary: "issue a setup code (single-use bootstrap token, 10 minutes; default profile full, lowered to limited on plain ws:// to a LAN), shown as a QR code",
               example: "setup-code --profile limited"),
         .init(name: "advance", usage: "advance <seconds>",
               summary: "move the Gateway clock forward and run what became due", example: "advance 901"),

@@ -140,6 +140,7 @@ public enum ConsoleResult: Sendable, Hashable {
             ]
             if let fingerprint = code.tlsFingerprint { object["tlsFingerprint"] = .string(fingerprint) }
             if let png = qr?.pngFile { object["qrPng"] = .string(png) }
+            if issued.accessDowngraded { object["accessDowngraded"] = true }
             return .object(object)
         case .nodes(let nodes):
             return ["nodes": .array(nodes.map { node in
@@ -284,6 +285,12 @@ public enum ConsoleResult: Sendable, Hashable {
             lines.append("link \(code.link)")
             lines.append("url \(code.url)")
             lines.append("profile \(profile), access \(issued.access.rawValue), setup \(issued.setupId), expires at \(issued.expiresAtMs)")
+            if issued.accessDowngraded {
+                lines.append("""
+                    access lowered from full to limited (no operator.admin): the code travels over plain ws:// on the LAN, \
+                    where anyone on the network can read its bootstrap token; serve with --tls for a full-access code
+                    """)
+            }
             if let fingerprint = code.tlsFingerprint { lines.append("tls fingerprint \(fingerprint)") }
             if let png = qr?.pngFile { lines.append("qr png \(png)") }
             return lines.joined(separator: "\n")

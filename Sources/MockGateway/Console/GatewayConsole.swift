@@ -107,16 +107,18 @@ public struct GatewayConsole: Sendable {
             }
         case .setupCode(let requested, let pngFile):
             let url = gateway.advertisedURL
-            let plaintextLAN = SetupCodePlan.isPlaintextNonLoopback(url)
-            if requested == "full", plaintextLAN {
+            if SetupURLExposure(url: url) == .publicPlaintext {
+                // As `openclaw qr`: no code at all for plain ws:// off the private networks.
                 throw ConsoleError("""
-                    setup-code: a full-access code over plain ws:// to a LAN address is not issued (the real Gateway \
-                    limits it to --profile limited); serve with --tls, or ask for --profile limited
+                    setup-code: \(url) is plain ws:// to an address that is neither loopback nor on a private network; \
+                    the real Gateway issues no setup code for it, since anyone on the way could read the bootstrap token. \
+                    Serve with --tls, or give --url with a LAN address (10.x, 172.16-31.x, 192.168.x or a .local name)
                     """)
             }
             if pngFile != nil, qrRenderer == nil { throw ConsoleError("setup-code: this console cannot draw QR codes") }
-            // No profile: `full`, lowered to `limited` for plaintext LAN ws:// (as `device.pair.setupCode`).
-            let name = requested ?? (plaintextLAN ? "limited" : "full")
+            // No profile: `full`. On plain ws:// to a LAN address `full` (asked for or not) becomes
+            // `limited`, and the reply says so (`accessDowngraded`), as `device.pair.setupCode` does.
+            let name = requested ?? "full"
             let issued = await gateway.issueSetupCode(profile: BootstrapProfile.named(name))
             var qr: SetupCodeQR?
             if let qrRenderer {
@@ -126,7 +128,7 @@ public struct GatewayConsole: Sendable {
                     throw ConsoleError("setup-code: the code was issued, but its QR code failed: \(error)")
                 }
             }
-            return .setupCode(issued, profile: name, qr: qr)
+            return .setupCode(issued, profile: issued.accessDowngraded ? "limited" : name, qr: qr)
         case .advance(let seconds):
             await gateway.advance(by: .milliseconds(Int64((seconds * 1000).rounded())))
             return .advanced(seconds: seconds, nowMs: gateway.clock.nowMs)

@@ -142,6 +142,17 @@ public struct SetupOutcome: Sendable, Hashable {
     /// How the response went.
     public var delivery: SetupDelivery
 
+    /// Creates an outcome.
+    public init(setupId: String, deviceId: String, deviceName: String? = nil, access: SetupAccess, ts: Int64,
+                delivery: SetupDelivery) {
+        self.setupId = setupId
+        self.deviceId = deviceId
+        self.deviceName = deviceName
+        self.access = access
+        self.ts = ts
+        self.delivery = delivery
+    }
+
     /// `{setupId, deviceId, deviceName?, access, ts}`.
     public var payload: JSONValue {
         var object: [String: JSONValue] = [
@@ -236,10 +247,16 @@ public struct BootstrapTokenStore: Sendable {
         self.systemSecrets = systemSecrets
     }
 
-    /// A store holding saved `records`.
-    public init(restoring records: [Record], random: SeededRandom, systemSecrets: Bool = false) {
+    /// A store holding saved `records` and the saved outcomes of their setups.
+    public init(restoring records: [Record], outcomes: [SetupOutcome] = [], random: SeededRandom, systemSecrets: Bool = false) {
         self.init(random: random, systemSecrets: systemSecrets)
         self.records = records
+        for outcome in outcomes { self.outcomes[outcome.setupId] = outcome }
+    }
+
+    /// Every recorded setup outcome, oldest first (by `ts`, then setup id), for saving.
+    public var setupOutcomes: [SetupOutcome] {
+        outcomes.values.sorted { ($0.ts, $0.setupId) < ($1.ts, $1.setupId) }
     }
 
     /// Issues a token.

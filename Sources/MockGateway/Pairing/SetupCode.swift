@@ -1,5 +1,6 @@
 import Foundation
 import GatewayProtocol
+import WebSocketTransport
 
 /// Why a text is not a setup code.
 public struct SetupCodeError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -27,8 +28,12 @@ public struct SetupCode: Sendable, Hashable {
     /// expired code.
     public var expiresAtMs: Int64?
     /// The SHA-256 fingerprint of the Gateway's TLS certificate, for `wss://` Gateways with a
-    /// certificate the client should pin (this Gateway writes ``Gateway/tlsFingerprint``,
-    /// `AB:CD:…`; decoders keep whatever text a code carries).
+    /// certificate the client should pin: 64 lower-case hexadecimal digits, as upstream issues it
+    /// (this Gateway writes ``Gateway/tlsFingerprint``). Decoding canonicalises other spellings
+    /// (`SHA256:AB:CD:…`) to that form and refuses a value that is not a SHA-256 fingerprint, as
+    /// upstream's `decodePairingSetupCode` does (`src/pairing/setup-code.test.ts`, found by
+    /// `find_string` as id 70377785808: "round-trips setup codes while canonicalizing their TLS
+    /// fingerprint", "rejects an invalid TLS fingerprint in a setup code").
     public var tlsFingerprint: String?
     /// Any other members, kept so a decoded code re-encodes unchanged.
     public var extra: [String: JSONValue]
@@ -86,7 +91,7 @@ public struct SetupCode: Sendable, Hashable {
     /// - Parameter nowMs: when given, a code whose `expiresAtMs` is not after it is refused
     ///   (upstream `decodePairingSetupCode(..., {nowMs})`).
     /// - Throws: `SetupCodeError` when the text is not base64 of a JSON object with string
-    ///   `url` and `bootstrapToken`, an integer `expiresAtMs` and a string `tlsFingerprint` when
+    ///   `url` and `bootstrapToken`, an integer `expiresAtMs` and a SHA-256 `tlsFingerprint` when
     ///   present, or when it expired.
     public init(decoding text: String, nowMs: Int64? = nil) throws(SetupCodeError) {
         var body = text.trimmingASCIIWhitespace()
@@ -117,7 +122,10 @@ public struct SetupCode: Sendable, Hashable {
         var tlsFingerprint: String?
         if let raw = object.removeValue(forKey: "tlsFingerprint") {
             guard let value = raw.stringValue else { throw SetupCodeError(description: "setup code tlsFingerprint is not a string") }
-            tlsFingerprint = value
+            guard let canonical = WebSocketTLSClientConfiguration.normalizedFingerprint(value) else {
+                throw SetupCodeError(description: "setup code tlsFingerprint is not a SHA-256 fingerprint (64 hexadecimal digits)")
+            }
+            tlsFingerprint = canonical
         }
         if let nowMs, let expiresAtMs, expiresAtMs <= nowMs {
             throw SetupCodeError(description: "setup code expired at \(expiresAtMs)")

@@ -74,15 +74,16 @@ public struct SetupCodePlan: Sendable, Hashable {
     /// The profile of the token.
     public var profile: BootstrapProfile
     /// Whether full access was lowered to limited because the URL is plaintext `ws://` to a
-    /// host that is not loopback (`accessDowngraded`).
+    /// private-network host (`accessDowngraded`).
     public var accessDowngraded: Bool
     /// `auth`: `token` or `password` (a label, never the secret).
     public var authLabel: String
 
     /// Plans a setup code for a Gateway at `gatewayURL` with shared-secret mode `auth`.
     /// - Returns: the plan, or the error upstream answers: setup codes need a shared secret
-    ///   (mode `none` is refused), a join URL needs the `node` profile, and this Gateway serves
-    ///   no join URLs.
+    ///   (mode `none` is refused), a join URL needs the `node` profile, this Gateway serves no
+    ///   join URLs, and plain `ws://` to a host that is neither loopback nor on a private network
+    ///   gets no code at all (``SetupURLExposure/publicPlaintext``).
     public static func plan(_ request: SetupCodeRequest, gatewayURL: String, auth: GatewayAuthMode) -> Result<SetupCodePlan, GatewayError> {
         let authLabel: String
         switch auth {
@@ -102,26 +103,29 @@ public struct SetupCodePlan: Sendable, Hashable {
                                                     message: "join URLs are not served by this Gateway")))
         }
         let url = request.publicUrl ?? gatewayURL
-        var profile = request.profileName.flatMap(BootstrapProfile.named) ?? .full
+        if SetupURLExposure(url: url) == .publicPlaintext {
+            return .failure(GatewayError(ErrorShape(code: ErrorCode.invalidRequest.rawValue,
+                                                    message: SetupURLExposure.publicPlaintextRefusal)))
+        }
+        return .success(planned(profile: request.profileName.flatMap(BootstrapProfile.named), url: url,
+                                urlSource: request.publicUrl == nil ? "gateway.bind=custom" : "request.publicUrl",
+                                authLabel: authLabel))
+    }
+
+    /// The plan for `profile` (`nil`: `full`) at `url`, without the refusals of
+    /// ``plan(_:gatewayURL:auth:)``: `full`, also when asked for by name, is lowered to
+    /// `limited` for plain `ws://` to a private network ("Plaintext LAN `ws://` setup remains
+    /// available, but OpenClaw automatically uses the limited profile", upstream `docs/cli/qr.md`,
+    /// found by `find_string` as id 70241552787; `device.pair.setupCode` "reports when plaintext
+    /// transport limits a requested full-access code", its handler test found as id 57803516772).
+    public static func planned(profile: BootstrapProfile?, url: String, urlSource: String, authLabel: String) -> SetupCodePlan {
+        var profile = profile ?? .full
         var downgraded = false
-        if profile == .full, isPlaintextNonLoopback(url) {
-            // "limited (no admin; forced for LAN ws://)": full access never crosses plaintext LAN.
+        if profile == .full, SetupURLExposure(url: url) == .privatePlaintext {
             profile = .limited
             downgraded = true
         }
-        return .success(SetupCodePlan(
-            url: url, urlSource: request.publicUrl == nil ? "gateway.bind=custom" : "request.publicUrl", profile: profile,
-            accessDowngraded: downgraded, authLabel: authLabel))
-    }
-
-    /// Whether `url` is `ws://` to a host that is not a loopback address or `localhost`.
-    static func isPlaintextNonLoopback(_ url: String) -> Bool {
-        guard let parsed = URL(string: url), parsed.scheme?.lowercased() == "ws", let host = parsed.host?.lowercased() else {
-            return false
-        }
-        if host == "localhost" { return false }
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        return !((try? IPAddress(parsing: bare))?.isLoopback ?? false)
+        return SetupCodePlan(url: url, urlSource: urlSource, profile: profile, accessDowngraded: downgraded, authLabel: authLabel)
     }
 
     /// The `device.pair.setupCode` result: `{setupId, expiresAtMs, setupCode, gatewayUrl, auth,
@@ -135,5 +139,81 @@ public struct SetupCodePlan: Sendable, Hashable {
         ]
         if accessDowngraded { object["accessDowngraded"] = true }
         return .object(object)
+    }
+}
+
+/// How exposed the bootstrap token of a setup code for a URL is on its way to the Gateway, which
+/// decides what upstream issues for it (`validateMobilePairingUrl`,
+/// `isMobilePairingCleartextAllowedHost` and `isPrivateLanHost` in
+/// `src/pairing/setup-code.ts@096dc99c0abdc6ee608b727fdb09b8a5d70d9b56`; the `limited` fallback
+/// from `setup-code.test.ts`, found by `find_string` as id 70377785808: `10.0.2.2` and
+/// `gateway.local` over `ws://` are `limited`, a public host and a Tailscale address refused).
+public enum SetupURLExposure: Sendable, Hashable {
+    /// `wss://` (or `https://`): encrypted; every profile.
+    case encrypted
+    /// `ws://` to `localhost` or a loopback address: nothing crosses a network; every profile.
+    case loopback
+    /// `ws://` to a private network: an RFC 1918 or link-local (`169.254.0.0/16`) IPv4 address,
+    /// `fe80::` or `fc00::/7` IPv6, or a `.local` host. Codes are issued, but `full` is lowered
+    /// to `limited`, since anyone on the network can read (and race) the bootstrap token.
+    case privatePlaintext
+    /// `ws://` to any other host (public, Tailscale's `100.64.0.0/10`, a plain host name): no
+    /// setup code at all.
+    case publicPlaintext
+    /// Not a URL with a `ws`, `wss`, `http` or `https` scheme and a host: left alone.
+    case unrecognized
+
+    /// What upstream answers (`INVALID_REQUEST`) for ``publicPlaintext``.
+    public static let publicPlaintextRefusal = """
+        Tailscale and public mobile pairing require a secure gateway URL (wss://) or Tailscale Serve/Funnel. \
+        Plain ws:// is only accepted for loopback, private LAN addresses and .local hosts.
+        """
+
+    /// Classifies `url`.
+    public init(url: String) {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), var host = parsed.host?.lowercased(),
+              !host.isEmpty else {
+            self = .unrecognized
+            return
+        }
+        switch scheme {
+        case "wss", "https":
+            self = .encrypted
+            return
+        case "ws", "http":
+            break
+        default:
+            self = .unrecognized
+            return
+        }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.hasSuffix(".") { host.removeLast() }
+        if let zone = host.firstIndex(of: "%") { host = String(host[..<zone]) }
+        if host == "localhost" {
+            self = .loopback
+            return
+        }
+        if host.hasSuffix(".local") {
+            self = .privatePlaintext
+            return
+        }
+        guard let parsedAddress = try? IPAddress(parsing: host) else {
+            self = .publicPlaintext
+            return
+        }
+        if parsedAddress.isLoopback {
+            self = .loopback
+            return
+        }
+        self = Self.isPrivate(parsedAddress.mappedIPv4 ?? parsedAddress) ? .privatePlaintext : .publicPlaintext
+    }
+
+    private static func isPrivate(_ address: IPAddress) -> Bool {
+        let bytes = address.bytes
+        if address.isIPv4 {
+            return bytes[0] == 10 || (bytes[0] == 172 && (16...31).contains(bytes[1])) || (bytes[0] == 192 && bytes[1] == 168)
+                || (bytes[0] == 169 && bytes[1] == 254)
+        }
+        return (bytes[0] == 0xFE && bytes[1] == 0x80) || bytes[0] == 0xFC || bytes[0] == 0xFD
     }
 }

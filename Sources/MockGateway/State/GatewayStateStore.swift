@@ -16,7 +16,7 @@ public struct GatewayStateError: Error, Sendable, Hashable, CustomStringConverti
 }
 
 /// Everything a Gateway keeps across restarts: its identity, paired devices, device tokens,
-/// pending pairing requests and issued bootstrap tokens.
+/// pending pairing requests, issued bootstrap tokens and the recorded outcomes of their setups.
 public struct GatewayPersistentState: Sendable, Hashable {
     /// The 32-byte seed of the Gateway's Ed25519 identity.
     public var identitySeed: [UInt8]
@@ -27,37 +27,54 @@ public struct GatewayPersistentState: Sendable, Hashable {
     public var pairing: PairingStoreState
     /// Setup-code bootstrap tokens.
     public var bootstrapTokens: [BootstrapTokenStore.Record]
+    /// How each used setup code's hand-off went (`device.pair.setupStatus` answers from these,
+    /// also after a restart).
+    public var setupOutcomes: [SetupOutcome]
 
     /// Creates a state.
     public init(identitySeed: [UInt8], generation: Int = 0, pairing: PairingStoreState = PairingStoreState(devices: [], pendingRequests: [], tokens: []),
-                bootstrapTokens: [BootstrapTokenStore.Record] = []) {
+                bootstrapTokens: [BootstrapTokenStore.Record] = [], setupOutcomes: [SetupOutcome] = []) {
         self.identitySeed = identitySeed
         self.generation = generation
         self.pairing = pairing
         self.bootstrapTokens = bootstrapTokens
+        self.setupOutcomes = setupOutcomes
+    }
+
+    /// The bearer secrets the state holds: every setup-code bootstrap token, then every device
+    /// token (revoked ones too). A Gateway started from the state teaches them to its redactor
+    /// before it serves, so that they never reach output or a transcript, whoever sends them.
+    public var secretValues: [String] {
+        bootstrapTokens.map(\.issued.token) + pairing.tokens.map(\.token.token)
     }
 }
 
 /// The versioned file format of a Gateway state (`gateway-state.json`): a JSON object with
-/// `format: "openclaw-mock-gateway-state"` and `version: 1`. Every record is spelled out field
+/// `format: "openclaw-mock-gateway-state"` and `version: 2`. Every record is spelled out field
 /// by field here, so that renaming a Swift property never changes the format.
+///
+/// Version 2 added `setupOutcomes`; a version-1 file (without them) still loads, and is
+/// rewritten as version 2 by the first save.
 public enum GatewayStateFile {
     /// The `format` member.
     public static let format = "openclaw-mock-gateway-state"
-    /// The version this build writes and reads.
-    public static let version = 1
+    /// The version this build writes.
+    public static let version = 2
+    /// The versions this build reads.
+    public static let readableVersions: ClosedRange<Int> = 1...2
     /// The file name inside a state directory.
     public static let fileName = "gateway-state.json"
 
     /// The file's bytes: pretty-printed JSON with sorted keys and a final newline.
     public static func encode(_ state: GatewayPersistentState) -> Data {
-        let file = FileV1(
+        let file = FileRecord(
             format: format, version: version, generation: state.generation,
             identitySeed: Base64URL.encode(state.identitySeed),
             devices: state.pairing.devices.map(DeviceV1.init),
             pendingRequests: state.pairing.pendingRequests.map(RequestV1.init),
             deviceTokens: state.pairing.tokens.map { TokenV1(deviceId: $0.deviceId, $0.token) },
-            bootstrapTokens: state.bootstrapTokens.map(BootstrapV1.init))
+            bootstrapTokens: state.bootstrapTokens.map(BootstrapV1.init),
+            setupOutcomes: state.setupOutcomes.map(OutcomeV2.init))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Encoding plain value structs cannot fail.
@@ -67,7 +84,8 @@ public enum GatewayStateFile {
 
     /// Reads a file's bytes.
     /// - Parameter source: the path, for error messages.
-    /// - Throws: `GatewayStateError` for anything but a complete version-1 state file.
+    /// - Throws: `GatewayStateError` for anything but a complete state file of a version in
+    ///   ``readableVersions``.
     public static func decode(_ data: Data, source: String) throws(GatewayStateError) -> GatewayPersistentState {
         let fresh = "move it away (or use another --state-dir) to start with an empty state"
         guard let value = try? JSONValue(parsing: data), let object = value.objectValue else {
@@ -76,23 +94,44 @@ public enum GatewayStateFile {
         guard object["format"]?.stringValue == format else {
             throw GatewayStateError(description: "\(source) is not a mock Gateway state file (no \"format\": \"\(format)\"); it was left as it is: \(fresh)")
         }
-        guard let version = object["version"]?.int64Value, version == Int64(Self.version) else {
-            throw GatewayStateError(description: "\(source) has state format version \(object["version"]?.jsonString ?? "none"); this harness reads version \(Self.version)")
+        let readable = "versions \(readableVersions.lowerBound) to \(readableVersions.upperBound)"
+        guard let version = object["version"]?.int64Value, readableVersions.contains(where: { Int64($0) == version }) else {
+            if let version = object["version"]?.int64Value, version > Int64(readableVersions.upperBound) {
+                throw GatewayStateError(description: """
+                    \(source) has state format version \(version), written by a newer harness; this one reads \(readable). \
+                    It was left as it is: run the newer harness with this --state-dir, or \(fresh)
+                    """)
+            }
+            throw GatewayStateError(description: "\(source) has state format version \(object["version"]?.jsonString ?? "none"); this harness reads \(readable). It was left as it is: \(fresh)")
         }
-        let file: FileV1
+        let file: FileRecord
         do {
-            file = try JSONDecoder().decode(FileV1.self, from: data)
+            file = try JSONDecoder().decode(FileRecord.self, from: data)
         } catch {
             throw GatewayStateError(description: "\(source) is damaged: \(Self.describe(error)); it was left as it is: \(fresh)")
         }
         guard let seed = Base64URL.decode(file.identitySeed), seed.count == 32 else {
             throw GatewayStateError(description: "\(source) is damaged: identitySeed is not 32 bytes of base64url")
         }
+        // Version 1 predates setup outcomes; from version 2 on the list is required.
+        if version >= 2, file.setupOutcomes == nil {
+            throw GatewayStateError(description: "\(source) is damaged: a version \(version) state has no setupOutcomes; it was left as it is: \(fresh)")
+        }
+        var outcomes: [SetupOutcome] = []
+        for (index, record) in (file.setupOutcomes ?? []).enumerated() {
+            guard let outcome = record.outcome else {
+                throw GatewayStateError(description: """
+                    \(source) is damaged: setupOutcomes.\(index) has access "\(record.access)" (full, limited or node) \
+                    and delivery "\(record.delivery)" (completed or deliveryUncertain); it was left as it is: \(fresh)
+                    """)
+            }
+            outcomes.append(outcome)
+        }
         return GatewayPersistentState(
             identitySeed: Array(seed), generation: file.generation,
             pairing: PairingStoreState(devices: file.devices.map(\.device), pendingRequests: file.pendingRequests.map(\.request),
                                        tokens: file.deviceTokens.map { ($0.deviceId, $0.token) }),
-            bootstrapTokens: file.bootstrapTokens.map(\.record))
+            bootstrapTokens: file.bootstrapTokens.map(\.record), setupOutcomes: outcomes)
     }
 
     private static func describe(_ error: any Error) -> String {
@@ -107,9 +146,9 @@ public enum GatewayStateFile {
         }
     }
 
-    // MARK: - Version 1 records
+    // MARK: - Records (version 1, and what version 2 added)
 
-    private struct FileV1: Codable {
+    private struct FileRecord: Codable {
         var format: String
         var version: Int
         var generation: Int
@@ -118,6 +157,32 @@ public enum GatewayStateFile {
         var pendingRequests: [RequestV1]
         var deviceTokens: [TokenV1]
         var bootstrapTokens: [BootstrapV1]
+        // Version 2; absent from version-1 files.
+        var setupOutcomes: [OutcomeV2]?
+    }
+
+    private struct OutcomeV2: Codable {
+        var setupId: String
+        var deviceId: String
+        var deviceName: String?
+        var access: String
+        var ts: Int64
+        var delivery: String
+
+        init(_ outcome: SetupOutcome) {
+            setupId = outcome.setupId
+            deviceId = outcome.deviceId
+            deviceName = outcome.deviceName
+            access = outcome.access.rawValue
+            ts = outcome.ts
+            delivery = outcome.delivery.rawValue
+        }
+
+        /// The outcome, or `nil` when `access` or `delivery` is not a known value.
+        var outcome: SetupOutcome? {
+            guard let access = SetupAccess(rawValue: access), let delivery = SetupDelivery(rawValue: delivery) else { return nil }
+            return SetupOutcome(setupId: setupId, deviceId: deviceId, deviceName: deviceName, access: access, ts: ts, delivery: delivery)
+        }
     }
 
     private struct DeviceV1: Codable {
