@@ -82,7 +82,12 @@ public enum Harness {
     /// - Parameters:
     ///   - scenarios: your scenarios (see ``tool(scenarios:nodes:)``).
     ///   - nodes: your in-process clients, by name.
+    ///
+    /// As the process's own entry point it also adopts the orphans of client processes
+    /// (``OrphanReaping/enableForThisProcess()``): every child of this process is then a client
+    /// or one of its descendants. ``run(_:scenarios:nodes:)`` does not.
     public static func main(scenarios: [Scenario] = [], nodes: [String: Client] = [:]) async -> Never {
+        OrphanReaping.enableForThisProcess()
         exit(await run(Array(CommandLine.arguments.dropFirst()), scenarios: scenarios, nodes: nodes))
     }
 }

@@ -248,10 +248,9 @@ public enum ConformanceCommands {
     static func runCommand(_ arguments: ParsedArguments, io: CommandIO, context: HarnessContext) async -> Int32 {
         // Only `run` starts client processes; on an interrupt they must not outlive the harness.
         InterruptHandling.install()
-        // Orphaned descendants of a client (a parent that exited after `setsid`) are adopted by
-        // the harness rather than init, so that they are found, killed and reaped. Every child of
-        // this process is a client or one of its descendants, so adopted zombies may be reaped.
-        if ProcessTree.becomeSubreaper() { ChildProcess.reapsAdoptedOrphans.withLock { $0 = true } }
+        // Adopting and reaping the orphans of clients is the executable's choice
+        // (`OrphanReaping.enableForThisProcess()` in `Harness.main`), not this command's: in a
+        // test process or an app, other children's exit statuses would be reaped away from them.
         let configuration: RunConfiguration
         let driver: any ClientDriver
         do {

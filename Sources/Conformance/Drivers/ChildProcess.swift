@@ -496,6 +496,29 @@ final class LiveProcessGroups: Sendable {
     }
 }
 
+/// Orphans of client processes, for a program that owns every one of its child processes.
+public enum OrphanReaping {
+    /// Makes this process adopt the orphans of its clients (Linux: a child subreaper) and reap
+    /// every exited child that is not a running client after each client ends, so that a client
+    /// that daemonizes leaves neither a process nor a zombie behind.
+    ///
+    /// Call it only from a program whose every child process is a client the harness started,
+    /// as the `harness` executable does through `Harness.main`. A test process or an app that
+    /// also starts children of its own (with `Process`, say) must not call it: their exit
+    /// statuses would be reaped away from them. `harness run` through ``ConformanceCommands`` or
+    /// `Harness.run` does not enable it by itself.
+    /// - Returns: whether orphans are adopted now (always `false` off Linux).
+    @discardableResult
+    public static func enableForThisProcess() -> Bool {
+        guard ProcessTree.becomeSubreaper() else { return false }
+        ChildProcess.reapsAdoptedOrphans.withLock { $0 = true }
+        return true
+    }
+
+    /// Whether ``enableForThisProcess()`` took effect.
+    public static var isEnabled: Bool { ChildProcess.reapsAdoptedOrphans.withLock { $0 } }
+}
+
 /// What the harness does when it is interrupted.
 public enum InterruptHandling {
     /// Dispatch sources are thread-safe (libdispatch objects may be used from any thread); the box
