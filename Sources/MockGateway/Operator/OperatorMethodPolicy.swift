@@ -49,7 +49,8 @@ public enum OperatorMethodPolicy {
         assign(.read, [
             "health", "status", "system-presence", "last-heartbeat", "gateway.identity.get",
             "node.list", "node.describe", "sessions.list", "sessions.get", "chat.history",
-            "sessions.messages.subscribe", "sessions.messages.unsubscribe", "models.list", "agents.list",
+            "sessions.messages.subscribe", "sessions.messages.unsubscribe", "sessions.subscribe", "sessions.unsubscribe",
+            "models.list", "agents.list",
         ])
         assign(.write, ["node.invoke", "node.pending.enqueue", "push.test", "chat.send", "chat.abort", "send", "agent", "talk.mode"])
         assign(.approvals, [
