@@ -93,10 +93,15 @@ public struct GatewayMethod: RawRepresentable, Hashable, Sendable, Codable, Expr
     public static let nodePairVerify: GatewayMethod = "node.pair.verify"
     /// `push.test` (operators).
     public static let pushTest: GatewayMethod = "push.test"
-    /// `sessions.messages.subscribe` `{key, includeApprovals?}` (operators; unified approvals).
+    /// `sessions.messages.subscribe` `{key, includeApprovals?}` (operators): `session.message`
+    /// for one session, and with `includeApprovals` its `session.approval` (unified approvals).
     public static let sessionsMessagesSubscribe: GatewayMethod = "sessions.messages.subscribe"
-    /// `sessions.messages.unsubscribe` `{key}` (operators; unified approvals).
+    /// `sessions.messages.unsubscribe` `{key}` (operators).
     public static let sessionsMessagesUnsubscribe: GatewayMethod = "sessions.messages.unsubscribe"
+    /// `sessions.subscribe` `{}` (operators): session events, `session.message` of every session.
+    public static let sessionsSubscribe: GatewayMethod = "sessions.subscribe"
+    /// `sessions.unsubscribe` `{}` (operators).
+    public static let sessionsUnsubscribe: GatewayMethod = "sessions.unsubscribe"
 
     /// The methods a `role:"node"` socket may call (§7.2).
     public static let nodeMethods: [GatewayMethod] = [
@@ -168,6 +173,9 @@ public struct GatewayEventName: RawRepresentable, Hashable, Sendable, Codable, E
     /// `session.approval`: an approval of a session, sent only to sessions subscribed to its key
     /// with `includeApprovals:true` (operators; unified approvals).
     public static let sessionApproval: GatewayEventName = "session.approval"
+    /// `session.message`: a new transcript row, sent only to sessions subscribed to its session
+    /// (`sessions.messages.subscribe {key}`) or to every session (`sessions.subscribe`) (operators).
+    public static let sessionMessage: GatewayEventName = "session.message"
     /// `node.pair.requested`: a node capability surface awaits approval.
     public static let nodePairRequested: GatewayEventName = "node.pair.requested"
     /// `node.pair.resolved` `{requestId, nodeId, decision, ts}`.
@@ -175,9 +183,6 @@ public struct GatewayEventName: RawRepresentable, Hashable, Sendable, Codable, E
     /// `chat` `{runId, sessionKey, seq, state, message}`: a chat run's progress (operators with
     /// `operator.read`).
     public static let chat: GatewayEventName = "chat"
-    /// `session.message` `{sessionKey, message}`: a new transcript row of a session (operators
-    /// with `operator.read`).
-    public static let sessionMessage: GatewayEventName = "session.message"
     /// `update.available`: a newer Gateway build exists (every authenticated socket).
     public static let updateAvailable: GatewayEventName = "update.available"
 }

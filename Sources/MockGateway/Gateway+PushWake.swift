@@ -134,8 +134,9 @@ extension GatewayCore {
         guard var record = pairingStore.devices[deviceId], record.hasRole(.node) else {
             throw GatewayError(ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "device \(deviceId) is not paired as a node"))
         }
-        // The generation is the record's creation time and key: a later creation time is a new
-        // generation, also within one millisecond of Gateway time.
+        // The record's creation time is part of the node pairing generation
+        // (`NodePairingGeneration`): a later creation time is a new generation, also within one
+        // millisecond of Gateway time.
         record.createdAtMs = max(nowMs, record.createdAtMs + 1)
         pairingStore.devices[deviceId] = record
         noteFault("device \(deviceId) paired anew in place: its open sessions now have a stale pairing generation")

@@ -13,7 +13,8 @@ struct ChatState: Sendable {
 extension GatewayCore {
     /// The chat methods this Gateway serves (both profiles: `chat.*` predates protocol 3).
     static let chatMethods: [String] = ["chat.send", "chat.history", "sessions.list"]
-    /// The chat events it sends to operator sessions with `operator.read`.
+    /// The chat events it sends to operator sessions with `operator.read` (`session.message` to
+    /// subscribers only).
     static let chatEvents: [String] = ["chat", "session.message"]
 
     /// Serves a chat method after the role and scope checks passed.
@@ -93,14 +94,33 @@ extension GatewayCore {
         if cut { abort(connectionId) }
     }
 
-    /// Sends a new row to operator sessions allowed to read chat: `session.message` for every row,
-    /// and a `chat` `final` event for assistant rows (upstream `ChatFinalEventSchema`).
+    /// Publishes a new row: `session.message` to the operator sessions subscribed to its session
+    /// (``SessionMessageSubscriptions``), and for assistant rows a `chat` `final` event
+    /// (upstream `ChatFinalEventSchema`) to every operator session; both need `operator.read`.
     ///
-    /// Every operator session with `operator.read` receives them; narrowing `session.message` to
-    /// `sessions.messages.subscribe` subscribers is left to that method's implementation.
+    /// Upstream broadcasts `chat` to every connection the scope gate admits (`broadcast("chat",
+    /// payload)` plus the node session subscribers, `emitChatFinal` in src/gateway/server-chat.ts
+    /// @006a22e92263992cfb05b9209a46767f7dfd615a), while `session.message` goes to subscribers only
+    /// (src/gateway/server-session-events.ts @08eec41769bd918a21e247404ad691d5707a79e1), with
+    /// `{sessionKey, message, messageId?, messageSeq?, …session row}`. Newer stored code also
+    /// narrows `chat` for clients that declare a session-scoped-events capability; neither that
+    /// capability nor the narrowing is in the `openclaw/docs` mirror (its "Client capabilities"
+    /// list only `tool-events` and `inline-widgets`), so `chat` stays a broadcast here, the
+    /// tolerant reading.
     func publishChat(_ message: ChatMessage) {
+        events.append(.chatMessageStored(message))
         let row = message.json
-        broadcast(event: "session.message", payload: ["sessionKey": .string(message.sessionKey), "message": row])
+        let sessionMessage: JSONValue = [
+            "sessionKey": .string(message.sessionKey), "message": row,
+            "messageId": .string(message.id), "messageSeq": .int(Int64(message.seq)),
+        ]
+        let event = GatewayEventName.sessionMessage.rawValue
+        for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
+            guard let session = state.session, !state.closing,
+                  messageSubscriptions.receives(connectionId: connectionId, sessionKey: message.sessionKey),
+                  EventScopeGate.allows(event: event, role: session.role, scopes: session.scopes) else { continue }
+            sendSequenced(event: event, payload: sessionMessage, to: connectionId)
+        }
         if message.role == .assistant {
             var payload: [String: JSONValue] = [
                 "runId": .string(message.runId ?? message.id), "sessionKey": .string(message.sessionKey),

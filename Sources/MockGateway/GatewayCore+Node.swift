@@ -204,21 +204,23 @@ extension GatewayCore {
             case .persistLastSeen: break
             case .stampPresenceThrottle(let key, let atMs): presencePersistStamps[key] = atMs
             case .recordActivity(let idleSeconds, let saturated):
-                nodeActivity[nodeId] = NodeActivity(idleSeconds: idleSeconds, saturated: saturated, reportedAtMs: nowMs)
-            case .clearActivity: nodeActivity.removeValue(forKey: nodeId)
+                let activity = NodeActivity.updated(nodeActivity[nodeId], idleSeconds: idleSeconds, saturated: saturated, nowMs: nowMs)
+                nodeActivity[nodeId] = activity
+                broadcast(event: GatewayEventName.nodePresence.rawValue, payload: activity.presencePayload(nodeId: nodeId))
+            case .clearActivity:
+                nodeActivity.removeValue(forKey: nodeId)
+                broadcast(event: GatewayEventName.nodePresence.rawValue, payload: NodeActivity.clearedPresencePayload(nodeId: nodeId))
             case .registerPush(let payload): handlePushRegistration(payload: payload, nodeId: nodeId)
             }
         }
     }
 
-    /// A device's node pairing generation: it changes when the paired record is created anew
-    /// (removed and paired again, or a new key). `nil` when the device holds no node pairing.
-    /// Upstream keys the beacon throttle and the connection's currency by such a generation
-    /// (src/gateway/server-node-events.ts, index id 57483807821, `pairingGeneration.key`); a
-    /// re-pair within the same millisecond of the Gateway clock is not told apart here.
+    /// A device's node pairing generation (``NodePairingGeneration``: public key, record creation,
+    /// node token, node-surface approval), `nil` when the device holds no node pairing. The beacon
+    /// throttle and the connection's currency are keyed by it, so a re-paired device (a new
+    /// approval, a new token or a new key) starts a new window.
     func pairingGeneration(deviceId: String) -> String? {
-        guard let record = pairingStore.pairedDevice(deviceId), record.hasRole(.node) else { return nil }
-        return "\(record.createdAtMs):\(record.publicKey)"
+        pairingStore.nodePairingGeneration(deviceId: deviceId)
     }
 
     /// `push.apns.register` (gateway-protocol.md §7.7): relay registrations count only when

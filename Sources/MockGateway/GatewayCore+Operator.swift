@@ -54,6 +54,8 @@ extension GatewayCore {
             if profile.hasSetupCodeLifecycle { events += [.devicePairSetupCompleted, .devicePairSetupDeliveryUncertain] }
             if profile.hasUnifiedApprovals { events += [.sessionApproval] }
             if profile.hasQuestions { events += [.questionRequested, .questionResolved] }
+            // `node.presence` comes with the structured `node.presence.activity` handler.
+            if profile.nodeEventReply == .structured { events += [.nodePresence] }
             events += Self.chatEvents.map(GatewayEventName.init(rawValue:))
         }
         return events.map(\.rawValue).sorted()
@@ -299,13 +301,24 @@ extension GatewayCore {
                                         payload: PushRelay.alertPayload(title: title, body: body, nodeId: nodeId, nowMs: nowMs))
                 reply(PushRelay.testResult(delivery: delivery, registration: registration, environment: used,
                                            apnsId: random.uuidString()))
-            case .sessionsMessagesSubscribe, .sessionsMessagesUnsubscribe:
+            case .sessionsSubscribe, .sessionsUnsubscribe:
+                let subscribe = request.method == GatewayMethod.sessionsSubscribe.rawValue
+                messageSubscriptions.setEverySession(subscribe, connectionId: connectionId)
+                reply(["subscribed": .bool(subscribe)])
+            case .sessionsMessagesUnsubscribe:
                 guard let key = string("key") else { return invalid("key required") }
-                let wantsApprovals = request.method == GatewayMethod.sessionsMessagesSubscribe.rawValue && params?["includeApprovals"]?.boolValue == true
+                messageSubscriptions.unsubscribe(connectionId: connectionId, key: key)
+                approvalSubscriptions.unsubscribe(connectionId: connectionId, key: key)
+                reply(["subscribed": false, "key": .string(key)])
+            case .sessionsMessagesSubscribe:
+                guard let key = string("key") else { return invalid("key required") }
+                messageSubscriptions.subscribe(connectionId: connectionId, key: key)
+                // The approval opt-in exists with the unified approval family only; elsewhere
+                // `includeApprovals` is ignored.
+                let wantsApprovals = profile.hasUnifiedApprovals && params?["includeApprovals"]?.boolValue == true
                 let allowed = wantsApprovals
                     && ApprovalSubscriptions.mayReceiveApprovals(scopes: session.scopes, deviceId: session.deviceId)
                 approvalSubscriptions.subscribe(connectionId: connectionId, key: key, includeApprovals: allowed)
-                guard request.method == GatewayMethod.sessionsMessagesSubscribe.rawValue else { return reply(["unsubscribed": true, "key": .string(key)]) }
                 var payload: [String: JSONValue] = ["subscribed": true, "key": .string(key), "includeApprovals": .bool(allowed)]
                 if allowed {
                     let caller = OperatorCaller(wireRole: session.role, wireScopes: session.scopes, surface: connectionId,
@@ -325,10 +338,13 @@ extension GatewayCore {
         }
     }
 
-    /// `sessions.messages.subscribe` / `unsubscribe`, served where `session.approval` exists
-    /// (profiles with the unified approval family; approvals-and-questions.md A.4).
+    /// The session subscription methods, served by every profile (`session.message` reaches
+    /// subscribers only; the `includeApprovals` opt-in needs the unified approval family).
+    /// Upstream lists all four with `since: "<=2026.7"` (the method-scope table, index id
+    /// 57372435618); whether a 2026.4 Gateway served them is not dated, and serving them is the
+    /// tolerant reading: otherwise an older Gateway's chat would have no live messages at all.
     var sessionSubscriptionMethods: [GatewayMethod] {
-        profile.hasUnifiedApprovals ? [.sessionsMessagesSubscribe, .sessionsMessagesUnsubscribe] : []
+        [.sessionsMessagesSubscribe, .sessionsMessagesUnsubscribe, .sessionsSubscribe, .sessionsUnsubscribe]
     }
 
     var connectedDeviceIds: Set<String> {

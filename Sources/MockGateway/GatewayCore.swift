@@ -139,6 +139,9 @@ actor GatewayCore {
     /// The latest input activity of each node (`node.presence.activity`), by node id.
     var nodeActivity: [String: NodeActivity] = [:]
     var approvalSubscriptions = ApprovalSubscriptions()
+    /// Who receives `session.message` for which session (`sessions.messages.subscribe`,
+    /// `sessions.subscribe`).
+    var messageSubscriptions = SessionMessageSubscriptions()
     var pushDeliveries: [PushDelivery] = []
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity,
@@ -238,6 +241,8 @@ actor GatewayCore {
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
                                           kind: .close, closeCode: code, text: info.reason))
         if let nodeId = nodes.unregister(connectionId: connectionId) {
+            // The activity belonged to that connection (upstream keeps it on the node session).
+            nodeActivity.removeValue(forKey: nodeId)
             events.append(.nodeDisconnected(nodeId: nodeId, connectionId: connectionId))
             broadcastPresence()
         }
@@ -248,6 +253,7 @@ actor GatewayCore {
         // answer any more.
         operatorWaiters.removeAll { $0.connectionId == connectionId }
         approvalSubscriptions.drop(connectionId: connectionId)
+        messageSubscriptions.drop(connectionId: connectionId)
         events.append(.connectionClosed(connectionId: connectionId, code: code, reason: info.reason))
     }
 

@@ -41,6 +41,8 @@ extension GatewayEvent: CustomStringConvertible {
         case .restarted: "accepting connections again"
         case .operatorRecord(let change):
             "\(change.kind) \(change.id) \(change.action.rawValue)\(change.method.map { " via \($0)" } ?? "") → \(change.status)"
+        case .chatMessageStored(let message):
+            "\(message.role.rawValue) message #\(message.seq) stored in \(message.sessionKey)"
         }
     }
 

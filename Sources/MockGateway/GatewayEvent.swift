@@ -63,6 +63,9 @@ public enum GatewayEvent: Sendable, Hashable {
     /// An operator-side record changed: an approval or a question was created or resolved, or
     /// somebody tried to resolve one (`resolveAttempt`).
     case operatorRecord(OperatorRecordEvent)
+    /// A row was appended to a chat transcript (a `chat.send` applied, or the scripted agent's
+    /// reply or post), whether or not any connection was subscribed to its `session.message`.
+    case chatMessageStored(ChatMessage)
 }
 
 /// A session that completed the handshake.

@@ -259,8 +259,15 @@ public actor ReferenceClient {
         if !configuration.has(.noQuestionReload), hello.methods.contains("question.list") {
             await reloadQuestions(on: connection)
         }
+        // Follow the chat sessions' live messages: the Gateway sends session.message only to
+        // connections subscribed to the session (sessions.messages.subscribe {key}), and a
+        // subscription ends with its connection, so it is sent after every (re)connect.
+        if hello.methods.contains("sessions.messages.subscribe") {
+            await subscribeChatSessions(on: connection)
+        }
         // Opt in to session.approval and take the reconnect replay (A.4); the opt-in is per
-        // call, so it is sent after every (re)connect.
+        // call, so it is sent after every (re)connect (after the plain chat subscriptions, which
+        // would end the opt-in of the same key).
         if approvalFamily == .unified, hello.methods.contains("sessions.messages.subscribe") {
             await subscribeApprovals(on: connection)
         }
@@ -273,6 +280,12 @@ public actor ReferenceClient {
 
     /// The chat session whose approvals the operator session follows (`session.approval`).
     public static let chatSessionKey = "agent:main:main"
+
+    private func subscribeChatSessions(on connection: GatewayConnection) async {
+        for key in chat.sessionKeys(gateway: gatewayKey) where !connection.isEnded {
+            _ = await Self.result(of: connection, "sessions.messages.subscribe", ["key": .string(key)])
+        }
+    }
 
     private func subscribeApprovals(on connection: GatewayConnection) async {
         let params: JSONValue = ["key": .string(Self.chatSessionKey), "includeApprovals": true]

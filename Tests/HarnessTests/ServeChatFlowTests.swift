@@ -54,6 +54,8 @@ struct ServeChatFlowTests {
             let again = try await WireClient.open(url, identity: identity)
             let hello = try await again.connect(again.operatorParams(scopes: ["operator.read", "operator.write"]))
             #expect(hello.ok)
+            // session.message reaches subscribers only.
+            #expect(try await again.request("sessions.messages.subscribe", params: ["key": "main"]).ok)
             cursor = serve.objects.count
             try serve.send(#"chat-post "from the console""#)
             _ = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "chat-post" })

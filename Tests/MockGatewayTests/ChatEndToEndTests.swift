@@ -5,7 +5,8 @@ import Testing
 import WebSocketTransport
 
 /// The chat surface over real sockets: `chat.send` with idempotency keys, `chat.history`,
-/// `sessions.list`, the message events, the scopes, and the chat faults.
+/// `sessions.list`, the message events (`session.message` to subscribers only), the scopes, and
+/// the chat faults.
 @Suite("Chat surface end to end")
 struct ChatEndToEndTests {
     static let chatScopes = ["operator.read", "operator.write"]
@@ -22,6 +23,12 @@ struct ChatEndToEndTests {
         try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(byte), scopes: scopes)
     }
 
+    /// `sessions.messages.subscribe {key}`: `session.message` reaches subscribers only.
+    static func follow(_ session: ConnectedSession, _ key: String = "main") async throws {
+        let reply = try await session.client.request("sessions.messages.subscribe", params: ["key": .string(key)])
+        #expect(reply.ok && reply.payload?["subscribed"] == true && reply.payload?["key"]?.stringValue == key)
+    }
+
     @Test func helloAdvertisesTheChatMethodsAndEvents() async throws {
         try await Gateway.withGateway { gateway in
             let session = try await Self.chatter(gateway, 0x70)
@@ -36,6 +43,7 @@ struct ChatEndToEndTests {
     @Test func aRepeatedKeyIsAnsweredWithTheFirstAckAndStoredOnce() async throws {
         try await Gateway.withGateway { gateway in
             let session = try await Self.chatter(gateway, 0x71)
+            try await Self.follow(session)
             let (first, events) = try await session.client.requestCollecting("chat.send", params: Self.send("hello", key: "k-1"))
             #expect(first.ok && first.payload == ["runId": "k-1", "status": "started"])
             let later = events + (try await session.client.barrier())
@@ -68,6 +76,9 @@ struct ChatEndToEndTests {
             let invalid = try await reader.client.request("chat.history", params: ["limit": 3])
             #expect(invalid.error?.code == "INVALID_REQUEST")
 
+            try await Self.follow(reader)
+            let refused = try await pairer.client.request("sessions.messages.subscribe", params: ["key": "main"])
+            #expect(refused.error?.message == "missing scope: operator.read")
             await gateway.postAssistantMessage("news")
             let readerFrames = try await reader.client.barrier()
             #expect(TestClient.events("session.message", in: readerFrames).count == 1)
@@ -134,6 +145,7 @@ struct ChatEndToEndTests {
     @Test func aDelayedPostArrivesWhenTheGatewayClockReachesIt() async throws {
         try await Gateway.withGateway(GatewayConfiguration(clock: .manual(startMs: 1_000))) { gateway in
             let session = try await Self.chatter(gateway, 0x78)
+            try await Self.follow(session)
             await gateway.postAssistantMessage("later", after: .seconds(30))
             #expect(await gateway.chatMessages().isEmpty)
             #expect(await gateway.nextTimerDeadlineMs() ?? .max <= 31_000)

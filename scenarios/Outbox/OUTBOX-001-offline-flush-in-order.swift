@@ -31,13 +31,7 @@ let outbox001 = Scenario(
 
     await run.gateway.cutConnectionAfterChatSends(1)
     try await run.client.stimulate(.goOnline)
-    for text in texts {
-        try await run.waitForEvent("the Gateway storing \(JSONValue.string(text).jsonString)", from: offline, where: { event in
-            guard case .frameOut(_, .event(let frame)) = event, frame.event == "session.message" else { return false }
-            let message = frame.payload?["message"]
-            return message?["role"]?.stringValue == "user" && message?["content"]?.arrayValue?.first?["text"]?.stringValue == text
-        })
-    }
+    for text in texts { try await run.waitForStoredUserText(text, from: offline) }
 
     let stored = await run.storedUserTexts()
     try run.expectEqual(stored, texts, "the messages the Gateway stored, in order")

@@ -29,10 +29,7 @@ let outbox004 = Scenario(
 
     let cursor = run.mark()
     try await run.client.stimulate(.goOnline)
-    try await run.waitForEvent("the Gateway storing the 50th message", from: cursor, where: { event in
-        guard case .frameOut(_, .event(let frame)) = event, frame.event == "session.message" else { return false }
-        return frame.payload?["message"]?["content"]?.arrayValue?.first?["text"]?.stringValue == texts[texts.count - 1]
-    })
+    try await run.waitForStoredUserText(texts[texts.count - 1], from: cursor)
     let stored = await run.storedUserTexts()
     try run.expectEqual(stored, texts, "the messages the Gateway stored")
     let strays = run.chatSends(from: .start).filter { $0.text == overflow }

@@ -44,6 +44,15 @@ extension ScenarioRun {
         await (gateway ?? self.gateway).chatMessages().filter { $0.role == .user }.map(\.text)
     }
 
+    /// Waits until the Gateway stored a user row with `text` after `cursor` (whether or not any
+    /// connection is subscribed to its `session.message`).
+    public func waitForStoredUserText(_ text: String, from cursor: EventCursor) async throws {
+        try await waitForEvent("the Gateway storing \(JSONValue.string(text).jsonString)", from: cursor, where: { event in
+            guard case .chatMessageStored(let message) = event else { return false }
+            return message.role == .user && message.text == text
+        })
+    }
+
     /// Asks the client whether its chat view shows `stimulus`'s expectation (`expect-transcript`
     /// or `expect-outbox`); an `error` answer fails the run with what the client shows.
     public func expectChatView(_ stimulus: Stimulus, _ message: String) async throws {

@@ -164,6 +164,9 @@ public struct ConsoleEventLine: Sendable, Hashable {
             return ConsoleEventLine("gateway.restarted", [])
         case .operatorRecord(let record):
             return describing(record)
+        case .chatMessageStored(let message):
+            return ConsoleEventLine("chat.stored", [s("sessionKey", message.sessionKey), s("role", message.role.rawValue),
+                                                    s("messageId", message.id), Field("seq", .int(Int64(message.seq)))])
         }
     }
 

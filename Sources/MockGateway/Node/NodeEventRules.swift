@@ -52,28 +52,73 @@ public enum NodeEventEffect: Sendable, Hashable {
     case persistLastSeen(deviceId: String, reason: String)
     /// Start the presence throttle window of `key` at `atMs` (only after a successful persist).
     case stampPresenceThrottle(key: String, atMs: Int64)
-    /// Record the node's recent input activity.
+    /// Record the node's recent input activity and broadcast `node.presence` to read-scoped
+    /// operators (``NodeActivity/updated(_:idleSeconds:saturated:nowMs:)``).
     case recordActivity(idleSeconds: Int, saturated: Bool)
-    /// Forget the node's input activity.
+    /// Forget the node's input activity and broadcast the cleared `node.presence`.
     case clearActivity
     /// Store a push registration (`push.apns.register`), for the Gateway's own checks.
     case registerPush(payload: JSONValue)
 }
 
-/// A node's latest reported input activity (`node.presence.activity`).
+/// A node's latest reported input activity (`node.presence.activity`), on the Gateway clock.
+///
+/// Upstream `NodeRegistry.updatePresenceActivity` (src/gateway/node-registry.ts, index id
+/// 54565727069; the same rule in every stored version): `lastActiveAtMs = max(0, observed -
+/// idleSeconds*1000)`, never moving backwards, and left alone by a saturated report once a value
+/// exists; `presenceUpdatedAtMs = observed`. The `node.presence` broadcast carries `{nodeId,
+/// lastActiveAtMs, presenceUpdatedAtMs}`, and `{nodeId, lastActiveAtMs:null,
+/// presenceUpdatedAtMs:null}` after a clear (src/gateway/server-node-events.ts, index id
+/// 57483807821).
 public struct NodeActivity: Sendable, Hashable {
-    /// Seconds since the last physical input.
+    /// Seconds since the last physical input, as reported.
     public var idleSeconds: Int
     /// Whether the idle counter saturated (the real idle time is longer).
     public var saturated: Bool
-    /// When the Gateway received the report.
+    /// When the Gateway received the report (`presenceUpdatedAtMs`).
     public var reportedAtMs: Int64
+    /// When the user was last active (`lastActiveAtMs`).
+    public var lastActiveAtMs: Int64
 
-    /// Creates an activity record.
+    /// A first report: `lastActiveAtMs` is `reportedAtMs - idleSeconds` (never below 0).
     public init(idleSeconds: Int, saturated: Bool, reportedAtMs: Int64) {
+        self.init(idleSeconds: idleSeconds, saturated: saturated, reportedAtMs: reportedAtMs,
+                  lastActiveAtMs: Self.activeAtMs(idleSeconds: idleSeconds, reportedAtMs: reportedAtMs))
+    }
+
+    /// A record with every member given.
+    public init(idleSeconds: Int, saturated: Bool, reportedAtMs: Int64, lastActiveAtMs: Int64) {
         self.idleSeconds = idleSeconds
         self.saturated = saturated
         self.reportedAtMs = reportedAtMs
+        self.lastActiveAtMs = lastActiveAtMs
+    }
+
+    /// The record after a report of `idleSeconds` at `nowMs` on top of `previous`: the last-active
+    /// time never moves backwards, and a saturated report keeps the one already known.
+    public static func updated(_ previous: NodeActivity?, idleSeconds: Int, saturated: Bool, nowMs: Int64) -> NodeActivity {
+        let reported = activeAtMs(idleSeconds: idleSeconds, reportedAtMs: nowMs)
+        let lastActive: Int64
+        if let previous {
+            lastActive = saturated ? previous.lastActiveAtMs : max(previous.lastActiveAtMs, reported)
+        } else {
+            lastActive = reported
+        }
+        return NodeActivity(idleSeconds: idleSeconds, saturated: saturated, reportedAtMs: nowMs, lastActiveAtMs: lastActive)
+    }
+
+    /// The `node.presence` payload for this record.
+    public func presencePayload(nodeId: String) -> JSONValue {
+        ["nodeId": .string(nodeId), "lastActiveAtMs": .int(lastActiveAtMs), "presenceUpdatedAtMs": .int(reportedAtMs)]
+    }
+
+    /// The `node.presence` payload after a clear.
+    public static func clearedPresencePayload(nodeId: String) -> JSONValue {
+        ["nodeId": .string(nodeId), "lastActiveAtMs": .null, "presenceUpdatedAtMs": .null]
+    }
+
+    private static func activeAtMs(idleSeconds: Int, reportedAtMs: Int64) -> Int64 {
+        max(0, reportedAtMs - Int64(idleSeconds) * 1_000)
     }
 }
 
@@ -121,6 +166,10 @@ public struct NodeEventDecision: Sendable, Hashable {
 ///   connection) / `cleared` / `already_clear`; update → `permission_required` unless the
 ///   current connection declared `permissions.accessibility: true` (index id 61505929292), then
 ///   `updated`;
+/// * `updated` and `cleared` broadcast `node.presence` to operators with `operator.read`
+///   (`ctx.broadcast("node.presence", …)`; `docs/gateway/protocol.md` "Presence" of the
+///   `openclaw/docs` mirror); `already_clear`, refusals and every `node.presence.alive` outcome
+///   broadcast nothing (neither `node.presence` nor the system `presence` event);
 /// * other events: no result, so `{ok:true}`.
 ///
 /// Older Gateways (``GatewayProfile/NodeEventReply/bareOK``) have no presence handlers: a bare

@@ -48,7 +48,7 @@ public enum OperatorMethodPolicy {
         ])
         assign(.admin, [GatewayMethod.devicePairSetupCode, .devicePairSetupStatus])
         assign(.read, [GatewayMethod.gatewayIdentityGet, .nodeList, .nodeDescribe, .sessionsMessagesSubscribe,
-                       .sessionsMessagesUnsubscribe])
+                       .sessionsMessagesUnsubscribe, .sessionsSubscribe, .sessionsUnsubscribe])
         assign(.read, [
             "health", "status", "system-presence", "last-heartbeat", "sessions.list", "sessions.get", "chat.history",
             "models.list", "agents.list",

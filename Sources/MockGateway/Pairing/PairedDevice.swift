@@ -14,6 +14,23 @@ public enum ApprovalMethod: String, Sendable, Hashable, CaseIterable {
     case auto
 }
 
+/// When a paired device's node capability surface was first created and last approved
+/// (upstream `PairedDeviceNodeSurface.createdAtMs` / `approvedAtMs`, src/infra/device-pairing.types.ts
+/// @29507a52f11653a1e9d05ebed2f7849943e57628). This Gateway approves the surface together with the
+/// node role, so both change only when an approval grants (or re-grants) the node role.
+public struct NodeSurfaceApproval: Sendable, Hashable {
+    /// When the surface was first approved for this record.
+    public var createdAtMs: Int64
+    /// When the latest approval that granted the node role happened.
+    public var approvedAtMs: Int64
+
+    /// Creates the approval times.
+    public init(createdAtMs: Int64, approvedAtMs: Int64) {
+        self.createdAtMs = createdAtMs
+        self.approvedAtMs = approvedAtMs
+    }
+}
+
 /// A paired device: the durable source of its approved roles and scopes
 /// (gateway-protocol.md §6, §7.6; approvals-and-questions.md §C.3).
 public struct PairedDevice: Sendable, Hashable {
@@ -49,13 +66,17 @@ public struct PairedDevice: Sendable, Hashable {
     public var lastSeenReason: String?
     /// The operator's label (`device.pair.rename`); survives reconnects, unlike `displayName`.
     public var label: String?
+    /// The node surface's approval times, once the node role was approved (part of the node
+    /// pairing generation, ``NodePairingGeneration``).
+    public var nodeSurface: NodeSurfaceApproval?
 
     /// Creates a record.
     public init(
         deviceId: String, publicKey: String, displayName: String? = nil, platform: String? = nil,
         deviceFamily: String? = nil, clientId: ClientID? = nil, clientMode: ClientMode? = nil, roles: [GatewayRole],
         scopes: [String], createdAtMs: Int64, approvedAtMs: Int64, approvedVia: ApprovalMethod,
-        remoteIp: String? = nil, lastSeenAtMs: Int64? = nil, lastSeenReason: String? = nil, label: String? = nil
+        remoteIp: String? = nil, lastSeenAtMs: Int64? = nil, lastSeenReason: String? = nil, label: String? = nil,
+        nodeSurface: NodeSurfaceApproval? = nil
     ) {
         self.deviceId = deviceId
         self.publicKey = publicKey
@@ -73,6 +94,7 @@ public struct PairedDevice: Sendable, Hashable {
         self.lastSeenAtMs = lastSeenAtMs
         self.lastSeenReason = lastSeenReason
         self.label = label
+        self.nodeSurface = nodeSurface
     }
 
     /// Whether `role` is approved.

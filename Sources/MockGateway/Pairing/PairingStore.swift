@@ -242,7 +242,10 @@ public struct PairingStore: Sendable {
             scopes: uniqued((existing?.scopes ?? []) + request.scopes),
             createdAtMs: existing?.createdAtMs ?? nowMs, approvedAtMs: nowMs, approvedVia: via,
             remoteIp: request.remoteIp ?? existing?.remoteIp, lastSeenAtMs: existing?.lastSeenAtMs,
-            lastSeenReason: existing?.lastSeenReason, label: existing?.label)
+            lastSeenReason: existing?.lastSeenReason, label: existing?.label,
+            nodeSurface: request.roles.contains(.node)
+                ? NodeSurfaceApproval(createdAtMs: existing?.nodeSurface?.createdAtMs ?? nowMs, approvedAtMs: nowMs)
+                : existing?.nodeSurface)
         devices[device.deviceId] = device
         pendingById[requestId] = nil
         effects.append(.resolved(PairingResolution(requestId: requestId, deviceId: device.deviceId, decision: .approved, ts: nowMs)))

@@ -126,6 +126,8 @@ extension GatewayEvent {
         case .frameOut(_, let frame): return base + frame.json.approximateByteCount
         case .nodeEvent(_, _, let payloadJSON, _): return base + 160 + JSONValue.heapBytes(payloadJSON ?? "")
         case .operatorRecord(let record): return base + 320 + JSONValue.heapBytes(record.decision ?? "")
+        case .chatMessageStored(let message):
+            return base + 256 + JSONValue.heapBytes(message.text) + JSONValue.heapBytes(message.idempotencyKey ?? "")
         case .handshakeRejected(_, let error, _):
             return base + 128 + JSONValue.heapBytes(error.message) + (error.details?.approximateByteCount ?? 0)
         case .sessionOpened: return base + 512

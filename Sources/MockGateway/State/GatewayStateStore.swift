@@ -202,6 +202,9 @@ public enum GatewayStateFile {
         var lastSeenAtMs: Int64?
         var lastSeenReason: String?
         var label: String?
+        /// Absent in files written before the node pairing generation was kept.
+        var nodeSurfaceCreatedAtMs: Int64?
+        var nodeSurfaceApprovedAtMs: Int64?
 
         init(_ device: PairedDevice) {
             deviceId = device.deviceId
@@ -220,6 +223,8 @@ public enum GatewayStateFile {
             lastSeenAtMs = device.lastSeenAtMs
             lastSeenReason = device.lastSeenReason
             label = device.label
+            nodeSurfaceCreatedAtMs = device.nodeSurface?.createdAtMs
+            nodeSurfaceApprovedAtMs = device.nodeSurface?.approvedAtMs
         }
 
         var device: PairedDevice {
@@ -229,7 +234,16 @@ public enum GatewayStateFile {
                 clientMode: clientMode.map { ClientMode(rawValue: $0) }, roles: roles.map { GatewayRole(rawValue: $0) },
                 scopes: scopes, createdAtMs: createdAtMs, approvedAtMs: approvedAtMs,
                 approvedVia: ApprovalMethod(rawValue: approvedVia) ?? .manual, remoteIp: remoteIp,
-                lastSeenAtMs: lastSeenAtMs, lastSeenReason: lastSeenReason, label: label)
+                lastSeenAtMs: lastSeenAtMs, lastSeenReason: lastSeenReason, label: label, nodeSurface: nodeSurface)
+        }
+
+        /// The saved node-surface times; an older file without them dates the surface of a node
+        /// record from the record's own creation and latest approval.
+        private var nodeSurface: NodeSurfaceApproval? {
+            if let nodeSurfaceCreatedAtMs, let nodeSurfaceApprovedAtMs {
+                return NodeSurfaceApproval(createdAtMs: nodeSurfaceCreatedAtMs, approvedAtMs: nodeSurfaceApprovedAtMs)
+            }
+            return roles.contains(GatewayRole.node.rawValue) ? NodeSurfaceApproval(createdAtMs: createdAtMs, approvedAtMs: approvedAtMs) : nil
         }
     }
 

@@ -114,6 +114,15 @@ struct ChatBook: Sendable, Hashable, Codable {
         return .queued(message)
     }
 
+    /// The sessions whose live messages the chat view follows on `gateway`: the default session,
+    /// every cached transcript's and every queued message's.
+    func sessionKeys(gateway: String) -> [String] {
+        var keys = Set(transcripts[gateway]?.keys.map { $0 } ?? [])
+        keys.formUnion(bubbles(gateway: gateway).map(\.sessionKey))
+        keys.insert(Self.defaultSessionKey)
+        return keys.sorted()
+    }
+
     /// The sessions whose history must be read before a flush: those with a message whose
     /// outcome history decides (acknowledged or ambiguous), plus the shown session.
     func sessionsToReconcile(gateway: String) -> [String] {
