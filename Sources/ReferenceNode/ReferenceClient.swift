@@ -307,6 +307,10 @@ public actor ReferenceClient {
     private func readBack(_ id: String, on connection: GatewayConnection) async {
         let family = approvalFamily
         let result = await Self.result(of: connection, family.getMethod, ["id": .string(id)])
+        // A connection that ended before the reply read nothing back: the card stays uncertain
+        // and is read back on the next connect (the reconnect that follows a lost ack can start
+        // while this connection's own reconcile is still under way).
+        if case .failure(.connectionLost) = result { return }
         approvals.applyReadBack(id: id, family: family, result: result)
         observations.append(.approvalReadBack(id: id))
         observations.append(.approvalChanged(id: id))
