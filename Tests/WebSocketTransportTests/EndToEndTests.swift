@@ -353,20 +353,20 @@ struct EndToEndTests {
     func nonUpgradeRequestsGetAnHTTPError(poller: PollerKind) async throws {
         try await withEchoServer(poller: poller) { server in
             let port = server.server.port
-            let response = try await Task.detached {
+            let response = try await onOwnThread {
                 let raw = try RawTCPClient(port: port)
                 raw.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
                 defer { raw.close() }
                 return String(decoding: raw.readAll(), as: UTF8.self)
-            }.value
+            }
             #expect(response.hasPrefix("HTTP/1.1 426 Upgrade Required\r\n"))
             #expect(response.contains("Sec-WebSocket-Version: 13"))
-            let bad = try await Task.detached {
+            let bad = try await onOwnThread {
                 let raw = try RawTCPClient(port: port)
                 raw.write("BREW /pot HTCPCP/1.0\r\n\r\n")
                 defer { raw.close() }
                 return String(decoding: raw.readAll(), as: UTF8.self)
-            }.value
+            }
             #expect(bad.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
             // The server still works.
             let client = try await server.connect()
@@ -380,7 +380,7 @@ struct EndToEndTests {
     func framesSentRightAfterTheHandshakeAreNotLost(poller: PollerKind) async throws {
         try await WebSocketServer.withServer(configuration: WebSocketConfiguration().with(poller)) { server in
             let port = server.port
-            let raw = Task.detached {
+            let raw = Task { try await onOwnThread {
                 let raw = try RawTCPClient(port: port)
                 defer { raw.close() }
                 // The request, two frames and a close frame in one write.
@@ -389,7 +389,7 @@ struct EndToEndTests {
                           + maskedFrame(.text, Array("one".utf8)) + maskedFrame(.text, Array("two".utf8))
                           + maskedFrame(.close, [0x03, 0xE8]))
                 return raw.readAll()
-            }
+            } }
             var connections = server.connections.makeAsyncIterator()
             let accepted = try #require(await connections.next())
             #expect(await drain(accepted) == [.text("one"), .text("two")])
@@ -410,12 +410,12 @@ struct EndToEndTests {
     func aPeerDyingMidFrameEndsTheConnectionCleanly(poller: PollerKind) async throws {
         try await withEchoServer(poller: poller) { server in
             let port = server.server.port
-            try await Task.detached {
+            try await onOwnThread {
                 let raw = try RawTCPClient(port: port)
                 _ = raw.upgrade()
                 raw.write(Array(maskedFrame(.binary, pattern(1000)).prefix(500)))
                 raw.close()
-            }.value
+            }
             let accepted = try await server.nextAccepted()
             let info = await accepted.waitUntilClosed()
             #expect(info.code == .abnormal)

@@ -78,7 +78,7 @@ final class PythonPeer: Sendable {
         // SIGKILL: the child may have inherited an ignored SIGTERM from the test runner.
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         let process = self.process
-        await Task.detached { process.waitUntilExit() }.value
+        await onOwnThread { process.waitUntilExit() }
     }
 }
 

@@ -100,11 +100,11 @@ struct RobustnessTests {
         configuration.handshakeTimeout = .milliseconds(200)
         try await withEchoServer(poller: poller, configuration: configuration) { server in
             let port = server.server.port
-            let received = try await Task.detached {
+            let received = try await onOwnThread {
                 let raw = try RawTCPClient(port: port)
                 defer { raw.close() }
                 return raw.readAll()  // returns at EOF (the server closed), or after 10 s
-            }.value
+            }
             #expect(received.isEmpty)
             #expect(server.server.loop.registrationCount == 1)  // only the listener is left
         }

@@ -228,6 +228,23 @@ final class RawTCPClient: Sendable {
     func close() { _ = systemClose(fd) }
 }
 
+/// Runs blocking work (raw sockets, waiting for a process) on a thread of its own. A blocked
+/// cooperative-pool thread (there are as many as cores: two on the development machine) stalls
+/// every other test's tasks meanwhile, the servers the work waits for included: two blocking
+/// raw reads at once used to hold up the whole test process for their 10 s receive timeout.
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
+
+/// ``onOwnThread(_:)`` for work that cannot throw.
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
+    }
+}
+
 /// A TCP socket bound to a free loopback port without `listen()`, and that port. Connects to it
 /// are refused, and no other test's server can take the port while the socket is open (a port that
 /// was merely freed can be handed to a server another test starts in parallel).
