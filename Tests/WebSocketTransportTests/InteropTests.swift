@@ -65,7 +65,7 @@ struct InteropTests {
             defer { serverTask.cancel() }
             let peer = try PythonPeer(certificate.map { ["client", "wss://127.0.0.1:\(server.port)", "--pin", $0.fingerprint] }
                 ?? ["client", "ws://127.0.0.1:\(server.port)"])
-            let results = try await withDeadline(90, "python client scenarios") { () -> [String: PeerLine] in
+            let results = try await withDeadline(600, "python client scenarios") { () -> [String: PeerLine] in
                 var results: [String: PeerLine] = [:]
                 for await line in peer.lines {
                     if line.done == true { break }
@@ -84,7 +84,7 @@ struct InteropTests {
             // Our side of the close handshakes. Connections end after the client is done with them;
             // wait for each one the assertions need.
             let needed: [(String, Int)] = [("/small", 1), ("/close-4000", 1), ("/malformed", 1)]
-            try await withDeadline(20, "server-side endings") {
+            try await withDeadline(120, "server-side endings") {
                 // The deadline cancels this task: stop then, or it spins on after the test failed.
                 while needed.contains(where: { endings.infos(for: $0.0).count < $0.1 }) {
                     try Task.checkCancellation()
@@ -111,7 +111,7 @@ struct InteropTests {
             ?? ["server"])
         let configuration = certificate?.pinned ?? WebSocketConfiguration()
         do {
-            try await withDeadline(90, "python server scenarios") {
+            try await withDeadline(600, "python server scenarios") {
                 var lines = peer.lines.makeAsyncIterator()
                 let port = try #require(await lines.next()?.port, "the peer did not print its port")
                 let base = "\(tls ? "wss" : "ws")://127.0.0.1:\(port)"
