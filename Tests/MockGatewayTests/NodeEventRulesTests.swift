@@ -144,24 +144,4 @@ import Testing
             #expect(refused.payload?["handled"] == false)
         }
     }
-
-    @Test func aRepairedDevicesFirstBeaconIsPersistedInsideTheWindow() async throws {
-        try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto)) { gateway in
-            let identity = try TestIdentities.make(0xD3)
-            let beacon: JSONValue = ["event": "node.presence.alive", "payloadJSON": #"{"trigger":"manual"}"#]
-            let first = try await TestClient.open(gateway.url, identity: identity)
-            #expect(try await first.connect(first.connectParams()).ok)
-            #expect(try await first.request("node.event", params: beacon).payload?["reason"] == "persisted")
-            #expect(try await first.request("node.event", params: beacon).payload?["reason"] == "throttled")
-
-            // Removed and paired again 5 s later: a new pairing generation, a new window.
-            try await gateway.removeDevice(identity.deviceId)
-            _ = try await first.closed()
-            await gateway.advance(by: .seconds(5))
-            let second = try await TestClient.open(gateway.url, identity: identity)
-            #expect(try await second.connect(second.connectParams()).ok)
-            #expect(try await second.request("node.event", params: beacon).payload?["reason"] == "persisted")
-            #expect(try await second.request("node.event", params: beacon).payload?["reason"] == "throttled")
-        }
-    }
 }

@@ -123,8 +123,11 @@ import Testing
 
     // MARK: - The generation on the wire
 
-    @Test func aDeviceRepairedInTheSameMillisecondGetsANewGenerationAndItsFirstBeaconPersists() async throws {
-        // The manual clock never moves here: only the re-issued node token tells the pairings apart.
+    /// Removed and paired again inside the 60 s throttle window: a new pairing generation, so a
+    /// new window. With no clock movement at all (0 s) only the re-issued node token tells the
+    /// pairings apart.
+    @Test(arguments: [0, 5])
+    func aRepairedDeviceGetsANewGenerationAndItsFirstBeaconPersists(secondsLater: Int) async throws {
         try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto)) { gateway in
             let identity = try TestIdentities.make(0xE5)
             let beacon: JSONValue = ["event": "node.presence.alive", "payloadJSON": #"{"trigger":"silent_push"}"#]
@@ -135,6 +138,7 @@ import Testing
 
             try await gateway.removeDevice(identity.deviceId)
             _ = try await first.closed()
+            if secondsLater > 0 { await gateway.advance(by: .seconds(secondsLater)) }
             let second = try await TestClient.open(gateway.url, identity: identity)
             #expect(try await second.connect(second.connectParams()).ok)
             #expect(try await second.request("node.event", params: beacon).payload?["reason"] == "persisted")

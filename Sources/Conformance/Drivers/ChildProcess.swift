@@ -399,8 +399,9 @@ final class ChildProcess: Sendable {
             for (escapee, _) in known.values where escapee.group != pid { kill(escapee.pid, SIGTERM) }
             let deadline = start + grace
             if exit == nil { _ = await waitForExit(timeout: grace) }
-            // Descendants have no exit notification: look again until they are gone or the grace
-            // period ends.
+            // Descendants are not children, so there is no SIGCHLD for them: each pass waits on
+            // their pidfds until one exits (or the grace period ends), then looks again, because
+            // one that exits may have started others.
             while true {
                 let alive = members()
                 remember(alive)
@@ -412,7 +413,9 @@ final class ChildProcess: Sendable {
                                               isClient: false))
                 }
                 if alive.isEmpty || ContinuousClock.now >= deadline { break }
-                try? await Task.sleep(for: .milliseconds(25))
+                // Without pidfds (kernel before 5.3) nothing can be waited on: the remaining
+                // processes are killed below, as at the end of the grace period.
+                guard await ProcessTree.waitForAnyExit(of: alive, until: deadline) else { break }
             }
             let elapsed = (ContinuousClock.now - start).milliseconds
             if exit == nil {

@@ -155,6 +155,61 @@ enum ProcessTree {
         #endif
     }
 
+    /// Waits until one of `processes` exits or `deadline` passes, whichever comes first, without
+    /// polling: each process is watched through a pidfd (Linux 5.3+, `pidfd_open`), which becomes
+    /// readable when it exits, also for a process that is not a child of the harness. The wait
+    /// runs on a thread of its own, so no thread of the cooperative pool blocks.
+    ///
+    /// A process already gone counts as exited. Where pidfds are unavailable (Darwin, older
+    /// kernels) it returns at once and the caller's deadline loop decides; on Darwin there are no
+    /// descendants to wait for (no `/proc`).
+    /// - Returns: whether it could watch the processes (`false`: nothing was waited for).
+    @discardableResult
+    static func waitForAnyExit(of processes: [ProcessEntry], until deadline: ContinuousClock.Instant) async -> Bool {
+        #if os(Linux)
+        guard let open = pidfdOpen else { return false }
+        var descriptors: [Int32] = []
+        for process in processes {
+            let descriptor = open(process.pid, 0)
+            // ESRCH: it is gone already, which is the event waited for.
+            if descriptor < 0 {
+                for fd in descriptors { close(fd) }
+                return true
+            }
+            // The pid may have been reused since the snapshot: only the same process counts.
+            guard entry(process.pid)?.startTime == process.startTime else {
+                close(descriptor)
+                for fd in descriptors { close(fd) }
+                return true
+            }
+            descriptors.append(descriptor)
+        }
+        guard !descriptors.isEmpty else { return true }
+        let remaining = deadline - ContinuousClock.now
+        let timeoutMs = Int32(clamping: max(0, remaining.milliseconds))
+        let watched = descriptors
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                var pending = watched.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+                while poll(&pending, nfds_t(pending.count), timeoutMs) < 0 && errno == EINTR {}
+                for fd in watched { close(fd) }
+                continuation.resume()
+            }.start()
+        }
+        return true
+        #else
+        return false
+        #endif
+    }
+
+    #if os(Linux)
+    /// glibc's `pidfd_open` (2.36+), looked up at run time so that an older glibc still links.
+    private static let pidfdOpen: (@convention(c) (pid_t, UInt32) -> Int32)? = {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "pidfd_open") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (pid_t, UInt32) -> Int32).self)
+    }()
+    #endif
+
     /// Reaps `pid` if it is a child of this process that has exited; never blocks.
     static func reapIfExited(_ pid: pid_t) {
         var status: Int32 = 0
