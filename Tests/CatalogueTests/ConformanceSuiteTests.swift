@@ -44,6 +44,22 @@ struct ConformanceSuiteTests {
         #expect(try await broken.failures().map(\.key) == ["HS-003@current"])
     }
 
+    /// HS-011 runs even when the probe finds no session; a client whose device proof is refused
+    /// again and again fails it at the second refusal, with the refusal's code, instead of
+    /// waiting out the 20 s (a real-time run would spend them).
+    @Test func aRepeatedDeviceAuthRefusalEndsTheSchemaScenarioAtOnce() async throws {
+        let broken = ConformanceSuite("reference+wrong-device-id", scenarios: allScenarios, filters: ["HS-011"],
+                                      profiles: ["current"], seed: 42) {
+            ReferenceNodeUnderTest(mutants: [.wrongDeviceId])
+        }
+        let testCase = try #require(broken.cases.first)
+        let result = try await broken.run(testCase)
+        #expect(result.verdict == .fail)
+        #expect(result.message == "the client never got a node session: its node connects were refused twice with DEVICE_AUTH_DEVICE_ID_MISMATCH",
+                "\(ConformanceSuite.describe(result))")
+        #expect(result.actual == "DEVICE_AUTH_DEVICE_ID_MISMATCH")
+    }
+
     /// A client that cannot run in the simulation runs over real loopback sockets instead.
     @Test func aClientOverLoopbackSocketsPassesToo() async throws {
         let sockets = ConformanceSuite("reference", scenarios: allScenarios, filters: ["HS-001"], profiles: ["current"],

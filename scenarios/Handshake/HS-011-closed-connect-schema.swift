@@ -10,7 +10,10 @@ let hs011 = Scenario(
     discussion: """
         Waits until the client has a node session and checks every connect it sent until then \
         against the closed schema of the profile's Gateway (the current profile also requires \
-        device.nonce). A refusal with "invalid connect params" names the member.
+        device.nonce). A refusal with "invalid connect params" names the member. A client whose \
+        node connects are refused twice with the same DEVICE_AUTH_* code never gets a session \
+        (its proof, not its schema, is wrong): the scenario fails at the second refusal instead \
+        of waiting out the 20 s.
         """,
     tags: ["handshake", "schema"],
     profiles: .all,
@@ -26,6 +29,50 @@ let hs011 = Scenario(
     }
     let first = try await run.waitForEvent("the client's first connect") { ConnectAttempt($0) }
     try check(first)
-    _ = try await run.nodeSession("a node session", within: .seconds(20))
+    try await waitForNodeSession(run, within: .seconds(20), checking: check)
     for attempt in run.connects() { try check(attempt) }
+}
+
+/// What ends HS-011's wait for a node session.
+private enum SessionWait: Sendable {
+    case session
+    case refused(connectionId: String, code: String)
+}
+
+/// Waits up to `within` for a node session, checking each connect as it is refused. A node
+/// connect refused twice with the same `DEVICE_AUTH_*` code ends the wait at once: the device
+/// proof is wrong in a way no retry of the same client changes (the schema admitted it, or the
+/// refusal would be INVALID_REQUEST), so waiting out the deadline would only delay the same
+/// verdict. One such refusal is tolerated, in case a client repairs its proof on the retry.
+private func waitForNodeSession(_ run: ScenarioRun, within: Duration,
+                                checking check: (ConnectAttempt) throws -> Void) async throws {
+    let total = run.scaled(within)
+    let deadlineMs = run.timeline.nowMs + total.milliseconds
+    var cursor: EventCursor?
+    var refusedOnce: Set<String> = []
+    while true {
+        let remaining = Duration.milliseconds(max(0, deadlineMs - run.timeline.nowMs))
+        // `remaining` is already scaled: undo the scaling the wait applies.
+        let unscaled = run.isSimulated || run.slowness == 0 ? remaining : remaining / run.slowness
+        let (outcome, next) = try await run.waitForMatch("a node session", within: unscaled, from: cursor) { event -> SessionWait? in
+            switch event {
+            case .sessionOpened(let info) where info.role == GatewayRole.node.rawValue:
+                return .session
+            case .handshakeRejected(let id, let error, _):
+                guard let code = error.detailCode, code.hasPrefix("DEVICE_AUTH_") else { return nil }
+                return .refused(connectionId: id, code: code)
+            default:
+                return nil
+            }
+        }
+        cursor = next
+        guard case .refused(let connectionId, let code) = outcome else { return }
+        guard let attempt = run.connect(on: connectionId), attempt.role == GatewayRole.node.rawValue else { continue }
+        try check(attempt)
+        if !refusedOnce.insert(code).inserted {
+            try run.fail("the client never got a node session: its node connects were refused twice with \(code)",
+                         expected: "a node session (hello-ok), so that every connect until then can be checked",
+                         actual: code)
+        }
+    }
 }
