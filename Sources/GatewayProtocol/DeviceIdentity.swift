@@ -132,9 +132,16 @@ extension DeviceIdentity {
         do { data = try Data(contentsOf: url) } catch {
             throw DeviceIdentityError("cannot read \(url.path): \(error.localizedDescription)")
         }
+        return try decode(fileContents: data, named: url.path)
+    }
+
+    /// Decodes the contents of an identity file (see ``load(from:)``); `name` names the file in
+    /// error messages.
+    /// - Throws: `DeviceIdentityError` for unreadable or inconsistent contents.
+    package static func decode(fileContents data: Data, named name: String) throws -> DeviceIdentity {
         let stored: StoredIdentity
         do { stored = try JSONDecoder().decode(StoredIdentity.self, from: data) } catch {
-            throw DeviceIdentityError("\(url.path) is not a device identity file")
+            throw DeviceIdentityError("\(name) is not a device identity file")
         }
         guard stored.version == fileFormatVersion else {
             throw DeviceIdentityError("unsupported device identity version \(stored.version)")
@@ -159,16 +166,20 @@ extension DeviceIdentity {
     /// - Parameter durable: flush the file to the disk before it replaces the old one (the
     ///   default); a throwaway directory (a conformance run's) can skip that.
     public func save(to url: URL, durable: Bool = true) throws {
+        try AtomicFile.write(fileContents(), to: url, permissions: 0o600, durable: durable)
+    }
+
+    /// What ``save(to:durable:)`` writes: the identity file's bytes.
+    /// - Throws: `DeviceIdentityError` when the identity cannot be encoded.
+    package func fileContents() throws -> Data {
         let stored = StoredIdentity(
             version: Self.fileFormatVersion, deviceId: deviceId, publicKey: publicKeyBase64URL,
             privateKeySeed: Base64URL.encode(privateKeySeed), createdAtMs: createdAtMs)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        let data: Data
-        do { data = try encoder.encode(stored) } catch {
+        do { return try encoder.encode(stored) } catch {
             throw DeviceIdentityError("cannot encode the device identity")
         }
-        try AtomicFile.write(data, to: url, permissions: 0o600, durable: durable)
     }
 }
 

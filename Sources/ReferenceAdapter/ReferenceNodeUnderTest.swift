@@ -13,6 +13,8 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
     private let client = Locked<ReferenceClient?>(nil)
     // The observations of every client started so far (a restart starts a new one), for the log.
     private let logs = Locked<[ObservationLog]>([])
+    // The state files of a simulated run, by state directory: a restart in the run finds them.
+    private let memory = Locked<(directory: URL, files: InMemoryStateFiles, keep: Bool)?>(nil)
 
     /// Creates the adapter.
     public init(mutants: Set<Mutant> = []) {
@@ -26,13 +28,21 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
     }
 
     /// Starts the client against the run's Gateway: on the run's virtual clock and in-memory
-    /// network in a simulated run, with keys and request ids derived from the run's seed.
+    /// network in a simulated run, with keys and request ids derived from the run's seed. In a
+    /// simulated run the client's state files are in memory too (written into the state
+    /// directory when it stops, if the run keeps it).
     public func start(_ configuration: NodeConfiguration) async throws {
         let clock: any ClientClock = configuration.clock.map(VirtualClientClock.init) ?? SystemClientClock()
+        let files: InMemoryStateFiles? = configuration.isSimulated ? memory.withLock { memory in
+            if let memory, memory.directory == configuration.stateDirectory { return memory.files }
+            let files = InMemoryStateFiles()
+            memory = (configuration.stateDirectory, files, configuration.keepsState)
+            return files
+        } : nil
         let reference = ReferenceClient(configuration: ReferenceConfiguration(
             gatewayURL: configuration.gatewayURL, sharedToken: configuration.sharedToken,
             stateDirectory: configuration.stateDirectory, seed: configuration.seed, clock: clock, mutants: mutants,
-            connector: configuration.connector, reproducible: true, durableState: false))
+            connector: configuration.connector, reproducible: true, durableState: false, memoryState: files))
         let previous = client.withLock { current -> ReferenceClient? in
             defer { current = reference }
             return current
@@ -49,6 +59,10 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
             return current
         }
         await current?.stop()
+        if let kept = memory.withLock({ $0 }), kept.keep {
+            // Best effort, as the client's own writes: the run's verdict does not depend on it.
+            try? kept.files.write(to: kept.directory)
+        }
     }
 
     /// The client's observations (what it did and decided), one line each.

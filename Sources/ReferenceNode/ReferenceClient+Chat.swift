@@ -77,15 +77,20 @@ extension ReferenceClient {
 
     /// Reads the chat book at launch; a send that was in flight when the process died is ambiguous.
     func loadChat() {
-        chat = ChatBook.load(from: configuration.stateDirectory)
+        chat = ChatBook.load(from: stateFiles)
         savedChat = nil  // what the disk holds is not known to this launch
         chat.recoverAfterLaunch()
         chat.coldStarted(configuration: configuration)
     }
 
+    /// Where the chat book is kept: the state directory, or the run's memory.
+    private var stateFiles: StateFiles {
+        StateFiles(directory: configuration.stateDirectory, memory: configuration.memoryState, durable: configuration.durableState)
+    }
+
     func saveChat() {
         guard chat != savedChat else { return }
-        chat.save(to: configuration.stateDirectory, durable: configuration.durableState)
+        chat.save(to: stateFiles)
         savedChat = chat
     }
 

@@ -118,7 +118,7 @@ public actor ReferenceClient {
         guard node == nil else { return }
         let store = try DeviceStateStore(directory: configuration.stateDirectory, nowMs: clock.nowMs,
                                          identifiers: IdentifierSource(seed: configuration.reproducible ? Self.keySeed(configuration.seed) : nil),
-                                         durable: configuration.durableState)
+                                         durable: configuration.durableState, memory: configuration.memoryState)
         self.store = store
         loadChat()
         if let code = configuration.setupCode, let setup = try? SetupCodePayload(decoding: code) {

@@ -95,6 +95,11 @@ public struct ReferenceConfiguration: Sendable {
     /// Flush the identity file to the disk on every write (the default). A throwaway state
     /// directory (a conformance run's) can skip the flushes, which cost the disk's latency.
     public var durableState: Bool
+    /// Keep the state files (identity, device tokens, chat book) here instead of in
+    /// ``stateDirectory``: what a simulated conformance run does, so that its client's disk is
+    /// part of the simulation. A client started again on the same files (a restart, a cold
+    /// start) reads what the previous one wrote. `nil` (the default): the state directory.
+    public var memoryState: InMemoryStateFiles?
     /// The commands the node declares in `connect.commands`; `nil` declares every command the
     /// reference client implements. A client that declares fewer imitates a third-party node
     /// with its own command set: scenarios that need an undeclared command are `unsupported`
@@ -110,7 +115,7 @@ public struct ReferenceConfiguration: Sendable {
         operatorScopes: [String] = ReferenceConfiguration.defaultOperatorScopes,
         stimulusTimeout: Duration = .seconds(10), sendsBinaryFrames: Bool = true, setupCode: String? = nil,
         connector: any WebSocketConnector = SocketConnector(), reproducible: Bool = false, durableState: Bool = true,
-        declaredCommands: [String]? = nil
+        declaredCommands: [String]? = nil, memoryState: InMemoryStateFiles? = nil
     ) {
         self.gatewayURL = gatewayURL
         self.sharedToken = sharedToken
@@ -129,6 +134,7 @@ public struct ReferenceConfiguration: Sendable {
         self.reproducible = reproducible
         self.durableState = durableState
         self.declaredCommands = declaredCommands
+        self.memoryState = memoryState
     }
 
     /// `operator.read, operator.write, operator.approvals, operator.questions`.

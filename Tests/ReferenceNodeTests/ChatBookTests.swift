@@ -99,6 +99,19 @@ struct ChatBookTests {
         #expect(book.transcript(gateway: Self.gateway, sessionKey: "main").isEmpty)
     }
 
+    @Test func theBookSurvivesALaunchInMemoryAsOnDisk() throws {
+        let directory = TestSupport.temporaryDirectory()
+        let memory = InMemoryStateFiles()
+        let files = StateFiles(directory: directory, memory: memory, durable: false)
+        var book = ChatBook()
+        _ = try #require(Self.queue(&book, "kept in memory"))
+        book.save(to: files)
+        #expect(ChatBook.load(from: files) == book)
+        #expect(ChatBook.load(from: directory) == ChatBook(), "the directory was not written")
+        try memory.write(to: directory)
+        #expect(ChatBook.load(from: directory) == book)
+    }
+
     @Test func theBookSurvivesALaunchAndAnInterruptedSendBecomesAmbiguous() throws {
         let directory = TestSupport.temporaryDirectory()
         var book = ChatBook()

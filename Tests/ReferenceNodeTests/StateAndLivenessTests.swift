@@ -42,6 +42,32 @@ struct DeviceStateStoreTests {
         #expect(try DeviceStateStore(directory: directory, nowMs: 0).token(gateway: "ws://a:1", role: .node)?.token == "secret-n2")
     }
 
+    /// A simulated run's state: the files live in memory, a store reopened on the same memory
+    /// finds identity and tokens, nothing touches the directory, and writing the memory out
+    /// gives the files (0600) a directory store reads back as the same device.
+    @Test func stateInMemoryPersistsAcrossReopeningAndWritesOutTheSameFiles() throws {
+        let directory = TestSupport.temporaryDirectory()
+        let memory = InMemoryStateFiles()
+        let first = try DeviceStateStore(directory: directory, nowMs: 0, memory: memory)
+        first.storeToken(StoredDeviceToken(token: "n1", scopes: []), gateway: "ws://a:1", role: .node)
+        let second = try DeviceStateStore(directory: directory, nowMs: 0, memory: memory)
+        #expect(second.identity.deviceId == first.identity.deviceId)
+        #expect(second.token(gateway: "ws://a:1", role: .node)?.token == "n1")
+        #expect(memory.names == ["device-auth.json", "identity.json"])
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).isEmpty,
+                "nothing was written to the directory")
+        #expect(try DeviceStateStore(directory: directory, nowMs: 0, memory: InMemoryStateFiles()).identity.deviceId
+                != first.identity.deviceId, "fresh memory is a fresh install")
+
+        try memory.write(to: directory)
+        let file = directory.appendingPathComponent("device-auth.json")
+        #expect((try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(try Data(contentsOf: file) == memory.contents(of: "device-auth.json"))
+        let onDisk = try DeviceStateStore(directory: directory, nowMs: 0)
+        #expect(onDisk.identity.deviceId == first.identity.deviceId)
+        #expect(onDisk.token(gateway: "ws://a:1", role: .node)?.token == "n1")
+    }
+
     @Test func aReinstallWipesTokensAndTheMutantKeepsThemForTheNewKey() throws {
         let store = try DeviceStateStore(directory: TestSupport.temporaryDirectory(), nowMs: 0)
         let oldId = store.identity.deviceId

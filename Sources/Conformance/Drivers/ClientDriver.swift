@@ -24,10 +24,16 @@ public struct NodeConfiguration: Sendable {
     /// The SHA-256 fingerprint of the Gateway's TLS certificate when it serves `wss://`
     /// (`OPENCLAW_GATEWAY_TLS_FINGERPRINT`): the client pins it.
     public var tlsFingerprint: String?
+    /// Whether ``stateDirectory`` is kept after the run for inspection (`harness run
+    /// --keep-state`): an in-process client that keeps its state elsewhere (in memory in a
+    /// simulated run) writes it into the directory when it stops.
+    public var keepsState: Bool
 
     /// Creates a configuration.
     public init(gatewayURL: String, sharedToken: String? = nil, stateDirectory: URL, seed: UInt64 = 0,
-                clock: GatewayClock? = nil, connector: any WebSocketConnector = SocketConnector(), tlsFingerprint: String? = nil) {
+                clock: GatewayClock? = nil, connector: any WebSocketConnector = SocketConnector(), tlsFingerprint: String? = nil,
+                keepsState: Bool = false) {
+        self.keepsState = keepsState
         self.gatewayURL = gatewayURL
         self.sharedToken = sharedToken
         self.stateDirectory = stateDirectory

@@ -412,7 +412,8 @@ public struct Runner: Sendable {
         let pinned = gateway.tlsFingerprint.map { SocketConnector(tls: WebSocketTLSClientConfiguration(pinnedCertificateSHA256: $0)) }
         let nodeConfiguration = NodeConfiguration(
             gatewayURL: gateway.url, sharedToken: scenario.options.sharedToken, stateDirectory: stateDirectory, seed: runSeed,
-            clock: simulated ? gateway.clock : nil, connector: pinned ?? connector, tlsFingerprint: gateway.tlsFingerprint)
+            clock: simulated ? gateway.clock : nil, connector: pinned ?? connector, tlsFingerprint: gateway.tlsFingerprint,
+            keepsState: configuration.keepState)
         let client = ScenarioClient(
             session: session, configuration: nodeConfiguration, needs: scenario.needs,
             stimulusTimeout: context.scaled(configuration.stimulusTimeoutMs),

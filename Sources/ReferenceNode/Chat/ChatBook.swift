@@ -213,8 +213,12 @@ struct ChatBook: Sendable, Hashable, Codable {
 
     /// Reads the book from `directory` (an empty book when there is none or it is unreadable).
     static func load(from directory: URL) -> ChatBook {
-        let url = directory.appendingPathComponent(fileName)
-        guard let data = try? Data(contentsOf: url), let book = try? JSONDecoder().decode(ChatBook.self, from: data) else {
+        load(from: StateFiles(directory: directory, memory: nil, durable: false))
+    }
+
+    /// Reads the book from the client's state files (empty when missing or unreadable).
+    static func load(from files: StateFiles) -> ChatBook {
+        guard let data = files.read(fileName), let book = try? JSONDecoder().decode(ChatBook.self, from: data) else {
             return ChatBook()
         }
         return book
@@ -222,8 +226,12 @@ struct ChatBook: Sendable, Hashable, Codable {
 
     /// Writes the book to `directory` (best effort: a full disk loses the cache, not the session).
     func save(to directory: URL, durable: Bool) {
-        let url = directory.appendingPathComponent(Self.fileName)
+        save(to: StateFiles(directory: directory, memory: nil, durable: durable))
+    }
+
+    /// Writes the book to the client's state files (best effort, as ``save(to:durable:)``).
+    func save(to files: StateFiles) {
         guard let data = try? JSONValue(encoding: self).encoded() else { return }
-        try? AtomicFile.write(data, to: url, permissions: 0o600, durable: durable)
+        try? files.write(data, to: Self.fileName)
     }
 }

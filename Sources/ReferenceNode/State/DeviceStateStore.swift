@@ -49,39 +49,45 @@ final class DeviceStateStore: Sendable {
         var tokens: TokenFile
     }
 
-    let directory: URL
+    private let files: StateFiles
     private let identifiers: IdentifierSource
-    private let durable: Bool
     // The identity and token file are read and written only under this lock.
     private let state: Locked<State>
 
-    /// Opens (or creates) the state in `directory`.
+    /// Opens (or creates) the state in `directory`, or in `memory` when given (a simulated run).
     /// - Throws: `DeviceStateError` when the directory cannot be created or a new key cannot be
     ///   generated. An unreadable identity file is replaced by a new identity (as a fresh install).
-    init(directory: URL, nowMs: Int64, identifiers: IdentifierSource = IdentifierSource(seed: nil), durable: Bool = true) throws {
-        self.directory = directory
+    init(directory: URL, nowMs: Int64, identifiers: IdentifierSource = IdentifierSource(seed: nil), durable: Bool = true,
+         memory: InMemoryStateFiles? = nil) throws {
+        let files = StateFiles(directory: directory, memory: memory, durable: durable)
+        self.files = files
         self.identifiers = identifiers
-        self.durable = durable
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try files.prepare()
         } catch {
             throw DeviceStateError("cannot create state directory \(directory.path): \(error)")
         }
-        let identityURL = directory.appendingPathComponent(Self.identityFileName)
         let identity: DeviceIdentity
-        if let loaded = try? DeviceIdentity.load(from: identityURL) {
+        if let data = files.read(Self.identityFileName),
+           let loaded = try? DeviceIdentity.decode(fileContents: data, named: Self.identityFileName) {
             identity = loaded
         } else {
             identity = try Self.newIdentity(nowMs: nowMs, seed: identifiers.keySeed())
-            try? identity.save(to: identityURL, durable: durable)
+            Self.save(identity, in: files)
         }
         var tokens = TokenFile(deviceId: identity.deviceId)
-        let tokensURL = directory.appendingPathComponent(Self.tokensFileName)
-        if let data = try? Data(contentsOf: tokensURL), let file = try? JSONDecoder().decode(TokenFile.self, from: data),
+        if let data = files.read(Self.tokensFileName), let file = try? JSONDecoder().decode(TokenFile.self, from: data),
            file.deviceId == identity.deviceId {
             tokens = file
         }
         state = Locked(State(identity: identity, tokens: tokens))
+    }
+
+    /// Writes the identity file (best effort, as before: a key that cannot be stored is used
+    /// for this launch only).
+    private static func save(_ identity: DeviceIdentity, in files: StateFiles) {
+        guard let data = try? identity.fileContents() else { return }
+        try? files.write(data, to: identityFileName)
     }
 
     private static func newIdentity(nowMs: Int64, seed: Data?) throws -> DeviceIdentity {
@@ -155,7 +161,7 @@ final class DeviceStateStore: Sendable {
         let identity = try Self.newIdentity(nowMs: nowMs, seed: identifiers.keySeed())
         state.withLock { state in
             state.identity = identity
-            try? identity.save(to: directory.appendingPathComponent(Self.identityFileName), durable: durable)
+            Self.save(identity, in: files)
         }
         return identity
     }
@@ -168,7 +174,7 @@ final class DeviceStateStore: Sendable {
         let identity = try Self.newIdentity(nowMs: nowMs, seed: identifiers.keySeed())
         state.withLock { state in
             state.identity = identity
-            try? identity.save(to: directory.appendingPathComponent(Self.identityFileName), durable: durable)
+            Self.save(identity, in: files)
             if keepTokensForNewKey {
                 state.tokens.deviceId = identity.deviceId
             } else {
@@ -192,6 +198,6 @@ final class DeviceStateStore: Sendable {
     /// disk only when the state is durable (a conformance run's throwaway directory is not).
     private func write(_ file: TokenFile) {
         guard let data = try? JSONValue(encoding: file).encoded() else { return }
-        try? AtomicFile.write(data, to: directory.appendingPathComponent(Self.tokensFileName), permissions: 0o600, durable: durable)
+        try? files.write(data, to: Self.tokensFileName)
     }
 }
