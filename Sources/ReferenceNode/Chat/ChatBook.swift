@@ -231,7 +231,7 @@ struct ChatBook: Sendable, Hashable, Codable {
 
     /// Writes the book to the client's state files (best effort, as ``save(to:durable:)``).
     func save(to files: StateFiles) {
-        guard let data = try? JSONValue(encoding: self).encoded() else { return }
-        try? files.write(data, to: Self.fileName)
+        let book = self
+        try? files.write(Self.fileName) { try? JSONValue(encoding: book).encoded() }
     }
 }

@@ -197,7 +197,6 @@ final class DeviceStateStore: Sendable {
     /// Writes the token file atomically with permissions 0600 (it holds secrets), flushed to the
     /// disk only when the state is durable (a conformance run's throwaway directory is not).
     private func write(_ file: TokenFile) {
-        guard let data = try? JSONValue(encoding: file).encoded() else { return }
-        try? files.write(data, to: Self.tokensFileName)
+        try? files.write(Self.tokensFileName) { try? JSONValue(encoding: file).encoded() }
     }
 }

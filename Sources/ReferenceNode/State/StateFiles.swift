@@ -12,8 +12,15 @@ import Locking
 /// exactly what the client would write to its directory; ``write(to:)`` puts them there, for a
 /// state directory kept for inspection.
 public final class InMemoryStateFiles: Sendable {
+    /// A file's contents, or how to produce them: the client rewrites its chat book on every
+    /// change, and in memory the encoding is done only when someone reads the file.
+    private enum Contents: Sendable {
+        case bytes(Data?)
+        case deferred(@Sendable () -> Data?)
+    }
+
     // File name → contents; every access is under the lock.
-    private let files = Locked<[String: Data]>([:])
+    private let files = Locked<[String: Contents]>([:])
 
     /// Creates an empty set of files (a fresh install).
     public init() {}
@@ -21,16 +28,36 @@ public final class InMemoryStateFiles: Sendable {
     /// The names of the files held, sorted.
     public var names: [String] { files.withLock { $0.keys.sorted() } }
 
-    /// The contents of `name`, if it was written.
-    public func contents(of name: String) -> Data? { files.withLock { $0[name] } }
+    /// The contents of `name`, if it was written (`nil` also when its encoding failed, as a
+    /// failed write leaves no file).
+    public func contents(of name: String) -> Data? {
+        let entry = files.withLock { $0[name] }
+        switch entry {
+        case nil: return nil
+        case .bytes(let data)?: return data
+        case .deferred(let encode)?:
+            // Encoded outside the lock; kept only if no newer write replaced the entry meanwhile
+            // (a newer one is simply encoded by its own reader).
+            let data = encode()
+            files.withLock { files in
+                if case .deferred? = files[name] { files[name] = .bytes(data) }
+            }
+            return data
+        }
+    }
 
-    func store(_ data: Data, as name: String) { files.withLock { $0[name] = data } }
+    func store(_ data: Data, as name: String) { files.withLock { $0[name] = .bytes(data) } }
+
+    func store(as name: String, encoding encode: @escaping @Sendable () -> Data?) {
+        files.withLock { $0[name] = .deferred(encode) }
+    }
 
     /// Writes every file into `directory` (created when missing), each atomically with
     /// permissions 0600, as the client writes its own files.
     /// - Throws: `DeviceIdentityError` when a file cannot be written.
     public func write(to directory: URL) throws {
-        for (name, data) in files.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+        for name in names {
+            guard let data = contents(of: name) else { continue }
             try AtomicFile.write(data, to: directory.appendingPathComponent(name), permissions: 0o600, durable: false)
         }
     }
@@ -58,6 +85,18 @@ struct StateFiles: Sendable {
             return
         }
         try AtomicFile.write(data, to: directory.appendingPathComponent(name), permissions: 0o600, durable: durable)
+    }
+
+    /// Replaces `name` with what `encode` produces (nothing when it fails). In memory the
+    /// encoding waits until the file is read; on disk it is done now.
+    /// - Throws: `DeviceIdentityError` when the directory file cannot be written.
+    func write(_ name: String, encoding encode: @escaping @Sendable () -> Data?) throws {
+        if let memory {
+            memory.store(as: name, encoding: encode)
+            return
+        }
+        guard let data = encode() else { return }
+        try write(data, to: name)
     }
 
     /// Makes sure the files can be written: creates the directory (not needed in memory).
