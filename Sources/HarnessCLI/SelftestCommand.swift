@@ -17,7 +17,7 @@ enum SelftestCommand {
         """,
         flags: [
             .choice("--mutant", "NAME", among: Mutant.allCases.map(\.rawValue), what: "mutant",
-                    help: "Only this mutant (repeatable).", repeatable: true),
+                    help: "Only this mutant.", repeatable: true),
             .option("--filter", "GLOB", help: "Only scenario IDs matching the glob.", repeatable: true),
             .option("--seed", SeedOption.self, help: "Seed every random choice, 0 to 2^53-1, decimal or 0x hex (default: random, printed)."),
             .flag("--mapped", help: "Run each mutant only against the scenarios it names (fast; proves every mutant is caught)."),
