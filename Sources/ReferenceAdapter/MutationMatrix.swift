@@ -70,8 +70,12 @@ public struct MutationMatrix: Sendable {
     ///   - scenarios: the catalogue.
     ///   - mutants: the mutants to check (default: all).
     ///   - coverage: every scenario per mutant, or only the mapped ones.
-    ///   - configuration: seed, selection, jobs, slowness; transcripts are not written.
-    ///   - progress: called after each client's run with its name.
+    ///   - configuration: seed, selection, jobs, slowness; transcripts are not written. `jobs`
+    ///     runs are under way at once across the whole matrix: the clients' catalogues run side
+    ///     by side, one run each at a time, so no core waits for the last run of one client
+    ///     before the next client starts. Each run is a simulation of its own, so the verdicts do
+    ///     not depend on that order.
+    ///   - progress: called after each client's run with its name (in completion order).
     /// - Throws: when the runner cannot run (for example no state directory).
     public static func compute(
         scenarios: [Scenario], mutants: [Mutant] = Mutant.allCases, coverage: Coverage = .full,
@@ -79,12 +83,16 @@ public struct MutationMatrix: Sendable {
         gatewayFactory: @escaping GatewayFactory = GatewayFactories.standard,
         progress: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws -> MutationMatrix {
-        var configuration = configuration
-        configuration.transcripts = .none
-        func run(_ mutant: Mutant?) async throws -> [RunResult] {
+        // The clients side by side, each catalogue one run at a time.
+        let parallel = configuration.jobs > 0 ? configuration.jobs : max(1, ProcessInfo.processInfo.activeProcessorCount)
+        var shared = configuration
+        shared.transcripts = .none
+        shared.jobs = 1
+        let base = shared
+        @Sendable func run(_ mutant: Mutant?) async throws -> [RunResult] {
             let name = mutant.map { "reference+\($0.rawValue)" } ?? "reference"
             let driver = InProcessDriver(name: name) { ReferenceNodeUnderTest(mutants: mutant.map { [$0] } ?? []) }
-            var configuration = configuration
+            var configuration = base
             if let mutant, coverage == .mapped {
                 let mapped = Set(mutant.catalogueIDs)
                 let selected = configuration.selection.filters.isEmpty
@@ -97,10 +105,21 @@ public struct MutationMatrix: Sendable {
             progress(name)
             return report.results
         }
-        let reference = try await run(nil)
+        let clients: [Mutant?] = [nil] + mutants.map { $0 }
+        var reference: [RunResult] = []
         var results: [String: [RunResult]] = [:]
-        for mutant in mutants {
-            results[mutant.rawValue] = try await run(mutant)
+        try await withThrowingTaskGroup(of: (Mutant?, [RunResult]).self) { group in
+            var next = 0
+            func schedule() {
+                let client = clients[next]
+                next += 1
+                group.addTask { (client, try await run(client)) }
+            }
+            while next < min(parallel, clients.count) { schedule() }
+            while let (client, runs) = try await group.next() {
+                if let client { results[client.rawValue] = runs } else { reference = runs }
+                if next < clients.count { schedule() }
+            }
         }
         return MutationMatrix(reference: reference, mutants: results, scenarioIDs: Array(Set(scenarios.map(\.id))).sorted())
     }
