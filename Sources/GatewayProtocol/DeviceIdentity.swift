@@ -45,6 +45,8 @@ public struct DeviceIdentity: Sendable, Hashable, CustomStringConvertible {
         self.privateKeySeed = Data(seed)
         self.publicKey = publicKey
         self.createdAtMs = createdAtMs
+        self.deviceId = Self.deviceId(forRawPublicKey: publicKey)
+        self.publicKeyBase64URL = Base64URL.encode(publicKey)
     }
 
     /// Generates a fresh key pair from 32 bytes of the system's secure random source.
@@ -53,11 +55,12 @@ public struct DeviceIdentity: Sendable, Hashable, CustomStringConvertible {
         try DeviceIdentity(seed: Ed25519.generateSeed(), createdAtMs: createdAtMs)
     }
 
-    /// `device.id`: lower-case hex SHA-256 of the raw public key.
-    public var deviceId: String { Self.deviceId(forRawPublicKey: publicKey) }
+    /// `device.id`: lower-case hex SHA-256 of the raw public key (derived once, at creation:
+    /// every connect and token lookup reads it).
+    public let deviceId: String
 
     /// `device.publicKey`: unpadded base64url of the raw public key (43 characters).
-    public var publicKeyBase64URL: String { Base64URL.encode(publicKey) }
+    public let publicKeyBase64URL: String
 
     /// The identity without its secret, for logs.
     public var description: String { "DeviceIdentity(deviceId: \(deviceId))" }
