@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import OpenClawCrypto
 
 /// HTTP header fields in received order, with case-insensitive lookup.
@@ -322,7 +323,28 @@ struct WebSocketURL: Sendable, Hashable {
 }
 
 /// Random bytes for masking keys and handshake keys, from the package's crypto interface.
+///
+/// Every client frame needs a fresh 4-byte masking key (RFC 6455 section 5.3), and one call into
+/// the crypto library per frame cost more than the frame itself. The bytes are drawn from the
+/// same cryptographically secure source 1 KiB at a time and handed out in order, each byte
+/// once, so a key is exactly as unpredictable as before.
 enum WebSocketRandom {
+    private static let chunk = 1_024
+    // Unused secure random bytes, consumed from `next`; only under the lock.
+    private static let pool = Locked<(bytes: [UInt8], next: Int)>(([], 0))
+
     /// `count` bytes from a cryptographically secure source.
-    static func bytes(_ count: Int) -> [UInt8] { CryptoBackend.randomBytes(count) }
+    static func bytes(_ count: Int) -> [UInt8] {
+        guard count > 0 else { return [] }
+        guard count <= chunk / 4 else { return CryptoBackend.randomBytes(count) }
+        return pool.withLock { pool in
+            if pool.bytes.count - pool.next < count {
+                pool.bytes = CryptoBackend.randomBytes(chunk)
+                pool.next = 0
+            }
+            let taken = Array(pool.bytes[pool.next..<(pool.next + count)])
+            pool.next += count
+            return taken
+        }
+    }
 }
