@@ -174,6 +174,17 @@ public final class SecretRedactor: Sendable {
         return Self.redactValues(String(decoding: bytes, as: UTF8.self), known: snapshot())
     }
 
+    /// Learns what ``redact(text:)`` would learn from `text` (the values under secret keys and
+    /// after `Bearer `) without building the redacted text: for text that is not kept but may
+    /// reveal a secret that later text must not show.
+    public func learnSecrets(inText text: String) {
+        guard isEnabled, isLearning else { return }
+        var found: [String] = []
+        let bytes = Self.redactJSONMembers(Array(text.utf8), found: &found)
+        _ = Self.redactPairs(bytes, found: &found)
+        for secret in found { learn(secret) }
+    }
+
     /// Only the by-value rule: every known secret in `text` replaced.
     public func redactKnownValues(in text: String) -> String {
         guard isEnabled else { return text }
