@@ -275,11 +275,13 @@ actor GatewayCore {
             }
         }
         let wire = TranscriptWire(frameKind: binary ? .binary : .text, frameCount: max(1, fault?.fragmentCount ?? 1))
+        // Built once for the transcript and the wire (`Frame.encoded()` is `json.encoded()`).
+        let json = frame.json
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: fault?.drop == true ? .dropped : .outbound, message: frame.json,
+                                          kind: fault?.drop == true ? .dropped : .outbound, message: json,
                                           wire: wire, fault: Self.transcriptFault(fault, binary: binary)))
         events.append(.frameOut(connectionId: connectionId, frame: frame))
-        let data = frame.encoded()
+        let data = json.encoded()
         let message: WebSocketMessage = binary ? .binary(Array(data)) : .text(String(decoding: data, as: UTF8.self))
         state.outbox.yield(.message(message, fault))
     }
