@@ -286,7 +286,7 @@ extension GatewayCore {
                                 tickIntervalMs: configuration.tickIntervalMs),
             pluginSurfaceUrls: canvas.pluginSurfaceUrls, canvasHostUrl: canvas.canvasHostUrl)
         lastConnectResponseDelivered = !faultsWillDropResponse(to: GatewayMethod.connect.rawValue)
-        respond(.success(id: admitted.requestID, payload: (try? JSONValue(encoding: hello)) ?? .null),
+        respond(.success(id: admitted.requestID, payload: (try? hello.json()) ?? .null),
                 method: GatewayMethod.connect.rawValue, to: connectionId)
         events.append(.sessionOpened(SessionInfo(
             connectionId: connectionId, role: role.rawValue, scopes: grant.scopes, deviceId: deviceId,

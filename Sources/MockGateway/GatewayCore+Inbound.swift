@@ -114,7 +114,7 @@ extension GatewayCore {
             // A number (or another JSON value) as id is echoed verbatim, as upstream does.
             events.append(.requestHandled(connectionId: connectionId, method: method, ok: false, errorCode: error.code))
             var response: [String: JSONValue] = ["type": "res", "id": id, "ok": false]
-            response["error"] = try? JSONValue(encoding: error)
+            response["error"] = try? error.json()
             sendJSON(.object(response), to: connectionId)
         }
     }

@@ -384,7 +384,7 @@ actor GatewayCore {
 
     func broadcastPresence() {
         presenceVersion += 1
-        let payload = (try? JSONValue(encoding: PresenceEvent(presence: presenceEntries()))) ?? .null
+        let payload = PresenceEvent(presence: presenceEntries()).json
         broadcast(event: GatewayEventName.presence.rawValue, payload: payload,
                   stateVersion: StateVersion(presence: presenceVersion, health: 1))
     }
