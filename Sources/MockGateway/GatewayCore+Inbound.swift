@@ -122,8 +122,9 @@ extension GatewayCore {
     /// The first message of a connection: decided, recorded (as a summary when it was refused
     /// and is large), then applied.
     func receiveFirstFrame(_ bytes: [UInt8], binary: Bool, wire: TranscriptWire, closing: Bool, on connectionId: String) {
-        let decoded = bytes.count <= configuration.maxPreauthPayloadBytes ? try? JSONValue(parsing: Data(bytes)) : nil
-        let decision = closing ? nil : decideHandshake(Data(bytes), on: connectionId)
+        let message = Data(bytes)
+        let decoded = bytes.count <= configuration.maxPreauthPayloadBytes ? try? JSONValue(parsing: message) : nil
+        let decision = closing ? nil : decideHandshake(message, parsed: decoded, on: connectionId)
         let refused = decision?.rejection != nil || closing
         bytes.withUnsafeBufferPointer { buffer in
             transcript.recordInbound(connectionId: connectionId, gatewayMs: nowMs, bytes: buffer, binary: binary, wire: wire,

@@ -39,6 +39,8 @@ struct ConnectionState: Sendable {
     let socket: WebSocketConnection
     let outbox: AsyncStream<OutboundItem>.Continuation
     let remoteAddress: String
+    /// Whether `remoteAddress` is a loopback address (parsed once, when the socket opens).
+    let isLoopback: Bool
     let nonce: String
     var handshakeDeadlineMs: Int64?
     var session: Session?
@@ -198,7 +200,7 @@ actor GatewayCore {
         socket.setMaxMessageSize(configuration.maxPreauthPayloadBytes, closeReason: "preauth payload too large")
         let state = ConnectionState(
             id: connectionId, socket: socket, outbox: continuation, remoteAddress: socket.remoteAddress,
-            nonce: nonce, handshakeDeadlineMs: now + Int64(configuration.handshakeTimeoutMs))
+            isLoopback: (try? IPAddress(parsing: socket.remoteAddress))?.isLoopback ?? false, nonce: nonce, handshakeDeadlineMs: now + Int64(configuration.handshakeTimeoutMs))
         connections[connectionId] = state
         // The request target and headers may carry credentials (`?token=`, `Authorization`):
         // they are recorded redacted. The handshake's random key says nothing and would make
