@@ -226,14 +226,12 @@ extension Frame {
         case .response(let frame):
             object = ["type": "res", "id": .string(frame.id), "ok": .bool(frame.ok)]
             if let payload = frame.payload { object["payload"] = payload }
-            if let error = frame.error, let encoded = try? JSONValue(encoding: error) { object["error"] = encoded }
+            if let error = frame.error, let encoded = try? error.json() { object["error"] = encoded }
         case .event(let frame):
             object = ["type": "event", "event": .string(frame.event)]
             if let payload = frame.payload { object["payload"] = payload }
             if let seq = frame.seq { object["seq"] = .int(Int64(seq)) }
-            if let stateVersion = frame.stateVersion, let encoded = try? JSONValue(encoding: stateVersion) {
-                object["stateVersion"] = encoded
-            }
+            if let stateVersion = frame.stateVersion { object["stateVersion"] = stateVersion.json }
         case .cancel(let frame):
             object = ["type": "cancel", "id": .string(frame.id)]
         }

@@ -52,12 +52,12 @@ struct JSONWriter {
             guard depth + 1 < Self.maximumWriteDepth else { throw TooDeep() }
             bytes.append(UInt8(ascii: "{"))
             var first = true
-            for key in members.keys.sorted(by: Self.utf8Precedes) {
+            // The members sorted as pairs: no hash lookup per key.
+            for (key, member) in members.sorted(by: { Self.utf8Precedes($0.key, $1.key) }) {
                 if first { first = false } else { bytes.append(UInt8(ascii: ",")) }
                 write(key)
                 bytes.append(UInt8(ascii: ":"))
-                // The key came from `members`.
-                try write(members[key] ?? .null, depth: depth + 1)
+                try write(member, depth: depth + 1)
             }
             bytes.append(UInt8(ascii: "}"))
         }

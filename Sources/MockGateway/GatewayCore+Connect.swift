@@ -62,7 +62,9 @@ struct HandshakeDecision: Sendable {
 extension GatewayCore {
     /// Decides on the first message of a connection: admission (gateway-protocol.md §3.5);
     /// the token stores and the rate limiter are updated, nothing is sent yet.
-    func decideHandshake(_ bytes: Data, on connectionId: String) -> HandshakeDecision? {
+    /// - Parameter parsed: `bytes` already parsed (`nil` when they are not JSON or were not
+    ///   parsed because they are over the pre-auth limit): the admission does not parse them again.
+    func decideHandshake(_ bytes: Data, parsed: JSONValue?, on connectionId: String) -> HandshakeDecision? {
         guard let state = connections[connectionId] else { return nil }
         var admissionConfiguration = ConnectAdmission.Configuration(
             auth: sharedAuth, profile: profile, isStartingUp: startingUp,
@@ -73,8 +75,14 @@ extension GatewayCore {
         var credentials = GatewayCredentials(pairing: pairingStore, bootstrap: bootstrapTokens, limiter: authRateLimiter,
                                              remoteAddress: state.remoteAddress, sharedAuthGeneration: sharedAuthGeneration,
                                              nowMs: nowMs)
-        let decision = ConnectAdmission.evaluate(message: bytes, nonce: state.nonce, nowMs: Int(clock.peerNowMs),
-                                                 configuration: admissionConfiguration, credentials: &credentials)
+        let decision = if let parsed, bytes.count <= admissionConfiguration.maxPreauthPayloadBytes {
+            // What `evaluate(message:)` does after its size check and parse.
+            ConnectAdmission.evaluate(json: parsed, nonce: state.nonce, nowMs: Int(clock.peerNowMs),
+                                      configuration: admissionConfiguration, credentials: &credentials)
+        } else {
+            ConnectAdmission.evaluate(message: bytes, nonce: state.nonce, nowMs: Int(clock.peerNowMs),
+                                      configuration: admissionConfiguration, credentials: &credentials)
+        }
         pairingStore = credentials.pairing
         bootstrapTokens = credentials.bootstrap
         authRateLimiter = credentials.limiter
@@ -86,7 +94,7 @@ extension GatewayCore {
     func connectionFacts(_ state: ConnectionState) -> ConnectAdmission.ConnectionFacts {
         let headers = state.socket.requestHeaders
         return ConnectAdmission.ConnectionFacts(
-            isLoopback: (try? IPAddress(parsing: state.remoteAddress))?.isLoopback ?? false,
+            isLoopback: state.isLoopback,
             host: headers["Host"], hasProxyHeaders: headers["X-Forwarded-For"] != nil || headers["X-Real-IP"] != nil
                 || headers["Forwarded"] != nil,
             hasBrowserOrigin: !(headers["Origin"]?.trimmingCharacters(in: .whitespaces).isEmpty ?? true))
@@ -154,7 +162,7 @@ extension GatewayCore {
             return
         }
         let remote = state.remoteAddress
-        let isLoopback = (try? IPAddress(parsing: remote))?.isLoopback ?? false
+        let isLoopback = state.isLoopback
         let origin = state.socket.requestHeaders["Origin"]
         let attempt = PairingAttempt(params: params, deviceId: device.deviceId, publicKey: device.publicKey,
                                      remoteIp: remote, isLoopback: isLoopback, hasBrowserOrigin: origin != nil, origin: origin)
@@ -286,7 +294,7 @@ extension GatewayCore {
                                 tickIntervalMs: configuration.tickIntervalMs),
             pluginSurfaceUrls: canvas.pluginSurfaceUrls, canvasHostUrl: canvas.canvasHostUrl)
         lastConnectResponseDelivered = !faultsWillDropResponse(to: GatewayMethod.connect.rawValue)
-        respond(.success(id: admitted.requestID, payload: (try? JSONValue(encoding: hello)) ?? .null),
+        respond(.success(id: admitted.requestID, payload: (try? hello.json()) ?? .null),
                 method: GatewayMethod.connect.rawValue, to: connectionId)
         events.append(.sessionOpened(SessionInfo(
             connectionId: connectionId, role: role.rawValue, scopes: grant.scopes, deviceId: deviceId,

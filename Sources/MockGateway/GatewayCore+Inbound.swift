@@ -114,7 +114,7 @@ extension GatewayCore {
             // A number (or another JSON value) as id is echoed verbatim, as upstream does.
             events.append(.requestHandled(connectionId: connectionId, method: method, ok: false, errorCode: error.code))
             var response: [String: JSONValue] = ["type": "res", "id": id, "ok": false]
-            response["error"] = try? JSONValue(encoding: error)
+            response["error"] = try? error.json()
             sendJSON(.object(response), to: connectionId)
         }
     }
@@ -122,8 +122,9 @@ extension GatewayCore {
     /// The first message of a connection: decided, recorded (as a summary when it was refused
     /// and is large), then applied.
     func receiveFirstFrame(_ bytes: [UInt8], binary: Bool, wire: TranscriptWire, closing: Bool, on connectionId: String) {
-        let decoded = bytes.count <= configuration.maxPreauthPayloadBytes ? try? JSONValue(parsing: Data(bytes)) : nil
-        let decision = closing ? nil : decideHandshake(Data(bytes), on: connectionId)
+        let message = Data(bytes)
+        let decoded = bytes.count <= configuration.maxPreauthPayloadBytes ? try? JSONValue(parsing: message) : nil
+        let decision = closing ? nil : decideHandshake(message, parsed: decoded, on: connectionId)
         let refused = decision?.rejection != nil || closing
         bytes.withUnsafeBufferPointer { buffer in
             transcript.recordInbound(connectionId: connectionId, gatewayMs: nowMs, bytes: buffer, binary: binary, wire: wire,

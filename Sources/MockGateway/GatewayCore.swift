@@ -39,6 +39,8 @@ struct ConnectionState: Sendable {
     let socket: WebSocketConnection
     let outbox: AsyncStream<OutboundItem>.Continuation
     let remoteAddress: String
+    /// Whether `remoteAddress` is a loopback address (parsed once, when the socket opens).
+    let isLoopback: Bool
     let nonce: String
     var handshakeDeadlineMs: Int64?
     var session: Session?
@@ -198,7 +200,7 @@ actor GatewayCore {
         socket.setMaxMessageSize(configuration.maxPreauthPayloadBytes, closeReason: "preauth payload too large")
         let state = ConnectionState(
             id: connectionId, socket: socket, outbox: continuation, remoteAddress: socket.remoteAddress,
-            nonce: nonce, handshakeDeadlineMs: now + Int64(configuration.handshakeTimeoutMs))
+            isLoopback: (try? IPAddress(parsing: socket.remoteAddress))?.isLoopback ?? false, nonce: nonce, handshakeDeadlineMs: now + Int64(configuration.handshakeTimeoutMs))
         connections[connectionId] = state
         // The request target and headers may carry credentials (`?token=`, `Authorization`):
         // they are recorded redacted. The handshake's random key says nothing and would make
@@ -275,11 +277,13 @@ actor GatewayCore {
             }
         }
         let wire = TranscriptWire(frameKind: binary ? .binary : .text, frameCount: max(1, fault?.fragmentCount ?? 1))
+        // Built once for the transcript and the wire (`Frame.encoded()` is `json.encoded()`).
+        let json = frame.json
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: fault?.drop == true ? .dropped : .outbound, message: frame.json,
+                                          kind: fault?.drop == true ? .dropped : .outbound, message: json,
                                           wire: wire, fault: Self.transcriptFault(fault, binary: binary)))
         events.append(.frameOut(connectionId: connectionId, frame: frame))
-        let data = frame.encoded()
+        let data = json.encoded()
         let message: WebSocketMessage = binary ? .binary(Array(data)) : .text(String(decoding: data, as: UTF8.self))
         state.outbox.yield(.message(message, fault))
     }
@@ -382,7 +386,7 @@ actor GatewayCore {
 
     func broadcastPresence() {
         presenceVersion += 1
-        let payload = (try? JSONValue(encoding: PresenceEvent(presence: presenceEntries()))) ?? .null
+        let payload = PresenceEvent(presence: presenceEntries()).json
         broadcast(event: GatewayEventName.presence.rawValue, payload: payload,
                   stateVersion: StateVersion(presence: presenceVersion, health: 1))
     }

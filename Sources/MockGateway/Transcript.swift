@@ -370,7 +370,7 @@ public final class Transcript: Sendable {
     }
 
     /// Keeps `entry` in memory, as a summary when its message is over `limit`.
-    private func keep(_ entry: TranscriptEntry, limit: Int, why: String) {
+    private func keep(_ entry: TranscriptEntry, limit: Int, why: @autoclosure () -> String) {
         var entry = entry
         var cost = 96 + entry.connectionId.utf8.count + (entry.text?.utf8.count ?? 0)
         if let message = entry.message {
@@ -379,7 +379,7 @@ public final class Transcript: Sendable {
                 let text = message.jsonString
                 let head = String(text.utf8.prefix(256)) ?? String(text.prefix(64))
                 entry.message = ["summary": ["bytes": .int(Int64(text.utf8.count)), "kind": "json", "head": .string(head),
-                                             "why": .string(why)]]
+                                             "why": .string(why())]]
                 cost += entry.message?.approximateByteCount ?? 0
             } else {
                 cost += size

@@ -52,17 +52,25 @@ public final class EventLog<Element: Sendable>: Sendable {
     }
 
     private struct Waiter: Sendable {
+        let id: UInt64
         let from: Int
         let predicate: @Sendable (Element) -> Bool
         let continuation: CheckedContinuation<EventLogWait<Element>, Never>
         var timer: Task<Void, Never>?
     }
 
+    private struct Stream: Sendable {
+        let id: UInt64
+        let continuation: AsyncStream<Element>.Continuation
+    }
+
     private struct State: Sendable {
         var elements: [Element] = []
-        var waiters: [UInt64: Waiter] = [:]
+        /// In the order their waits started (ascending ids): the order they are woken in.
+        var waiters: [Waiter] = []
         var nextWaiterID: UInt64 = 0
-        var streams: [UInt64: AsyncStream<Element>.Continuation] = [:]
+        /// In the order they were created (ascending ids): the order they get each value in.
+        var streams: [Stream] = []
         var finished = false
         var costs: [Int] = []
         var retainedBytes = 0
@@ -76,6 +84,23 @@ public final class EventLog<Element: Sendable>: Sendable {
 
         /// The index in `elements` of position `position`, clamped to what is kept.
         func index(of position: Int) -> Int { min(max(0, position - dropped), elements.count) }
+
+        /// Registers `waiter`, keeping ``waiters`` in ascending id order.
+        mutating func add(_ waiter: Waiter) {
+            guard let last = waiters.last, last.id > waiter.id else {
+                waiters.append(waiter)
+                return
+            }
+            var index = waiters.endIndex
+            while index > waiters.startIndex, waiters[index - 1].id > waiter.id { index -= 1 }
+            waiters.insert(waiter, at: index)
+        }
+
+        /// Removes and returns the waiter with `id`, if it is still waiting.
+        mutating func removeWaiter(_ id: UInt64) -> Waiter? {
+            guard let index = waiters.lastIndex(where: { $0.id == id }) else { return nil }
+            return waiters.remove(at: index)
+        }
     }
 
     // All state is behind the lock; continuations are resumed outside of it.
@@ -117,17 +142,32 @@ public final class EventLog<Element: Sendable>: Sendable {
     /// Appends a value and wakes the waiters it satisfies (in the order they started waiting).
     public func append(_ element: Element) {
         let cost = retention.map { $0.cost(element) } ?? 0
-        let ready: [(Waiter, EventLogWait<Element>)] = state.withLock { state in
-            guard !state.finished else { return [] }
+        // Runs for every frame and event of a run: no dictionaries, no sorting, nothing
+        // allocated unless a waiter is satisfied.
+        let (ready, position): ([Waiter], Int) = state.withLock { state in
+            guard !state.finished else { return ([], 0) }
             state.elements.append(element)
             let position = state.count - 1
             defer { if let retention { compact(&state, adding: cost, retention: retention) } }
-            let ids = state.waiters.filter { $0.value.from <= position && $0.value.predicate(element) }.keys.sorted()
+            var ready: [Waiter] = []
+            if !state.waiters.isEmpty {
+                var kept = 0
+                for index in state.waiters.indices {
+                    let waiter = state.waiters[index]
+                    if waiter.from <= position && waiter.predicate(element) {
+                        ready.append(waiter)
+                    } else {
+                        if kept != index { state.waiters[kept] = waiter }
+                        kept += 1
+                    }
+                }
+                state.waiters.removeLast(state.waiters.count - kept)
+            }
             // Yielding under the lock keeps every stream in append order.
-            for (_, stream) in state.streams.sorted(by: { $0.key < $1.key }) { stream.yield(element) }
-            return ids.compactMap { id in state.waiters.removeValue(forKey: id).map { ($0, .found(position: position, element: element)) } }
+            for stream in state.streams { stream.continuation.yield(element) }
+            return (ready, position)
         }
-        Self.resume(ready)
+        for waiter in ready { Self.resume(waiter, .found(position: position, element: element)) }
     }
 
     /// Accounts for a new value and compacts the oldest ones while over budget; drops the
@@ -164,14 +204,13 @@ public final class EventLog<Element: Sendable>: Sendable {
 
     /// Ends the log: pending and future waits return ``EventLogWait/finished``, streams finish.
     public func finish() {
-        let (waiters, streams) = state.withLock { state -> ([(Waiter, EventLogWait<Element>)], [AsyncStream<Element>.Continuation]) in
+        let (waiters, streams) = state.withLock { state -> ([Waiter], [Stream]) in
             state.finished = true
-            defer { state.waiters = [:]; state.streams = [:] }
-            return (state.waiters.sorted { $0.key < $1.key }.map { ($0.value, .finished) },
-                    state.streams.sorted { $0.key < $1.key }.map(\.value))
+            defer { state.waiters = []; state.streams = [] }
+            return (state.waiters, state.streams)
         }
-        Self.resume(waiters)
-        for stream in streams { stream.finish() }
+        for waiter in waiters { Self.resume(waiter, .finished) }
+        for stream in streams { stream.continuation.finish() }
     }
 
     /// Waits for the first value at or after position `from` that satisfies `predicate`.
@@ -206,7 +245,7 @@ public final class EventLog<Element: Sendable>: Sendable {
                     if state.finished { return .finished }
                     if Task.isCancelled { return .cancelled }
                     if let timeout, timeout <= .zero { return .timedOut(.reached) }
-                    state.waiters[id] = Waiter(from: from, predicate: predicate, continuation: continuation)
+                    state.add(Waiter(id: id, from: from, predicate: predicate, continuation: continuation))
                     return nil
                 }
                 if let immediate {
@@ -221,8 +260,8 @@ public final class EventLog<Element: Sendable>: Sendable {
                     if reason != .cancelled { self?.end(id, with: .timedOut(reason)) }
                 }
                 let stale = state.withLock { state -> Bool in
-                    guard state.waiters[id] != nil else { return true }
-                    state.waiters[id]?.timer = timer
+                    guard let index = state.waiters.lastIndex(where: { $0.id == id }) else { return true }
+                    state.waiters[index].timer = timer
                     return false
                 }
                 if stale { timer.cancel() }
@@ -244,15 +283,13 @@ public final class EventLog<Element: Sendable>: Sendable {
     }
 
     private func end(_ id: UInt64, with outcome: EventLogWait<Element>) {
-        let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-        if let waiter { Self.resume([(waiter, outcome)]) }
+        let waiter = state.withLock { $0.removeWaiter(id) }
+        if let waiter { Self.resume(waiter, outcome) }
     }
 
-    private static func resume(_ items: [(Waiter, EventLogWait<Element>)]) {
-        for (waiter, outcome) in items {
-            waiter.timer?.cancel()
-            waiter.continuation.resume(returning: outcome)
-        }
+    private static func resume(_ waiter: Waiter, _ outcome: EventLogWait<Element>) {
+        waiter.timer?.cancel()
+        waiter.continuation.resume(returning: outcome)
     }
 
     /// A stream of the values appended from now on (or from `from`, replaying what is already there).
@@ -266,12 +303,14 @@ public final class EventLog<Element: Sendable>: Sendable {
             if state.finished {
                 continuation.finish()
             } else {
-                state.streams[state.nextWaiterID] = continuation
+                state.streams.append(Stream(id: state.nextWaiterID, continuation: continuation))
             }
             return state.nextWaiterID
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
+            self?.state.withLock { state in
+                if let index = state.streams.firstIndex(where: { $0.id == id }) { state.streams.remove(at: index) }
+            }
         }
         return stream
     }

@@ -200,17 +200,23 @@ public final class SimulationExecutor: TaskExecutor {
 
 /// The threads simulated runs execute their jobs on.
 public enum SimulationThread {
-    private static let key = "org.openclaw-conformance.simulation-thread"
+    // Thread-specific data rather than the thread dictionary, whose lookup was a visible share
+    // of every in-process connect (`SimulatedClientConnector` asks on each one).
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
 
     static func markCurrent() {
-        Thread.current.threadDictionary[key] = true
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
     }
 
     /// Whether the caller runs as a job of a simulated run (on a run's thread). Code that a
     /// simulation must see (a client's connects, for example) can check it to report a task that
     /// escaped the simulation (a plain `Task { }`) instead of racing it.
     public static func isCurrent() -> Bool {
-        Thread.current.threadDictionary[key] != nil
+        pthread_getspecific(key) != nil
     }
 }
 

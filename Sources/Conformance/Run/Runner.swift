@@ -340,6 +340,9 @@ public struct Runner: Sendable {
         }
     }
 
+    /// How many of the client's last log lines a result keeps (``RunResult/clientLogTail``).
+    static let clientLogTailLines = 20
+
     private static func result(for planned: PlannedRun, seed: UInt64, baseSeed: UInt64) -> RunResult {
         let scenario = planned.scenario
         return RunResult(
@@ -467,7 +470,18 @@ public struct Runner: Sendable {
         let redactors = run.gateways.map(\.secrets)
         func redact(_ text: String) -> String { redactors.reduce(text) { $1.redact(text: $0) } }
         let diagnostics = session.diagnostics()
-        let clientLog = diagnostics.log.map(redact)
+        // Only the lines that are kept are redacted: the report's tail, or every line when the
+        // transcript is written. The others still teach the redactors the secrets they reveal
+        // (as redacting them did), so that later lines and messages are redacted alike.
+        let writesTranscript = transcripts.shouldWrite(verdict)
+        let keptLines = writesTranscript ? diagnostics.log.count : min(Self.clientLogTailLines, diagnostics.log.count)
+        for line in diagnostics.log.dropLast(keptLines) {
+            var text = line
+            for (index, redactor) in redactors.enumerated() {
+                if index == redactors.count - 1 { redactor.learnSecrets(inText: text) } else { text = redactor.redact(text: text) }
+            }
+        }
+        let clientLog = diagnostics.log.suffix(keptLines).map(redact)
         result.warnings = run.warnings.map { warning in
             var warning = warning
             warning.message = redact(warning.message)
@@ -476,7 +490,7 @@ public struct Runner: Sendable {
             return warning
         }
         result.notes = diagnostics.notes.map(redact)
-        result.clientLogTail = Array(clientLog.suffix(20))
+        result.clientLogTail = Array(clientLog.suffix(Self.clientLogTailLines))
         let redactedMessage = redact(message)
         result = finish(verdict, redactedMessage)
         result.expected = result.expected.map(redact)
@@ -486,7 +500,7 @@ public struct Runner: Sendable {
                 events: run.gateways.flatMap(\.events.all), failure: RootCauseAnalysis.Failure(message: redactedMessage, verdict: verdict))
         }
 
-        if transcripts.shouldWrite(verdict) {
+        if writesTranscript {
             transcripts.write(key: planned.key, gateways: run.gateways, clientLog: clientLog, into: &result)
         }
         return result

@@ -146,7 +146,7 @@ extension ConnectAdmission {
         public var response: JSONValue? {
             guard let requestID else { return nil }
             var object: [String: JSONValue] = ["type": "res", "id": requestID, "ok": false]
-            if let encoded = try? JSONValue(encoding: error) { object["error"] = encoded }
+            if let encoded = try? error.json() { object["error"] = encoded }
             return .object(object)
         }
 

@@ -93,6 +93,37 @@ extension JSONValue {
 }
 
 extension Frame {
+    /// `json.approximateByteCount`, added up member by member without building the frame's JSON
+    /// (every frame in and out of the Gateway is costed for the event log's budget). Every
+    /// member name of a frame is short enough to be stored inline.
+    var approximateJSONByteCount: Int {
+        // An object; a member slot and a string or scalar value.
+        let object = 96
+        let member = 56
+        func string(_ text: String) -> Int { member + 24 + JSONValue.heapBytes(text) }
+        func scalar() -> Int { member + 24 }
+        switch self {
+        case .request(let request):
+            var total = object + string("req") + string(request.id) + string(request.method)
+            if let params = request.params { total += member + params.approximateByteCount }
+            if let traceparent = request.traceparent { total += string(traceparent) }
+            return total
+        case .response(let response):
+            var total = object + string("res") + string(response.id) + scalar()
+            if let payload = response.payload { total += member + payload.approximateByteCount }
+            if let error = response.error, let encoded = try? error.json() { total += member + encoded.approximateByteCount }
+            return total
+        case .event(let event):
+            var total = object + string("event") + string(event.event)
+            if let payload = event.payload { total += member + payload.approximateByteCount }
+            if event.seq != nil { total += scalar() }
+            if event.stateVersion != nil { total += member + object + 2 * scalar() }
+            return total
+        case .cancel(let cancel):
+            return object + string("cancel") + string(cancel.id)
+        }
+    }
+
     /// The frame with its body (`params` / `payload`) replaced by `{"trimmed":true,"bytes":N}`,
     /// for records that must stay small.
     func trimmed(bytes: Int) -> Frame {
@@ -122,8 +153,8 @@ extension GatewayEvent {
         // A value slot in the log, its cost entry, and a connection id (36 characters) or two.
         let base = 160
         switch self {
-        case .frameIn(_, let frame, _): return base + (frame?.json.approximateByteCount ?? 0)
-        case .frameOut(_, let frame): return base + frame.json.approximateByteCount
+        case .frameIn(_, let frame, _): return base + (frame?.approximateJSONByteCount ?? 0)
+        case .frameOut(_, let frame): return base + frame.approximateJSONByteCount
         case .nodeEvent(_, _, let payloadJSON, _): return base + 160 + JSONValue.heapBytes(payloadJSON ?? "")
         case .operatorRecord(let record): return base + 320 + JSONValue.heapBytes(record.decision ?? "")
         case .chatMessageStored(let message):

@@ -37,7 +37,8 @@ public final class SecretRedactor: Sendable {
     private struct State: Sendable {
         /// Values made of base64url characters, found as whole runs of such characters.
         var learned: Set<String> = []
-        var longestLearned = 0
+        /// How many learned values have each UTF-8 length (indexed by length).
+        var learnedLengths: [Int] = []
         var learnedOrder: [String] = []
         var learnedHead = 0
         /// Values with other characters, found by substring search.
@@ -63,19 +64,50 @@ public final class SecretRedactor: Sendable {
     /// Whether `name` names a secret: one of ``secretKeyNames``, or (case-insensitively) ending
     /// in `token`, or containing `password` or `secret`.
     public static func isSecretKey(_ name: some StringProtocol) -> Bool {
-        // Byte-level (ASCII case folding; a non-ASCII name matches only by its ASCII letters):
-        // this runs for every member of every recorded frame, and Foundation's substring search
-        // was a measurable share of a conformance run (Benchmarks/README.md).
-        var lowered = Array(name.utf8)
-        for index in lowered.indices where lowered[index] >= 0x41 && lowered[index] <= 0x5A { lowered[index] |= 0x20 }
-        return lowered.count >= 5 && lowered.suffix(5).elementsEqual(suffixToken)
-            || contains(lowered, passwordBytes) || contains(lowered, secretBytes)
-            || secretKeyNames.contains(String(decoding: lowered, as: UTF8.self))
+        // Byte-level (ASCII case folding; a non-ASCII name matches only by its ASCII letters)
+        // and without copying the name: this runs for every member of every recorded frame,
+        // and Foundation's substring search was a measurable share of a conformance run
+        // (Benchmarks/README.md).
+        name.utf8.withContiguousStorageIfAvailable(isSecretKey(bytes:))
+            ?? Array(name.utf8).withUnsafeBufferPointer(isSecretKey(bytes:))
+    }
+
+    private static func isSecretKey(bytes name: UnsafeBufferPointer<UInt8>) -> Bool {
+        name.count >= 5 && equalsLowered(UnsafeBufferPointer(rebasing: name[(name.count - 5)...]), suffixToken)
+            || containsLowered(name, passwordBytes) || containsLowered(name, secretBytes)
+            || secretKeyNameBytes.contains { equalsLowered(name, $0) }
     }
 
     private static let suffixToken = Array("token".utf8)
     private static let passwordBytes = Array("password".utf8)
     private static let secretBytes = Array("secret".utf8)
+    private static let secretKeyNameBytes = secretKeyNames.sorted().map { Array($0.utf8) }
+
+    /// `byte` with ASCII upper case folded to lower case.
+    private static func lowered(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+
+    /// Whether `text`, ASCII-lower-cased, is `lower` (which is lower case).
+    private static func equalsLowered(_ text: UnsafeBufferPointer<UInt8>, _ lower: [UInt8]) -> Bool {
+        guard text.count == lower.count else { return false }
+        for index in 0..<text.count where lowered(text[index]) != lower[index] { return false }
+        return true
+    }
+
+    /// Whether `text`, ASCII-lower-cased, contains `lower` (which is lower case and not empty).
+    private static func containsLowered(_ text: UnsafeBufferPointer<UInt8>, _ lower: [UInt8]) -> Bool {
+        guard text.count >= lower.count else { return false }
+        var index = 0
+        let last = text.count - lower.count
+        while index <= last {
+            if lowered(text[index]) == lower[0] {
+                var offset = 1
+                while offset < lower.count, lowered(text[index + offset]) == lower[offset] { offset += 1 }
+                if offset == lower.count { return true }
+            }
+            index += 1
+        }
+        return false
+    }
 
     /// Whether `needle` occurs in `haystack` (bytes; an empty needle always does).
     static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -92,10 +124,6 @@ public final class SecretRedactor: Sendable {
             index += 1
         }
         return false
-    }
-
-    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        haystack.withUnsafeBufferPointer { h in needle.withUnsafeBufferPointer { n in contains(h, n) } }
     }
 
     private static func contains(_ haystack: String, _ needle: String) -> Bool {
@@ -121,12 +149,17 @@ public final class SecretRedactor: Sendable {
             if Self.isRunOnly(secret) {
                 guard !state.learned.contains(secret) else { return }
                 state.learned.insert(secret)
-                state.longestLearned = max(state.longestLearned, secret.utf8.count)
+                let length = secret.utf8.count
+                if state.learnedLengths.count <= length {
+                    state.learnedLengths.append(contentsOf: repeatElement(0, count: length + 1 - state.learnedLengths.count))
+                }
+                state.learnedLengths[length] += 1
                 state.learnedOrder.append(secret)
                 if state.learned.count > Self.learnedCapacity {
                     let oldest = state.learnedOrder[state.learnedHead]
                     state.learnedHead += 1
                     state.learned.remove(oldest)
+                    state.learnedLengths[oldest.utf8.count] -= 1
                     if state.learnedHead > 1_024 {
                         state.learnedOrder.removeFirst(state.learnedHead)
                         state.learnedHead = 0
@@ -174,6 +207,17 @@ public final class SecretRedactor: Sendable {
         return Self.redactValues(String(decoding: bytes, as: UTF8.self), known: snapshot())
     }
 
+    /// Learns what ``redact(text:)`` would learn from `text` (the values under secret keys and
+    /// after `Bearer `) without building the redacted text: for text that is not kept but may
+    /// reveal a secret that later text must not show.
+    public func learnSecrets(inText text: String) {
+        guard isEnabled, isLearning else { return }
+        var found: [String] = []
+        let bytes = Self.redactJSONMembers(Array(text.utf8), found: &found)
+        _ = Self.redactPairs(bytes, found: &found)
+        for secret in found { learn(secret) }
+    }
+
     /// Only the by-value rule: every known secret in `text` replaced.
     public func redactKnownValues(in text: String) -> String {
         guard isEnabled else { return text }
@@ -207,13 +251,18 @@ public final class SecretRedactor: Sendable {
 
     private struct Known: Sendable {
         var learned: Set<String>
-        var longestLearned: Int
+        /// How many learned values have each UTF-8 length: a run of another length is no secret
+        /// and is not looked up.
+        var learnedLengths: [Int]
         var substrings: [String]
         var isEmpty: Bool { learned.isEmpty && substrings.isEmpty }
     }
 
     private func snapshot() -> Known {
-        state.withLock { Known(learned: $0.learned, longestLearned: $0.longestLearned, substrings: $0.pinned + $0.learnedPinned) }
+        state.withLock { state in
+            Known(learned: state.learned, learnedLengths: state.learnedLengths,
+                  substrings: state.learnedPinned.isEmpty ? state.pinned : state.pinned + state.learnedPinned)
+        }
     }
 
     private static func walkSecretValues(_ value: JSONValue, _ found: (String) -> Void) {
@@ -238,32 +287,51 @@ public final class SecretRedactor: Sendable {
     }
 
     private static func redact(_ value: JSONValue, known: Known) -> JSONValue {
+        changed(value, known: known) ?? value
+    }
+
+    /// `value` redacted, or `nil` when redacting changes nothing: most of a frame has no
+    /// secret, and rebuilding every object of every recorded frame was a measurable share of a
+    /// conformance run.
+    private static func changed(_ value: JSONValue, known: Known) -> JSONValue? {
         switch value {
         case .object(let members):
-            var result: [String: JSONValue] = [:]
-            result.reserveCapacity(members.count)
+            var result: [String: JSONValue]?
             for (key, member) in members {
+                let replacement: JSONValue?
                 if case .string(let text) = member {
                     if isSecretKey(key) {
-                        result[key] = .string(placeholder)
+                        replacement = text == placeholder ? nil : .string(placeholder)
                     } else if key == "payloadJSON" || key == "paramsJSON", let inner = try? JSONValue(parsing: text),
                               inner.objectValue != nil || inner.arrayValue != nil {
-                        // Push registrations and invoke params carry secrets inside a JSON string.
-                        result[key] = .string(redact(inner, known: known).jsonString)
+                        // Push registrations and invoke params carry secrets inside a JSON string
+                        // (always written back compact, with sorted keys).
+                        let rewritten = redact(inner, known: known).jsonString
+                        replacement = rewritten == text ? nil : .string(rewritten)
                     } else {
-                        result[key] = .string(redactValues(text, known: known))
+                        replacement = changedValues(text, known: known).map(JSONValue.string)
                     }
                 } else {
-                    result[key] = redact(member, known: known)
+                    replacement = changed(member, known: known)
+                }
+                if let replacement {
+                    if result == nil { result = members }
+                    result?[key] = replacement
                 }
             }
-            return .object(result)
+            return result.map(JSONValue.object)
         case .array(let items):
-            return .array(items.map { redact($0, known: known) })
+            var result: [JSONValue]?
+            for (index, item) in items.enumerated() {
+                guard let replacement = changed(item, known: known) else { continue }
+                if result == nil { result = items }
+                result?[index] = replacement
+            }
+            return result.map(JSONValue.array)
         case .string(let text):
-            return .string(redactValues(text, known: known))
+            return changedValues(text, known: known).map(JSONValue.string)
         default:
-            return value
+            return nil
         }
     }
 
@@ -276,13 +344,20 @@ public final class SecretRedactor: Sendable {
     private static func isRunOnly(_ text: String) -> Bool { text.utf8.allSatisfy(isRunByte) }
 
     private static func redactValues(_ text: String, known: Known) -> String {
-        guard !known.isEmpty, text.utf8.count >= minimumValueLength else { return text }
+        changedValues(text, known: known) ?? text
+    }
+
+    /// `text` with every known secret replaced, or `nil` when it holds none.
+    private static func changedValues(_ text: String, known: Known) -> String? {
+        guard !known.isEmpty, text.utf8.count >= minimumValueLength else { return nil }
         var result = text
+        var replaced = false
         for secret in known.substrings where contains(result, secret) {
             result = result.replacingOccurrences(of: secret, with: placeholder)
+            replaced = true
         }
-        guard !known.learned.isEmpty else { return result }
-        // Whole runs of token characters are looked up; a run longer than every known secret
+        guard !known.learned.isEmpty else { return replaced ? result : nil }
+        // Whole runs of token characters are looked up; a run of a length no known secret has
         // cannot be one, so a large payload costs one pass and no copies.
         let output: [UInt8]? = result.withUTF8 { bytes -> [UInt8]? in
             var output: [UInt8] = []
@@ -294,7 +369,7 @@ public final class SecretRedactor: Sendable {
                 var end = index + 1
                 while end < bytes.count, isRunByte(bytes[end]) { end += 1 }
                 let length = end - index
-                if length >= minimumValueLength, length <= known.longestLearned,
+                if length >= minimumValueLength, length < known.learnedLengths.count, known.learnedLengths[length] > 0,
                    known.learned.contains(String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)) {
                     if !changed { output.reserveCapacity(bytes.count); changed = true }
                     output.append(contentsOf: bytes[copiedUpTo..<index])
@@ -307,7 +382,7 @@ public final class SecretRedactor: Sendable {
             output.append(contentsOf: bytes[copiedUpTo...])
             return output
         }
-        return output.map { String(decoding: $0, as: UTF8.self) } ?? result
+        return output.map { String(decoding: $0, as: UTF8.self) } ?? (replaced ? result : nil)
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

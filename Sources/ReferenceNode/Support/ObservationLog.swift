@@ -37,6 +37,55 @@ public enum ClientObservation: Sendable, Hashable {
     case chatChanged(String)
 }
 
+extension ClientObservation: CustomStringConvertible {
+    /// The observation as one client-log line, e.g. `connected(role: "node", generation: 1)` or
+    /// `ended(role: "node", end: ended with close 1006, decision: ReferenceNode.ReconnectDecision.retry(afterMs: 522))`.
+    ///
+    /// Written out, character for character, as Swift's default (reflection-based) formatting
+    /// of the enum prints it: strings quoted and escaped as `debugDescription` does, optionals
+    /// as `Optional(…)` or `nil`, the reconnect decision with its qualified type name. Client
+    /// logs and transcripts keep their text; the reflection was a measurable share of a
+    /// conformance run.
+    public var description: String {
+        switch self {
+        case .attemptStarted(let role): "attemptStarted(role: \(Self.quoted(role)))"
+        case .connected(let role, let generation): "connected(role: \(Self.quoted(role)), generation: \(generation))"
+        case .ended(let role, let end, let decision):
+            "ended(role: \(Self.quoted(role)), end: \(end), decision: \(Self.describe(decision)))"
+        case .pairingPending(let role, let requestId):
+            "pairingPending(role: \(Self.quoted(role)), requestId: \(Self.quoted(requestId)))"
+        case .invokeAnswered(let id, let ok): "invokeAnswered(id: \(Self.quoted(id)), ok: \(ok))"
+        case .invokeDiscarded(let id, let reason): "invokeDiscarded(id: \(Self.quoted(id)), reason: \(Self.quoted(reason)))"
+        case .beaconSent(let trigger): "beaconSent(trigger: \(Self.quoted(trigger)))"
+        case .beaconReplied(let durable, let reason): "beaconReplied(durable: \(durable), reason: \(Self.quoted(reason)))"
+        case .beaconSkipped: "beaconSkipped"
+        case .pushRegistered(let transport, let gatewayDeviceId):
+            "pushRegistered(transport: \(Self.quoted(transport)), gatewayDeviceId: \(Self.quoted(gatewayDeviceId)))"
+        case .approvalChanged(let id): "approvalChanged(id: \(Self.quoted(id)))"
+        case .approvalReadBack(let id): "approvalReadBack(id: \(Self.quoted(id)))"
+        case .questionChanged(let id): "questionChanged(id: \(Self.quoted(id)))"
+        case .questionsReloaded: "questionsReloaded"
+        case .seqGap(let role): "seqGap(role: \(Self.quoted(role)))"
+        case .chatChanged(let what): "chatChanged(\(Self.quoted(what)))"
+        }
+    }
+
+    private static func quoted(_ text: String) -> String { text.debugDescription }
+
+    private static func quoted(_ text: String?) -> String { text.map { "Optional(\($0.debugDescription))" } ?? "nil" }
+
+    /// As `debugPrint` shows a ``ReconnectDecision`` (which has no description of its own).
+    private static func describe(_ decision: ReconnectDecision) -> String {
+        let type = "ReferenceNode.ReconnectDecision"
+        return switch decision {
+        case .retry(let afterMs): "\(type).retry(afterMs: \(afterMs))"
+        case .pairingWait(let afterMs, let requestId): "\(type).pairingWait(afterMs: \(afterMs), requestId: \(quoted(requestId)))"
+        case .pause(let reason): "\(type).pause(reason: \(quoted(reason)))"
+        case .idle: "\(type).idle"
+        }
+    }
+}
+
 /// An append-only list of observations with deadline-bounded waiting (the project's one wait
 /// primitive, `EventLog`, holding ``ClientObservation`` values).
 public final class ObservationLog: Sendable {
