@@ -172,6 +172,19 @@ struct PairingPendingRequestTests {
         #expect(upgrade.request.roles == ["operator"])
     }
 
+    /// Requests of the same millisecond expire in id order: not in the dictionary's order, which
+    /// Swift's per-process hash seed changes, so a run replayed with its seed in another process
+    /// would see the expiries (and what follows from them) in another order.
+    @Test func requestsOfOneMillisecondExpireInIdOrder() {
+        var store = F.store()
+        let created = (0..<24).map { index in
+            store.requestPairing(for: F.iosNode(deviceId: "device-\(index)", publicKey: "key-\(index)"), nowMs: F.t0).request
+        }
+        let expired = store.expire(nowMs: F.t0 + 6 * F.minute)
+        #expect(expired.count == created.count)
+        #expect(expired.map(\.requestId) == created.map(\.requestId).sorted())
+    }
+
     @Test func theNextExpiryIsJustAfterTheEarliestDeadline() {
         var store = F.store()
         #expect(store.nextExpiryMs == nil)

@@ -209,7 +209,9 @@ public struct PairingStore: Sendable {
     /// request id. Every mutating method calls this first, so expiry holds even if the owner
     /// never calls it.
     public mutating func expire(nowMs: Int64) -> [PairingRequest] {
-        let expired = pendingById.values.filter { $0.isExpired(atMs: nowMs) }.sorted { $0.ts < $1.ts }
+        // Ties by id: requests of one millisecond would otherwise come out in the dictionary's
+        // order, which changes from process to process (Swift seeds its hashing per process).
+        let expired = pendingById.values.filter { $0.isExpired(atMs: nowMs) }.sorted { ($0.ts, $0.requestId) < ($1.ts, $1.requestId) }
         for request in expired { pendingById[request.requestId] = nil }
         return expired
     }
