@@ -364,14 +364,21 @@ public struct Runner: Sendable {
             return result
         }
 
-        let stateDirectory = stateRoot.appendingPathComponent(TranscriptDirectory.fileName(for: planned.key))
+        let stateDirectory = stateRoot.appendingPathComponent(TranscriptDirectory.fileName(for: planned.key), isDirectory: true)
         defer {
-            if !configuration.keepState { try? FileManager.default.removeItem(at: stateDirectory) }
+            // An empty directory (the in-process client keeps its files in memory) goes with
+            // one rmdir; FileManager removes whatever a client left in it otherwise.
+            if !configuration.keepState, rmdir(stateDirectory.path) != 0 {
+                try? FileManager.default.removeItem(at: stateDirectory)
+            }
         }
-        do {
-            try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
-        } catch {
-            return finish(.error, "cannot create the state directory \(stateDirectory.path): \(error.localizedDescription)")
+        // The state root exists (run(observing:) made it): one mkdir answers the common case.
+        if mkdir(stateDirectory.path, 0o700) != 0 {
+            do {
+                try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
+            } catch {
+                return finish(.error, "cannot create the state directory \(stateDirectory.path): \(error.localizedDescription)")
+            }
         }
 
         let (fatalMessages, fatalContinuation) = AsyncStream<String>.makeStream()
