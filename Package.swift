@@ -33,7 +33,7 @@ let package = Package(
         // platforms, OpenSSL on Linux.
         .target(
             name: "OpenClawCrypto",
-            dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]
+            dependencies: ["Locking", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))]
         ),
         // The package's lock (`Locked`): Synchronization.Mutex needs macOS 15 / iOS 18.
         .target(name: "Locking"),

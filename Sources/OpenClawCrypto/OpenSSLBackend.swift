@@ -1,6 +1,7 @@
 #if !canImport(CryptoKit) && canImport(COpenSSL)
 internal import COpenSSL
 import Foundation
+import Locking
 
 /// The Linux implementation of ``CryptoBackend``: OpenSSL 3 EVP. Every OpenSSL object is freed
 /// before returning, and a failure clears the thread's OpenSSL error queue, so untrusted input
@@ -84,12 +85,68 @@ enum Implementation {
     }
 
     private static func withPrivateKey<T>(_ seed: Data, _ body: (OpaquePointer) -> T?) -> T? {
+        if let cached = PrivateKeyCache.shared.key(for: seed) {
+            defer { EVP_PKEY_free(cached) }
+            return body(cached)
+        }
         let key = withBytes(seed) { bytes, count in
             EVP_PKEY_new_raw_private_key(openclaw_evp_pkey_ed25519(), nil, bytes, count)
         }
         guard let key else { return failure() }
         defer { EVP_PKEY_free(key) }
+        PrivateKeyCache.shared.insert(key, for: seed)
         return body(key)
+    }
+
+    /// The OpenSSL keys of the most recently used seeds. Making the key object from a seed
+    /// derives the public key (a scalar multiplication) and goes through OpenSSL's provider
+    /// lookups, about as costly as the signature itself; a device signs every connect with the
+    /// same seed. A key object is immutable once made, and OpenSSL 3 allows one to be used by
+    /// several threads at once for signing; it holds nothing the seed (which the caller keeps
+    /// in memory anyway) does not.
+    private final class PrivateKeyCache: Sendable {
+        static let shared = PrivateKeyCache()
+        private static let capacity = 32
+
+        /// A reference the cache holds on an `EVP_PKEY`.
+        ///
+        /// `@unchecked Sendable`: the pointer is only stored, handed out and freed under the
+        /// cache's lock, each user gets its own reference (`EVP_PKEY_up_ref`) and frees it, and
+        /// the key itself is never modified after it was made (see above).
+        private struct Entry: @unchecked Sendable {
+            let seed: Data
+            let key: OpaquePointer
+        }
+
+        // Most recently used last; at most `capacity` entries, each holding one reference.
+        private let entries = Locked<[Entry]>([])
+
+        /// A new reference to the key of `seed` (the caller frees it), if it is cached.
+        func key(for seed: Data) -> OpaquePointer? {
+            entries.withLock { entries in
+                guard let index = entries.lastIndex(where: { $0.seed == seed }) else { return nil }
+                let entry = entries.remove(at: index)
+                entries.append(entry)
+                guard EVP_PKEY_up_ref(entry.key) == 1 else { return nil }
+                return entry.key
+            }
+        }
+
+        /// Keeps a reference to `key`, the key of `seed`, evicting the least recently used.
+        func insert(_ key: OpaquePointer, for seed: Data) {
+            guard EVP_PKEY_up_ref(key) == 1 else { return }
+            let evicted: [Entry] = entries.withLock { entries in
+                // Another thread may have made and cached a key for the same seed meanwhile.
+                var evicted = entries.filter { $0.seed == seed }
+                entries.removeAll { $0.seed == seed }
+                entries.append(Entry(seed: Data(seed), key: key))
+                let excess = max(0, entries.count - Self.capacity)
+                evicted += entries.prefix(excess)
+                entries.removeFirst(excess)
+                return evicted
+            }
+            for entry in evicted { EVP_PKEY_free(entry.key) }
+        }
     }
 
     /// Clears the thread's OpenSSL error queue and reports failure.

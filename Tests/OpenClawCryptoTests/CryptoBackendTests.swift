@@ -176,3 +176,34 @@ struct CryptoBackendTests {
         #expect(many.contains { $0 != many[0] })
     }
 }
+
+/// The backend keeps the key objects of recently used seeds: signing again with a seed, after
+/// others pushed it out of the cache, and from several threads at once gives the same
+/// (deterministic, on OpenSSL) signatures and public keys as the first time.
+struct CachedSigningKeyTests {
+    @Test func signaturesAreTheSameFromTheCacheAfterEvictionAndAcrossThreads() async throws {
+        // More seeds than the cache holds, so later rounds both hit and miss.
+        let seeds = (0..<40).map { index in Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }) }
+        let message = Data("cached key".utf8)
+        let first = seeds.map { (CryptoBackend.ed25519PublicKey(seed: $0), CryptoBackend.ed25519Sign(message, seed: $0)) }
+        #expect(first.allSatisfy { $0.0 != nil && $0.1 != nil })
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for round in 0..<4 {
+                group.addTask {
+                    var wrong = 0
+                    for (index, seed) in (round % 2 == 0 ? Array(seeds.enumerated()) : seeds.enumerated().reversed()) {
+                        let publicKey = CryptoBackend.ed25519PublicKey(seed: seed)
+                        let signature = CryptoBackend.ed25519Sign(message, seed: seed)
+                        if publicKey != first[index].0 { wrong += 1 }
+                        if CryptoBackend.signaturesAreDeterministic, signature != first[index].1 { wrong += 1 }
+                        if let signature, let publicKey,
+                           !CryptoBackend.ed25519Verify(signature: signature, message: message, publicKey: publicKey) { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+    }
+}
