@@ -6,6 +6,9 @@ import Testing
 /// The reference client's outbox and transcript cache rules, as a value.
 @Suite("Chat outbox and cache rules")
 struct ChatBookTests {
+    /// The client's state files in `directory` (not in memory).
+    static func onDisk(_ directory: URL) -> StateFiles { StateFiles(directory: directory, memory: nil, durable: false) }
+
     static let gateway = "ws://a"
     static let other = "ws://b"
 
@@ -107,9 +110,9 @@ struct ChatBookTests {
         _ = try #require(Self.queue(&book, "kept in memory"))
         book.save(to: files)
         #expect(ChatBook.load(from: files) == book)
-        #expect(ChatBook.load(from: directory) == ChatBook(), "the directory was not written")
+        #expect(ChatBook.load(from: Self.onDisk(directory)) == ChatBook(), "the directory was not written")
         try memory.write(to: directory)
-        #expect(ChatBook.load(from: directory) == book)
+        #expect(ChatBook.load(from: Self.onDisk(directory)) == book)
     }
 
     @Test func theBookSurvivesALaunchAndAnInterruptedSendBecomesAmbiguous() throws {
@@ -118,9 +121,9 @@ struct ChatBookTests {
         let message = try #require(Self.queue(&book, "in flight"))
         book.mark(message.key, .sending)
         book.applyHistory(["messages": [Self.row("earlier", seq: 1)]], gateway: Self.gateway, sessionKey: "main")
-        book.save(to: directory, durable: false)
+        book.save(to: Self.onDisk(directory))
 
-        var loaded = ChatBook.load(from: directory)
+        var loaded = ChatBook.load(from: Self.onDisk(directory))
         loaded.recoverAfterLaunch()
         #expect(loaded.bubbles(gateway: Self.gateway).map(\.status) == [.unconfirmed])
         loaded.coldStarted(configuration: TestSupport.configuration())
@@ -129,6 +132,6 @@ struct ChatBookTests {
         #expect(loaded.transcript(gateway: Self.gateway, sessionKey: "main").isEmpty)
 
         try Data("not json".utf8).write(to: directory.appendingPathComponent(ChatBook.fileName))
-        #expect(ChatBook.load(from: directory) == ChatBook(), "an unreadable file is an empty book")
+        #expect(ChatBook.load(from: Self.onDisk(directory)) == ChatBook(), "an unreadable file is an empty book")
     }
 }

@@ -46,15 +46,12 @@ private enum SessionWait: Sendable {
 /// verdict. One such refusal is tolerated, in case a client repairs its proof on the retry.
 private func waitForNodeSession(_ run: ScenarioRun, within: Duration,
                                 checking check: (ConnectAttempt) throws -> Void) async throws {
-    let total = run.scaled(within)
-    let deadlineMs = run.timeline.nowMs + total.milliseconds
+    let deadlineMs = run.deadlineMs(within: within)
     var cursor: EventCursor?
     var refusedOnce: Set<String> = []
     while true {
-        let remaining = Duration.milliseconds(max(0, deadlineMs - run.timeline.nowMs))
-        // `remaining` is already scaled: undo the scaling the wait applies.
-        let unscaled = run.isSimulated || run.slowness == 0 ? remaining : remaining / run.slowness
-        let (outcome, next) = try await run.waitForMatch("a node session", within: unscaled, from: cursor) { event -> SessionWait? in
+        let (outcome, next) = try await run.waitForMatch("a node session", within: run.remaining(untilMs: deadlineMs),
+                                                         from: cursor) { event -> SessionWait? in
             switch event {
             case .sessionOpened(let info) where info.role == GatewayRole.node.rawValue:
                 return .session

@@ -24,9 +24,7 @@ let hs013 = Scenario(
             configuration.authRateLimit.exemptLoopback = false
         })
 ) { run in
-    for address in ["127.0.0.1", "::1", "::ffff:127.0.0.1"] {
-        await run.gateway.lockOutAuthentication(address: address, scope: .sharedSecret, durationMs: 10_000)
-    }
+    await HandshakeSteps.lockOutLoopback(run, scope: .sharedSecret)
     let start = run.mark()
     try await run.client.start()
     let refusal = try await run.waitForEvent("a connect refused with AUTH_RATE_LIMITED", within: .seconds(20)) { event in
@@ -35,14 +33,5 @@ let hs013 = Scenario(
     }
     run.note("refused with retryAfterMs \(refusal.retryAfterMs.map(String.init) ?? "none")")
     _ = try await run.nodeSession("a node session after the lockout", from: start, within: .seconds(40))
-    let retries = HandshakeSteps.retries(run, from: start) {
-        $0.detailCode == ConnectErrorDetailCode.authRateLimited.rawValue
-    }
-    for retry in retries {
-        guard let waited = retry.waitedMs else { continue }
-        try run.expect(waited >= Int64(retry.retryAfterMs),
-                       "the client connected again (\(retry.role)) sooner than retryAfterMs after AUTH_RATE_LIMITED",
-                       expected: "at least \(retry.retryAfterMs) ms between the refusal of \(retry.refused) and the next \(retry.role) connection",
-                       actual: "\(waited) ms")
-    }
+    try HandshakeSteps.expectRateLimitRetriesHonoured(run, from: start)
 }

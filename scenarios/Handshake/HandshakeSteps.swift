@@ -19,6 +19,27 @@ enum HandshakeSteps {
         var waitedMs: Int64?
     }
 
+    /// Locks every loopback address the client may connect from out of `scope` for
+    /// `durationMs` of Gateway time, so that its connects are refused with AUTH_RATE_LIMITED.
+    static func lockOutLoopback(_ run: ScenarioRun, scope: AuthRateLimitScope, durationMs: Int64 = 10_000) async {
+        for address in ["127.0.0.1", "::1", "::ffff:127.0.0.1"] {
+            await run.gateway.lockOutAuthentication(address: address, scope: scope, durationMs: durationMs)
+        }
+    }
+
+    /// Requires every connection after an AUTH_RATE_LIMITED refusal since `cursor` (of `role`
+    /// only, when given) to come at least the refusal's `retryAfterMs` later.
+    static func expectRateLimitRetriesHonoured(_ run: ScenarioRun, from cursor: EventCursor, role: GatewayRole? = nil) throws {
+        let retries = retries(run, from: cursor) { $0.detailCode == ConnectErrorDetailCode.authRateLimited.rawValue }
+        for retry in retries where role.map({ retry.role == $0.rawValue }) ?? true {
+            guard let waited = retry.waitedMs else { continue }
+            try run.expect(waited >= Int64(retry.retryAfterMs),
+                           "the client connected again (\(retry.role)) sooner than retryAfterMs after AUTH_RATE_LIMITED",
+                           expected: "at least \(retry.retryAfterMs) ms between the refusal of \(retry.refused) and the next \(retry.role) connection",
+                           actual: "\(waited) ms")
+        }
+    }
+
     /// Every refusal since `cursor` that `matches`, with the wait before the client's next
     /// connection of the same role (upstream clients wait at least `retryAfterMs`).
     static func retries(_ run: ScenarioRun, from cursor: EventCursor, matches: (ErrorShape) -> Bool) -> [Retry] {

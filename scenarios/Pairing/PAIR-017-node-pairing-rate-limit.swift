@@ -24,9 +24,7 @@ let pair017 = Scenario(
             configuration.authRateLimit.exemptLoopback = false
         })
 ) { run in
-    for address in ["127.0.0.1", "::1", "::ffff:127.0.0.1"] {
-        await run.gateway.lockOutAuthentication(address: address, scope: .nodePairing, durationMs: 10_000)
-    }
+    await HandshakeSteps.lockOutLoopback(run, scope: .nodePairing)
     let start = run.mark()
     try await run.client.start()
     let (refused, refusal) = try await run.waitForEvent("a node connect refused with AUTH_RATE_LIMITED", within: .seconds(20)) {
@@ -37,16 +35,7 @@ let pair017 = Scenario(
     run.note("refused with retryAfterMs \(refusal.retryAfterMs.map(String.init) ?? "none")")
     let refusedDevice = run.connect(on: refused)?.deviceId
     let session = try await run.nodeSession("a node session after the lockout", from: start, within: .seconds(40))
-    let retries = HandshakeSteps.retries(run, from: start) {
-        $0.detailCode == ConnectErrorDetailCode.authRateLimited.rawValue
-    }
-    for retry in retries where retry.role == GatewayRole.node.rawValue {
-        guard let waited = retry.waitedMs else { continue }
-        try run.expect(waited >= Int64(retry.retryAfterMs),
-                       "the client connected its node again sooner than retryAfterMs after AUTH_RATE_LIMITED",
-                       expected: "at least \(retry.retryAfterMs) ms between the refusal of \(retry.refused) and the next node connection",
-                       actual: "\(waited) ms")
-    }
+    try HandshakeSteps.expectRateLimitRetriesHonoured(run, from: start, role: .node)
     try run.expect(session.deviceId == refusedDevice,
                    "the node session after the lockout is of another device identity than the refused connect",
                    expected: "device \(refusedDevice ?? "?") (the identity that was rate-limited)",

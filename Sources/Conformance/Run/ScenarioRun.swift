@@ -228,11 +228,9 @@ public final class ScenarioRun: Sendable {
         var found: [T] = []
         var cursor = from
         while found.count < count {
-            let remaining = Duration.milliseconds(max(0, deadlineMs - timeline.nowMs))
             do {
-                // `remaining` is already scaled: undo the scaling the single wait applies.
-                let unscaled = isSimulated || slowness == 0 ? remaining : remaining / slowness
-                let (value, next) = try await waitForMatch(what, within: unscaled, from: cursor, on: gateway, level: level, match)
+                let (value, next) = try await waitForMatch(what, within: remaining(untilMs: deadlineMs), from: cursor,
+                                                           on: gateway, level: level, match)
                 found.append(value)
                 cursor = next
             } catch var failure as ScenarioFailure {
@@ -241,6 +239,19 @@ public final class ScenarioRun: Sendable {
             }
         }
         return found
+    }
+
+    /// The run-timeline instant `within` from now, scaled as the waits scale it: the deadline of
+    /// a series of waits that share one time limit (pass ``remaining(untilMs:)`` to each).
+    public func deadlineMs(within: Duration) -> Int64 {
+        timeline.nowMs + scaled(within).milliseconds
+    }
+
+    /// What is left until `deadlineMs` (see ``deadlineMs(within:)``), as a `within:` argument for
+    /// the waits: they scale it again, so the scaling is undone here.
+    public func remaining(untilMs deadlineMs: Int64) -> Duration {
+        let remaining = Duration.milliseconds(max(0, deadlineMs - timeline.nowMs))
+        return isSimulated || slowness == 0 ? remaining : remaining / slowness
     }
 
     /// Waits for an event for which `predicate` holds; see `waitForEvent(_:within:from:on:level:_:)`.

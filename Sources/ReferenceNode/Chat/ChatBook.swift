@@ -211,11 +211,6 @@ struct ChatBook: Sendable, Hashable, Codable {
 
     // MARK: - Persistence
 
-    /// Reads the book from `directory` (an empty book when there is none or it is unreadable).
-    static func load(from directory: URL) -> ChatBook {
-        load(from: StateFiles(directory: directory, memory: nil, durable: false))
-    }
-
     /// Reads the book from the client's state files (empty when missing or unreadable).
     static func load(from files: StateFiles) -> ChatBook {
         guard let data = files.read(fileName), let book = try? JSONDecoder().decode(ChatBook.self, from: data) else {
@@ -224,12 +219,8 @@ struct ChatBook: Sendable, Hashable, Codable {
         return book
     }
 
-    /// Writes the book to `directory` (best effort: a full disk loses the cache, not the session).
-    func save(to directory: URL, durable: Bool) {
-        save(to: StateFiles(directory: directory, memory: nil, durable: durable))
-    }
-
-    /// Writes the book to the client's state files (best effort, as ``save(to:durable:)``).
+    /// Writes the book to the client's state files (best effort: a full disk loses the cache,
+    /// not the session).
     func save(to files: StateFiles) {
         let book = self
         try? files.write(Self.fileName) { try? JSONValue(encoding: book).encoded() }
