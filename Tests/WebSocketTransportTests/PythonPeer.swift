@@ -68,7 +68,7 @@ final class PythonPeer: Sendable {
                 splitter.append(data)
             }
         }
-        try process.run()
+        try ProcessLaunch.run(process)
         self.process = process
         self.lines = lines
     }

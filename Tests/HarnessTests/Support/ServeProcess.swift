@@ -57,7 +57,7 @@ final class LineProcess: Sendable {
         }
         LineProcess.readLines(stderr.fileHandleForReading, ended: { drained.append(()) }) { errors.append($0) }
         process.terminationHandler = { exits.append($0.terminationStatus) }
-        try process.run()
+        try ProcessLaunch.run(process)
     }
 
     private static func readLines(_ handle: FileHandle, ended: @escaping @Sendable () -> Void,
