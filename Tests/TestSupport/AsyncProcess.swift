@@ -43,7 +43,7 @@ public enum AsyncProcess {
         process.terminationHandler = { exited.fire($0.terminationStatus) }
         let stdout = DrainedPipe(output.fileHandleForReading)
         let stderr = DrainedPipe(errors.fileHandleForReading)
-        try ProcessLaunch.run(process)
+        try process.run()
         let pid = process.processIdentifier
         let status = await withTaskGroup(of: Int32?.self) { group in
             group.addTask { await exited.wait() }
@@ -118,20 +118,5 @@ private final class DrainedPipe: Sendable {
             }
             if let data { continuation.resume(returning: data) }
         }
-    }
-}
-
-/// Starts Foundation `Process`es one at a time.
-///
-/// A full `swift test` once crashed inside `Process.run()` (a bad pointer in its `memmove`) while
-/// another test started a process at the same moment. The tests start their children through
-/// this one lock; a start takes milliseconds, so serialising them costs nothing measurable.
-public enum ProcessLaunch {
-    private static let lock = Locked(())
-
-    /// `process.run()`, never concurrently with another start through here.
-    /// - Throws: what `Process.run()` throws.
-    public static func run(_ process: Process) throws {
-        try lock.withLock { _ in try process.run() }
     }
 }

@@ -45,7 +45,7 @@ public enum InteropInterpreter {
         check.standardOutput = FileHandle.nullDevice
         check.standardError = FileHandle.nullDevice
         do {
-            try ProcessLaunch.run(check)
+            try check.run()
             check.waitUntilExit()
         } catch {
             return .failure(Unavailable(description: "\(path) does not run: \(error)"))

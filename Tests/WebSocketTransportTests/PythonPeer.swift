@@ -68,7 +68,7 @@ final class PythonPeer: Sendable {
                 splitter.append(data)
             }
         }
-        try ProcessLaunch.run(process)
+        try process.run()
         self.process = process
         self.lines = lines
     }

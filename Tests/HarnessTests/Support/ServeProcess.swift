@@ -33,8 +33,6 @@ final class LineProcess: Sendable {
     let errors = EventLog<String>()
     /// The exit status, once it exited.
     let exits = EventLog<Int32>()
-    /// One entry per output pipe (stdout, stderr) that reached its end, after its last line.
-    private let drained = EventLog<Void>()
 
     init(name: String, executable: URL, arguments: [String], environment: [String: String]? = nil) throws {
         // A write to a child that already exited must fail, not kill the test runner.
@@ -50,18 +48,17 @@ final class LineProcess: Sendable {
         process.standardError = stderr
         self.process = process
         self.input = stdin.fileHandleForWriting
-        let (lines, objects, errors, exits, drained) = (self.lines, self.objects, self.errors, self.exits, self.drained)
-        LineProcess.readLines(stdout.fileHandleForReading, ended: { drained.append(()) }) { line in
+        let (lines, objects, errors, exits) = (self.lines, self.objects, self.errors, self.exits)
+        LineProcess.readLines(stdout.fileHandleForReading) { line in
             lines.append(line)
             if let value = try? JSONValue(parsing: line), value.objectValue != nil { objects.append(value) }
         }
-        LineProcess.readLines(stderr.fileHandleForReading, ended: { drained.append(()) }) { errors.append($0) }
+        LineProcess.readLines(stderr.fileHandleForReading) { errors.append($0) }
         process.terminationHandler = { exits.append($0.terminationStatus) }
-        try ProcessLaunch.run(process)
+        try process.run()
     }
 
-    private static func readLines(_ handle: FileHandle, ended: @escaping @Sendable () -> Void,
-                                  _ deliver: @escaping @Sendable (String) -> Void) {
+    private static func readLines(_ handle: FileHandle, _ deliver: @escaping @Sendable (String) -> Void) {
         let buffer = Locked(Data())
         handle.readabilityHandler = { handle in
             let data = handle.availableData
@@ -69,7 +66,6 @@ final class LineProcess: Sendable {
                 handle.readabilityHandler = nil
                 let rest = buffer.withLock { buffer in defer { buffer = Data() }; return buffer }
                 if !rest.isEmpty { deliver(String(decoding: rest, as: UTF8.self)) }
-                ended()
                 return
             }
             let complete = buffer.withLock { buffer -> [String] in
@@ -107,16 +103,9 @@ final class LineProcess: Sendable {
         await object(after: cursor, timeout: timeout) { $0[key]?.stringValue == value && predicate($0) }
     }
 
-    /// The exit status, or `nil` if the child is still running after `timeout`. Returns once
-    /// its output has been read to the end too (within the same `timeout`): the termination
-    /// handler can run before the last lines of stdout and stderr are delivered, and a caller
-    /// that checks them right after the exit would miss them.
+    /// The exit status, or `nil` if the child is still running after `timeout`.
     func waitForExit(timeout: Duration) async -> Int32? {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        guard let status = await exits.first(from: 0, timeout: timeout, where: { _ in true })?.element else { return nil }
-        _ = await drained.first(from: 1, timeout: max(.zero, deadline - clock.now)) { _ in true }
-        return status
+        await exits.first(from: 0, timeout: timeout) { _ in true }?.element
     }
 
     /// Sends SIGKILL if it is still running and waits for it to be reaped.
