@@ -37,6 +37,9 @@ let package = Package(
         ),
         // The package's lock (`Locked`): Synchronization.Mutex needs macOS 15 / iOS 18.
         .target(name: "Locking"),
+        // posix_spawn with nothing inherited but the standard streams (client processes, and the
+        // test suite's child processes).
+        .target(name: "Spawning"),
         // libqrencode for setup-code QR codes (harness serve).
         .systemLibrary(
             name: "CQRencode",
@@ -57,7 +60,7 @@ let package = Package(
         ),
         .target(name: "MockGateway", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport", "Simulation"]),
         .target(name: "ReferenceNode", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport", "Simulation"]),
-        .target(name: "Conformance", dependencies: ["Locking", "MockGateway", "GatewayProtocol", "Simulation", "WebSocketTransport"]),
+        .target(name: "Conformance", dependencies: ["Locking", "MockGateway", "GatewayProtocol", "Simulation", "WebSocketTransport", "Spawning"]),
         .target(name: "ConformanceTesting", dependencies: ["Conformance", "MockGateway"]),
         .target(name: "ReferenceAdapter", dependencies: ["Locking", "Conformance", "MockGateway", "ReferenceNode"]),
         .target(
@@ -79,7 +82,7 @@ let package = Package(
         .executableTarget(name: "JSONBench", dependencies: ["GatewayProtocol"], path: "Benchmarks/JSONBench"),
         // Shared by the test targets: child processes without blocking the cooperative pool, the raw
         // wire client and the interop interpreter lookup.
-        .target(name: "TestSupport", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport", "Spawning"], path: "Tests/TestSupport"),
         .testTarget(name: "SimulationTests", dependencies: ["Locking", "Simulation"]),
         .testTarget(name: "OpenClawCryptoTests", dependencies: ["OpenClawCrypto"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),

@@ -34,4 +34,15 @@ package final class Locked<Value: ~Copyable>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
+
+    /// Runs `body` with exclusive access to the value if the lock is free at once; otherwise
+    /// returns `nil` without waiting (as `Mutex.withLockIfAvailable` does). For a cache that a
+    /// thread may skip rather than wait for: a waiter of higher priority could otherwise be held
+    /// up by a holder of lower priority that the scheduler keeps off the CPU.
+    /// - Throws: what `body` throws.
+    package func withLockIfAvailable<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result? {
+        guard lock.try() else { return nil }
+        defer { lock.unlock() }
+        return try body(&value)
+    }
 }

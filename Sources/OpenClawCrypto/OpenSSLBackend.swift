@@ -121,21 +121,28 @@ enum Implementation {
         // Most recently used last; at most `capacity` entries, each holding one reference.
         private let entries = Locked<[Entry]>([])
 
-        /// A new reference to the key of `seed` (the caller frees it), if it is cached.
+        /// A new reference to the key of `seed` (the caller frees it), if it is cached and the
+        /// cache is free at once.
+        ///
+        /// Nobody waits for the cache: the threads of simulated runs run at a lower priority
+        /// (`nice` 10), and one that the scheduler kept off the CPU while it held the lock held up
+        /// every other signer behind it, the threads of Swift's cooperative pool included (seen as
+        /// a whole test process stalled for seconds). A contended lookup makes the key instead.
         func key(for seed: Data) -> OpaquePointer? {
-            entries.withLock { entries in
+            entries.withLockIfAvailable { entries -> OpaquePointer? in
                 guard let index = entries.lastIndex(where: { $0.seed == seed }) else { return nil }
                 let entry = entries.remove(at: index)
                 entries.append(entry)
                 guard EVP_PKEY_up_ref(entry.key) == 1 else { return nil }
                 return entry.key
-            }
+            } ?? nil
         }
 
-        /// Keeps a reference to `key`, the key of `seed`, evicting the least recently used.
+        /// Keeps a reference to `key`, the key of `seed`, evicting the least recently used; does
+        /// nothing when the cache is busy (see ``key(for:)``).
         func insert(_ key: OpaquePointer, for seed: Data) {
             guard EVP_PKEY_up_ref(key) == 1 else { return }
-            let evicted: [Entry] = entries.withLock { entries in
+            let evicted: [Entry]? = entries.withLockIfAvailable { entries in
                 // Another thread may have made and cached a key for the same seed meanwhile.
                 var evicted = entries.filter { $0.seed == seed }
                 entries.removeAll { $0.seed == seed }
@@ -144,6 +151,10 @@ enum Implementation {
                 evicted += entries.prefix(excess)
                 entries.removeFirst(excess)
                 return evicted
+            }
+            guard let evicted else {
+                EVP_PKEY_free(key)  // not kept: give back the reference taken for the cache
+                return
             }
             for entry in evicted { EVP_PKEY_free(entry.key) }
         }

@@ -183,6 +183,28 @@ import Darwin
         #expect(environment.contains("OPENCLAW_HARNESS_RUN=TOKEN-003@current"))
     }
 
+    /// A descriptor the host process has open without close-on-exec (a test runner's Foundation
+    /// `Process` keeps such a socket per child, its exit notification) must not reach a client:
+    /// a client holding it for its whole life kept another child's exit from being seen.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd"), "needs /proc (Linux)"))
+    func aClientInheritsNoDescriptorOfTheHostButItsStreams() async throws {
+        var pair: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        let file = open("/dev/null", O_RDONLY)
+        try #require(file >= 0)
+        defer { for fd in pair + [file] { close(fd) } }
+        for fd in pair + [file] { try #require(fcntl(fd, F_GETFD) & FD_CLOEXEC == 0, "the descriptor must be inheritable") }
+
+        let directory = try TemporaryDirectory()
+        let out = directory.url.appendingPathComponent("fds").path
+        let command = "ls /proc/$$/fd > \(Fixtures.shellQuote(out)); exec /bin/sh \(Fixtures.shellQuote(Fixtures.directory.appendingPathComponent("obedient.sh").path))"
+        let report = try await runScenarios([Self.scenario("HS-007")], driver: ProcessDriver(command: command))
+        #expect(report.verdict("HS-007@current") == .pass, "\(report.results.first?.message ?? "")")
+        let inherited = Set(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").compactMap { Int32($0) })
+        #expect(inherited.isSuperset(of: [0, 1, 2]), "\(inherited.sorted())")
+        #expect(inherited.isDisjoint(with: pair + [file]), "the client's shell holds \(inherited.sorted()); the host's were \(pair + [file])")
+    }
+
     // MARK: - Processes that do not end when asked
 
     /// Whether `pid` still runs (exists and is not a zombie waiting to be reaped).

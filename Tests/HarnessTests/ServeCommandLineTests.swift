@@ -106,7 +106,7 @@ struct ServeCommandLineTests {
         #expect(serve.process.isRunning)
         serve.sendSignal(SIGTERM)
         let closed = await node.connection.waitUntilClosed()
-        #expect(closed.code.rawValue == 1001, "a clean shutdown closes connections with 1001")
+        #expect(closed.code.rawValue == 1001, "a clean shutdown closes connections with 1001: \(closed)\n\(serve.transcript)")
         #expect(await serve.waitForExit(timeout: .seconds(30)) != nil, "\(serve.transcript)")
     }
 

@@ -37,7 +37,7 @@ struct ServeFloodTests {
         defer { serve.sendSignal(SIGKILL) }
         let listening = try #require(await serve.object("event", "listening"), "\(serve.transcript)")
         let url = try #require(listening["url"]?.stringValue)
-        let pid = serve.process.processIdentifier
+        let pid = serve.process.pid
         let environment = ProcessInfo.processInfo.environment
         let refused = max(50, Int(environment["OPENCLAW_FLOOD_REFUSED"] ?? "") ?? 2_000)
         let sessions = max(1, min(30, Int(environment["OPENCLAW_FLOOD_SESSIONS"] ?? "") ?? 2))

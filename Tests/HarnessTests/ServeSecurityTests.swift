@@ -48,7 +48,7 @@ struct ServeSecurityTests {
         defer { serve.sendSignal(SIGKILL) }
         let listening = try #require(await serve.object("event", "listening"), "\(serve.transcript)")
         let url = try #require(listening["url"]?.stringValue)
-        let commandLine = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(serve.process.processIdentifier)/cmdline")))
+        let commandLine = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(serve.process.pid)/cmdline")))
             .map { String(decoding: $0, as: UTF8.self) } ?? ""
 
         let peer = try InteropPython.start("hostile_peer.py", [url, "--token", token, "--tag", tag])

@@ -1,4 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
+import Spawning
 
 /// The Python interpreter of the interoperability tests, found one way for every test target.
 ///
@@ -39,18 +45,18 @@ public enum InteropInterpreter {
         guard FileManager.default.isExecutableFile(atPath: path) else {
             return .failure(Unavailable(description: "no Python at \(path); run `\(setupCommand)` or set OPENCLAW_PYTHON"))
         }
-        let check = Process()
-        check.executableURL = URL(fileURLWithPath: path)
-        check.arguments = ["-c", "import " + modules.joined(separator: ", ")]
-        check.standardOutput = FileHandle.nullDevice
-        check.standardError = FileHandle.nullDevice
+        // Spawned without Foundation's `Process` (see `TestProcess`), and waited for with
+        // `waitpid`, which returns as soon as the check exits.
+        let pid: pid_t
         do {
-            try check.run()
-            check.waitUntilExit()
+            pid = try ProcessSpawn.spawn(path: path, arguments: ["-c", "import " + modules.joined(separator: ", ")],
+                                         environment: nil, stdin: .null, stdout: .null, stderr: .null)
         } catch {
             return .failure(Unavailable(description: "\(path) does not run: \(error)"))
         }
-        guard check.terminationStatus == 0 else {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else {
             let names = modules.joined(separator: " and ")
             return .failure(Unavailable(description: "\(path) cannot import \(names); run `\(setupCommand)`"))
         }

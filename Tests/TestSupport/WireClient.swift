@@ -13,11 +13,15 @@ public struct WireClient: Sendable {
         case timeout(String)
         /// The connection ended while waiting for the named thing.
         case closed(String)
+        /// A send found the connection already closed; how it ended (code, reason, which side
+        /// began the close), when known.
+        case sendAfterClose(String)
         /// A readable account of the failure.
         public var description: String {
             switch self {
             case .timeout(let what): "timed out waiting for \(what)"
             case .closed(let what): "connection closed while waiting for \(what)"
+            case .sendAfterClose(let how): "the connection was already closed when a frame was sent: \(how)"
             }
         }
     }
@@ -123,7 +127,13 @@ public struct WireClient: Sendable {
     /// Sends one frame as a text (or binary) message.
     public func send(_ frame: Frame, binary: Bool = false) async throws {
         let data = frame.encoded()
-        try await connection.send(binary ? .binary(Array(data)) : .text(String(decoding: data, as: UTF8.self)))
+        do {
+            try await connection.send(binary ? .binary(Array(data)) : .text(String(decoding: data, as: UTF8.self)))
+        } catch let error as WebSocketError where error == .connectionClosed {
+            // Say how it ended: a bare `connectionClosed` does not tell a server's close from a
+            // reset or a close this side began.
+            throw Failure.sendAfterClose(connection.closeInfo.map { "\($0)" } ?? "closing, not yet closed")
+        }
     }
 
     /// Closes the connection (close handshake) and returns when it has ended.

@@ -45,40 +45,30 @@ final class PythonPeer: Sendable {
         return false
     }
 
-    private let process: Process
+    private let process: TestProcess
     let lines: AsyncStream<PeerLine>
 
-    /// Starts `ws_peer.py` with `arguments`.
+    /// Starts `ws_peer.py` with `arguments` (a ``TestProcess``, not Foundation's `Process`).
     init(_ arguments: [String]) throws {
         let python = try Self.interpreter.get()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-u", Self.script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
         let (lines, continuation) = AsyncStream<PeerLine>.makeStream()
-        let splitter = LineSplitter(continuation)
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                splitter.finish()
-            } else {
-                splitter.append(data)
-            }
+        let splitter = LineCutter { line in
+            if let decoded = try? JSONDecoder().decode(PeerLine.self, from: Data(line.utf8)) { continuation.yield(decoded) }
         }
-        try process.run()
-        self.process = process
+        process = try TestProcess(executable: python, arguments: ["-u", Self.script] + arguments, input: .null,
+                                  stdout: { chunk in
+                                      splitter.take(chunk)
+                                      if chunk.isEmpty { continuation.finish() }
+                                  },
+                                  stderr: { chunk in FileHandle.standardError.write(chunk) })
         self.lines = lines
     }
 
     /// Stops the subprocess.
     func stop() async {
         // SIGKILL: the child may have inherited an ignored SIGTERM from the test runner.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        let process = self.process
-        await onOwnThread { process.waitUntilExit() }
+        process.sendSignal(SIGKILL)
+        _ = await process.waitForExit()
     }
 }
 
@@ -86,29 +76,4 @@ final class PythonPeer: Sendable {
 struct PeerUnavailable: Error, CustomStringConvertible {
     var reason: String
     var description: String { "Python interop peer unavailable: \(reason)" }
-}
-
-/// Cuts stdout data into JSON lines.
-private final class LineSplitter: Sendable {
-    private let buffer = Locked<Data>(Data())
-    private let continuation: AsyncStream<PeerLine>.Continuation
-
-    init(_ continuation: AsyncStream<PeerLine>.Continuation) { self.continuation = continuation }
-
-    func append(_ data: Data) {
-        let complete = buffer.withLock { buffer -> [Data] in
-            buffer.append(data)
-            var lines: [Data] = []
-            while let newline = buffer.firstIndex(of: 0x0A) {
-                lines.append(buffer[buffer.startIndex..<newline])
-                buffer = Data(buffer[(newline + 1)...])
-            }
-            return lines
-        }
-        for line in complete {
-            if let decoded = try? JSONDecoder().decode(PeerLine.self, from: line) { continuation.yield(decoded) }
-        }
-    }
-
-    func finish() { continuation.finish() }
 }

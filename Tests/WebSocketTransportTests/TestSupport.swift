@@ -276,5 +276,19 @@ func maskedFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool = true
 
 /// A deterministic byte pattern.
 func pattern(_ count: Int, seed: UInt8 = 7) -> [UInt8] {
-    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
+    // Byte i is (31 i + seed) mod 256, so the bytes repeat every 256: one cycle is computed and
+    // copied. A per-byte closure took seconds for the megabytes some tests send in a debug build,
+    // on a thread of the cooperative pool that every other test was waiting for.
+    let cycle = (0..<256).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
+    return [UInt8](unsafeUninitializedCapacity: max(0, count)) { buffer, initialized in
+        var offset = 0
+        cycle.withUnsafeBufferPointer { source in
+            while offset < buffer.count {
+                let length = min(source.count, buffer.count - offset)
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<(offset + length)]).initialize(from: source[..<length])
+                offset += length
+            }
+        }
+        initialized = buffer.count
+    }
 }

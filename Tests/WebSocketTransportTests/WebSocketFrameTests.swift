@@ -19,6 +19,13 @@ struct WebSocketFrameTests {
         }
     }
 
+    /// The test payload generator copies one 256-byte cycle; it must equal the byte formula.
+    @Test func testPatternsAreTheirFormula() {
+        for (count, seed) in [(0, 7), (1, 7), (255, 3), (256, 7), (1000, 200)] as [(Int, UInt8)] {
+            #expect(pattern(count, seed: seed) == (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
+        }
+    }
+
     @Test func masksThePayloadWithTheKey() {
         // RFC 6455 section 5.7: a masked "Hello".
         let bytes = WebSocketFrame(opcode: .text, payload: Array("Hello".utf8)).encoded(maskingKey: [0x37, 0xFA, 0x21, 0x3D])

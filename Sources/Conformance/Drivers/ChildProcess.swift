@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import Spawning
 
 #if canImport(Glibc)
 import Glibc
@@ -119,8 +120,10 @@ final class ChildProcess: Sendable {
     // The lock guards the stdin descriptor, the exit status and the waiters.
     private let state: Locked<State>
 
-    /// Serialises pipe creation and spawning so that no concurrently spawned child inherits
-    /// another child's pipe ends between `pipe()` and `fcntl(FD_CLOEXEC)`.
+    /// Serialises pipe creation and spawning. Pipes are close-on-exec from the start and children
+    /// inherit nothing but their three streams (``ProcessSpawn``); the lock matters where `pipe2`
+    /// is missing, so that no concurrently spawned client inherits another client's pipe ends
+    /// between `pipe()` and `fcntl(FD_CLOEXEC)`.
     private static let spawnLock = Locked(())
 
     private init(pid: pid_t, stdin: Int32, tagMarker: [UInt8]) {
@@ -175,11 +178,7 @@ final class ChildProcess: Sendable {
     }()
 
     private static func makePipe() throws -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw HarnessError("pipe() failed: \(String(cString: strerror(errno)))") }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        return (fds[0], fds[1])
+        do { return try ProcessSpawn.pipe() } catch { throw HarnessError(error.description) }
     }
 
     private static func spawnLocked(command: String, environment: [String: String]) throws
@@ -201,61 +200,24 @@ final class ChildProcess: Sendable {
             for fd in [input.read, input.write, output.read, output.write] { close(fd) }
             throw error
         }
-
-        #if canImport(Glibc)
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        #else
-        var actions: posix_spawn_file_actions_t? = nil
-        var attributes: posix_spawnattr_t? = nil
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
-        }
-        // dup2 clears FD_CLOEXEC on the targets; every other pipe end closes on exec.
-        posix_spawn_file_actions_adddup2(&actions, input.read, 0)
-        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
-
-        // Own process group (pgid = pid), no blocked signals, and the default action for every
-        // signal the harness may ignore or handle itself: an ignored signal would otherwise be
-        // inherited through exec (SIGPIPE is ignored by the harness; SIGTERM, SIGINT and SIGHUP
-        // are ignored while the interrupt handler's dispatch sources watch them), and a client
-        // ignoring SIGTERM because of the harness would only end with SIGKILL.
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD] {
-            sigaddset(&defaults, number)
-        }
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-        let arguments = ["/bin/sh", "-c", command]
+        // Own process group (pgid = pid), no blocked signals, the default action for the signals
+        // the harness may ignore or handle itself, and no descriptor but the three pipes: a
+        // descriptor of the host process (a test runner's Foundation `Process` bookkeeping, a
+        // socket) kept open by a client would outlive what it belongs to (`ProcessSpawn`).
         let environmentLines = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        var envp: [UnsafeMutablePointer<CChar>?] = environmentLines.map { strdup($0) } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
+        let pid: pid_t
+        do {
+            pid = try ProcessSpawn.spawn(
+                path: "/bin/sh", arguments: ["-c", command], environment: environmentLines,
+                stdin: .descriptor(input.read), stdout: .descriptor(output.write), stderr: .descriptor(errors.write),
+                newProcessGroup: true)
+        } catch {
+            for fd in [input.read, input.write, output.read, output.write, errors.read, errors.write] { close(fd) }
+            throw HarnessError(error.description)
         }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &argv, &envp)
         close(input.read)
         close(output.write)
         close(errors.write)
-        guard status == 0 else {
-            close(input.write)
-            close(output.read)
-            close(errors.read)
-            throw HarnessError("cannot start /bin/sh: \(String(cString: strerror(status)))")
-        }
         // A client that stops reading stdin must not block the harness.
         let flags = fcntl(input.write, F_GETFL)
         _ = fcntl(input.write, F_SETFL, flags | O_NONBLOCK)

@@ -20,11 +20,12 @@ struct EnvironmentProblem: Error, CustomStringConvertible {
 }
 
 /// A child process whose stdout is read live, one line at a time, into an `EventLog` that
-/// tests wait on with deadlines. Lines that are JSON objects are also parsed.
+/// tests wait on with deadlines. Lines that are JSON objects are also parsed. It runs as a
+/// ``TestProcess`` (not Foundation's `Process`, whose exit notification a concurrently started
+/// child could hold up), and its exit is logged only after its last line.
 final class LineProcess: Sendable {
     let name: String
-    let process: Process
-    private let input: FileHandle
+    let process: TestProcess
     /// Every stdout line, in order.
     let lines = EventLog<String>()
     /// Every stdout line that is a JSON object, in order.
@@ -35,60 +36,27 @@ final class LineProcess: Sendable {
     let exits = EventLog<Int32>()
 
     init(name: String, executable: URL, arguments: [String], environment: [String: String]? = nil) throws {
-        // A write to a child that already exited must fail, not kill the test runner.
-        signal(SIGPIPE, SIG_IGN)
         self.name = name
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        self.process = process
-        self.input = stdin.fileHandleForWriting
         let (lines, objects, errors, exits) = (self.lines, self.objects, self.errors, self.exits)
-        LineProcess.readLines(stdout.fileHandleForReading) { line in
+        let stdout = LineCutter { line in
             lines.append(line)
             if let value = try? JSONValue(parsing: line), value.objectValue != nil { objects.append(value) }
         }
-        LineProcess.readLines(stderr.fileHandleForReading) { errors.append($0) }
-        process.terminationHandler = { exits.append($0.terminationStatus) }
-        try process.run()
-    }
-
-    private static func readLines(_ handle: FileHandle, _ deliver: @escaping @Sendable (String) -> Void) {
-        let buffer = Locked(Data())
-        handle.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                let rest = buffer.withLock { buffer in defer { buffer = Data() }; return buffer }
-                if !rest.isEmpty { deliver(String(decoding: rest, as: UTF8.self)) }
-                return
-            }
-            let complete = buffer.withLock { buffer -> [String] in
-                buffer.append(data)
-                var lines: [String] = []
-                while let newline = buffer.firstIndex(of: 0x0A) {
-                    lines.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
-                    buffer = Data(buffer[(newline + 1)...])
-                }
-                return lines
-            }
-            for line in complete { deliver(line) }
-        }
+        let stderr = LineCutter { errors.append($0) }
+        let process = try TestProcess(executable: executable.path, arguments: arguments, environment: environment,
+                                      stdout: { stdout.take($0) }, stderr: { stderr.take($0) })
+        self.process = process
+        Task { exits.append(await process.waitForExit()) }
     }
 
     /// Writes one line to the child's stdin.
     func send(_ line: String) throws {
-        try input.write(contentsOf: Data((line + "\n").utf8))
+        try process.write(Data((line + "\n").utf8))
     }
 
     /// Closes the child's stdin.
     func closeInput() {
-        try? input.close()
+        process.closeInput()
     }
 
     /// The first JSON line at or after `cursor` that `predicate` accepts, or `nil` after `timeout`.
@@ -110,13 +78,13 @@ final class LineProcess: Sendable {
 
     /// Sends SIGKILL if it is still running and waits for it to be reaped.
     func kill() async {
-        if process.isRunning { deliverSignal(process.processIdentifier, SIGKILL) }
+        process.sendSignal(SIGKILL)
         _ = await waitForExit(timeout: .seconds(10))
     }
 
-    /// Sends `number` (SIGTERM, SIGINT) to the child.
+    /// Sends `number` (SIGTERM, SIGINT) to the child unless it has exited.
     func sendSignal(_ number: Int32) {
-        if process.isRunning { deliverSignal(process.processIdentifier, number) }
+        process.sendSignal(number)
     }
 
     /// Everything it wrote, for failure messages.
@@ -125,9 +93,6 @@ final class LineProcess: Sendable {
     }
 }
 
-private func deliverSignal(_ pid: pid_t, _ number: Int32) {
-    _ = kill(pid, number)
-}
 
 /// `harness serve` as a child process.
 enum ServeProcess {
@@ -194,6 +159,9 @@ enum ServeProcess {
             return result
         } catch {
             await serve.kill()
+            // The server's side of the story (closes with their codes, pairing events) is in its
+            // output; an error alone does not say whether the server or the client ended things.
+            Issue.record("harness serve output when the test failed with \(error):\n\(serve.transcript.suffix(6_000))")
             throw error
         }
     }
