@@ -66,6 +66,27 @@ public enum ProcessSpawn {
         return (fds[0], fds[1])
     }
 
+    /// `count` pipes made by ``pipe()``; when one cannot be made, those already made are closed.
+    /// - Throws: ``SpawnError`` when the system has no descriptor left.
+    public static func pipes(_ count: Int) throws(SpawnError) -> [(read: Int32, write: Int32)] {
+        var made: [(read: Int32, write: Int32)] = []
+        do {
+            for _ in 0..<count { made.append(try pipe()) }
+        } catch {
+            closeAll(made)
+            throw error
+        }
+        return made
+    }
+
+    /// Closes both ends of every pipe in `pipes`.
+    public static func closeAll(_ pipes: [(read: Int32, write: Int32)]) {
+        for pipe in pipes {
+            _ = close(pipe.read)
+            _ = close(pipe.write)
+        }
+    }
+
     /// Starts `path` with `arguments` (without `argv[0]`, which is `path`) and `environment`.
     ///
     /// The child gets `stdin`, `stdout` and `stderr` as descriptors 0, 1 and 2 and no other

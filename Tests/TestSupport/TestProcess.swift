@@ -59,21 +59,10 @@ public final class TestProcess: Sendable {
                 stdout: @escaping @Sendable (Data) -> Void, stderr: @escaping @Sendable (Data) -> Void) throws {
         Self.ignoreSIGPIPE
         self.executable = executable
-        let stdinPipe = input == .pipe ? try ProcessSpawn.pipe() : nil
-        let stdoutPipe: (read: Int32, write: Int32)
-        let stderrPipe: (read: Int32, write: Int32)
-        do {
-            stdoutPipe = try ProcessSpawn.pipe()
-            do {
-                stderrPipe = try ProcessSpawn.pipe()
-            } catch {
-                for fd in [stdoutPipe.read, stdoutPipe.write] { close(fd) }
-                throw error
-            }
-        } catch {
-            if let stdinPipe { for fd in [stdinPipe.read, stdinPipe.write] { close(fd) } }
-            throw error
-        }
+        // stdout, stderr, and stdin when it is a pipe.
+        let made = try ProcessSpawn.pipes(input == .pipe ? 3 : 2)
+        let (stdoutPipe, stderrPipe) = (made[0], made[1])
+        let stdinPipe = made.count > 2 ? made[2] : nil
         let environmentLines = environment.map { $0.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } }
         let pid: pid_t
         do {
@@ -82,9 +71,7 @@ public final class TestProcess: Sendable {
                 stdin: stdinPipe.map { .descriptor($0.read) } ?? .null,
                 stdout: .descriptor(stdoutPipe.write), stderr: .descriptor(stderrPipe.write))
         } catch {
-            var all = [stdoutPipe.read, stdoutPipe.write, stderrPipe.read, stderrPipe.write]
-            if let stdinPipe { all += [stdinPipe.read, stdinPipe.write] }
-            for fd in all { close(fd) }
+            ProcessSpawn.closeAll(made)
             throw error
         }
         if let stdinPipe { close(stdinPipe.read) }

@@ -177,29 +177,12 @@ final class ChildProcess: Sendable {
         signal(SIGPIPE, SIG_IGN)
     }()
 
-    private static func makePipe() throws -> (read: Int32, write: Int32) {
-        do { return try ProcessSpawn.pipe() } catch { throw HarnessError(error.description) }
-    }
-
     private static func spawnLocked(command: String, environment: [String: String]) throws
         -> (pid_t, Int32, Int32, Int32)
     {
-        let input = try makePipe()
-        let output: (read: Int32, write: Int32)
-        let errors: (read: Int32, write: Int32)
-        do {
-            output = try makePipe()
-        } catch {
-            close(input.read)
-            close(input.write)
-            throw error
-        }
-        do {
-            errors = try makePipe()
-        } catch {
-            for fd in [input.read, input.write, output.read, output.write] { close(fd) }
-            throw error
-        }
+        let made: [(read: Int32, write: Int32)]
+        do { made = try ProcessSpawn.pipes(3) } catch { throw HarnessError(error.description) }
+        let (input, output, errors) = (made[0], made[1], made[2])
         // Own process group (pgid = pid), no blocked signals, the default action for the signals
         // the harness may ignore or handle itself, and no descriptor but the three pipes: a
         // descriptor of the host process (a test runner's Foundation `Process` bookkeeping, a
@@ -212,7 +195,7 @@ final class ChildProcess: Sendable {
                 stdin: .descriptor(input.read), stdout: .descriptor(output.write), stderr: .descriptor(errors.write),
                 newProcessGroup: true)
         } catch {
-            for fd in [input.read, input.write, output.read, output.write, errors.read, errors.write] { close(fd) }
+            ProcessSpawn.closeAll(made)
             throw HarnessError(error.description)
         }
         close(input.read)

@@ -93,7 +93,6 @@ final class LineProcess: Sendable {
     }
 }
 
-
 /// `harness serve` as a child process.
 enum ServeProcess {
     /// The built `harness` executable: `OPENCLAW_HARNESS_BIN`, else next to the test bundle (the
