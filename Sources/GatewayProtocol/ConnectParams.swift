@@ -238,7 +238,7 @@ public struct ConnectParamsValidationError: Error, Sendable, Hashable, CustomStr
     }
 
     /// The `error.message` the Gateway sends, in upstream's `formatValidationErrors` wording
-    /// (`packages/gateway-protocol/src/index.ts`, found by `find_string` as id 53361907495):
+    /// (`packages/gateway-protocol/src/index.ts`):
     /// `invalid connect params: at /client/id: must be equal to one of the allowed values`,
     /// `invalid connect params: at /client: unexpected property 'nickname'`,
     /// `invalid connect params: at /device: must have required property 'nonce'`.
@@ -296,7 +296,7 @@ extension ConnectParams {
     /// Tolerated although not in the stored frames.ts versions (the most tolerant reading of
     /// unconfirmed points): `client.buildId` (1-96 characters) and `client.timeZone` (1-64),
     /// which `client-info.ts` @0711ee47 declares, and the top-level `computerUse`, `workerRuns`
-    /// and `modelCatalog` of a newer built bundle (found by `find_string` as id 69623565535),
+    /// and `modelCatalog` of a newer `packages/gateway-protocol` build,
     /// whose contents are not checked.
     /// - Parameters:
     ///   - params: the `params` member of the connect request (`nil` when absent).

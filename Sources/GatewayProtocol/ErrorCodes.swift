@@ -280,7 +280,8 @@ public struct GatewayCloseCode: RawRepresentable, Hashable, Sendable, CustomStri
 
 /// Close-reason rules shared by every close the Gateway sends.
 public enum CloseReason {
-    /// The longest close reason the Gateway sends, in UTF-8 bytes (gateway-protocol.md §2.7).
+    /// The longest close reason the Gateway sends, in UTF-8 bytes (`CLOSE_REASON_MAX_BYTES` in
+    /// `src/gateway/server/close-reason.ts@ffeb2428`); the WebSocket layer's own limit is 123.
     public static let maxBytes = 120
 
     /// `reason` cut to at most `maxBytes` UTF-8 bytes without splitting a character.

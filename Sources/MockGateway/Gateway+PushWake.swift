@@ -3,7 +3,7 @@ import GatewayProtocol
 /// What a silent wake push did (``Gateway/wakeNode(nodeId:reason:)``).
 ///
 /// The paths are upstream's names for how a wake attempt ended (`NodeWakeAttempt.path` of
-/// `maybeWakeNodeWithApns`, `src/gateway/server-methods/nodes.ts`, index id 54660138922).
+/// `maybeWakeNodeWithApns`, `src/gateway/server-methods/nodes.ts`).
 public struct NodeWakeAttempt: Sendable, Hashable {
     /// How the attempt ended.
     public enum Path: String, Sendable, Hashable {
@@ -99,7 +99,7 @@ extension Gateway {
     /// its open sessions open: the device's node pairing gets a new generation, so every
     /// session admitted before is stale, and each `node.event` on it is answered `handled:false`,
     /// `reason:"pairing_changed"` (upstream's `isConnectionCurrent` gate,
-    /// `src/gateway/server-node-events.ts`, index id 57483807821). On a profile without
+    /// `src/gateway/server-node-events.ts`). On a profile without
     /// structured `node.event` replies nothing changes on the wire.
     /// - Throws: `GatewayError` when the device is not paired as a node.
     public func renewPairing(deviceId: String) async throws(GatewayError) {

@@ -247,7 +247,7 @@ extension GatewayCore {
         // The fingerprint pins this Gateway's own certificate: it rides only on its own wss://
         // URL, never on a request's `publicUrl` elsewhere, where a proxy presents a certificate
         // of its own (upstream "pins the prepared leaf only for a direct TLS gateway URL",
-        // `src/pairing/setup-code.test.ts`, found by `find_string` as id 70377785808).
+        // `src/pairing/setup-code.test.ts`).
         let fingerprint = plan.url == gatewayURL && plan.url.lowercased().hasPrefix("wss://") ? tlsFingerprint : nil
         let code = SetupCode(url: plan.url, bootstrapToken: issued.token,
                              expiresAtMs: self.profile.hasSetupCodeLifecycle ? issued.expiresAtMs : nil,

@@ -381,8 +381,7 @@ extension GatewayCore {
     }
 
     /// Applies a rejection: its announcements, and (current Gateway) the revocation of the
-    /// device's bootstrap tokens (upstream `rejectDevicePairingInWorker`, found by `read_file`
-    /// as id 68307933387).
+    /// device's bootstrap tokens (upstream `rejectDevicePairingInWorker`).
     func applyRejection(_ rejection: PairingRejection) {
         applyPairingEffects(rejection.effects)
         guard profile.rejectRevokesBootstrapTokens else { return }

@@ -65,8 +65,8 @@ extension GatewayCore {
     ///   (`res` with `id: parsed.id ?? "invalid"`, `"invalid request frame: …"`;
     ///   src/gateway/server/ws-connection/authenticated-request-dispatch.ts@7831c47f).
     /// - JSON the Gateway cannot parse (cut off, or not JSON): upstream logs a parse error and
-    ///   sends nothing (message-handler.ts, the catch around `JSON.parse`, stored version id
-    ///   54493347725), so its client waits forever. The fake answers instead, with the id when a
+    ///   sends nothing (src/gateway/server/ws-connection/message-handler.ts, the catch around
+    ///   `JSON.parse`), so its client waits forever. The fake answers instead, with the id when a
     ///   top-level `"id"` can still be read: a deliberate difference (docs/fidelity.md).
     /// - JSON nested deeper than 512 levels or with over a million values: upstream's parser
     ///   takes it and the method answers; the fake's parser does not, so it answers

@@ -340,8 +340,8 @@ extension GatewayCore {
 
     /// The session subscription methods, served by every profile (`session.message` reaches
     /// subscribers only; the `includeApprovals` opt-in needs the unified approval family).
-    /// Upstream lists all four with `since: "<=2026.7"` (the method-scope table, index id
-    /// 57372435618); whether a 2026.4 Gateway served them is not dated, and serving them is the
+    /// Upstream lists all four with `since: "<=2026.7"` (upstream's method-scope
+    /// table); whether a 2026.4 Gateway served them is not dated, and serving them is the
     /// tolerant reading: otherwise an older Gateway's chat would have no live messages at all.
     var sessionSubscriptionMethods: [GatewayMethod] {
         [.sessionsMessagesSubscribe, .sessionsMessagesUnsubscribe, .sessionsSubscribe, .sessionsUnsubscribe]

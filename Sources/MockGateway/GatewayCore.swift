@@ -338,7 +338,7 @@ actor GatewayCore {
         guard var state = connections[connectionId], !state.closing else { return }
         state.closing = true
         connections[connectionId] = state
-        state.outbox.yield(.close(WebSocketCloseCode(UInt16(clamping: code)), Self.truncatedReason(reason)))
+        state.outbox.yield(.close(WebSocketCloseCode(UInt16(clamping: code)), CloseReason.truncate(reason)))
     }
 
     /// Drops a connection without a close frame (TCP reset), after what is already queued.
@@ -347,18 +347,6 @@ actor GatewayCore {
         state.closing = true
         connections[connectionId] = state
         state.outbox.yield(.abort)
-    }
-
-    /// A close reason cut to at most 120 bytes on a character boundary (the real Gateway's
-    /// `truncateCloseReason`, gateway-protocol.md §2.7).
-    static func truncatedReason(_ reason: String, limit: Int = 120) -> String {
-        guard reason.utf8.count > limit else { return reason }
-        var result = ""
-        for character in reason {
-            if result.utf8.count + String(character).utf8.count > limit { break }
-            result.append(character)
-        }
-        return result
     }
 
     // MARK: - Broadcasts

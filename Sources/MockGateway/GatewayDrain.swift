@@ -9,11 +9,11 @@ import GatewayProtocol
 /// (`packages/gateway-protocol/src/restart-unavailable.ts@dfad8d8a`). A refused request gets
 /// `UNAVAILABLE "<method> unavailable during gateway restart|suspension"` with `retryable:true`,
 /// `retryAfterMs` 1000 and `details {method, reason, phase}` (`workAdmissionUnavailableError`,
-/// file ids 70153565947 / 70521130265); a closing generation refuses even `connect` with
-/// `details {method, reason:"gateway-closing"}` (file id 70789473593, a server test).
+/// upstream); a closing generation refuses even `connect` with
+/// `details {method, reason:"gateway-closing"}` (an upstream server test).
 /// Continuations of admitted work stay allowed: a node's `node.invoke.result` /
 /// `node.invoke.progress` for a pending invoke, and an operator's resolve or read of a pending
-/// approval or question (`runGatewayPendingWorkContinuation`, file id 70521130265).
+/// approval or question (upstream `runGatewayPendingWorkContinuation`).
 ///
 /// Unconfirmed, so chosen to be tolerant: the message of a `gateway-closing` refusal (this
 /// Gateway says "<method> unavailable while the gateway closes"), the `phase` values (this

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayProtocol
+import Locking
 import Simulation
 
 /// A point-in-time view of the reference client, for tests and tools.
@@ -59,7 +60,7 @@ public actor ReferenceClient {
     var node: GatewaySession?
     var operatorSession: GatewaySession?
     private var consumers: [Task<Void, Never>] = []
-    private var operatorGate: Latch?
+    private var operatorGate: WakeSignal?
     private var sessionSeed: UInt64
 
     var currentNode: GatewayConnection?
@@ -160,7 +161,7 @@ public actor ReferenceClient {
             for await signal in nodeStream { await self?.handle(signal) }
         })
         if configuration.operatorSession == .enabled {
-            let gate = Latch()
+            let gate = WakeSignal()
             operatorGate = gate
             let (operatorStream, operatorSignals) = AsyncStream<SessionSignal>.makeStream()
             let session = GatewaySession(role: .operator, configuration: configuration, store: store, gatewayURL: gatewayURL,

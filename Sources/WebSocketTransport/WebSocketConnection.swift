@@ -17,7 +17,8 @@ import Locking
 /// reason; once both close frames have passed, the server half-closes TCP first and the client
 /// waits for it; a peer that breaks the protocol gets a close frame with 1002, 1007 or 1009
 /// and the TCP connection is then shut down. A closing handshake that does not finish within
-/// ``WebSocketConfiguration/closeTimeout`` drops the TCP connection.
+/// ``WebSocketConfiguration/closeTimeout`` drops the TCP connection. These rules live in one
+/// value, `WebSocketCloseStateMachine`; the connection feeds it events and performs its actions.
 ///
 /// All socket I/O runs on an event loop thread; the methods may be called from any task.
 ///
@@ -78,13 +79,10 @@ public final class WebSocketConnection: Sendable {
         var interest: IOInterest = []
         var readPaused = false
         var inbound = InboundQueue()
-        var closeSent: WebSocketCloseFrame?
-        var closeReceived: WebSocketCloseFrame?
-        var initiatedLocally = false
-        var shutdownAfterFlush = false
-        var writeShut = false
+        /// The closing handshake; ``WebSocketConnection/perform(_:_:)`` carries out its actions.
+        var close: WebSocketCloseStateMachine
+        /// The running close timer of a socket connection.
         var closeTimer: TimerID?
-        var closeInfo: WebSocketCloseInfo?
         var closeWaiters: [CheckedContinuation<WebSocketCloseInfo, Never>] = []
         var pingWaiters: [PingWaiter] = []
         var nextWaiterID: UInt64 = 0
@@ -201,9 +199,12 @@ public final class WebSocketConnection: Sendable {
         let parser = WebSocketInboundParser(
             role: isClient ? .client : .server, maxMessageSize: configuration.maxMessageSize,
             messageTooBigReason: configuration.messageTooBigReason)
+        // In memory both ends answer a close frame at once: no close timer is needed.
+        let usesCloseTimer = if case .socket = link { true } else { false }
         self.state = Locked(State(
-            link: link, tls: tls, parser: parser, automaticPongs: configuration.automaticPongs,
-            maxOutboundBytes: configuration.maxOutboundBufferBytes))
+            link: link, tls: tls, parser: parser,
+            close: WebSocketCloseStateMachine(isClient: isClient, usesCloseTimer: usesCloseTimer),
+            automaticPongs: configuration.automaticPongs, maxOutboundBytes: configuration.maxOutboundBufferBytes))
     }
 
     /// Takes over the registration, sends `initialOutput` (the server's 101 response) and
@@ -241,7 +242,7 @@ public final class WebSocketConnection: Sendable {
 
     /// The in-memory peer half-closed or dropped the connection: the end of the byte stream.
     fileprivate func peerEndedStream() {
-        withState { state in finish(&state) }
+        withState { state in perform(state.close.streamEnded(), &state) }
     }
 
     // MARK: - Public API
@@ -249,11 +250,11 @@ public final class WebSocketConnection: Sendable {
     /// The received messages, in order. The sequence finishes (returns `nil`) after the
     /// connection has ended and every received message was consumed. Meant for one consumer;
     /// several concurrent consumers each get different messages.
-    public var messages: WebSocketInboundMessages { WebSocketInboundMessages(connection: self) }
+    public var messages: WebSocketInboundMessages { WebSocketInboundMessages(connection: self, transform: { $0.message }) }
 
     /// The received messages with how they arrived (how many frames), in order; the same
     /// queue as ``messages``, so use one or the other.
-    public var receivedMessages: WebSocketReceivedMessages { WebSocketReceivedMessages(connection: self) }
+    public var receivedMessages: WebSocketReceivedMessages { WebSocketReceivedMessages(connection: self, transform: { $0 }) }
 
     /// Sends a message, optionally with a fault.
     ///
@@ -312,7 +313,7 @@ public final class WebSocketConnection: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let failure = withState { state -> (any Error)? in
                     if Task.isCancelled { return CancellationError() }
-                    guard state.isOpen, !state.writeShut, state.closeSent == nil else { return WebSocketError.connectionClosed }
+                    guard state.isOpen, state.close.canSendMessages else { return WebSocketError.connectionClosed }
                     state.pingWaiters.append(PingWaiter(id: waiterID, payload: payload, continuation: continuation))
                     state.outbound.append(frame, separateWrite: false)
                     flush(&state)
@@ -333,14 +334,14 @@ public final class WebSocketConnection: Sendable {
     ///
     /// - Parameters:
     ///   - code: the status code; ``WebSocketCloseCode/noStatus`` sends an empty close frame.
-    ///   - reason: the reason, cut at a character boundary to at most 123 UTF-8 bytes.
+    ///   - reason: the reason, cut at a code point boundary to at most 123 UTF-8 bytes.
     /// - Returns: how the connection ended (also when it had already ended before).
     @discardableResult
     public func close(code: WebSocketCloseCode = .normal, reason: String = "") async -> WebSocketCloseInfo {
-        let frame = WebSocketCloseFrame(code: code == .noStatus ? nil : code, reason: Self.truncatedReason(reason))
         withState { state in
-            guard state.isOpen, state.closeSent == nil, !state.writeShut else { return }
-            sendClose(&state, frame, initiatedLocally: true)
+            let actions = state.close.closeRequested(code: code, reason: reason)
+            guard !actions.isEmpty else { return }
+            perform(actions, &state)
             flush(&state)
         }
         return await waitUntilClosed()
@@ -350,22 +351,17 @@ public final class WebSocketConnection: Sendable {
     /// close frame. The peer sees an abnormal end (1006); so does ``closeInfo`` here unless a
     /// close frame had already been sent.
     public func abort() {
-        withState { state in
-            guard state.isOpen else { return }
-            if state.closeSent == nil { state.initiatedLocally = true }
-            if case .socket(let fd) = state.link { Socket.setLingerZero(fd) }
-            finish(&state)
-        }
+        withState { state in perform(state.close.abortRequested(), &state) }
     }
 
     /// How the connection ended; `nil` while it is open or closing.
-    public var closeInfo: WebSocketCloseInfo? { withState { $0.closeInfo } }
+    public var closeInfo: WebSocketCloseInfo? { withState { $0.close.closeInfo } }
 
     /// Waits until the connection has ended and tells how.
     public func waitUntilClosed() async -> WebSocketCloseInfo {
         await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketCloseInfo, Never>) in
             let info = withState { state -> WebSocketCloseInfo? in
-                if let info = state.closeInfo { return info }
+                if let info = state.close.closeInfo { return info }
                 state.closeWaiters.append(continuation)
                 return nil
             }
@@ -382,7 +378,7 @@ public final class WebSocketConnection: Sendable {
     public func setMaxMessageSize(_ bytes: Int, closeReason: String? = nil) {
         withState { state in
             state.parser.maxMessageSize = bytes
-            if let closeReason { state.parser.messageTooBigReason = Self.truncatedReason(closeReason) }
+            if let closeReason { state.parser.messageTooBigReason = WebSocketCloseStateMachine.trimmedReason(closeReason) }
         }
     }
 
@@ -414,10 +410,6 @@ public final class WebSocketConnection: Sendable {
     }
 
     // MARK: - Consumer side
-
-    func nextMessage() async -> WebSocketMessage? {
-        await nextReceivedMessage()?.message
-    }
 
     func nextReceivedMessage() async -> WebSocketReceivedMessage? {
         enum Immediate { case message(WebSocketReceivedMessage), end, wait(UInt64) }
@@ -513,15 +505,18 @@ public final class WebSocketConnection: Sendable {
 
     private func enqueue(_ writes: [[UInt8]], split: Bool, isMessage: Bool, raw: Bool) throws(WebSocketError) {
         try withState { (state: inout State) throws(WebSocketError) in
-            guard state.isOpen, !state.writeShut, raw || state.closeSent == nil else { throw WebSocketError.connectionClosed }
+            guard state.isOpen, raw ? state.close.canSendRaw : state.close.canSendMessages else {
+                throw WebSocketError.connectionClosed
+            }
             if isMessage, state.messagesToDrop > 0 {
                 state.messagesToDrop -= 1
                 return
             }
             let size = writes.reduce(0) { $0 + $1.count }
             if state.outbound.byteCount + state.ciphertext.byteCount + size > state.maxOutboundBytes {
-                if state.closeSent == nil {
-                    sendClose(&state, WebSocketCloseFrame(code: .policyViolation, reason: "slow consumer"), initiatedLocally: true)
+                let actions = state.close.closeRequested(code: .policyViolation, reason: "slow consumer")
+                if !actions.isEmpty {
+                    perform(actions, &state)
                     flush(&state)
                 }
                 throw WebSocketError.outboundBufferFull.with(
@@ -534,22 +529,36 @@ public final class WebSocketConnection: Sendable {
 
     // MARK: - Loop side (all called with the state locked)
 
-    private func sendClose(_ state: inout State, _ frame: WebSocketCloseFrame, initiatedLocally: Bool) {
-        state.closeSent = frame
-        if initiatedLocally && state.closeReceived == nil { state.initiatedLocally = true }
-        state.outbound.append(
-            encodeFrame(fin: true, opcode: .close, payload: WebSocketFrame.closePayload(code: frame.code, reason: frame.reason)),
-            separateWrite: false)
-        armCloseTimer(&state)
-    }
-
-    private func armCloseTimer(_ state: inout State) {
-        // In memory both ends answer a close frame at once: no timer is needed.
-        guard state.closeTimer == nil, case .socket = state.link, let loop else { return }
-        state.closeTimer = loop.schedule(after: closeTimeout) { [weak self] in
-            self?.withState { state in
-                state.closeTimer = nil
-                self?.finish(&state)
+    /// Carries out what the close state machine asks for.
+    private func perform(_ actions: [WebSocketCloseStateMachine.Action], _ state: inout State) {
+        for action in actions {
+            switch action {
+            case .sendCloseFrame(let frame):
+                state.outbound.append(
+                    encodeFrame(fin: true, opcode: .close, payload: WebSocketFrame.closePayload(code: frame.code, reason: frame.reason)),
+                    separateWrite: false)
+            case .startCloseTimer:
+                guard state.closeTimer == nil, let loop else { break }
+                state.closeTimer = loop.schedule(after: closeTimeout) { [weak self] in
+                    guard let self else { return }
+                    self.withState { state in
+                        state.closeTimer = nil
+                        self.perform(state.close.closeTimerFired(), &state)
+                    }
+                }
+            case .cancelCloseTimer:
+                if let timer = state.closeTimer {
+                    loop?.cancel(timer)
+                    state.closeTimer = nil
+                }
+            case .shutDownWriteSide:
+                switch state.link {
+                case .socket(let fd): Socket.shutdownWrite(fd)
+                case .memory(let peer): if let connection = peer.connection { state.deferred.append(.endOfStream(connection)) }
+                case .closed: break
+                }
+            case .closeConnection(let info, let reset):
+                finish(&state, info, reset: reset)
             }
         }
     }
@@ -561,28 +570,20 @@ public final class WebSocketConnection: Sendable {
         for event in events {
             switch event {
             case .message(let message, let frames):
+                guard state.close.deliversMessages else { continue }
                 let received = WebSocketReceivedMessage(message, frameCount: frames)
                 if let consumer = state.inbound.deliver(received) { state.deferred.append(.message(consumer, received)) }
                 if state.inbound.byteCount >= inboundHighWaterMark { state.readPaused = true }
             case .ping(let payload):
-                if state.automaticPongs, state.closeSent == nil {
+                if state.automaticPongs, state.close.canSendMessages {
                     state.outbound.append(encodeFrame(fin: true, opcode: .pong, payload: payload), separateWrite: false)
                 }
             case .pong(let payload):
                 resolvePings(&state, payload)
-            case .close(let frame):
-                state.closeReceived = frame
-                if state.closeSent == nil {
-                    sendClose(&state, frame, initiatedLocally: false)
-                }
-                // Both close frames have passed: the server closes TCP first, the client waits.
-                if !isClient { state.shutdownAfterFlush = true }
-                armCloseTimer(&state)
+            case .close(let payload):
+                perform(state.close.closeFrameReceived(payload: payload), &state)
             case .protocolViolation(let code, let reason):
-                if state.closeSent == nil {
-                    sendClose(&state, WebSocketCloseFrame(code: code, reason: reason), initiatedLocally: true)
-                }
-                state.shutdownAfterFlush = true
+                perform(state.close.protocolViolation(code: code, reason: reason), &state)
             }
         }
     }
@@ -603,22 +604,16 @@ public final class WebSocketConnection: Sendable {
             let writes = state.outbound.takeAll()
             if let connection = peer.connection {
                 if !writes.isEmpty { state.deferred.append(.deliver(connection, writes)) }
-                if state.shutdownAfterFlush, !state.writeShut {
-                    state.writeShut = true
-                    state.deferred.append(.endOfStream(connection))
-                }
+                perform(state.close.outboundDrained(), &state)
             }
         case .socket(let fd):
             switch writeOut(&state, fd) {
             case .drained:
-                if state.shutdownAfterFlush, !state.writeShut {
-                    Socket.shutdownWrite(fd)
-                    state.writeShut = true
-                }
+                perform(state.close.outboundDrained(), &state)
             case .wouldBlock:
                 break
             case .failed:
-                finish(&state)
+                perform(state.close.streamEnded(), &state)
                 return
             }
             updateInterest(&state)
@@ -635,7 +630,7 @@ public final class WebSocketConnection: Sendable {
             if case .failed = progress { return .failed(EPROTO) }
             state.ciphertext.append(tls.takeCiphertext(), separateWrite: segment.separate)
         }
-        if state.shutdownAfterFlush, !state.writeShut {
+        if state.close.isWriteShutdownDue {
             tls.shutdown()
             state.ciphertext.append(tls.takeCiphertext(), separateWrite: false)
         }
@@ -671,13 +666,13 @@ public final class WebSocketConnection: Sendable {
                 rounds += 1
                 if count < scratch.count { return }
             } else if count == 0 {
-                finish(&state)
+                perform(state.close.streamEnded(), &state)
                 return
             } else {
                 let code = errno
                 if code == EINTR { continue }
                 if code == EAGAIN || code == EWOULDBLOCK { return }
-                finish(&state)
+                perform(state.close.streamEnded(), &state)
                 return
             }
         }
@@ -700,19 +695,21 @@ public final class WebSocketConnection: Sendable {
                 return true
             case .closed, .failed:
                 // close_notify is the clean end of the byte stream, as a TCP FIN would be.
-                finish(&state)
+                perform(state.close.streamEnded(), &state)
                 return false
             }
         }
         return false
     }
 
-    /// Closes the socket and tells everyone waiting how the connection ended.
-    private func finish(_ state: inout State) {
+    /// Closes the socket (with a TCP reset when `reset`) and tells everyone waiting how the
+    /// connection ended.
+    private func finish(_ state: inout State, _ info: WebSocketCloseInfo, reset: Bool) {
         switch state.link {
         case .closed:
             return
         case .socket(let fd):
+            if reset { Socket.setLingerZero(fd) }
             if let loop, let registration { loop.deregister(registration) }
             Socket.closeDescriptor(fd)
         case .memory(let peer):
@@ -721,31 +718,15 @@ public final class WebSocketConnection: Sendable {
             if let connection = peer.take() { state.deferred.append(.endOfStream(connection)) }
         }
         state.link = .closed
-        if let timer = state.closeTimer {
-            loop?.cancel(timer)
-            state.closeTimer = nil
-        }
         state.outbound.removeAll()
         state.ciphertext.removeAll()
         state.tls = nil
-        let info = WebSocketCloseInfo(sent: state.closeSent, received: state.closeReceived, initiatedLocally: state.initiatedLocally)
-        state.closeInfo = info
         for consumer in state.inbound.finish() { state.deferred.append(.message(consumer, nil)) }
         for waiter in state.closeWaiters { state.deferred.append(.closed(waiter, info)) }
         state.closeWaiters.removeAll()
         for waiter in state.pingWaiters { state.deferred.append(.ping(waiter.continuation, failure: .connectionClosed)) }
         state.pingWaiters.removeAll()
         onEnd?()
-    }
-
-    static func truncatedReason(_ reason: String) -> String {
-        guard reason.utf8.count > 123 else { return reason }
-        var result = ""
-        for character in reason {
-            if result.utf8.count + String(character).utf8.count > 123 { break }
-            result.append(character)
-        }
-        return result
     }
 }
 
@@ -761,64 +742,48 @@ extension WebSocketConnection: EventLoopHandler {
     func handleLoopStop() {
         withState { state in
             guard case .socket(let fd) = state.link else { return }
-            if state.closeSent == nil, !state.writeShut {
-                sendClose(&state, WebSocketCloseFrame(code: .goingAway, reason: "server shutting down"), initiatedLocally: true)
-                _ = writeOut(&state, fd)  // best effort, once
+            let actions = state.close.eventLoopStopping()
+            var queuedClose = false
+            for action in actions {
+                // A close frame just queued is written best effort, once, before the socket closes.
+                if case .closeConnection = action, queuedClose { _ = writeOut(&state, fd) }
+                if case .sendCloseFrame = action { queuedClose = true }
+                perform([action], &state)
             }
-            finish(&state)
         }
     }
+}
+
+/// The received messages of a ``WebSocketConnection``, each turned into an `Element`; finishes
+/// when the connection ends. See ``WebSocketInboundMessages`` and ``WebSocketReceivedMessages``.
+public struct WebSocketMessageSequence<Element: Sendable>: AsyncSequence, Sendable {
+    /// The sequence never throws; it ends instead.
+    public typealias Failure = Never
+
+    let connection: WebSocketConnection
+    let transform: @Sendable (WebSocketReceivedMessage) -> Element
+
+    /// Iterates over the received messages.
+    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
+        let connection: WebSocketConnection
+        let transform: @Sendable (WebSocketReceivedMessage) -> Element
+
+        /// The next message, or `nil` when the connection has ended (or the task was cancelled).
+        public mutating func next() async -> Element? { await connection.nextReceivedMessage().map(transform) }
+
+        /// The next message, or `nil` when the connection has ended (or the task was cancelled).
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            await connection.nextReceivedMessage().map(transform)
+        }
+    }
+
+    /// Creates an iterator.
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(connection: connection, transform: transform) }
 }
 
 /// The received messages of a ``WebSocketConnection``; finishes when the connection ends.
-public struct WebSocketInboundMessages: AsyncSequence, Sendable {
-    /// Messages.
-    public typealias Element = WebSocketMessage
-    /// The sequence never throws; it ends instead.
-    public typealias Failure = Never
-
-    let connection: WebSocketConnection
-
-    /// Iterates over the received messages.
-    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
-        let connection: WebSocketConnection
-
-        /// The next message, or `nil` when the connection has ended (or the task was cancelled).
-        public mutating func next() async -> WebSocketMessage? { await connection.nextMessage() }
-
-        /// The next message, or `nil` when the connection has ended (or the task was cancelled).
-        public mutating func next(isolation actor: isolated (any Actor)?) async -> WebSocketMessage? {
-            await connection.nextMessage()
-        }
-    }
-
-    /// Creates an iterator.
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(connection: connection) }
-}
+public typealias WebSocketInboundMessages = WebSocketMessageSequence<WebSocketMessage>
 
 /// The received messages of a ``WebSocketConnection`` with how they arrived; finishes when the
 /// connection ends.
-public struct WebSocketReceivedMessages: AsyncSequence, Sendable {
-    /// Messages with their frame counts.
-    public typealias Element = WebSocketReceivedMessage
-    /// The sequence never throws; it ends instead.
-    public typealias Failure = Never
-
-    let connection: WebSocketConnection
-
-    /// Iterates over the received messages.
-    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
-        let connection: WebSocketConnection
-
-        /// The next message, or `nil` when the connection has ended (or the task was cancelled).
-        public mutating func next() async -> WebSocketReceivedMessage? { await connection.nextReceivedMessage() }
-
-        /// The next message, or `nil` when the connection has ended (or the task was cancelled).
-        public mutating func next(isolation actor: isolated (any Actor)?) async -> WebSocketReceivedMessage? {
-            await connection.nextReceivedMessage()
-        }
-    }
-
-    /// Creates an iterator.
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(connection: connection) }
-}
+public typealias WebSocketReceivedMessages = WebSocketMessageSequence<WebSocketReceivedMessage>

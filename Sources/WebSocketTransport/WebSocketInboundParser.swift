@@ -7,8 +7,9 @@ enum WebSocketInboundEvent: Sendable, Hashable {
     case ping([UInt8])
     /// A pong with its payload.
     case pong([UInt8])
-    /// A valid close frame; the parser ignores all bytes after it.
-    case close(WebSocketCloseFrame)
+    /// A close frame with its unmasked body (not yet validated); the parser ignores all bytes
+    /// after it.
+    case close([UInt8])
     /// The peer broke the protocol; the connection must be failed with this code and reason.
     /// The parser ignores all bytes after it.
     case protocolViolation(WebSocketCloseCode, reason: String)
@@ -18,7 +19,7 @@ enum WebSocketInboundEvent: Sendable, Hashable {
 ///
 /// It owns every inbound framing rule: header validation, masking direction, lengths,
 /// reassembly of fragments with interleaved control frames, UTF-8 validation of text messages
-/// and close reasons (failing fast, also inside a code point split across fragments), and the
+/// (failing fast, also inside a code point split across fragments), and the
 /// message size limit (checked against each frame header, before any payload is buffered).
 struct WebSocketInboundParser: Sendable {
     /// Which side of the connection parses: a server requires masked frames, a client
@@ -243,27 +244,10 @@ struct WebSocketInboundParser: Sendable {
         }
     }
 
+    /// A close frame ends the inbound stream; its body is judged by the close state machine
+    /// (``WebSocketCloseStateMachine/decodeClosePayload(_:)``).
     private mutating func completeClose(into events: inout [WebSocketInboundEvent]) {
-        if control.isEmpty {
-            events.append(.close(WebSocketCloseFrame(code: nil)))
-            phase = .done
-            return
-        }
-        guard control.count >= 2 else {
-            fail(.protocolError, "close frame with a 1-byte payload", into: &events)
-            return
-        }
-        let code = WebSocketCloseCode(UInt16(control[0]) << 8 | UInt16(control[1]))
-        guard code.isValidOnTheWire else {
-            fail(.protocolError, "invalid close code \(code.rawValue)", into: &events)
-            return
-        }
-        let reasonBytes = Array(control[2...])
-        guard UTF8Validator.isValid(reasonBytes) else {
-            fail(.invalidPayload, "invalid UTF-8 in close reason", into: &events)
-            return
-        }
-        events.append(.close(WebSocketCloseFrame(code: code, reason: String(decoding: reasonBytes, as: UTF8.self))))
+        events.append(.close(control))
         phase = .done
     }
 

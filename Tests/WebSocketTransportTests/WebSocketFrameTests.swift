@@ -76,10 +76,10 @@ struct WebSocketFrameTests {
         #expect(!reset.wasClean)
     }
 
-    @Test func closeReasonsAreCutAtACharacterBoundary() {
+    @Test func closeReasonsAreCutAtACodePointBoundary() {
         let reason = String(repeating: "é", count: 100)  // 200 bytes
-        let cut = WebSocketConnection.truncatedReason(reason)
+        let cut = WebSocketCloseStateMachine.trimmedReason(reason)
         #expect(cut.utf8.count == 122)
-        #expect(WebSocketConnection.truncatedReason("short") == "short")
+        #expect(WebSocketCloseStateMachine.trimmedReason("short") == "short")
     }
 }

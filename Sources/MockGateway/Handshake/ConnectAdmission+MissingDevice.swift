@@ -72,7 +72,7 @@ extension ConnectAdmission {
     /// `evaluateMissingDeviceIdentity` and `shouldClearUnboundScopesForMissingDeviceIdentity`
     /// in src/gateway/server/ws-connection/connect-policy.ts@9b6c33a7, applied by
     /// `authenticateGatewayConnect` in connect-auth.ts@9b6c33a7; the locality helpers in
-    /// handshake-auth-helpers.ts, stored version id 57555065540):
+    /// src/gateway/server/ws-connection/handshake-auth-helpers.ts):
     ///
     /// 1. A local backend (`gateway-client` / `backend`, direct-local or shared-secret loopback,
     ///    no `Origin`) authenticated by mode `none` or a shared secret: allowed, scopes kept.

@@ -88,8 +88,8 @@ public struct ConnectAdmission: Sendable {
         }
         guard let json = try? JSONValue(parsing: message) else {
             // No response, a close with a reason. Upstream's monolithic handler closes without a
-            // status code when `JSON.parse` throws before the handshake (message-handler.ts,
-            // stored version id 54493347725), which a client sees as 1005 with no reason; the
+            // status code when `JSON.parse` throws before the handshake
+            // (src/gateway/server/ws-connection/message-handler.ts), which a client sees as 1005 with no reason; the
             // fake says why (docs/fidelity.md).
             let facts = RawFrameInspection(message)
             let why = facts.isComplete && facts.maxDepth > 512 ? "JSON nested deeper than 512 levels"
@@ -106,8 +106,8 @@ public struct ConnectAdmission: Sendable {
     ///
     /// A first frame that is not a valid request frame (`RequestFrameSchema`: `type:"req"`, a
     /// non-empty string `id` and `method`, optional `params`, no other members) is not answered
-    /// at all: upstream logs it and closes 1008 `invalid request frame` (message-handler.ts,
-    /// found by `find_string` as id 3107772332). The newer request-frame members `traceparent`
+    /// at all: upstream logs it and closes 1008 `invalid request frame`
+    /// (src/gateway/server/ws-connection/message-handler.ts). The newer request-frame members `traceparent`
     /// (at most 128 characters) and `expectedProfileId` are tolerated.
     public static func evaluate<Credentials: ConnectCredentialVerifier>(
         json: JSONValue, nonce: String, nowMs: Int, configuration: Configuration, credentials: inout Credentials

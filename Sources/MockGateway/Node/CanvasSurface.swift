@@ -11,12 +11,12 @@ import GatewayProtocol
 ///   `CANVAS_CAPABILITY_PATH_PREFIX`, `CANVAS_CAPABILITY_TTL_MS`, `buildCanvasScopedHostUrl`);
 /// * protocol-3-era Gateways answer `node.canvas.capability.refresh` with
 ///   `{canvasCapability, canvasCapabilityExpiresAtMs, canvasHostUrl}`, the URL scoped by the
-///   fresh capability (src/gateway/server-methods/nodes.ts, index id 52080170138; its test
+///   fresh capability (src/gateway/server-methods/nodes.ts; its test
 ///   nodes.canvas-capability-refresh.test.ts@6ad8c25a);
 /// * current Gateways advertise capability-scoped `hello-ok.pluginSurfaceUrls` and none at all
 ///   to a node on the legacy node protocol, one whose offered range stops below the current
-///   version (`if (pluginSurfaceBaseUrl && !usesLegacyNodeProtocol)`, connect attach code,
-///   index id 54657866962; `usesLegacyNodeProtocol`, index id 54654908385). They send no
+///   version (`if (pluginSurfaceBaseUrl && !usesLegacyNodeProtocol)`, the connect attach code in
+///   src/gateway/server/ws-connection). They send no
 ///   `canvasHostUrl` (src/gateway/server/ws-connection/connect-hello.ts@6eec7e0e).
 ///
 /// Unconfirmed, chosen to be tolerant: the protocol-3-era `hello-ok.canvasHostUrl` is sent

@@ -63,13 +63,12 @@ public enum NodeEventEffect: Sendable, Hashable {
 
 /// A node's latest reported input activity (`node.presence.activity`), on the Gateway clock.
 ///
-/// Upstream `NodeRegistry.updatePresenceActivity` (src/gateway/node-registry.ts, index id
-/// 54565727069; the same rule in every stored version): `lastActiveAtMs = max(0, observed -
+/// Upstream `NodeRegistry.updatePresenceActivity` (src/gateway/node-registry.ts; the same rule
+/// in every stored version): `lastActiveAtMs = max(0, observed -
 /// idleSeconds*1000)`, never moving backwards, and left alone by a saturated report once a value
 /// exists; `presenceUpdatedAtMs = observed`. The `node.presence` broadcast carries `{nodeId,
 /// lastActiveAtMs, presenceUpdatedAtMs}`, and `{nodeId, lastActiveAtMs:null,
-/// presenceUpdatedAtMs:null}` after a clear (src/gateway/server-node-events.ts, index id
-/// 57483807821).
+/// presenceUpdatedAtMs:null}` after a clear (src/gateway/server-node-events.ts).
 public struct NodeActivity: Sendable, Hashable {
     /// Seconds since the last physical input, as reported.
     public var idleSeconds: Int
@@ -151,8 +150,8 @@ public struct NodeEventDecision: Sendable, Hashable {
 /// The `node.event` reply rules of each Gateway generation, as one pure function of the event
 /// and the facts; `GatewayCore` only applies the effects.
 ///
-/// Upstream (src/gateway/server-node-events.ts, index id 57483807821; the `node.event` handler
-/// answers `result ?? {ok:true}`, index id 54660138922):
+/// Upstream (src/gateway/server-node-events.ts; the `node.event` handler answers
+/// `result ?? {ok:true}`, src/gateway/server-methods/nodes.ts):
 /// * every event is first gated by the session's currency: a stale pairing generation answers
 ///   `pairing_changed`;
 /// * `node.presence.alive`: `invalid_payload` → `missing_device_identity` → `pairing_changed`
@@ -160,11 +159,11 @@ public struct NodeEventDecision: Sendable, Hashable {
 ///   `persisted`, or `pairing_changed` when the record vanished, or `persist_failed`; the
 ///   throttle window is stamped only after a successful persist;
 /// * `node.presence.activity` (macOS): payload `{idleSeconds 0...2592000, saturated?}` (closed,
-///   packages/gateway-protocol/src/schema/nodes.ts, index id 54492303018) or `{action:"clear"}`
+///   packages/gateway-protocol/src/schema/nodes.ts) or `{action:"clear"}`
 ///   (the handler's `"action" in obj`; the union is not in the stored schema, so exactly that
 ///   object is accepted): `invalid_payload`; clear → `stale_connection` (not the current
 ///   connection) / `cleared` / `already_clear`; update → `permission_required` unless the
-///   current connection declared `permissions.accessibility: true` (index id 61505929292), then
+///   current connection declared `permissions.accessibility: true` (the upstream handler), then
 ///   `updated`;
 /// * `updated` and `cleared` broadcast `node.presence` to operators with `operator.read`
 ///   (`ctx.broadcast("node.presence", …)`; `docs/gateway/protocol.md` "Presence" of the
@@ -180,7 +179,7 @@ public enum NodeEventRules {
     /// The largest `idleSeconds` (30 days).
     public static let maximumIdleSeconds = 2_592_000
     /// The presence triggers a client may send; anything else normalises to `background`
-    /// (`normalizeNodePresenceAliveReason`, src/shared/node-presence.ts, index id 57569989607).
+    /// (`normalizeNodePresenceAliveReason`, src/shared/node-presence.ts).
     public static let presenceTriggers: Set<String> = [
         "background", "silent_push", "bg_app_refresh", "significant_location", "manual", "connect",
     ]

@@ -6,21 +6,21 @@ import GatewayProtocol
 /// * success `{ok:true, nodeId, command, payload, payloadJSON|null}`: `payload` is the parsed
 ///   `payloadJSON` when the node sent one, else the node's `payload`; `payloadJSON` is the node's
 ///   string or `null` (`src/gateway/server-methods/nodes.ts@009f87da`, "node.invoke";
-///   `respondNodeInvokeSuccess`, file id 69385411624);
+///   `respondNodeInvokeSuccess`, `src/gateway/server-methods/nodes.helpers.ts`);
 /// * a node failure is a top-level `UNAVAILABLE` whose message is `CODE: message` (or the
 ///   message alone when the node sent no code, "node invoke failed" when it sent neither) and
 ///   whose `details` carry `nodeError` (the node's error object, or `null`) and
-///   `nodeCommandDispatched` (`respondUnavailableOnNodeInvokeErrorWithProvenance`, file id
-///   69385411624; the older `nodes.helpers.ts@55400bbd` had the bare message and `nodeError` only);
+///   `nodeCommandDispatched` (`respondUnavailableOnNodeInvokeErrorWithProvenance`, a newer
+///   `src/gateway/server-methods/nodes.helpers.ts`; the older `nodes.helpers.ts@55400bbd` had the bare message and `nodeError` only);
 /// * a timeout is the registry's `{code:"TIMEOUT", message:"node invoke timed out"}` node error
-///   (node-registry, file id 55661875458), reported like any node failure;
+///   (src/gateway/node-registry.ts), reported like any node failure;
 /// * a node that is not connected gets `UNAVAILABLE "node not connected"` with
 ///   `details {code:"NOT_CONNECTED", nodeError:{code, message}, nodeCommandDispatched:false}`
-///   (file id 57806342825).
+///   (the `node.invoke` handler, `src/gateway/server-methods`).
 ///
 /// Unconfirmed, so chosen to be tolerant: whether a disconnect during the invoke is reported as
 /// `DISCONNECTED` (upstream test fixtures use `{code:"DISCONNECTED", message:"node disconnected"}`
-/// with `nodeCommandDispatched:true`, file id 70102763747), and whether timeouts and disconnects
+/// with `nodeCommandDispatched:true`), and whether timeouts and disconnects
 /// are `retryable`: this Gateway keeps `retryable:true` on both, which a client may ignore.
 enum OperatorInvokeReply: Sendable, Hashable {
     /// `ok:true` with this payload.

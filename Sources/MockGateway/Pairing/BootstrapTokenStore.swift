@@ -21,8 +21,8 @@ public enum SetupAccess: String, Sendable, Hashable, CaseIterable {
 
 /// The roles and scopes a bootstrap token may grant (gateway-protocol.md §6.7), as upstream
 /// `DeviceBootstrapProfile` (`src/shared/device-bootstrap-profile.ts`
-/// @06b1341d8682d9e0c3d4c52d55164f524d991279; voice-node from a newer built bundle found by
-/// `find_string` as id 69474584410, documented as `openclaw qr --voice-node` since 2026-07-29).
+/// @06b1341d8682d9e0c3d4c52d55164f524d991279; voice-node from a newer built bundle,
+/// documented as `openclaw qr --voice-node` since 2026-07-29).
 public struct BootstrapProfile: Sendable, Hashable {
     /// The roles a device redeeming the token is approved for.
     public var roles: [GatewayRole]

@@ -141,8 +141,7 @@ public struct DeviceTokenStore: Sendable {
     }
 
     /// Makes sure a usable token exists for (deviceId, role) covering `scopes`, as `hello-ok`
-    /// does (§5.4; upstream `ensureDeviceToken`, `src/infra/device-pairing.ts`, found by
-    /// `read_file` as id 54935110709): an unrevoked token whose scopes cover the ask and whose
+    /// does (§5.4; upstream `ensureDeviceToken`, `src/infra/device-pairing.ts`): an unrevoked token whose scopes cover the ask and whose
     /// shared-secret binding matches is reused across reconnects, with its (possibly broader)
     /// scopes; otherwise a new value is minted (recorded as a rotation when one existed).
     /// - Parameters:

@@ -10,8 +10,7 @@ import GatewayProtocol
 /// surface; otherwise its key is the SHA-256 hex of the device's public key, the record's
 /// `createdAtMs`, the node token's value and `revokedAtMs`, and the node surface's `createdAtMs`
 /// and `approvedAtMs`, joined with NUL. Device-wide approval time is left out on purpose, so an
-/// unrelated operator upgrade keeps node work valid. src/gateway/server-node-events.ts (index id
-/// 57483807821) keys the beacon throttle by `deviceId + NUL + generation.key`.
+/// unrelated operator upgrade keeps node work valid. src/gateway/server-node-events.ts keys the beacon throttle by `deviceId + NUL + generation.key`.
 ///
 /// So the generation changes when the device re-pairs with a new key, when its record is removed
 /// and created again, when the node token is re-issued or revoked, and when an approval grants the

@@ -85,8 +85,8 @@ public struct PairingRequest: Sendable, Hashable {
     /// covers.
     ///
     /// With `comparesRole` (the current Gateway, upstream `samePendingApprovalSnapshot` and
-    /// `incomingApprovalCoveredByExisting` in `requestDevicePairingInWorker`, found by `read_file`
-    /// as id 68307933387), both also need the same primary `role` and browser origin: a device
+    /// `incomingApprovalCoveredByExisting` in upstream
+    /// `requestDevicePairingInWorker`), both also need the same primary `role` and browser origin: a device
     /// whose node and operator connections alternate gets a new request id on every alternation,
     /// as the iOS documentation describes ("the previous pending request is superseded and a new
     /// requestId is created"). Without it (protocol-3-era reading), the primary role is ignored

@@ -12,7 +12,7 @@ public struct SetupCodeError: Error, Sendable, Hashable, CustomStringConvertible
 /// `{url, urls?, bootstrapToken, expiresAtMs?, tlsFingerprint?}`, shown as a QR code or as the
 /// node host's `oc-pair://<code>` link (gateway-protocol.md §6.7; upstream `PairingSetupPayload`
 /// and `encodePairingSetupCode` in `src/pairing/setup-code.ts`, the current shape from its test
-/// found by `find_string` as id 70377785808). Older Gateways issue codes without `expiresAtMs`
+/// `src/pairing/setup-code.test.ts`). Older Gateways issue codes without `expiresAtMs`
 /// and `tlsFingerprint`; decoders accept both shapes.
 public struct SetupCode: Sendable, Hashable {
     /// The link scheme of the node-host form.
@@ -31,8 +31,7 @@ public struct SetupCode: Sendable, Hashable {
     /// certificate the client should pin: 64 lower-case hexadecimal digits, as upstream issues it
     /// (this Gateway writes ``Gateway/tlsFingerprint``). Decoding canonicalises other spellings
     /// (`SHA256:AB:CD:…`) to that form and refuses a value that is not a SHA-256 fingerprint, as
-    /// upstream's `decodePairingSetupCode` does (`src/pairing/setup-code.test.ts`, found by
-    /// `find_string` as id 70377785808: "round-trips setup codes while canonicalizing their TLS
+    /// upstream's `decodePairingSetupCode` does (`src/pairing/setup-code.test.ts`: "round-trips setup codes while canonicalizing their TLS
     /// fingerprint", "rejects an invalid TLS fingerprint in a setup code").
     public var tlsFingerprint: String?
     /// Any other members, kept so a decoded code re-encodes unchanged.

@@ -2,8 +2,7 @@ import Foundation
 import GatewayProtocol
 
 /// The `params` of `device.pair.setupCode` (upstream `DevicePairSetupCodeParamsSchema`,
-/// `packages/gateway-protocol/src/schema/devices.ts`, the version found by `find_string` as id
-/// 57418678073): a closed object with `publicUrl?`, `preferRemoteUrl?`, `includeQr?`,
+/// `packages/gateway-protocol/src/schema/devices.ts`): a closed object with `publicUrl?`, `preferRemoteUrl?`, `includeQr?`,
 /// `bootstrapProfile?` (`limited`, `node` or `voice-node`; the default is full access) and
 /// `joinUrl?: true`.
 public struct SetupCodeRequest: Sendable, Hashable {
@@ -64,8 +63,8 @@ public struct SetupCodeRequest: Sendable, Hashable {
 }
 
 /// Where a setup code points and what it grants, before its token is issued: the pure part of
-/// `device.pair.setupCode` (upstream `device-pair-setup.ts`, found by `find_string` as id
-/// 57614798175, and `resolvePairingSetupFromConfig` in `src/pairing/setup-code.ts`).
+/// `device.pair.setupCode` (upstream `device-pair-setup.ts`, and `resolvePairingSetupFromConfig`
+/// in `src/pairing/setup-code.ts`).
 public struct SetupCodePlan: Sendable, Hashable {
     /// The URL in the code (`gatewayUrl` of the result).
     public var url: String
@@ -116,8 +115,8 @@ public struct SetupCodePlan: Sendable, Hashable {
     /// ``plan(_:gatewayURL:auth:)``: `full`, also when asked for by name, is lowered to
     /// `limited` for plain `ws://` to a private network ("Plaintext LAN `ws://` setup remains
     /// available, but OpenClaw automatically uses the limited profile", upstream `docs/cli/qr.md`,
-    /// found by `find_string` as id 70241552787; `device.pair.setupCode` "reports when plaintext
-    /// transport limits a requested full-access code", its handler test found as id 57803516772).
+    /// and `device.pair.setupCode` "reports when plaintext transport limits a requested
+    /// full-access code", its handler's test).
     public static func planned(profile: BootstrapProfile?, url: String, urlSource: String, authLabel: String) -> SetupCodePlan {
         var profile = profile ?? .full
         var downgraded = false
@@ -146,7 +145,7 @@ public struct SetupCodePlan: Sendable, Hashable {
 /// decides what upstream issues for it (`validateMobilePairingUrl`,
 /// `isMobilePairingCleartextAllowedHost` and `isPrivateLanHost` in
 /// `src/pairing/setup-code.ts@096dc99c0abdc6ee608b727fdb09b8a5d70d9b56`; the `limited` fallback
-/// from `setup-code.test.ts`, found by `find_string` as id 70377785808: `10.0.2.2` and
+/// from `src/pairing/setup-code.test.ts`: `10.0.2.2` and
 /// `gateway.local` over `ws://` are `limited`, a public host and a Tailscale address refused).
 public enum SetupURLExposure: Sendable, Hashable {
     /// `wss://` (or `https://`): encrypted; every profile.

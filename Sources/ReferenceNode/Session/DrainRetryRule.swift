@@ -5,8 +5,8 @@ import GatewayProtocol
 ///
 /// Upstream clients resend such a request instead of failing it: the TypeScript Gateway client
 /// resends on `UNAVAILABLE` + `retryable:true` with `details.reason` `gateway-restarting` or
-/// `gateway-suspending` (file id 70090627283), and its read retries wait
-/// `max(retryAfterMs, min(500 ms × 2^attempt, 5 s))` (file id 70634488517); the reasons are those
+/// `gateway-suspending` (`packages/gateway-client/src/pending-request.ts`), and its read retries wait
+/// `max(retryAfterMs, min(500 ms × 2^attempt, 5 s))` (`packages/gateway-client/src`); the reasons are those
 /// of `packages/gateway-protocol/src/restart-unavailable.ts@dfad8d8a`. `gateway-closing` is
 /// treated the same way here (a closing generation also answers with a retryable refusal).
 public enum DrainRetryRule {

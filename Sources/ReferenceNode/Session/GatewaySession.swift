@@ -1,5 +1,6 @@
 import Foundation
 import GatewayProtocol
+import Locking
 import Simulation
 import WebSocketTransport
 
@@ -52,7 +53,7 @@ actor GatewaySession {
     private let store: DeviceStateStore
     private let commands: [String]
     private let signals: AsyncStream<SessionSignal>.Continuation
-    private let startGate: Latch?
+    private let startGate: WakeSignal?
     private let identifiers: IdentifierSource
     private let wake = WakeSignal()
     private var clock: any ClientClock { configuration.clock }
@@ -79,7 +80,7 @@ actor GatewaySession {
     private(set) var seqGaps = 0
 
     init(role: GatewayRole, configuration: ReferenceConfiguration, store: DeviceStateStore, gatewayURL: String,
-         sharedToken: String?, commands: [String], startGate: Latch?, seed: UInt64,
+         sharedToken: String?, commands: [String], startGate: WakeSignal?, seed: UInt64,
          signals: AsyncStream<SessionSignal>.Continuation) {
         self.role = role
         self.configuration = configuration
