@@ -9,7 +9,7 @@ import GatewayProtocol
 // without an ack is "delivery unconfirmed" and never replayed blindly; rows flush strictly in
 // creation order; every operation is scoped to one Gateway; the transcript cache is disposable
 // and per Gateway (openclaw/openclaw apps/android ChatOutbox, stored copy
-// 69750432673; docs/platforms/ios.md and android.md, audit drift-2026-12.md §6).
+// 69750432673; docs/platforms/ios.md and android.md; docs/protocol.md §8.4).
 
 /// A message the user wrote, waiting for the Gateway's canonical history to show it.
 public struct OutboxMessage: Sendable, Hashable, Codable {
