@@ -1,6 +1,6 @@
 import Foundation
 
-/// The `params` of the `connect` request (gateway-protocol.md §3.3).
+/// The `params` of the `connect` request (docs/protocol.md §3.3).
 ///
 /// Decoding ignores unknown members, accepts unknown `client.id` and `client.mode` values and
 /// accepts integral floating-point numbers (`1767225600000.0`) where integers are expected.
@@ -59,7 +59,7 @@ public struct ConnectParams: Sendable, Hashable, Codable {
     /// The effective role: `role`, or `operator` when absent.
     public var resolvedRole: GatewayRole { role ?? .operator }
 
-    /// The token that goes into the signed payload (§4.3): the first non-empty of `auth.token`,
+    /// The token that goes into the signed payload (docs/protocol.md §3.10): the first non-empty of `auth.token`,
     /// `auth.deviceToken`, `auth.bootstrapToken`, else the empty string.
     public var signatureToken: String { auth?.signatureToken ?? "" }
 
@@ -87,7 +87,7 @@ public struct ConnectParams: Sendable, Hashable, Codable {
     }
 }
 
-/// `connect.params.client` (gateway-protocol.md §3.3).
+/// `connect.params.client` (docs/protocol.md §3.3).
 public struct ClientInfo: Sendable, Hashable, Codable {
     /// Client id, for example `openclaw-ios`; unknown values are kept as sent.
     public var id: ClientID
@@ -129,7 +129,7 @@ public struct ClientInfo: Sendable, Hashable, Codable {
     }
 }
 
-/// `connect.params.auth` (gateway-protocol.md §3.3, §5.2).
+/// `connect.params.auth` (docs/protocol.md §3.3, §5.2).
 public struct ConnectAuth: Sendable, Hashable, Codable {
     /// The shared Gateway token, or a stored device token on normal Swift reconnects.
     public var token: String?
@@ -148,13 +148,13 @@ public struct ConnectAuth: Sendable, Hashable, Codable {
         self.password = password
     }
 
-    /// The token that goes into the signed payload (§4.3).
+    /// The token that goes into the signed payload (docs/protocol.md §3.10).
     public var signatureToken: String {
         DeviceAuthPayload.signatureToken(token: token, deviceToken: deviceToken, bootstrapToken: bootstrapToken)
     }
 }
 
-/// `connect.params.device`: the device identity and its signature (gateway-protocol.md §4).
+/// `connect.params.device`: the device identity and its signature (docs/protocol.md §3.8).
 public struct DeviceProof: Sendable, Hashable, Codable {
     /// Lower-case hex SHA-256 of the raw public key.
     public var id: String
@@ -277,7 +277,7 @@ public struct ConnectSchemaRules: Sendable, Hashable {
 }
 
 extension ConnectParams {
-    /// The longest bootstrap or device token the schema allows (§3.3). ⚠️ Unconfirmed: the
+    /// The longest bootstrap or device token the schema allows (docs/protocol.md §3.3). ⚠️ Unconfirmed: the
     /// bound exists in upstream's `connect-auth-bounds.test.ts` @359570fa but not in the stored
     /// frames.ts versions; kept from the spec.
     public static let maxCredentialTokenLength = 256

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The strings a device signs in `connect` (gateway-protocol.md §4.2, §4.3).
+/// The strings a device signs in `connect` (docs/protocol.md §3.9-3.10).
 ///
 /// Fields are joined with `|` without escaping; `scopes` is the comma-joined list exactly as sent.
 public enum DeviceAuthPayload {
@@ -59,7 +59,7 @@ public enum DeviceAuthPayload {
         return String(result)
     }
 
-    /// The token that goes into the payload (§4.3): `token ?? deviceToken ?? bootstrapToken`,
+    /// The token that goes into the payload (docs/protocol.md §3.10): `token ?? deviceToken ?? bootstrapToken`,
     /// the first one present, as sent: no trimming, and a present empty `token` wins over the
     /// others (so `{token:"", bootstrapToken:"B"}` is signed over `""`); `""` when none is present.
     ///
@@ -72,7 +72,7 @@ public enum DeviceAuthPayload {
     /// Rebuilds the payload a client should have signed for `params`, as the Gateway does.
     ///
     /// The role is the effective role (`operator` when absent), `scopes` the list as sent (empty
-    /// when absent), the token per §4.3.
+    /// when absent), the token per docs/protocol.md §3.10.
     /// - Parameters:
     ///   - version: the layout.
     ///   - params: the connect params; they must hold a `device` block.

@@ -18,7 +18,7 @@ public struct DeviceIdentityError: Error, Sendable, Hashable, CustomStringConver
     public init(_ description: String) { self.description = description }
 }
 
-/// An Ed25519 device identity (gateway-protocol.md §4.1): the key pair behind `device.id`,
+/// An Ed25519 device identity (docs/protocol.md §3.8): the key pair behind `device.id`,
 /// `device.publicKey` and `device.signature`.
 ///
 /// The value holds the 32-byte private seed; key objects of the crypto library (CryptoKit on
@@ -248,7 +248,7 @@ private enum Glue {
 
 // MARK: - Public key encodings
 
-/// Device public-key encodings accepted by the Gateway (gateway-protocol.md §4.1).
+/// Device public-key encodings accepted by the Gateway (docs/protocol.md §3.8).
 public enum DevicePublicKey {
     /// The DER prefix of an Ed25519 SubjectPublicKeyInfo; the raw 32-byte key follows it.
     public static let spkiPrefix = Data([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00])

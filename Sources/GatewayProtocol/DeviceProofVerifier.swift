@@ -23,7 +23,7 @@ public struct VerifiedDevice: Sendable, Hashable {
     }
 }
 
-/// A failed device proof, with the exact error the Gateway answers (gateway-protocol.md §3.7).
+/// A failed device proof, with the exact error the Gateway answers (docs/protocol.md §10.3).
 public struct DeviceProofFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The top-level code: `INVALID_REQUEST`, or `NOT_PAIRED` for a missing identity.
     public var errorCode: ErrorCode
@@ -99,8 +99,8 @@ public enum DeviceProofOutcome: Sendable, Hashable {
     }
 }
 
-/// Checks the `device` block of a connect, in the real Gateway's order (gateway-protocol.md
-/// §3.7, §4.4): id/key match → `signedAt` skew → nonce present → nonce equal → signature (v3,
+/// Checks the `device` block of a connect, in the real Gateway's order (docs/protocol.md
+/// §3.11, §10.3): id/key match → `signedAt` skew → nonce present → nonce equal → signature (v3,
 /// then v2) → public-key canonicalisation. Pure: the clock is a parameter.
 public struct DeviceProofVerifier: Sendable, Hashable {
     /// `DEVICE_SIGNATURE_SKEW_MS`: the largest accepted `|now − signedAt|`, two minutes.
@@ -108,7 +108,7 @@ public struct DeviceProofVerifier: Sendable, Hashable {
 
     /// Whether a v1 signature (no nonce) is accepted when the nonce is missing. Off by default,
     /// as on the real Gateway; an interoperability switch for clients that still sign v1
-    /// (gateway-protocol.md appendix, item 1).
+    /// (docs/protocol.md §12 item 1).
     public var acceptsLegacyV1: Bool
 
     /// Creates a verifier.

@@ -1,4 +1,4 @@
-/// A top-level `error.code` of a failed response (gateway-protocol.md §2.6).
+/// A top-level `error.code` of a failed response (docs/protocol.md §10.2).
 ///
 /// Like every string-constant type of this module, it encodes as its bare wire string (the
 /// standard library's `Codable` support for `RawRepresentable`).
@@ -35,14 +35,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     /// `UNAVAILABLE`: for example the Gateway is still starting (close 1013).
     public static let unavailable: ErrorCode = "UNAVAILABLE"
 
-    /// The complete catalogue of §2.6.
+    /// The complete catalogue of docs/protocol.md §10.3.
     public static let allKnown: [ErrorCode] = [
         .notLinked, .notPaired, .agentTimeout, .agentResultNotFound, .invalidRequest, .forbidden,
         .approvalNotFound, .unavailable,
     ]
 }
 
-/// A connect-time `error.details.code` (gateway-protocol.md §2.6 and §3.7); clients drive their
+/// A connect-time `error.details.code` (docs/protocol.md §10.2-10.3); clients drive their
 /// reconnect policy from it.
 public struct ConnectErrorDetailCode: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
     CustomStringConvertible
@@ -130,7 +130,7 @@ public struct ConnectErrorDetailCode: RawRepresentable, Hashable, Sendable, Coda
     /// `CLIENT_VERSION_MISMATCH`.
     public static let clientVersionMismatch: ConnectErrorDetailCode = "CLIENT_VERSION_MISMATCH"
 
-    /// The complete list of §2.6, in the order of the upstream source.
+    /// The complete list of docs/protocol.md §10.3, in the order of the upstream source.
     public static let allKnown: [ConnectErrorDetailCode] = [
         .authRequired, .authUnauthorized, .authTokenMissing, .authTokenMismatch, .authTokenNotConfigured,
         .authPasswordMissing, .authPasswordMismatch, .authPasswordNotConfigured, .authBootstrapTokenInvalid,
@@ -145,7 +145,7 @@ public struct ConnectErrorDetailCode: RawRepresentable, Hashable, Sendable, Coda
     ]
 }
 
-/// `error.details.recommendedNextStep` of a connect failure (gateway-protocol.md §2.6).
+/// `error.details.recommendedNextStep` of a connect failure (docs/protocol.md §10.2).
 public struct RecommendedNextStep: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
     CustomStringConvertible
 {
@@ -178,7 +178,7 @@ public struct RecommendedNextStep: RawRepresentable, Hashable, Sendable, Codable
 }
 
 /// The internal reason an authentication attempt failed, sent as `details.authReason`; maps to
-/// a `details.code` (gateway-protocol.md §3.7).
+/// a `details.code` (docs/protocol.md §10.3).
 public struct AuthFailureReason: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
     CustomStringConvertible
 {
@@ -248,7 +248,7 @@ public struct AuthFailureReason: RawRepresentable, Hashable, Sendable, Codable, 
     public var detailCode: ConnectErrorDetailCode { Self.detailCode(for: self) }
 }
 
-/// A WebSocket close code the Gateway (or a client) uses (gateway-protocol.md §9.5).
+/// A WebSocket close code the Gateway (or a client) uses (docs/protocol.md §10.5).
 public struct GatewayCloseCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The numeric close code.
     public var rawValue: UInt16
@@ -280,8 +280,9 @@ public struct GatewayCloseCode: RawRepresentable, Hashable, Sendable, CustomStri
 
 /// Close-reason rules shared by every close the Gateway sends.
 public enum CloseReason {
-    /// The longest close reason the Gateway sends, in UTF-8 bytes (`CLOSE_REASON_MAX_BYTES` in
-    /// `src/gateway/server/close-reason.ts@ffeb2428`); the WebSocket layer's own limit is 123.
+    /// The longest close reason the Gateway sends, in UTF-8 bytes (docs/protocol.md §10.5;
+    /// `CLOSE_REASON_MAX_BYTES` in upstream `src/gateway/server/close-reason.ts`); the WebSocket
+    /// layer's own limit is 123.
     public static let maxBytes = 120
 
     /// `reason` cut to at most `maxBytes` UTF-8 bytes without splitting a character.

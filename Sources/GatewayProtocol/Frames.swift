@@ -3,7 +3,7 @@ import Foundation
 /// The error object of a failed response (`res` with `ok:false`).
 ///
 /// Swift clients cannot decode an error without `message`, so both `code` and `message` are
-/// required (gateway-protocol.md §2.5).
+/// required (docs/protocol.md §10.1).
 public struct ErrorShape: Sendable, Hashable, Codable {
     /// A top-level code such as `INVALID_REQUEST` or `NOT_PAIRED`.
     public var code: String

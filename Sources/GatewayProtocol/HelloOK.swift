@@ -1,6 +1,6 @@
 import Foundation
 
-/// The payload of a successful `connect` response (gateway-protocol.md §3.6, §9.2).
+/// The payload of a successful `connect` response (docs/protocol.md §4, §4.5).
 ///
 /// Every member the newest Swift client requires is non-optional here, so a value of this type
 /// always encodes into a hello that client can decode (in particular `auth`).
@@ -292,7 +292,7 @@ public struct IssuedDeviceToken: Sendable, Hashable, Codable {
     }
 }
 
-/// `hello-ok.policy` (gateway-protocol.md §2.7).
+/// `hello-ok.policy` (docs/protocol.md §4.3).
 public struct HelloPolicy: Sendable, Hashable, Codable {
     /// `MAX_PAYLOAD_BYTES`: 25 MiB.
     public static let defaultMaxPayload = 26_214_400

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `connect.challenge` payload: sent first on every socket, without `seq` (gateway-protocol.md §3.2).
+/// `connect.challenge` payload: sent first on every socket, without `seq` (docs/protocol.md §3.2).
 public struct ConnectChallenge: Sendable, Hashable, Codable {
     /// A fresh UUID per connection; the client echoes it in `device.nonce` and signs it.
     public var nonce: String
@@ -28,7 +28,7 @@ public struct ConnectChallenge: Sendable, Hashable, Codable {
     }
 }
 
-/// `tick` payload (gateway-protocol.md §2.9).
+/// `tick` payload (docs/protocol.md §11.1).
 public struct TickEvent: Sendable, Hashable, Codable {
     /// The Gateway clock in milliseconds.
     public var ts: Int
@@ -37,7 +37,7 @@ public struct TickEvent: Sendable, Hashable, Codable {
     public init(ts: Int) { self.ts = ts }
 }
 
-/// `shutdown` payload, sent before a planned stop; close 1012 follows (gateway-protocol.md §2.10).
+/// `shutdown` payload, sent before a planned stop; close 1012 follows (docs/protocol.md §11.4).
 public struct ShutdownEvent: Sendable, Hashable, Codable {
     /// The default reason.
     public static let defaultReason = "gateway stopping"
@@ -75,7 +75,7 @@ public struct ShutdownEvent: Sendable, Hashable, Codable {
     }
 }
 
-/// `presence` payload (gateway-protocol.md §2.10); the frame also carries `stateVersion`.
+/// `presence` payload (docs/protocol.md §2.6); the frame also carries `stateVersion`.
 public struct PresenceEvent: Sendable, Hashable, Codable {
     /// The full presence list.
     public var presence: [PresenceEntry]
@@ -84,7 +84,7 @@ public struct PresenceEvent: Sendable, Hashable, Codable {
     public init(presence: [PresenceEntry]) { self.presence = presence }
 }
 
-/// `voicewake.changed` payload (gateway-protocol.md §2.10).
+/// `voicewake.changed` payload (docs/protocol.md §2.6).
 public struct VoiceWakeChangedEvent: Sendable, Hashable, Codable {
     /// Wake words.
     public var triggers: [String]
@@ -93,7 +93,7 @@ public struct VoiceWakeChangedEvent: Sendable, Hashable, Codable {
     public init(triggers: [String] = []) { self.triggers = triggers }
 }
 
-/// `node.invoke.request` payload: a command for one node (gateway-protocol.md §7.3).
+/// `node.invoke.request` payload: a command for one node (docs/protocol.md §6.3).
 public struct NodeInvokeRequest: Sendable, Hashable, Codable {
     /// The default timeout the Gateway sets when the caller gave none.
     public static let defaultTimeoutMs = 30_000
@@ -149,7 +149,7 @@ public struct NodeInvokeError: Sendable, Hashable, Codable {
     }
 }
 
-/// `node.invoke.result` params: a node's terminal answer (gateway-protocol.md §7.4).
+/// `node.invoke.result` params: a node's terminal answer (docs/protocol.md §6.4).
 ///
 /// Decoding applies the Gateway's normalisation: `payloadJSON:null` and `error:null` count as
 /// absent, and a non-string `payloadJSON` is moved to `payload`.
@@ -202,7 +202,7 @@ public struct NodeInvokeResult: Sendable, Hashable, Codable {
     public var resolvedPayloadJSON: String? { payloadJSON ?? payload.map(\.jsonString) }
 }
 
-/// `node.event` params (gateway-protocol.md §7.5).
+/// `node.event` params (docs/protocol.md §6.5).
 ///
 /// Upstream the schema allows `payloadJSON` only as a string; `null` is accepted here and counts
 /// as absent, because Swift's fire-and-forget `sendEvent(payloadJSON: nil)` sends it.
@@ -226,7 +226,7 @@ public struct NodeEventParams: Sendable, Hashable, Codable {
     public var resolvedPayloadJSON: String? { payloadJSON ?? payload.map(\.jsonString) }
 }
 
-/// The result of `node.event` (gateway-protocol.md §7.5): bare `{ok:true}` (protocol 3 era, or an
+/// The result of `node.event` (docs/protocol.md §6.5): bare `{ok:true}` (protocol 3 era, or an
 /// unhandled event) or structured `{ok, event, handled, reason?}` (newest).
 public struct NodeEventResult: Sendable, Hashable, Codable {
     /// Always `true` for an accepted request.

@@ -1,4 +1,4 @@
-/// Protocol version numbers (gateway-protocol.md §0.1 and §3.4).
+/// Protocol version numbers (docs/protocol.md §3.6).
 public enum ProtocolVersion {
     /// `PROTOCOL_VERSION`: the version the current Gateway speaks and announces in `hello-ok`.
     public static let current = 4
@@ -10,7 +10,7 @@ public enum ProtocolVersion {
     public static let minimumProbe = 3
 }
 
-/// A request method name (gateway-protocol.md §3, §7 and §10).
+/// A request method name (docs/protocol.md §3, §5.12, §6.2 and §7).
 public struct GatewayMethod: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
     CustomStringConvertible
 {
@@ -103,7 +103,7 @@ public struct GatewayMethod: RawRepresentable, Hashable, Sendable, Codable, Expr
     /// `sessions.unsubscribe` `{}` (operators).
     public static let sessionsUnsubscribe: GatewayMethod = "sessions.unsubscribe"
 
-    /// The methods a `role:"node"` socket may call (§7.2).
+    /// The methods a `role:"node"` socket may call (docs/protocol.md §6.2).
     public static let nodeMethods: [GatewayMethod] = [
         .nodeInvokeResult, .nodeInvokeProgress, .nodeEvent, .nodePendingPull, .nodePendingAck, .nodePendingDrain,
         .nodePluginSurfaceRefresh, .nodeCanvasCapabilityRefresh, .nodePluginToolsUpdate, .nodeSkillsUpdate,
@@ -111,7 +111,7 @@ public struct GatewayMethod: RawRepresentable, Hashable, Sendable, Codable, Expr
     ]
 }
 
-/// An event name carried by `type:"event"` frames (gateway-protocol.md §2.9, §2.10, §3, §6, §7).
+/// An event name carried by `type:"event"` frames (docs/protocol.md §11.1, §2.6, §3, §5.7, §6).
 public struct GatewayEventName: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
     CustomStringConvertible
 {
@@ -187,7 +187,7 @@ public struct GatewayEventName: RawRepresentable, Hashable, Sendable, Codable, E
     public static let updateAvailable: GatewayEventName = "update.available"
 }
 
-/// The `event` of a `node.event` request (gateway-protocol.md §7.5); any other name is accepted
+/// The `event` of a `node.event` request (docs/protocol.md §6.5); any other name is accepted
 /// and answered with `{ok:true}`.
 public struct NodeEventName: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
     CustomStringConvertible
@@ -225,7 +225,7 @@ public struct NodeEventName: RawRepresentable, Hashable, Sendable, Codable, Expr
     public static let chatUnsubscribe: NodeEventName = "chat.unsubscribe"
 }
 
-/// The `role` of a connection (gateway-protocol.md §3.3); `operator` when absent.
+/// The `role` of a connection (docs/protocol.md §3.5); `operator` when absent.
 public struct GatewayRole: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
     CustomStringConvertible
 {
@@ -249,7 +249,7 @@ public struct GatewayRole: RawRepresentable, Hashable, Sendable, Codable, Expres
     public static let known: Set<GatewayRole> = [.operator, .node, .worker]
 }
 
-/// `client.id` (gateway-protocol.md §3.3). Upstream it is a closed enum; this type stays open so
+/// `client.id` (docs/protocol.md §3.4). Upstream it is a closed enum; this type stays open so
 /// that unknown and legacy ids (for example `moltbot-ios`) decode.
 public struct ClientID: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
     CustomStringConvertible
@@ -305,7 +305,7 @@ public struct ClientID: RawRepresentable, Hashable, Sendable, Codable, Expressib
     ]
 }
 
-/// `client.mode` (gateway-protocol.md §3.3); open for the same reason as `ClientID`.
+/// `client.mode` (docs/protocol.md §3.4); open for the same reason as `ClientID`.
 public struct ClientMode: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
     CustomStringConvertible
 {

@@ -2,7 +2,7 @@
 
 extension Gateway {
     /// Makes the Gateway answer the next `node.presence.alive` beacon with `handled`/`reason`
-    /// instead of running the server algorithm of gateway-protocol.md §7.6, and record nothing.
+    /// instead of running the server algorithm of docs/protocol.md §6.6, and record nothing.
     ///
     /// This is how a scenario gets the replies a healthy Gateway gives only in rare situations:
     /// `handled:false` with `persist_failed` (a store error) or `pairing_changed` (the pairing

@@ -21,7 +21,7 @@ public struct GatewayConfiguration: Sendable {
     public var authRateLimit: AuthRateLimitConfiguration
     /// `hello-ok.policy.tickIntervalMs`, and how often `tick` is sent.
     public var tickIntervalMs: Int
-    /// How long a socket may take to complete `connect` (gateway-protocol.md §2.7: 15 s).
+    /// How long a socket may take to complete `connect` (docs/protocol.md §1.2: 15 s).
     public var handshakeTimeoutMs: Int
     /// The largest frame before `hello-ok` (64 KiB; close 1009 beyond it).
     public var maxPreauthPayloadBytes: Int

@@ -60,7 +60,7 @@ struct HandshakeDecision: Sendable {
 }
 
 extension GatewayCore {
-    /// Decides on the first message of a connection: admission (gateway-protocol.md §3.5);
+    /// Decides on the first message of a connection: admission (docs/protocol.md §3.7);
     /// the token stores and the rate limiter are updated, nothing is sent yet.
     /// - Parameter parsed: `bytes` already parsed (`nil` when they are not JSON or were not
     ///   parsed because they are over the pre-auth limit): the admission does not parse them again.
@@ -100,7 +100,7 @@ extension GatewayCore {
             hasBrowserOrigin: !(headers["Origin"]?.trimmingCharacters(in: .whitespaces).isEmpty ?? true))
     }
 
-    /// Applies a handshake decision: pairing (§6) and `hello-ok` (§3.6), or the rejection.
+    /// Applies a handshake decision: pairing (docs/protocol.md §5.7) and `hello-ok` (docs/protocol.md §4), or the rejection.
     func applyHandshake(_ handshake: HandshakeDecision, on connectionId: String) {
         switch handshake.decision {
         case .rejected(let rejection):

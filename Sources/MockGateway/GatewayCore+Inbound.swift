@@ -12,7 +12,7 @@ extension GatewayCore {
     static let maximumFrameDepth = 512
 
     /// Takes one inbound WebSocket message. Text and binary are both JSON (Swift clients send
-    /// binary, gateway-protocol.md §1). The message is read in place: a 25 MiB frame is not
+    /// binary, docs/protocol.md §1). The message is read in place: a 25 MiB frame is not
     /// copied before it is parsed.
     func receive(_ message: WebSocketMessage, frames: Int? = nil, on connectionId: String) {
         guard connections[connectionId] != nil else { return }
@@ -51,7 +51,7 @@ extension GatewayCore {
         case .request(let request):
             dispatch(request, on: connectionId)
         case .cancel:
-            // Newest protocol only; the fake Gateway may ignore cancel frames (§2.4).
+            // Newest protocol only; the fake Gateway may ignore cancel frames (docs/protocol.md §2.4).
             break
         case .response, .event, nil:
             answerInvalidFrame(bytes, decoded: decoded, inspection: inspection, on: connectionId)
@@ -169,7 +169,7 @@ extension GatewayCore {
         }
     }
 
-    /// `unknown method: X` (gateway-protocol.md §7.2).
+    /// `unknown method: X` (docs/protocol.md §6.2).
     func unknownMethod(_ request: RequestFrame, on connectionId: String) {
         fail(request.id, method: request.method,
              ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "unknown method: \(request.method)"), to: connectionId)
@@ -249,7 +249,7 @@ extension GatewayCore {
             close(connectionId, code: 1012, reason: "service restart")
         }
         // The new process epoch: durable approvals still pending become `cancelled`
-        // (`gateway-restart`, approvals-and-questions.md A.8); questions live in memory only
+        // (`gateway-restart`, docs/protocol.md §7.5); questions live in memory only
         // (B.4), so they are gone, and nobody is left waiting on either.
         applyOperatorEffects(operatorState.approvals.cancelAllPendingForRestart(nowMs: nowMs))
         operatorState.questions = QuestionStore(random: SeededRandom(seed: random.next()))

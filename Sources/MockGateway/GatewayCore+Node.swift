@@ -2,7 +2,7 @@ import Foundation
 import GatewayProtocol
 
 extension GatewayCore {
-    /// Requests of a `role:"node"` session (gateway-protocol.md §7.2).
+    /// Requests of a `role:"node"` session (docs/protocol.md §6.2).
     func handleNodeRequest(_ request: RequestFrame, session: Session, on connectionId: String) {
         let nodeId = session.nodeId ?? session.client.id.rawValue
         switch request.method {
@@ -89,7 +89,7 @@ extension GatewayCore {
             return
         }
         // The real normaliser: null payloadJSON/error removed, a non-string payloadJSON moved to
-        // payload (gateway-protocol.md §7.4).
+        // payload (docs/protocol.md §6.4).
         if params["payloadJSON"] == .null { params.removeValue(forKey: "payloadJSON") }
         if params["error"] == .null { params.removeValue(forKey: "error") }
         if let raw = params["payloadJSON"], raw.stringValue == nil {
@@ -142,7 +142,7 @@ extension GatewayCore {
             return
         }
         // payloadJSON must be a string by schema, but `null` is accepted: Swift's generic sender
-        // can produce it (gateway-protocol.md §7.5).
+        // can produce it (docs/protocol.md §6.5).
         let payloadJSON: String?
         if let text = params["payloadJSON"]?.stringValue {
             payloadJSON = text
@@ -223,7 +223,7 @@ extension GatewayCore {
         pairingStore.nodePairingGeneration(deviceId: deviceId)
     }
 
-    /// `push.apns.register` (gateway-protocol.md §7.7): relay registrations count only when
+    /// `push.apns.register` (docs/protocol.md §9.1): relay registrations count only when
     /// they name this Gateway's identity.
     func handlePushRegistration(payload: JSONValue?, nodeId: String) {
         let transport = payload?["transport"]?.stringValue ?? "direct"
@@ -308,7 +308,7 @@ extension GatewayCore {
         invokeWaiters.removeValue(forKey: id)?.resume(returning: .timedOut)
     }
 
-    /// Answers an operator's `node.invoke` once the node did (gateway-protocol.md §7.11, with
+    /// Answers an operator's `node.invoke` once the node did (docs/protocol.md §6.9, with
     /// upstream's shapes: `OperatorInvokeReply`).
     func answerOperatorInvoke(_ caller: OperatorInvokeCaller, outcome: InvokeOutcome, queued: PendingNodeAction? = nil) {
         if let queued, case .result(let result) = outcome {

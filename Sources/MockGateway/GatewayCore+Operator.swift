@@ -143,7 +143,7 @@ extension GatewayCore {
                 guard isAdmin || session.deviceId.map(deviceIds.contains) == true else { continue }
             case .approvalSubscribers(let sessionKey):
                 // Only sessions subscribed to the key with `includeApprovals:true` that may see
-                // approvals get it (approvals-and-questions.md A.4, ApprovalSubscriptions).
+                // approvals get it (docs/protocol.md §7.3, ApprovalSubscriptions).
                 guard approvalSubscriptions.isSubscribed(connectionId: connectionId, key: sessionKey),
                       ApprovalSubscriptions.mayReceiveApprovals(scopes: session.scopes, deviceId: session.deviceId) else { continue }
             }
@@ -233,7 +233,7 @@ extension GatewayCore {
             case .deviceTokenRotate, .deviceTokenRevoke:
                 guard let deviceId = string("deviceId"), let roleName = string("role") else { return invalid("deviceId and role required") }
                 let role = GatewayRole(rawValue: roleName)
-                // Node (non-operator) tokens also need operator.admin (gateway-protocol.md §5.5).
+                // Node (non-operator) tokens also need operator.admin (docs/protocol.md §5.5).
                 if role != .operator, !session.scopes.contains(OperatorScope.admin.rawValue) {
                     fail(request.id, method: request.method,
                          OperatorMethodPolicy.missingScopeError(.admin, style: profile.missingScopeStyle),
@@ -244,7 +244,7 @@ extension GatewayCore {
                     let scopes = params?["scopes"]?.arrayValue?.compactMap(\.stringValue)
                     let change = try pairingStore.rotateToken(deviceId: deviceId, role: role, scopes: scopes, nowMs: nowMs)
                     // The new bearer token is echoed only to the same device authenticated with
-                    // that device's token (§5.5).
+                    // that device's token (docs/protocol.md §5.5).
                     let sameDevice = session.deviceId == deviceId && session.authMethod == "device-token"
                     reply(change.rotationPayload(includeToken: sameDevice))
                     events.append(.deviceToken(deviceId: deviceId, role: roleName, action: "rotated"))
@@ -351,7 +351,7 @@ extension GatewayCore {
         Set(connections.values.compactMap { $0.session?.deviceId })
     }
 
-    /// `node.list` entries: paired node devices and connected nodes (gateway-protocol.md §7.9).
+    /// `node.list` entries: paired node devices and connected nodes (docs/protocol.md §6.8).
     func nodeListing() -> [JSONValue] {
         var byId: [String: [String: JSONValue]] = [:]
         for device in pairingStore.pairedDevices where device.hasRole(.node) {

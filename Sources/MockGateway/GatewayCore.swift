@@ -219,7 +219,7 @@ actor GatewayCore {
                                           kind: .open, message: ["path": .string(target), "headers": .object(headers)],
                                           text: "\(socket.remoteAddress) \(target)"))
         events.append(.connectionOpened(connectionId: connectionId, remoteAddress: socket.remoteAddress, nonce: nonce))
-        // The challenge carries no seq (gateway-protocol.md §2.8). Its `ts` is on the clients'
+        // The challenge carries no seq (docs/protocol.md §2.5). Its `ts` is on the clients'
         // time line, against which `signedAt` is judged too: skipping Gateway time (an advance)
         // never makes a client that signs with its own clock look stale.
         if faults.challengesWithoutTs > 0 {
@@ -306,7 +306,7 @@ actor GatewayCore {
         send(.event(EventFrame(event: event, payload: payload, seq: state.seq, stateVersion: stateVersion)), to: connectionId)
     }
 
-    /// Sends a targeted event without `seq` (gateway-protocol.md §2.8: `node.invoke.request`
+    /// Sends a targeted event without `seq` (docs/protocol.md §2.5: `node.invoke.request`
     /// carried none in the protocol 3 era; clients tolerate both).
     func sendTargeted(event: String, payload: JSONValue?, to connectionId: String) {
         send(.event(EventFrame(event: event, payload: payload)), to: connectionId)
@@ -351,7 +351,7 @@ actor GatewayCore {
 
     // MARK: - Broadcasts
 
-    /// Sends an event to every session allowed to see it (gateway-protocol.md §2.10).
+    /// Sends an event to every session allowed to see it (docs/protocol.md §2.6).
     func broadcast(event: String, payload: JSONValue?, stateVersion: StateVersion? = nil) {
         for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
             guard let session = state.session, !state.closing else { continue }
@@ -403,7 +403,7 @@ actor GatewayCore {
         for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) where state.session == nil && !state.closing {
             if let deadline = state.handshakeDeadlineMs, deadline <= now {
                 // Protocol-3-era servers closed with 1000 and no reason; the newest close code is
-                // unconfirmed (gateway-protocol.md §11 item 4). 1000 is what clients already handle.
+                // unconfirmed (docs/protocol.md §10.5). 1000 is what clients already handle.
                 close(connectionId, code: 1000, reason: "")
             }
         }

@@ -331,7 +331,7 @@ public actor ReferenceClient {
     // MARK: - node.invoke
 
     private func receiveInvoke(_ payload: JSONValue?, on connection: GatewayConnection) {
-        // Swift also accepts the whole payload as a JSON string (§7.3).
+        // Swift also accepts the whole payload as a JSON string (docs/protocol.md §6.3).
         let object = payload?.stringValue.flatMap { try? JSONValue(parsing: $0) } ?? payload
         guard let request = try? object?.decode(as: NodeInvokeRequest.self) else { return }
         lastInvokeId = request.id
@@ -344,7 +344,7 @@ public actor ReferenceClient {
         if let refusal = NodeCommands.backgroundRefusal(for: request.command, inBackground: inBackground, configuration: configuration) {
             outcome = refusal
         } else if let key = request.idempotencyKey, !configuration.has(.noIdempotency), let first = idempotentRuns[key] {
-            // A repeated idempotency key returns the first result (§7.3).
+            // A repeated idempotency key returns the first result (docs/protocol.md §6.3).
             outcome = await first.value
         } else {
             let run = spawnTask { await self.execute(request, receivedAtMs: receivedAtMs) }
@@ -388,7 +388,7 @@ public actor ReferenceClient {
         var target = connection
         if connection.isEnded || currentNode !== connection {
             // A result belongs to the socket that carried the request; after a reconnect it is
-            // discarded (§7.3: Swift drops results whose socket generation changed).
+            // discarded (docs/protocol.md §6.1: Swift drops results whose socket generation changed).
             guard configuration.has(.staleSocketResult), let current = currentNode else {
                 observations.append(.invokeDiscarded(id: request.id, reason: "socket replaced"))
                 return
@@ -409,7 +409,7 @@ public actor ReferenceClient {
 
     /// Back in the foreground: runs the foreground-only commands the Gateway queued while the app
     /// was in the background (`node.pending.pull`) and acknowledges them (`node.pending.ack`), as
-    /// gateway-protocol.md §7.4 describes the queue. The commands run locally; their results have
+    /// docs/protocol.md §6.9 describes the queue. The commands run locally; their results have
     /// no invoke to answer.
     private func drainPendingActions() async {
         guard let connection = currentNode, !connection.isEnded,
@@ -475,7 +475,7 @@ public actor ReferenceClient {
             startSessions(store, running: !chatOffline)
             return .ok
         case .backgroundWake(let trigger, let push):
-            // A wake by a silent push is reported as one, whatever else the stimulus says (§7.6).
+            // A wake by a silent push is reported as one, whatever else the stimulus says (docs/protocol.md §6.6).
             let reported = push == nil ? trigger : (configuration.has(.wrongPushWakeTrigger) ? "background" : "silent_push")
             return await backgroundWake(trigger: reported)
         case .enterBackground:
@@ -594,7 +594,7 @@ public actor ReferenceClient {
         approvals.switchGateway(to: gatewayKey)
         questions.switchGateway(to: gatewayKey)
         approvalFamily = .unavailable
-        // The push wish survives a switch, so the client registers with the new Gateway (§7.7).
+        // The push wish survives a switch, so the client registers with the new Gateway (docs/protocol.md §9.1).
         if configuration.has(.noPushAfterSwitch) { pushWish = nil }
         startSessions(store)
     }
@@ -657,7 +657,7 @@ public actor ReferenceClient {
         guard let nodeConnection else { return .error("node session not connected") }
         var gatewayDeviceId: String?
         if wish.transport == "relay" {
-            // Relay registration needs the Gateway's identity, an operator method (§7.7, §7.10).
+            // Relay registration needs the Gateway's identity, an operator method (docs/protocol.md §9.1-9.2).
             if let known = gatewayIdentities[key] {
                 gatewayDeviceId = known
             } else {

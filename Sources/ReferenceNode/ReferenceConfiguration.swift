@@ -2,7 +2,7 @@ import Foundation
 import GatewayProtocol
 import WebSocketTransport
 
-/// How the reference client presents itself in `connect.params.client` (gateway-protocol.md §3.3).
+/// How the reference client presents itself in `connect.params.client` (docs/protocol.md §3.3).
 public struct ClientPersona: Sendable, Hashable {
     /// `client.id`; `openclaw-ios` by default.
     public var clientId: ClientID
@@ -144,8 +144,8 @@ public struct ReferenceConfiguration: Sendable {
     public func has(_ mutant: Mutant) -> Bool { mutants.contains(mutant) }
 }
 
-/// Protocol timer values of the reference client, in one place (gateway-protocol.md §3.2, §9.3,
-/// §9.4, §7.3, §7.6).
+/// Protocol timer values of the reference client, in one place (docs/protocol.md §3.2, §11.2,
+/// docs/protocol.md §11.3, §6.3, §6.6).
 public enum ClientTimers {
     /// How long to wait for `connect.challenge` (Swift: 6 s).
     public static let challengeTimeoutMs: Int64 = 6_000

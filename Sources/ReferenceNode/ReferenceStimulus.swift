@@ -152,7 +152,7 @@ public enum StimulusOutcome: Sendable, Hashable {
     public var isOK: Bool { self == .ok }
 }
 
-/// A decoded setup code (gateway-protocol.md §6.7): base64url of `{url, urls?, bootstrapToken}`,
+/// A decoded setup code (docs/protocol.md §5.13): base64url of `{url, urls?, bootstrapToken}`,
 /// optionally as an `oc-pair://` link.
 public struct SetupCodePayload: Sendable, Hashable {
     /// The Gateway URL.

@@ -3,7 +3,7 @@ import GatewayProtocol
 @testable import MockGateway
 import Testing
 
-@Suite("Setup codes (gateway-protocol.md §6.7)")
+@Suite("Setup codes (docs/protocol.md §5.13)")
 struct BootstrapSetupCodeTests {
     @Test func aSetupCodeRoundTripsThroughItsCodeAndLinkForms() throws {
         let code = SetupCode(url: "ws://192.168.1.10:18789", urls: ["ws://gw.local:18789"], bootstrapToken: "q3v-token_1",

@@ -2,7 +2,7 @@ import GatewayProtocol
 @testable import MockGateway
 import Testing
 
-@Suite("Bootstrap tokens from setup codes (gateway-protocol.md §5.3, §6.7)")
+@Suite("Bootstrap tokens from setup codes (docs/protocol.md §5.3, §5.13)")
 struct BootstrapTokenTests {
     typealias F = PairingFixtures
 

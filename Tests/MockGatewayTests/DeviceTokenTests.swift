@@ -2,7 +2,7 @@ import GatewayProtocol
 @testable import MockGateway
 import Testing
 
-@Suite("Device tokens: issue, reuse, rotate, revoke, verify (gateway-protocol.md §5)")
+@Suite("Device tokens: issue, reuse, rotate, revoke, verify (docs/protocol.md §5)")
 struct DeviceTokenTests {
     typealias F = PairingFixtures
 

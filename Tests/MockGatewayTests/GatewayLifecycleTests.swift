@@ -58,7 +58,7 @@ struct GatewayLifecycleTests {
 
     @Test func restartCancelsPendingApprovalsAndForgetsQuestions() async throws {
         // Approvals are durable and a new process epoch cancels the old pending ones
-        // (`gateway-restart`, approvals-and-questions.md A.8); questions are process-local (B.4).
+        // (`gateway-restart`, docs/protocol.md §7.5); questions are process-local (docs/protocol.md §7.8).
         try await Gateway.withGateway { gateway in
             let identity = try TestIdentities.make(0xAF)
             let scopes = ["operator.approvals", "operator.questions"]

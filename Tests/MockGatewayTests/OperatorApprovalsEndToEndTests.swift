@@ -147,7 +147,7 @@ struct OperatorApprovalsEndToEndTests {
 
     @Test func sessionApprovalEventsGoOnlyToSubscribersNotToEveryApprover() async throws {
         // `session.approval` is for sessions that subscribed to the session key with
-        // `includeApprovals:true` (approvals-and-questions.md A.4); an approver that never
+        // `includeApprovals:true` (docs/protocol.md §7.3); an approver that never
         // subscribed gets the exec events only.
         try await Gateway.withGateway { gateway in
             let runtime = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0x6E), scopes: Self.approverScopes)

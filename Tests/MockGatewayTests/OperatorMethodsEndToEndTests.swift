@@ -106,7 +106,7 @@ struct OperatorMethodsEndToEndTests {
 
     @Test func tokenRotationClosesTheRolesSessionsAndEchoesTheTokenOnlyToTheSameDevice() async throws {
         // Token mode, so that a session can authenticate with its device token (in mode `none`
-        // the device token is never looked at, gateway-protocol.md §5.3).
+        // the device token is never looked at, docs/protocol.md §5.3).
         let shared = "shared-secret"
         try await Gateway.withGateway(GatewayConfiguration(auth: .token(shared))) { gateway in
             let identity = try TestIdentities.make(0x47)

@@ -2,7 +2,7 @@ import GatewayProtocol
 @testable import MockGateway
 import Testing
 
-@Suite("Auto-approval paths (gateway-protocol.md §6.4)")
+@Suite("Auto-approval paths (docs/protocol.md §5.10)")
 struct PairingAutoApprovalTests {
     typealias F = PairingFixtures
 

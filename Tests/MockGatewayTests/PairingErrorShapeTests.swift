@@ -2,7 +2,7 @@ import GatewayProtocol
 @testable import MockGateway
 import Testing
 
-@Suite("PAIRING_REQUIRED error shape and close reason (gateway-protocol.md §6.2)")
+@Suite("PAIRING_REQUIRED error shape and close reason (docs/protocol.md §5.8)")
 struct PairingErrorShapeTests {
     typealias F = PairingFixtures
     static let requestId = "0b5f1f8e-2c7a-4d59-9d0e-5e3a3c1f2b77"

@@ -9,7 +9,7 @@ enum PairingFixtures {
     static let minute: Int64 = 60_000
     static let second: Int64 = 1_000
 
-    /// The device of the specification's test vector (gateway-protocol.md §4.5).
+    /// The device of the specification's test vector (docs/protocol.md §3.12).
     static let deviceId = "56475aa75463474c0285df5dbf2bcab73da651358839e9b77481b2eab107708c"
     static let publicKey = "A6EHv_POEL4dcN0Y50vAmWfk1jCbpQ1fHdyGZBJVMbg"
     /// The same device id presenting another key (a reinstall with a forged id never happens in
@@ -25,7 +25,7 @@ enum PairingFixtures {
     static let iosClient = PairingClientInfo(
         clientId: "openclaw-ios", clientMode: "node", displayName: "Ana's iPhone", platform: "iOS 18.4.0", deviceFamily: "iPhone")
 
-    /// The iOS node connection (gateway-protocol.md §8).
+    /// The iOS node connection (docs/protocol.md §3.13).
     static func iosNode(
         deviceId: String = deviceId, publicKey: String = publicKey, scopes: [String] = [], remoteIp: String? = "192.168.1.20",
         isLoopback: Bool = false, platform: String = "iOS 18.4.0", deviceFamily: String = "iPhone", displayName: String = "Ana's iPhone"

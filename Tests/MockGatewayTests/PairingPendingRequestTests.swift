@@ -2,7 +2,7 @@ import GatewayProtocol
 @testable import MockGateway
 import Testing
 
-@Suite("Pending requests: creation, refresh, supersede, expiry (gateway-protocol.md §6.3)")
+@Suite("Pending requests: creation, refresh, supersede, expiry (docs/protocol.md §5.9)")
 struct PairingPendingRequestTests {
     typealias F = PairingFixtures
 

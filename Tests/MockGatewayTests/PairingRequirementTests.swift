@@ -2,7 +2,7 @@ import GatewayProtocol
 @testable import MockGateway
 import Testing
 
-@Suite("Pairing requirement evaluation (gateway-protocol.md §6.1)")
+@Suite("Pairing requirement evaluation (docs/protocol.md §5.7)")
 struct PairingRequirementTests {
     typealias F = PairingFixtures
 

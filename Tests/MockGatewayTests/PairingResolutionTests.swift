@@ -2,7 +2,7 @@ import GatewayProtocol
 @testable import MockGateway
 import Testing
 
-@Suite("Approve, reject, remove, rename (gateway-protocol.md §6.4, §6.6)")
+@Suite("Approve, reject, remove, rename (docs/protocol.md §5.10, §5.12)")
 struct PairingResolutionTests {
     typealias F = PairingFixtures
 

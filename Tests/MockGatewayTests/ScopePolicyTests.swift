@@ -111,7 +111,7 @@ struct ScopePolicyTests {
                                                style: .forbidden) == nil)
     }
 
-    @Test("broadcast events are gated by the scopes of §2.10", arguments: [
+    @Test("broadcast events are gated by the scopes of docs/protocol.md §2.6", arguments: [
         ("device.pair.requested", ["operator.pairing"], true), ("device.pair.resolved", ["operator.read"], false),
         ("node.pair.requested", ["operator.pairing"], true), ("node.pair.resolved", ["operator.write"], false),
         ("exec.approval.requested", ["operator.approvals"], true), ("exec.approval.resolved", ["operator.read"], false),

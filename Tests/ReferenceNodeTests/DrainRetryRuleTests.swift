@@ -28,7 +28,7 @@ struct DrainRetryRuleTests {
     }
 }
 
-/// The reconnect replay of approvals as the reference client applies it (AQ A.4).
+/// The reconnect replay of approvals as the reference client applies it (docs/protocol.md §7.3).
 @Suite("Approval replay on the client")
 struct ApprovalReplayRuleTests {
     private func pendingSnapshot(_ id: String) -> JSONValue {

@@ -18,7 +18,7 @@ enum TestSupport {
                                mutants: mutants, signatureVersion: signatureVersion)
     }
 
-    /// The identity of gateway-protocol.md §4.5 (seed 00 01 ... 1f).
+    /// The identity of docs/protocol.md §3.12 (seed 00 01 ... 1f).
     static func vectorIdentity() throws -> DeviceIdentity {
         try DeviceIdentity(seed: Data((0..<32).map { UInt8($0) }))
     }

@@ -11,7 +11,7 @@ replace `NodeClient` with calls into your code.
     python3 -m venv .venv && .venv/bin/pip install -r examples/python-adapter/requirements.txt
     harness run --node-command ".venv/bin/python3 examples/python-adapter/adapter.py"
 
-§N marks the rule of gateway-protocol.md that a line follows (the sections `harness explain ID`
+§N marks the rule of docs/protocol.md that a line follows (the sections `harness explain ID`
 cites). Python 3.11+.
 """
 import asyncio
@@ -40,10 +40,10 @@ CLIENT = {"id": "node-host", "displayName": "Python example node", "version": "0
           "platform": "linux", "mode": "node"}
 # debug.* are the harness's test commands (INV-004..006, INV-008); a real app keeps them in debug builds.
 COMMANDS = ["device.info", "system.notify", "camera.list", "debug.slow", "debug.counter"]
-BACKOFF_FIRST, BACKOFF_MAX = 0.5, 8.0  # seconds; doubling in between (§9.4)
-BEACON_MIN_INTERVAL = 600  # seconds without a new beacon after a durable one (§7.6)
+BACKOFF_FIRST, BACKOFF_MAX = 0.5, 8.0  # seconds; doubling in between (§11.3)
+BEACON_MIN_INTERVAL = 600  # seconds without a new beacon after a durable one (§6.6)
 TRIGGERS = {"background", "silent_push", "bg_app_refresh", "significant_location", "manual", "connect"}
-# Refusals after which only a person can help: stop reconnecting until `connect` (§9.4, §9.6).
+# Refusals after which only a person can help: stop reconnecting until `connect` (§11.3, §3.6).
 PAUSING_CODES = {"PROTOCOL_MISMATCH", "AUTH_TOKEN_MISSING", "AUTH_TOKEN_NOT_CONFIGURED", "AUTH_PASSWORD_MISSING",
                  "AUTH_PASSWORD_MISMATCH", "AUTH_PASSWORD_NOT_CONFIGURED", "AUTH_RATE_LIMITED",
                  "AUTH_BOOTSTRAP_TOKEN_INVALID", "AUTH_SCOPE_MISMATCH", "DEVICE_IDENTITY_REQUIRED"}
@@ -59,7 +59,7 @@ def b64url(data):
 
 
 def normalize_metadata(value):
-    """v3 payload metadata (§4.2): trimmed, ASCII A-Z lower-cased, other characters untouched."""
+    """v3 payload metadata (§3.9): trimmed, ASCII A-Z lower-cased, other characters untouched."""
     return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in (value or "").strip())
 
 
@@ -119,8 +119,8 @@ class DeviceState:
             self.write(self.identity_path, {"seed": seed.hex()})
         self.key = Ed25519PrivateKey.from_private_bytes(seed)
         raw = self.key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-        self.public_key = b64url(raw)  # §4.1: unpadded base64url of the raw 32 bytes
-        self.device_id = hashlib.sha256(raw).hexdigest()  # §4.1: hex SHA-256 of the raw key
+        self.public_key = b64url(raw)  # §3.8: unpadded base64url of the raw 32 bytes
+        self.device_id = hashlib.sha256(raw).hexdigest()  # §3.8: hex SHA-256 of the raw key
         token = self.read(self.tokens_path).get("node")
         self.token = token if isinstance(token, str) and token else None
 
@@ -133,7 +133,7 @@ class DeviceState:
         self.write(self.tokens_path, {})
 
     def reset(self):
-        """A reinstall: a new key pair and no tokens (§6.8)."""
+        """A reinstall: a new key pair and no tokens (§5.14)."""
         for path in (self.identity_path, self.tokens_path):
             if os.path.exists(path):
                 os.remove(path)
@@ -157,7 +157,7 @@ class NodeClient:
         self.durable_beacon_at = None  # monotonic time of the last handled:true beacon
         self.in_background = False
         self.counter = 0
-        self.idempotent = {}  # idempotencyKey -> the first result (§7.3)
+        self.idempotent = {}  # idempotencyKey -> the first result (§6.3)
         self.announced_requests = set()
 
     def start(self):
@@ -186,7 +186,7 @@ class NodeClient:
                 if not self.after_refusal(refused):
                     return  # paused: only a `connect` stimulus resumes
                 retry_after = refused.error.get("retryAfterMs")
-                if type(retry_after) in (int, float):  # UNAVAILABLE while starting (§3.5), AUTH_RATE_LIMITED
+                if type(retry_after) in (int, float):  # UNAVAILABLE while starting (§3.7), AUTH_RATE_LIMITED
                     wait = max(wait, min(retry_after / 1000, 60))
             except ConnectionClosed as closed:
                 if closed.rcvd is not None and closed.rcvd.code == 1002:
@@ -204,7 +204,7 @@ class NodeClient:
                 pass
 
     def after_refusal(self, refused):
-        """Applies §9.4 to a refused connect; returns whether to keep reconnecting."""
+        """Applies §11.3 to a refused connect; returns whether to keep reconnecting."""
         if refused.code == "PAIRING_REQUIRED":
             request_id = refused.details.get("requestId")
             if request_id not in self.announced_requests:
@@ -247,7 +247,7 @@ class NodeClient:
                 log(f"session ended: {closed}")
             finally:
                 # The session's work dies with its socket: a late invoke result must never
-                # reach a newer socket (§7.3).
+                # reach a newer socket (§6.1).
                 self.ws = None
                 for task in self.session_tasks:
                     task.cancel()
@@ -266,7 +266,7 @@ class NodeClient:
 
     async def handshake(self, ws, challenge):
         token = self.shared_token or self.state.token  # §5.2: shared token first, else the device token
-        signed_at, nonce = challenge["ts"], challenge["nonce"]  # the Gateway clock: no skew (§4.4)
+        signed_at, nonce = challenge["ts"], challenge["nonce"]  # the Gateway clock: no skew (§3.11)
         signed = "|".join(["v3", self.state.device_id, CLIENT["id"], CLIENT["mode"], "node", "", str(signed_at),
                            token or "", nonce, normalize_metadata(CLIENT["platform"]),
                            normalize_metadata(CLIENT.get("deviceFamily"))])
@@ -281,7 +281,7 @@ class NodeClient:
             params["auth"] = {"token": token}
         request_id = str(uuid.uuid4())
         await ws.send(json.dumps({"type": "req", "id": request_id, "method": "connect", "params": params}))
-        async with asyncio.timeout(30):  # generous: a slow Gateway is not a dead one (§9.3)
+        async with asyncio.timeout(30):  # generous: a slow Gateway is not a dead one (§11.2)
             while True:
                 frame = parse_frame(await ws.recv())
                 if frame and frame.get("type") == "res" and frame.get("id") == request_id:
@@ -296,7 +296,7 @@ class NodeClient:
     async def read_loop(self, ws, tick_ms):
         while True:
             try:
-                # Liveness (§2.9): any frame counts; 2x the tick interval of silence is a dead link.
+                # Liveness (§11.1): any frame counts; 2x the tick interval of silence is a dead link.
                 # (asyncio.timeout, never wait_for: on 3.11 wait_for can swallow a cancellation that
                 # races with a frame arriving, and `disconnect` would then be lost.)
                 async with asyncio.timeout(2 * tick_ms / 1000):
@@ -315,7 +315,7 @@ class NodeClient:
             elif frame.get("type") == "event" and frame.get("event") == "node.invoke.request":
                 if isinstance(frame.get("payload"), dict):
                     self.spawn(self.answer_invoke(ws, frame["payload"]))
-            # Everything else (tick, presence, unknown events and fields) is ignored (§9.2).
+            # Everything else (tick, presence, unknown events and fields) is ignored (§2.3).
 
     def spawn(self, coroutine):
         task = asyncio.create_task(coroutine)
@@ -338,7 +338,7 @@ class NodeClient:
             self.pending.pop(request_id, None)
 
     async def answer_invoke(self, ws, invoke):
-        """Exactly one node.invoke.result per node.invoke.request (§7.3-7.4)."""
+        """Exactly one node.invoke.result per node.invoke.request (§6.3-6.4)."""
         command, key = invoke.get("command"), invoke.get("idempotencyKey")
         timeout_ms = invoke.get("timeoutMs")
         timeout_ms = timeout_ms if type(timeout_ms) is int and timeout_ms >= 0 else 30_000
@@ -359,7 +359,7 @@ class NodeClient:
             if isinstance(key, str) and result["ok"]:
                 self.idempotent[key] = result
         if ws is not self.ws:
-            return  # the session ended meanwhile: drop the result (§7.3)
+            return  # the session ended meanwhile: drop the result (§6.1)
         reply = await self.request(ws, "node.invoke.result", {"id": invoke.get("id"), "nodeId": self.state.device_id,
                                                                **result})
         if reply.get("ok") is not True:
@@ -399,7 +399,7 @@ class NodeClient:
         return failure("INVALID_REQUEST", f"unknown command: {command}")
 
     def background_wake(self, trigger):
-        """A wake (§7.6): send the presence beacon now, or reconnect first and send it then."""
+        """A wake (§6.6): send the presence beacon now, or reconnect first and send it then."""
         trigger = trigger if isinstance(trigger, str) and trigger in TRIGGERS else "background"
         if self.ws is not None:
             self.spawn(self.beacon(self.ws, trigger))

@@ -6,7 +6,7 @@ let appr001 = Scenario(
     "APPR-001", .must,
     title: "only the decisions in allowedDecisions are offered and sent",
     requirement: "The client offers only the decisions listed in the approval's allowedDecisions and resolves with one of them; it never sends a decision the prompt did not offer (the unified Gateway would force-deny the approval as a malformed verdict).",
-    source: "approvals-and-questions.md A.2, A.5, D.1",
+    source: "docs/protocol.md §7.2, §7.4, §7.11",
     discussion: """
         Pairs the client's node and operator sessions at once, creates an exec approval that \
         offers allow-once and deny only, and waits until the prompt reached the operator session. \

@@ -6,7 +6,7 @@ let appr002 = Scenario(
     "APPR-002", .must,
     title: "a lost approval race is accepted, shown as final and not retried",
     requirement: "When another surface resolved the approval first, the client accepts the loser answer (approval.resolve → applied:false with the recorded winner; exec.approval.resolve → APPROVAL_ALREADY_RESOLVED), locks the card on that outcome and never resolves again.",
-    source: "approvals-and-questions.md A.6, D.1, D.2",
+    source: "docs/protocol.md §7.4, §7.11",
     discussion: """
         Pairs the client's node and operator sessions at once, creates an exec approval and waits \
         until the prompt reached the operator session. Arms a race so that a watch answers \

@@ -6,7 +6,7 @@ let appr003 = Scenario(
     "APPR-003", .must,
     title: "a lost resolve reply is followed by a read-back, not by another decision",
     requirement: "When the reply to a resolve is lost, the outcome is unknown: the client keeps the card locked and reads the record back (approval.get, or exec.approval.get on a legacy Gateway) before it allows another decision; it never simply resolves again.",
-    source: "approvals-and-questions.md D.1, D.2, D.3, A.7",
+    source: "docs/protocol.md §7.4-7.5, §7.11",
     discussion: """
         Pairs the client's node and operator sessions at once, creates an exec approval and waits \
         until the prompt reached the operator session. Arms the Gateway to apply the next resolve \

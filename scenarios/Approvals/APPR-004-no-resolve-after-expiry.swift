@@ -6,7 +6,7 @@ let appr004 = Scenario(
     "APPR-004", .must,
     title: "an expired approval is never resolved",
     requirement: "Once an approval has expired (its expiresAtMs has passed on the Gateway clock, as the prompt, an event or a read-back shows), the client locks it and sends no resolve.",
-    source: "approvals-and-questions.md A.8, A.2, D.1",
+    source: "docs/protocol.md §7.5, §7.2, §7.11",
     discussion: """
         Pairs the client's node and operator sessions at once, creates an exec approval that \
         expires after 5 s and waits until the prompt reached the operator session. Lets 6 s of \

@@ -6,7 +6,7 @@ let appr005 = Scenario(
     "APPR-005", .must,
     title: "a Gateway without approval.* is served through exec.approval.*",
     requirement: "When hello-ok.features.methods offers neither approval.get nor approval.resolve but offers exec.approval.get and exec.approval.resolve, the client reads and resolves exec approvals with the exec.approval.* methods and never calls approval.*.",
-    source: "approvals-and-questions.md A.9, D.2",
+    source: "docs/protocol.md §7.6, §7.11",
     discussion: """
         Runs against the legacy profile, whose hello-ok advertises only the exec.approval.* family. \
         Pairs the client's node and operator sessions at once, creates an exec approval, waits until \

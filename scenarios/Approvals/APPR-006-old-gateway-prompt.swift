@@ -6,7 +6,7 @@ let appr006 = Scenario(
     "APPR-006", .must,
     title: "prompts of a previous Gateway are not resolved on the new one",
     requirement: "After the client switches Gateways, approval prompts that came from the old Gateway belong to it: the client refuses to resolve them and never sends their ids to the new Gateway, while prompts of the new Gateway resolve normally.",
-    source: "approvals-and-questions.md D.4, D.2, A.5",
+    source: "docs/protocol.md §7.11, §7.4",
     discussion: """
         Pairs the client's sessions with the run's Gateway, creates an exec approval there and waits \
         until the prompt reached the operator session. Starts a second Gateway and switches the \

@@ -6,7 +6,7 @@ let appr007 = Scenario(
     "APPR-007", .should,
     title: "the approval replay after a reconnect is authoritative",
     requirement: "After every (re)connect the client subscribes to its session's approvals (sessions.messages.subscribe with includeApprovals:true; the opt-in is per call) and treats an approvalReplay with truncated:false as its whole pending set: an approval it showed as pending that the replay no longer lists is not resolved any more, and an approval the replay lists can be resolved.",
-    source: "approvals-and-questions.md A.4; drift-2026-12.md §5, §7 item 15",
+    source: "docs/protocol.md §7.3",
     discussion: """
         Pairs the client's node and operator sessions at once and waits for the operator \
         session's sessions.messages.subscribe with includeApprovals:true; its key is the session \

@@ -6,7 +6,7 @@ let appr008 = Scenario(
     "APPR-008", .must,
     title: "approval.resolve carries the record's exact kind",
     requirement: "When the client resolves an approval with approval.resolve, kind is the record's own kind (exec, plugin or system-agent); the unified Gateway force-denies a resolve with another kind as a malformed verdict.",
-    source: "approvals-and-questions.md A.5; drift-2026-12.md §5, §7 item 14",
+    source: "docs/protocol.md §7.4",
     discussion: """
         Pairs the client's node and operator sessions at once and opens a plugin approval that \
         offers allow-once and deny; waits until its prompt (plugin.approval.requested) reached \

@@ -6,7 +6,7 @@ let cache001 = Scenario(
     "CACHE-001", .must,
     title: "a cold start shows the last known transcript at once, then refreshes it",
     requirement: "The client keeps a read-only cache of recent transcripts per Gateway: a cold start without network shows the last known transcript at once, and once the Gateway answers the transcript is refreshed from chat.history.",
-    source: "docs/platforms/ios.md, docs/platforms/android.md (offline transcript cache); protocol.md \"Sessions\" (chat.history)",
+    source: "docs/platforms/ios.md, docs/platforms/android.md (offline transcript cache); protocol.md \"Sessions\" (chat.history); docs/protocol.md §8.2, §8.4",
     discussion: """
         Pairs the client and has the user write a message, which the scripted agent echoes; the \
         chat view must show both rows. The app is killed and launched again without network \

@@ -6,7 +6,7 @@ let hs001 = Scenario(
     "HS-001", .must,
     title: "connect is the first request and answers this connection's challenge",
     requirement: "The client waits for connect.challenge and sends connect as its first request, echoing the challenge nonce in device.nonce.",
-    source: "gateway-protocol.md §3.1-3.2, §4.4",
+    source: "docs/protocol.md §3.1-3.2, §3.11",
     discussion: "Waits for the client's first connection and checks that its first frame is a connect request whose device.nonce is the nonce the Gateway sent on that connection.",
     tags: ["handshake"],
     profiles: .all,

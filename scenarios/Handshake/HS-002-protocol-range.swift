@@ -6,7 +6,7 @@ let hs002 = Scenario(
     "HS-002", .must,
     title: "connect offers a protocol range the Gateway can accept",
     requirement: "The connect request's minProtocol..maxProtocol contains 4, or, for a node (role and client.mode both \"node\"), contains 3.",
-    source: "gateway-protocol.md §3.4",
+    source: "docs/protocol.md §3.6",
     discussion: "Waits for the client's first connect request and checks its minProtocol/maxProtocol against the Gateway's negotiation rule: the range must contain protocol 4, or contain 3 when role and client.mode are both \"node\" (the legacy N-1 window). A client outside both windows gets PROTOCOL_MISMATCH and close 1002 from a real Gateway.",
     tags: ["handshake"],
     profiles: .all,

@@ -6,7 +6,7 @@ let hs004 = Scenario(
     "HS-004", .must,
     title: "connect echoes the challenge nonce and signs the v3 or v2 payload",
     requirement: "device.nonce equals this connection's connect.challenge nonce, and device.signature is a valid Ed25519 signature over the v3 or v2 payload built with that nonce.",
-    source: "gateway-protocol.md §4.2-4.4",
+    source: "docs/protocol.md §3.9-3.11",
     discussion: "Waits for the client's first connection and its connect request, then checks that device.nonce is that connection's challenge nonce and verifies device.signature against the v3 payload and, failing that, the v2 payload rebuilt from the connect params with the challenge nonce (the legacy v1 payload, which has no nonce, is not accepted).",
     tags: ["handshake", "identity"],
     profiles: .all,

@@ -6,7 +6,7 @@ let hs005 = Scenario(
     "HS-005", .must,
     title: "device.signedAt is fresh on the Gateway clock",
     requirement: "device.signedAt equals the challenge ts or lies within 2 minutes of the Gateway clock when connect arrives.",
-    source: "gateway-protocol.md §4.4",
+    source: "docs/protocol.md §3.11",
     discussion: "Waits for the client's first connection, reads the ts of its connect.challenge, then checks device.signedAt of the connect request: it must equal that ts (what the newest Swift client sends) or differ from the Gateway clock by at most 2 minutes (DEVICE_SIGNATURE_SKEW_MS); otherwise a real Gateway answers DEVICE_AUTH_SIGNATURE_EXPIRED.",
     tags: ["handshake", "identity"],
     profiles: .all,

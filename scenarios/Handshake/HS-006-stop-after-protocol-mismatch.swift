@@ -6,7 +6,7 @@ let hs006 = Scenario(
     "HS-006", .must,
     title: "no automatic reconnect after PROTOCOL_MISMATCH",
     requirement: "After a connect is refused with PROTOCOL_MISMATCH and close 1002, the client does not reconnect automatically with that role.",
-    source: "gateway-protocol.md §3.4, §9.4, §9.6",
+    source: "docs/protocol.md §3.6, §11.3",
     discussion: "Runs against a Gateway that speaks only protocol 5, so no client of today can negotiate. Waits until a connect is refused with PROTOCOL_MISMATCH (close 1002), lets 10 s of client time pass (enough for several rounds of any normal backoff), then requires that no further connect request arrived for a role after that role was refused: the mismatch is non-recoverable and only the user may reconnect. A client with several sessions (node and operator) may be refused once per session.",
     tags: ["handshake", "reconnect"],
     profiles: .all,

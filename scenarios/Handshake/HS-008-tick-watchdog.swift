@@ -6,7 +6,7 @@ let hs008 = Scenario(
     "HS-008", .should,
     title: "a Gateway that stops ticking is dropped and reconnected",
     requirement: "When no tick arrives for more than 2x hello-ok.policy.tickIntervalMs, the client drops the socket and reconnects.",
-    source: "gateway-protocol.md §2.9, §9.3",
+    source: "docs/protocol.md §11.1-11.2",
     discussion: "Runs with tickIntervalMs 4000. Pairs the client automatically and lets one tick through: the session must stay up. Then the Gateway stops ticking (the socket stays open and silent); within 2x the interval plus a margin the client must close that socket, and it must then open a new node session.",
     tags: ["lifecycle", "liveness"],
     profiles: .all,

@@ -6,7 +6,7 @@ let hs009 = Scenario(
     "HS-009", .must,
     title: "after shutdown and close 1012 the client comes back",
     requirement: "After a shutdown event and close 1012 (service restart), the client reconnects once the Gateway accepts connections again.",
-    source: "gateway-protocol.md §2.10, §9.5",
+    source: "docs/protocol.md §11.4, §10.5",
     discussion: "Pairs the client automatically, then restarts the Gateway: shutdown {restartExpectedMs: 1000}, close 1012 on every socket, 1 s in which new sockets are refused, then connections are accepted again. Within 30 s of client time the client must open a new node session (durable pairing state survives the restart, so it is admitted).",
     tags: ["lifecycle", "reconnect"],
     profiles: .all,

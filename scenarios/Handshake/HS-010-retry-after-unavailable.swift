@@ -6,7 +6,7 @@ let hs010 = Scenario(
     "HS-010", .should,
     title: "UNAVAILABLE with retryAfterMs is honoured",
     requirement: "After a connect is refused with UNAVAILABLE and retryAfterMs (close 1013, gateway starting), the client waits at least retryAfterMs before it connects again with that role, and keeps retrying until the Gateway is up.",
-    source: "gateway-protocol.md §3.5, §3.7, §9.4",
+    source: "docs/protocol.md §3.7, §10.3, §11.3",
     discussion: "Starts the Gateway in its starting-up state, so every connect is refused with UNAVAILABLE, retryAfterMs 500 and close 1013. Lets 3 s of client time pass and, for every refusal, measures on the Gateway clock the time from the refusal to the next connection of the same role (node or operator): it must be at least retryAfterMs. Then the Gateway finishes starting and the client must connect within 30 s.",
     tags: ["handshake", "reconnect"],
     profiles: .all,

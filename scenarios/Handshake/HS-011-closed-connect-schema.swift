@@ -6,7 +6,7 @@ let hs011 = Scenario(
     "HS-011", .must,
     title: "connect params stay inside the closed connect schema",
     requirement: "Every connect carries only the members the Gateway's connect schema has, at every level, with client.id and client.mode from their enums, no empty string where the schema needs a non-empty one, and a device.nonce, so a real Gateway, which refuses anything else with INVALID_REQUEST \"invalid connect params\", admits it.",
-    source: "gateway-protocol.md §3.3; drift-2026-12.md §1.2 (packages/gateway-protocol/src/schema/frames.ts @9e18229e)",
+    source: "docs/protocol.md §3.3-3.4 (packages/gateway-protocol/src/schema/frames.ts @9e18229e)",
     discussion: """
         Waits until the client has a node session and checks every connect it sent until then \
         against the closed schema of the profile's Gateway (the current profile also requires \

@@ -6,7 +6,7 @@ let hs012 = Scenario(
     "HS-012", .should,
     title: "AUTH_TOKEN_MISMATCH: one retry with auth.deviceToken on a trusted endpoint",
     requirement: "When a connect with a stale shared token is refused with AUTH_TOKEN_MISMATCH and canRetryWithDeviceToken, a client on a trusted endpoint (loopback, or wss:// with a pinned certificate) retries once with its stored device token in auth.deviceToken next to auth.token, and no more than once per refusal; on any other endpoint it must not send the device token.",
-    source: "docs gateway/protocol.md \"Auth\"; packages/gateway-client/src/client.ts @166b22ca (isTrustedDeviceRetryEndpoint); drift-2026-12.md §7 item 4",
+    source: "docs gateway/protocol.md \"Auth\"; packages/gateway-client/src/client.ts @166b22ca (isTrustedDeviceRetryEndpoint); docs/protocol.md §5.2",
     discussion: """
         Runs a Gateway with a shared token the client is given and waits for a node session that \
         authenticated with it (and was issued a device token). Then changes the shared secret to a \

@@ -6,7 +6,7 @@ let hs013 = Scenario(
     "HS-013", .should,
     title: "AUTH_RATE_LIMITED with retryAfterMs is honoured",
     requirement: "After a connect is refused with AUTH_RATE_LIMITED, retryable:true and retryAfterMs (the address is locked out after too many failed attempts), the client waits at least retryAfterMs before it connects again with that role, and connects once the lockout is over.",
-    source: "docs gateway/security/rate-limiting.md; docs gateway/protocol.md \"Auth\"; drift-2026-12.md §1.4",
+    source: "docs gateway/security/rate-limiting.md; docs gateway/protocol.md \"Auth\"; docs/protocol.md §5.3, §11.3",
     discussion: """
         Runs a Gateway with a shared token the client is given, rate limits that also apply to \
         loopback, and the client's addresses locked out of the shared-secret class for 10 s before \

@@ -6,7 +6,7 @@ let hs014 = Scenario(
     "HS-014", .must,
     title: "close 4001 gateway auth changed: reconnect with the current credentials",
     requirement: "When the Gateway closes a session with 4001 \"gateway auth changed\" (its shared secret was changed or reloaded), the client does not take the close as final: it reconnects, reading its credentials afresh, and gets a session of that role again.",
-    source: "connect-auth.ts @9b6c33a7 (deviceTokenSharedGatewaySessionGeneration); drift-2026-12.md §1.4, §7 item 11",
+    source: "connect-auth.ts @9b6c33a7 (deviceTokenSharedGatewaySessionGeneration); docs/protocol.md §10.5",
     discussion: """
         Runs a Gateway with a shared token the client is given and waits for a node session that \
         authenticated with it. Then reloads the shared secret (the same value, a new generation), \

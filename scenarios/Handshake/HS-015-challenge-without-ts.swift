@@ -6,7 +6,7 @@ let hs015 = Scenario(
     "HS-015", .must,
     title: "a connect.challenge without an integer ts is not signed",
     requirement: "A connect.challenge whose ts is missing or not an integer is invalid: the client sends no connect on that connection (it does not sign with its own clock), and it gets a session on a later connection whose challenge is valid, signing with signedAt = that challenge's ts.",
-    source: "docs gateway/protocol.md \"Handshake\"; drift-2026-12.md §7 item 8",
+    source: "docs gateway/protocol.md \"Handshake\"; docs/protocol.md §3.2",
     discussion: """
         Makes the Gateway send the first connection's challenge without ts, starts the client and \
         requires no connect request on that connection. The connection ends (the Gateway's \

@@ -6,7 +6,7 @@ let inv001 = Scenario(
     "INV-001", .must,
     title: "every invoke gets exactly one result with its id and the client's nodeId",
     requirement: "Every node.invoke.request gets exactly one node.invoke.result with the same id and the client's own nodeId.",
-    source: "gateway-protocol.md §7.3-7.4",
+    source: "docs/protocol.md §6.3-6.4",
     discussion: """
         Pairs the client automatically, then invokes a harmless command the client declares \
         (device.info, device.status or debug.counter) and, when declared, one that fails \

@@ -6,7 +6,7 @@ let inv002 = Scenario(
     "INV-002", .must,
     title: "results carry payloadJSON or payload; errors carry code and message",
     requirement: "A successful node.invoke.result carries its result as payloadJSON (a JSON text in a string) or as payload; a failed one carries error.code and error.message.",
-    source: "gateway-protocol.md §7.4",
+    source: "docs/protocol.md §6.4",
     discussion: """
         Pairs the client automatically, invokes a harmless command the client declares \
         (device.info, device.status or debug.counter; it succeeds) and, when declared, \

@@ -6,7 +6,7 @@ let inv003 = Scenario(
     "INV-003", .must,
     title: "an unknown command is answered with ok:false and an error code",
     requirement: "An undeclared or unknown command is answered with a node.invoke.result with ok:false and an error code, never with silence.",
-    source: "gateway-protocol.md §7.4",
+    source: "docs/protocol.md §6.3-6.4",
     discussion: """
         Pairs the client automatically and invokes a command no client declares. The client must \
         answer that invoke (same id) with ok:false and an error carrying a code; the Gateway must \

@@ -6,7 +6,7 @@ let inv004 = Scenario(
     "INV-004", .must,
     title: "concurrent invokes are answered independently and their ids never mix",
     requirement: "Concurrent invokes are answered independently: a quick command is not held up by a slow one still running, and every result carries the id of the invoke it answers.",
-    source: "gateway-protocol.md §7.3",
+    source: "docs/protocol.md §6.3",
     discussion: """
         Pairs the client automatically, invokes the test command debug.slow (answers after \
         durationMs of client time; the scenario is unsupported for a client that does not \

@@ -6,7 +6,7 @@ let inv005 = Scenario(
     "INV-005", .should,
     title: "a command that cannot finish is answered with an error before timeoutMs",
     requirement: "A command that cannot finish within the invoke's timeoutMs is answered with ok:false and an error before timeoutMs passes.",
-    source: "gateway-protocol.md §7.3",
+    source: "docs/protocol.md §6.3",
     discussion: """
         Pairs the client automatically and invokes the test command debug.slow (it answers only \
         after durationMs, here 10 minutes; the scenario is unsupported for a client that does not \

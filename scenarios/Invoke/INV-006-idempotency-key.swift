@@ -6,7 +6,7 @@ let inv006 = Scenario(
     "INV-006", .should,
     title: "a repeated idempotencyKey returns the first result instead of running again",
     requirement: "An invoke that repeats an earlier invoke's idempotencyKey is answered with the first invoke's result instead of running the command a second time.",
-    source: "gateway-protocol.md §7.3",
+    source: "docs/protocol.md §6.3",
     discussion: """
         Pairs the client automatically and invokes the test command debug.counter (each run \
         returns a higher count; the scenario is unsupported for a client that does not declare \

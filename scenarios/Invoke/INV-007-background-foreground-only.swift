@@ -6,7 +6,7 @@ let inv007 = Scenario(
     "INV-007", .must,
     title: "foreground-only commands fail with NODE_BACKGROUND_UNAVAILABLE in the background",
     requirement: "While the app is in the background, foreground-only commands (canvas.*, camera.*, screen.*) are answered with ok:false and error code NODE_BACKGROUND_UNAVAILABLE.",
-    source: "gateway-protocol.md §7.4",
+    source: "docs/protocol.md §6.4",
     discussion: """
         Pairs the client automatically, sends it to the background (enter-background) and \
         invokes each foreground-only command the client declares among canvas.*, camera.* and \

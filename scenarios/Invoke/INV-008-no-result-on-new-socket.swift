@@ -6,7 +6,7 @@ let inv008 = Scenario(
     "INV-008", .must,
     title: "a result for an invoke of a previous socket is not sent on the new socket",
     requirement: "When the socket that carried a node.invoke.request is gone, the client drops that invoke's result instead of sending it on a newer socket.",
-    source: "gateway-protocol.md §7.3",
+    source: "docs/protocol.md §6.1, §6.3",
     discussion: """
         Pairs the client automatically and invokes the test command debug.slow (answers after \
         durationMs; the scenario is unsupported for a client that does not declare it). While it \

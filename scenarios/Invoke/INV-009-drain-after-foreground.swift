@@ -6,7 +6,7 @@ let inv009 = Scenario(
     "INV-009", .should,
     title: "back in the foreground, the client pulls and acknowledges the queued actions",
     requirement: "After a foreground-only command was refused with NODE_BACKGROUND_UNAVAILABLE and queued by the Gateway, the client, once back in the foreground, calls node.pending.pull and acknowledges the queued action with node.pending.ack.",
-    source: "gateway-protocol.md §7.4; drift-2026-12.md §4, §7 item 12",
+    source: "docs/protocol.md §6.4, §6.9",
     discussion: """
         Pairs the client automatically. The Gateway queues refused foreground-only commands only \
         for iOS and iPadOS nodes (client.platform starting with ios or ipados), so the scenario is \

@@ -6,7 +6,7 @@ let life001 = Scenario(
     "LIFE-001", .must,
     title: "reconnects after a TCP reset back off",
     requirement: "After an abrupt TCP reset the client reconnects with backoff: while its reconnects keep failing, each session (node, operator) makes no more than 2 connection attempts per second.",
-    source: "gateway-protocol.md §9.4",
+    source: "docs/protocol.md §11.3",
     discussion: "Pairs the client automatically, then resets its node connection without a close frame. For the next 10 s of client time the network stays broken: the reply to every connect is lost and its connection reset (a reconnect that still gets through is reset as soon as its session shows up). The client must try again, but with at most 20 connects per role in those 10 s. Then the network recovers and the client must get a node session again within 60 s.",
     tags: ["lifecycle", "reconnect"],
     profiles: .all,

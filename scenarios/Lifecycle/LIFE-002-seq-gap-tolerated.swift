@@ -6,7 +6,7 @@ let life002 = Scenario(
     "LIFE-002", .should,
     title: "a gap in event seq does not end the session",
     requirement: "A gap in event seq is tolerated: the client keeps its session (it may resynchronise, but does not disconnect).",
-    source: "gateway-protocol.md §2.8",
+    source: "docs/protocol.md §2.5",
     discussion: "Pairs the client automatically, sends a tick, skips 5 sequence numbers and sends another tick, so the client sees seq jump. Then it invokes device.info: the invoke must go to the same connection and be answered.",
     tags: ["lifecycle"],
     profiles: .all,

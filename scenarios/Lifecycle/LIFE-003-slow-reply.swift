@@ -6,7 +6,7 @@ let life003 = Scenario(
     "LIFE-003", .must,
     title: "a reply that takes 2 s is waited for",
     requirement: "A Gateway that answers slowly (2 s) does not make the client give up on a request early: the connect reply arriving after 2 s is accepted on the same socket.",
-    source: "gateway-protocol.md §9.3",
+    source: "docs/protocol.md §11.2",
     discussion: "Holds every Gateway reply back, then starts the client; its connect is answered 2 s late on the run's time line (virtual time in a simulated run, real time for a client process). The client must neither close nor replace that socket: an invoke sent afterwards goes to the same connection and is answered. Known request timeouts are far longer (Swift 30 s for connect and 15 s per request, TypeScript 30 s).",
     tags: ["lifecycle", "timeouts"],
     profiles: .all,

@@ -6,7 +6,7 @@ let life004 = Scenario(
     "LIFE-004", .must,
     title: "binary and fragmented messages from the Gateway are understood",
     requirement: "Binary as well as text WebSocket messages from the Gateway are read as JSON frames, and fragmented messages are reassembled.",
-    source: "gateway-protocol.md §1, §9.2",
+    source: "docs/protocol.md §1.1",
     discussion: "Pairs the client automatically, then sends every event as a binary message and invokes device.info; then every event fragmented into three continuation frames with pings in between; then both at once. Each invoke must be answered on the same connection.",
     tags: ["lifecycle", "transport"],
     profiles: .all,

@@ -6,7 +6,7 @@ let life005 = Scenario(
     "LIFE-005", .should,
     title: "a request refused by a restart drain is sent again after retryAfterMs",
     requirement: "When the Gateway refuses a request with UNAVAILABLE, retryable:true and details.reason gateway-restarting (a restart drain; gateway-suspending and gateway-closing are alike), the client does not give up: it sends the request again, no sooner than retryAfterMs after each refusal, and the request is served once the drain is over.",
-    source: "drift-2026-12.md §2 and §6 (restart-unavailable.ts)",
+    source: "docs/protocol.md §10.2, §11.4 (restart-unavailable.ts)",
     discussion: """
         Pairs the client automatically and starts a restart drain: the Gateway keeps the session \
         but refuses every new request with UNAVAILABLE, retryable:true, retryAfterMs 1000 and \

@@ -6,7 +6,7 @@ let outbox001 = Scenario(
     "OUTBOX-001", .must,
     title: "messages written offline are sent in order, once each, with stable keys",
     requirement: "Messages written while disconnected wait in the outbox and are sent on reconnect in the order they were written, each under one idempotency key that never changes; a connection cut in the middle of the flush neither reorders nor duplicates them.",
-    source: "docs/platforms/ios.md, docs/platforms/android.md (offline outbox); drift-2026-12.md §6",
+    source: "docs/platforms/ios.md, docs/platforms/android.md (offline outbox); docs/protocol.md §8.1, §8.4",
     discussion: """
         Pairs the client, takes it offline and has the user write three messages; none may reach \
         the Gateway while offline. Arms the Gateway to cut the connection right after the first \

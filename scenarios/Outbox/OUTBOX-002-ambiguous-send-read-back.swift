@@ -6,7 +6,7 @@ let outbox002 = Scenario(
     "OUTBOX-002", .must,
     title: "an ambiguous send is resolved by reading history, never resent under a new key",
     requirement: "When a chat.send went out and its acknowledgement never came, the outcome is unknown: the client reads chat.history before it sends that message again, and any resend carries the same idempotencyKey, so the Gateway stores the message once.",
-    source: "docs/platforms/ios.md, docs/platforms/android.md (offline outbox: never replay an ambiguous send blindly); gateway protocol.md (side-effecting methods take idempotency keys)",
+    source: "docs/platforms/ios.md, docs/platforms/android.md (offline outbox: never replay an ambiguous send blindly); gateway protocol.md (side-effecting methods take idempotency keys); docs/protocol.md §8.1, §8.4",
     discussion: """
         Pairs the client, then arms the Gateway to store the next chat.send but drop its ack and \
         cut the connection. The user writes one message. After the client reconnects, requires a \

@@ -6,7 +6,7 @@ let outbox003 = Scenario(
     "OUTBOX-003", .must,
     title: "a sent message is retired only when history shows it",
     requirement: "An acknowledged chat.send is not proof that the message was stored (the ack comes before the transcript write): the client keeps the message in its outbox until canonical chat.history shows it, and retires it once it does.",
-    source: "docs/platforms/ios.md, docs/platforms/android.md (a send is retired only when canonical chat.history shows it)",
+    source: "docs/platforms/ios.md, docs/platforms/android.md (a send is retired only when canonical chat.history shows it); docs/protocol.md §8.2, §8.4",
     discussion: """
         Pairs the client and makes chat.history lag behind: it leaves out the newest two rows until \
         cleared. The user writes a message, which the Gateway acknowledges. The client must still \

@@ -6,7 +6,7 @@ let outbox004 = Scenario(
     "OUTBOX-004", .must,
     title: "the outbox limit of 50 messages is enforced visibly",
     requirement: "The outbox holds at most 50 messages per Gateway: the 51st written while offline is refused where the user sees it (the send-message stimulus answers error), never accepted and silently lost; the 50 queued ones are all sent on reconnect.",
-    source: "docs/platforms/ios.md, docs/platforms/android.md (50 messages / 48 MB / 48 h per Gateway)",
+    source: "docs/platforms/ios.md, docs/platforms/android.md (50 messages / 48 MB / 48 h per Gateway); docs/protocol.md §8.4",
     discussion: """
         Pairs the client, takes it offline and has the user write 50 messages, each of which must \
         be accepted, then a 51st, which must be refused with an error. Brings the client online, \

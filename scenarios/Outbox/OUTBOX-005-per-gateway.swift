@@ -6,7 +6,7 @@ let outbox005 = Scenario(
     "OUTBOX-005", .must,
     title: "the outbox is per Gateway: a switch never flushes one Gateway's messages into another",
     requirement: "Messages queued for one Gateway belong to it: after switching to another Gateway the client sends them nowhere, and sends them to their own Gateway once it is back there.",
-    source: "docs/platforms/ios.md, docs/platforms/android.md (a persistent outbox per paired Gateway; multiple Gateways)",
+    source: "docs/platforms/ios.md, docs/platforms/android.md (a persistent outbox per paired Gateway; multiple Gateways); docs/protocol.md §8.4",
     discussion: """
         Pairs the client with the run's Gateway, takes it offline and has the user write a message \
         there. Starts a second Gateway and switches the client to it; the user writes a message \

@@ -6,7 +6,7 @@ let pair001 = Scenario(
     "PAIR-001", .must,
     title: "an unpaired client is told to pair, and gets in after approval",
     requirement: "An unpaired client's connect is refused with NOT_PAIRED / details.code PAIRING_REQUIRED and close 1008; after an operator approves its pending request, the client connects again with the same identity and receives hello-ok.",
-    source: "gateway-protocol.md §6.2-6.4",
+    source: "docs/protocol.md §5.8-5.10",
     discussion: """
         Waits for the fresh client's first pairing request and the PAIRING_REQUIRED refusal, approves \
         the device's pending request (its replacement, if the client's other session superseded it), \

@@ -6,7 +6,7 @@ let pair002 = Scenario(
     "PAIR-002", .must,
     title: "retries while pending keep one identity, one request and a growing backoff",
     requirement: "While its pairing request is pending, every retry of the client presents the same device identity (device.id and publicKey), so the Gateway keeps one pending request for the device; and a new requestId in a refusal (supersession, which the current Gateway does on every alternation of a device's node and operator connects) is no progress: the retries keep backing off instead of starting over.",
-    source: "gateway-protocol.md §6.3, §4.1, §9.4; drift-2026-12.md §3 (requestDevicePairingInWorker)",
+    source: "docs/protocol.md §5.8-5.9, §3.8, §11.3 (requestDevicePairingInWorker)",
     discussion: """
         Lets 24 s of client time pass after the first pairing request (with the connect stimulus \
         for a client that waits for an explicit reconnect), then requires at least two retries, one \

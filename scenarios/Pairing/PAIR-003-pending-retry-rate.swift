@@ -6,7 +6,7 @@ let pair003 = Scenario(
     "PAIR-003", .should,
     title: "no reconnect storm while pairing is pending",
     requirement: "While its pairing request is pending, each session of the client reconnects at most twice per second and backs off (or pauses until an explicit reconnect) instead of retrying at a steady pace.",
-    source: "gateway-protocol.md §9.4, §6.2",
+    source: "docs/protocol.md §11.3, §5.8",
     discussion: """
         After the first PAIRING_REQUIRED, counts the client's connection attempts in each of 12 \
         seconds of its time, per session role: no second may hold more than 2, and the last 6 s may \

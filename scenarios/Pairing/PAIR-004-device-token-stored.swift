@@ -6,7 +6,7 @@ let pair004 = Scenario(
     "PAIR-004", .must,
     title: "the issued device token is stored and presented after a relaunch",
     requirement: "After approval the client stores hello-ok.auth.deviceToken and presents it (auth.token or auth.deviceToken) on its next connect, also after a relaunch.",
-    source: "gateway-protocol.md §5.2, §5.4",
+    source: "docs/protocol.md §5.2, §5.4",
     discussion: """
         Pairs the client, notes the node token its hello-ok carried, restarts the client (keeping \
         its state) and requires the first node connect after the restart to present that token with \

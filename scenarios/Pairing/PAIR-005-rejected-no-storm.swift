@@ -6,7 +6,7 @@ let pair005 = Scenario(
     "PAIR-005", .should,
     title: "a rejected request does not cause a reconnect storm",
     requirement: "When an operator rejects the client's pairing request (and each request it makes after that), each session of the client still reconnects at most twice per second and backs off or pauses.",
-    source: "gateway-protocol.md §6.4, §9.4",
+    source: "docs/protocol.md §5.10, §11.3",
     discussion: """
         Rejects the device's pending request, then, for 12 seconds of client time, rejects every new \
         request of the device at the start of each second while counting connection attempts per \

@@ -6,7 +6,7 @@ let pair006 = Scenario(
     "PAIR-006", .must,
     title: "a changed ask supersedes the pending request; the client follows the new requestId",
     requirement: "A retry of the same device with a changed role or scope set (or, on the current Gateway, a retry of the device's other role) replaces every pending request of the device with one new request whose roles and scopes merge the old and the new ask; the client keeps waiting on (and retrying for) the newest requestId, approving a superseded id fails, and approving the newest one lets every session of the device in.",
-    source: "gateway-protocol.md §6.3-6.4; drift-2026-12.md §3 (requestDevicePairingInWorker)",
+    source: "docs/protocol.md §5.9-5.10 (requestDevicePairingInWorker)",
     discussion: """
         After the first pairing request, asks the client for more operator scopes (request-scopes), \
         then requires one pending request of the device with a new requestId that merges the node \

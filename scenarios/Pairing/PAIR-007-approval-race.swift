@@ -6,7 +6,7 @@ let pair007 = Scenario(
     "PAIR-007", .must,
     title: "two simultaneous approvals: one applies, the client ends with one session and one token",
     requirement: "When two operators approve the same pending request at once, exactly one approval applies (the other fails as an unknown request); the client then ends with exactly one node session and one node device token.",
-    source: "gateway-protocol.md §6.4, §5.4",
+    source: "docs/protocol.md §5.10, §5.4",
     discussion: """
         Lets the client's first pairing round settle, approves the device's pending request twice \
         concurrently, requires exactly one success and one approved resolution, lets the client \

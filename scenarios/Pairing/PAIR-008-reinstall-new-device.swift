@@ -6,7 +6,7 @@ let pair008 = Scenario(
     "PAIR-008", .must,
     title: "after a reinstall the client pairs again as a new device, without the old tokens",
     requirement: "After a reinstall (identity and tokens wiped) the client connects with a new device identity, asks for pairing as a new device and never presents a device token of its old identity with the new key.",
-    source: "gateway-protocol.md §6.8, §5.4",
+    source: "docs/protocol.md §5.14, §5.4",
     discussion: """
         Pairs the client and notes every device token issued to its identity, sends reset-identity, \
         then requires every later connect to carry a new device.id and none of the old tokens, a \

@@ -6,7 +6,7 @@ let pair009 = Scenario(
     "PAIR-009", .must,
     title: "a revoked device token is refused and then forgotten",
     requirement: "A revoked device token is refused; the client forgets it and never presents it again (it falls back to its other credentials or to pairing) instead of looping on the dead token.",
-    source: "gateway-protocol.md §5.3, §5.5-5.6, §9.4",
+    source: "docs/protocol.md §5.3, §5.5-5.6, §11.3",
     discussion: """
         Runs a Gateway with a shared token. Pairs the client (started with the shared token), then \
         relaunches it without the shared token so that it authenticates with its stored node token \

@@ -6,7 +6,7 @@ let pair010 = Scenario(
     "PAIR-010", .must,
     title: "a removed device is disconnected and asks for pairing again",
     requirement: "Removing a paired device closes its sessions (1008); the client reconnects by itself, keeps its identity, and its next connect gets PAIRING_REQUIRED with a fresh pairing request.",
-    source: "gateway-protocol.md §5.6, §6.3",
+    source: "docs/protocol.md §5.6, §5.9",
     discussion: """
         Pairs the client, removes the device, requires its node session to be closed with 1008, \
         lets the client's time pass (no connect stimulus) and requires the node session to reconnect \

@@ -6,7 +6,7 @@ let pair011 = Scenario(
     "PAIR-011", .must,
     title: "trusted-CIDR auto-approval admits a scopeless node, not a scoped ask",
     requirement: "With trusted-CIDR auto-approval covering the client's address, a fresh node connect (role node, scopes []) is admitted at once with hello-ok and no manual step, while a connect of the same device that asks for operator scopes still needs an approval.",
-    source: "gateway-protocol.md §6.4, §3.3",
+    source: "docs/protocol.md §5.10, §3.5",
     discussion: """
         Runs a Gateway whose trusted CIDR is 127.0.0.0/8. Requires the client's first node connect \
         to send scopes [] and to get hello-ok without any pairing request (the device recorded as \

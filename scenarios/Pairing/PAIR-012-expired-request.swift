@@ -6,7 +6,7 @@ let pair012 = Scenario(
     "PAIR-012", .must,
     title: "an expired pending request is not resurrected; the client's next retry asks anew",
     requirement: "A pending pairing request expires 5 minutes after the device's last retry and is gone for good: the client keeps retrying with the same identity, and its next retry creates a new request with a new requestId.",
-    source: "gateway-protocol.md §6.3, §9.4",
+    source: "docs/protocol.md §5.9, §11.3",
     discussion: """
         Waits for the refusal of the client's first connect, moves the Gateway clock 301 s ahead \
         (no retry in between, so the request expires), then lets the client's time pass without \

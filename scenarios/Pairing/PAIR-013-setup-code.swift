@@ -6,7 +6,7 @@ let pair013 = Scenario(
     "PAIR-013", .must,
     title: "setup code: bootstrap once, then only the issued device tokens",
     requirement: "With a setup code the client connects with auth.bootstrapToken, is approved silently (hello-ok with auth.deviceToken and the auth.deviceTokens hand-off), stores the issued tokens and uses them from then on, never presenting the single-use bootstrap token again.",
-    source: "gateway-protocol.md §6.7, §5.4",
+    source: "docs/protocol.md §5.13, §5.4",
     discussion: """
         Runs a Gateway with a shared token the client does not have, so that it cannot connect \
         before it gets the setup code. Sends the setup-code stimulus and requires a node session \

@@ -6,7 +6,7 @@ let pair014 = Scenario(
     "PAIR-014", .must,
     title: "wait_then_retry: keep retrying with the same bootstrap token",
     requirement: "When a setup-code connect is refused with PAIRING_REQUIRED and recommendedNextStep wait_then_retry (retryable:true, pauseReconnect:false), because the code does not approve this client silently, the client keeps reconnecting by itself with the same auth.bootstrapToken until the request is approved, and is then let in.",
-    source: "docs gateway/protocol.md \"Auth\"; connect-device-pairing.ts @e7f3d12c; drift-2026-12.md §3, §7 item 3",
+    source: "docs gateway/protocol.md \"Auth\"; connect-device-pairing.ts @e7f3d12c; docs/protocol.md §5.13, §5.8",
     discussion: """
         Runs a Gateway with a shared token the client does not have and sends a voice-node setup \
         code, which no client redeems silently, so the setup-code connect stays pending. Requires \

@@ -6,7 +6,7 @@ let pair015 = Scenario(
     "PAIR-015", .should,
     title: "the scopes of hello-ok.auth.scopes are stored with the token and asked for again",
     requirement: "An operator client stores hello-ok.auth.scopes next to the device token it was issued and, when it reconnects with that token (after a relaunch too), asks for exactly those scopes rather than its built-in defaults.",
-    source: "docs gateway/protocol.md \"Auth\"; connect-hello.ts @6eec7e0e; drift-2026-12.md §2, §7 item 6",
+    source: "docs gateway/protocol.md \"Auth\"; connect-hello.ts @6eec7e0e; docs/protocol.md §4.4",
     discussion: """
         Waits for the client's operator session, asks it for operator.admin as well \
         (request-scopes), which the loopback Gateway approves silently, and reads the scopes of \

@@ -6,7 +6,7 @@ let pair016 = Scenario(
     "PAIR-016", .should,
     title: "AUTH_SCOPE_MISMATCH is not a bad token: the token is kept",
     requirement: "When a connect with a valid device token is refused with AUTH_SCOPE_MISMATCH (it asked for scopes the token does not cover), the client keeps the token (re-pairing or an approval is the way to more scopes) and presents it again on its next connect of that role.",
-    source: "docs gateway/protocol.md \"Auth\"; drift-2026-12.md §7 item 7",
+    source: "docs gateway/protocol.md \"Auth\"; docs/protocol.md §5.6",
     discussion: """
         Runs a Gateway with a shared token the client does not have, pairs the client with a \
         limited setup code (an operator token without operator.admin) and restarts it, so that its \

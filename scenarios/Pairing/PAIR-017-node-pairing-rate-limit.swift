@@ -6,7 +6,7 @@ let pair017 = Scenario(
     "PAIR-017", .should,
     title: "node-pairing AUTH_RATE_LIMITED: wait retryAfterMs, keep the identity",
     requirement: "When a node connect is refused with AUTH_RATE_LIMITED, retryable:true and retryAfterMs because its address made too many node-pairing requests (first node sessions of nodes whose capability surface is not paired yet), the client waits at least retryAfterMs before its next node connect, retries with the same device identity (a new identity is one more node-pairing request from the same address: the storm the limit is there to stop), and connects once the lockout is over.",
-    source: "connect-node-session.ts @eb43e943 (requestNodePairingFromConnect, AUTH_RATE_LIMIT_SCOPE_NODE_PAIRING); docs gateway/security/rate-limiting.md; drift-2026-12.md §1",
+    source: "connect-node-session.ts @eb43e943 (requestNodePairingFromConnect, AUTH_RATE_LIMIT_SCOPE_NODE_PAIRING); docs gateway/security/rate-limiting.md; docs/protocol.md §5.11",
     discussion: """
         Runs a Gateway that approves every pairing request, with rate limits that also apply to \
         loopback, and the client's addresses locked out of the node-pairing class for 10 s before \

@@ -2,7 +2,7 @@ import Conformance
 import GatewayProtocol
 import MockGateway
 
-/// Reconnect-rate steps of the pairing and lifecycle scenarios (gateway-protocol.md §9.4). The
+/// Reconnect-rate steps of the pairing and lifecycle scenarios (docs/protocol.md §11.3). The
 /// general steps (sessions, connects, pairing requests, approvals) are `ScenarioRun` API in
 /// `Conformance`.
 enum PairingSteps {

@@ -6,7 +6,7 @@ let pres001 = Scenario(
     "PRES-001", .must,
     title: "a background wake reconnects and sends node.presence.alive",
     requirement: "After a background wake the client reconnects its node session and sends node.event node.presence.alive on it, with a payloadJSON string whose trigger is one the schema knows.",
-    source: "gateway-protocol.md §7.5-7.6",
+    source: "docs/protocol.md §6.5-6.6",
     discussion: """
         Pairs the client automatically. If the client supports disconnect, it is first \
         disconnected (a suspended app has no socket), so the wake has to reconnect. Then \

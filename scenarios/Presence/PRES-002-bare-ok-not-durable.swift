@@ -6,7 +6,7 @@ let pres002 = Scenario(
     "PRES-002", .must,
     title: "a bare {ok:true} beacon reply is not durable: the next wake sends again",
     requirement: "Against an older Gateway that answers node.presence.alive with a bare {\"ok\":true}, the client does not count the beacon as recorded: on the next background wake it sends the beacon again.",
-    source: "gateway-protocol.md §7.5-7.6",
+    source: "docs/protocol.md §6.5-6.6",
     discussion: """
         Legacy profile (node.event answered with a bare {ok:true}). Pairs the client \
         automatically, wakes it in the background (bg_app_refresh) and waits for the beacon on \

@@ -6,7 +6,7 @@ let pres003 = Scenario(
     "PRES-003", .should,
     title: "after handled:true the beacon is not resent within the minimum interval",
     requirement: "After a node.presence.alive reply with handled:true (persisted or throttled) the client does not send another beacon on wakes within its minimum interval (10 minutes in the official apps).",
-    source: "gateway-protocol.md §7.6",
+    source: "docs/protocol.md §6.6",
     discussion: """
         Current profile (structured node.event replies). Pairs the client automatically and \
         wakes it in the background (silent_push): the beacon is answered handled:true, \

@@ -6,7 +6,7 @@ let pres004 = Scenario(
     "PRES-004", .must,
     title: "a handled:false beacon reply is not durable: the next wake sends again",
     requirement: "A node.presence.alive reply with handled:false (pairing_changed, persist_failed, ...) does not count as recorded: on the next background wake the client sends the beacon again.",
-    source: "gateway-protocol.md §7.6",
+    source: "docs/protocol.md §6.6",
     discussion: """
         Current profile. Pairs the client automatically; the Gateway is set to answer the next \
         beacon with handled:false, pairing_changed, and the client is woken (silent_push). Two \

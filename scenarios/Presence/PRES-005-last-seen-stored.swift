@@ -6,7 +6,7 @@ let pres005 = Scenario(
     "PRES-005", .must,
     title: "the Gateway stores lastSeenAtMs/lastSeenReason for the beacon's authenticated device",
     requirement: "A node.presence.alive beacon on an authenticated node session writes lastSeenAtMs (Gateway time) and lastSeenReason (the normalised trigger) onto that device's paired record and nowhere else; a beacon on any other session, or to a Gateway without a beacon handler, stores nothing.",
-    source: "gateway-protocol.md §7.6",
+    source: "docs/protocol.md §6.6",
     discussion: """
         Checks the fake Gateway's beacon handler against the client. Pairs the client \
         automatically, lets 90 s pass (1 s with a real clock), wakes it in the background \

@@ -6,7 +6,7 @@ let pres006 = Scenario(
     "PRES-006", .must,
     title: "a silent push from the Gateway wakes the client, which reconnects and reports trigger silent_push",
     requirement: "After registering for push, a client woken by the Gateway's silent push reconnects its node session and sends node.event node.presence.alive whose payloadJSON names trigger silent_push.",
-    source: "gateway-protocol.md §7.6-7.7; src/infra/push-apns.ts (sendApnsBackgroundWake)",
+    source: "docs/protocol.md §6.6, §9.3; src/infra/push-apns.ts (sendApnsBackgroundWake)",
     discussion: """
         Pairs the client automatically and asks it to register for relay push (push-register \
         transport relay); the Gateway must keep the registration (it names this Gateway's \

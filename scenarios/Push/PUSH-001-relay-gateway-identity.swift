@@ -6,7 +6,7 @@ let push001 = Scenario(
     "PUSH-001", .must,
     title: "relay push registration names this Gateway's identity",
     requirement: "Relay push registration reaches the Gateway as node.event push.apns.register on the node session, with gatewayDeviceId equal to the Gateway's own identity (gateway.identity.get).",
-    source: "gateway-protocol.md §7.7",
+    source: "docs/protocol.md §9.1-9.2",
     discussion: """
         Pairs the client automatically and asks it to register for relay push (push-register \
         transport relay). A node.event push.apns.register must arrive on a node session with \

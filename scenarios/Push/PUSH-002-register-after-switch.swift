@@ -6,7 +6,7 @@ let push002 = Scenario(
     "PUSH-002", .must,
     title: "after switching Gateways the client registers push again with the new identity",
     requirement: "After switching to another Gateway the client registers for push again on the new Gateway, with the new Gateway's identity as gatewayDeviceId.",
-    source: "gateway-protocol.md §7.7",
+    source: "docs/protocol.md §9.1",
     discussion: """
         Pairs the client automatically and registers it for relay push with the run's Gateway. \
         A second Gateway (its own identity, approving automatically) is started and the client \

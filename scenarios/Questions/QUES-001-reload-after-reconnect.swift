@@ -6,7 +6,7 @@ let ques001 = Scenario(
     "QUES-001", .must,
     title: "pending questions are reloaded after a reconnect",
     requirement: "After its operator session reconnects, the client reloads the pending questions with question.list (events sent while it was away are lost), so a question asked meanwhile can be answered.",
-    source: "approvals-and-questions.md B.5, D.5",
+    source: "docs/protocol.md §7.9, §7.11",
     discussion: """
         Pairs the client's node and operator sessions at once, disconnects the client and, while it \
         is away, opens a question. Reconnects the client and requires a question.list request on \

@@ -6,7 +6,7 @@ let ques002 = Scenario(
     "QUES-002", .must,
     title: "an expired question is locked",
     requirement: "Once a question has expired (question.resolved with status expired, or its expiresAtMs has passed), the client locks its card and sends no answer.",
-    source: "approvals-and-questions.md B.4, B.3, D.5",
+    source: "docs/protocol.md §7.9, §7.11",
     discussion: """
         Pairs the client's node and operator sessions at once, opens a question that expires after \
         3 s and waits until it reached the operator session. Lets 4 s pass (for the client too), \

@@ -6,7 +6,7 @@ let ques003 = Scenario(
     "QUES-003", .must,
     title: "a question answered elsewhere is locked without a retry",
     requirement: "When another surface answered first, the client's answer gets QUESTION_ALREADY_TERMINAL; the client locks the card (answered elsewhere) and does not submit again.",
-    source: "approvals-and-questions.md B.3, D.5",
+    source: "docs/protocol.md §7.9, §7.11",
     discussion: """
         Pairs the client's node and operator sessions at once, opens a question and waits until it \
         reached the operator session. Arms a race so that a watch answers Production just before \

@@ -6,7 +6,7 @@ let ques004 = Scenario(
     "QUES-004", .must,
     title: "a cancelled question is locked",
     requirement: "Once the client knows a question was cancelled (question.resolved with status cancelled, or a QUESTION_ALREADY_TERMINAL reply saying so), it locks the card and sends no answer.",
-    source: "approvals-and-questions.md B.4, B.3, D.5",
+    source: "docs/protocol.md §7.9, §7.11",
     discussion: """
         Pairs the client's node and operator sessions at once, opens a question, waits until it \
         reached the operator session, cancels it from another surface and waits for \

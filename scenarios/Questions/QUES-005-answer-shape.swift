@@ -6,7 +6,7 @@ let ques005 = Scenario(
     "QUES-005", .must,
     title: "answers respect the question's shape",
     requirement: "Answers respect the question's shape: a single-select question gets exactly one value, a multi-select question may get several, free text goes only to a question with isOther (or without options), sent in the newest shape {answers: {<questionId>: [values]}}.",
-    source: "approvals-and-questions.md B.2, B.3",
+    source: "docs/protocol.md §7.8-7.9",
     discussion: """
         Pairs the client's node and operator sessions at once. Opens a single-select question and \
         asks the client to answer it with two options: the client may refuse, but it must send no \

@@ -8,7 +8,7 @@ import MockGateway
 ///     "PAIR-002", .must,
 ///     title: "Retries while pending keep one request",
 ///     requirement: "While pending, every retry presents the same device identity ...",
-///     source: "GP 6.3",
+///     source: "docs/protocol.md §5.9",
 ///     profiles: .all
 /// ) { run in
 ///     let first = try await run.waitForEvent("a pairing request") { event in
@@ -90,7 +90,7 @@ public struct Scenario: Sendable, Identifiable {
     public let level: RequirementLevel
     /// The requirement, one sentence, as a failure report quotes it.
     public let requirement: String
-    /// Where the requirement comes from (`GP 6.3`, `AQ A.6`).
+    /// Where the requirement comes from (`docs/protocol.md §5.9`, an upstream `path@commit`).
     public let source: String
     /// What the script does, in a few sentences, for `harness explain`.
     public let discussion: String?

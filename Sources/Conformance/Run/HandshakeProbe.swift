@@ -46,7 +46,7 @@ public enum HandshakeProbe {
                          declared: @escaping @Sendable ([String]?) -> Void = { _ in }) -> Scenario { Scenario(
         "PROBE-000", .must, title: "the client gets a session from a Gateway that approves every device",
         requirement: "The client completes the handshake (hello-ok) with a Gateway that approves every device.",
-        source: "gateway-protocol.md §3", profiles: .all,
+        source: "docs/protocol.md §3", profiles: .all,
         options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
     ) { run in
         announced(run.client.supportedStimuli)

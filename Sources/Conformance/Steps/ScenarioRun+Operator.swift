@@ -1,7 +1,7 @@
 import GatewayProtocol
 import MockGateway
 
-/// Steps of the approval and question scenarios (approvals-and-questions.md A, B): opening a
+/// Steps of the approval and question scenarios (docs/protocol.md §7, §7.7): opening a
 /// record with the Gateway's scripting API, waiting until its events reached the client's
 /// operator session, and reading what the client tried.
 extension ScenarioRun {

@@ -35,7 +35,7 @@ extension ConnectAdmission {
         case failed(AuthFailureReason, retryAfterMs: Int? = nil)
     }
 
-    /// §5.3 step 1, as upstream `authorizeGatewayConnectCore` (`src/gateway/auth.ts`
+    /// docs/protocol.md §5.3 step 1, as upstream `authorizeGatewayConnectCore` (`src/gateway/auth.ts`
     /// @00893f8670e00923e40fbeb524227d1307e56dd7): mode `none` passes at once; otherwise, when
     /// the connect offers a token or password (after trimming, `resolveSharedConnectAuth` in
     /// auth-context.ts), a locked-out address is refused before any comparison; a missing
@@ -76,7 +76,7 @@ extension ConnectAdmission {
         }
     }
 
-    /// §5.3 steps 2-3 for a verified device, as upstream `resolveConnectAuthDecision`
+    /// docs/protocol.md §5.3 steps 3-4 for a verified device, as upstream `resolveConnectAuthDecision`
     /// (auth-context.ts): a bootstrap token wins even over a passing shared secret; a device
     /// token is tried only while nothing authenticated. Each is refused while its scope is
     /// locked out; a failed bootstrap token is counted only if the connect fails overall.
@@ -150,7 +150,7 @@ extension ConnectAdmission {
         !(auth?.token ?? "").isEmpty || !(auth?.password ?? "").isEmpty
     }
 
-    /// The `INVALID_REQUEST` answer to a failed authentication (§3.7, upstream `rejectUnauthorized`
+    /// The `INVALID_REQUEST` answer to a failed authentication (docs/protocol.md §10.3, upstream `rejectUnauthorized`
     /// in connect-auth.ts @9b6c33a767926c508097bbd5a34b09a3be3465c0): `details` carry the code,
     /// the raw reason as `authReason`, and the recovery hints; a rate-limited failure also carries
     /// top-level `retryable:true` and `retryAfterMs`; the close reason is the message.
@@ -199,7 +199,7 @@ extension ConnectAdmission {
 
     /// The `error.message` of an auth failure. The token-mismatch text is confirmed
     /// (`unauthorized: gateway token mismatch (provide gateway auth token)`); ⚠️ the other texts
-    /// follow the same upstream pattern but are unconfirmed (gateway-protocol.md §11 item 4).
+    /// follow the same upstream pattern but are unconfirmed (docs/protocol.md §10.5).
     /// Clients key on `details.code`, never on the text.
     static func authFailureMessage(reason: AuthFailureReason, client: ClientInfo) -> String {
         let isCLI = client.id == .cli || client.mode == .cli

@@ -64,7 +64,7 @@ extension ConnectAdmission {
         case authentication
     }
 
-    /// How an admitted connect authenticated (gateway-protocol.md §5.3).
+    /// How an admitted connect authenticated (docs/protocol.md §5.3).
     public enum AuthMethod: Sendable, Hashable {
         /// Auth mode `none`: nothing to check.
         case none
@@ -118,7 +118,7 @@ extension ConnectAdmission {
     }
 
     /// A refused handshake: send `response` (when there is one), then close with `closeCode` and
-    /// `closeReason` (gateway-protocol.md §9.1 rule 4: response first, then close).
+    /// `closeReason` (docs/protocol.md §10.4: response first, then close).
     public struct Rejection: Error, Sendable, Hashable, CustomStringConvertible {
         /// The rule that refused.
         public var stage: Stage

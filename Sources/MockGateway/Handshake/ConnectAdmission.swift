@@ -2,7 +2,7 @@ import Foundation
 import GatewayProtocol
 
 /// The connect handshake up to (not including) pairing, as a pure value: the first frame of a
-/// connection goes in, a decision comes out (gateway-protocol.md §3.4, §3.5, §3.7, §5.3).
+/// connection goes in, a decision comes out (docs/protocol.md §3.6-3.7, §10.3, §5.3).
 ///
 /// Rules run in the current Gateway's order, and the first failing rule decides (upstream
 /// `src/gateway/server/ws-connection/message-handler.ts` for the first frame,
@@ -277,7 +277,7 @@ extension ConnectAdmission {
         return RequestFrame(id: id, method: method, params: object["params"])
     }
 
-    /// §3.4: the highest version both sides offer. Ordinary clients get the profile's window
+    /// docs/protocol.md §3.6: the highest version both sides offer. Ordinary clients get the profile's window
     /// `minimumClientProtocol...protocolVersion`; a node (role and mode `node`) or a probe (mode
     /// `probe`) also gets the legacy N-1 window down to `minimumNodeProtocol`.
     static func negotiateProtocol(_ params: ConnectParams, profile: GatewayProfile) -> Result<Int, Rejection> {
@@ -310,7 +310,7 @@ extension ConnectAdmission {
             details: ["reason": "startup-sidecars"], retryable: true, retryAfterMs: 500),
         closeCode: .tryAgainLater, closeReason: "gateway starting")
 
-    /// §3.5 step 4.
+    /// docs/protocol.md §3.7 step 5.
     static let invalidRole = Rejection(
         stage: .role, requestID: nil, error: ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "invalid role"),
         closeCode: .policyViolation, closeReason: "invalid role")

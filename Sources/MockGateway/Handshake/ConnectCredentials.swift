@@ -36,12 +36,12 @@ public enum ConnectCredentialVerdict: Sendable, Hashable {
     /// token any specific reason (default `bootstrap_token_invalid`); for a device token
     /// `scope_mismatch` (the token is right but does not cover the scopes). By default a
     /// device-token failure is `device_token_mismatch` for `auth.deviceToken` and leaves the
-    /// shared-secret failure standing for `auth.token` (§5.3 step 3).
+    /// shared-secret failure standing for `auth.token` (docs/protocol.md §5.3 step 4).
     case invalid(AuthFailureReason? = nil)
 }
 
 /// The Gateway's bootstrap-token and device-token stores and its authentication rate limiter,
-/// as the admission sees them (gateway-protocol.md §5.3 steps 2-3).
+/// as the admission sees them (docs/protocol.md §5.3 steps 3-4).
 ///
 /// Methods are `mutating` so a store can record what it verified (for example bind a bootstrap
 /// token to the device on first use, or remember the grant for the pairing step); the admission

@@ -1,6 +1,6 @@
 import GatewayProtocol
 
-/// The Gateway's shared-secret mode, `gateway.auth.mode` (gateway-protocol.md §5.1).
+/// The Gateway's shared-secret mode, `gateway.auth.mode` (docs/protocol.md §5.1).
 public enum GatewayAuthMode: Sendable, Hashable {
     /// No shared secret: every connect passes this step (device identity and pairing still apply).
     case none

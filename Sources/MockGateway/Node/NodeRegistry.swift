@@ -1,6 +1,6 @@
 import GatewayProtocol
 
-/// A node currently registered after `hello-ok` (gateway-protocol.md §7.1).
+/// A node currently registered after `hello-ok` (docs/protocol.md §6.1).
 public struct RegisteredNode: Sendable, Hashable {
     /// The node id: the device id (or `client.id` without a device).
     public var nodeId: String
@@ -22,7 +22,7 @@ public struct RegisteredNode: Sendable, Hashable {
     public var modelIdentifier: String?
     /// Declared capability categories.
     public var caps: [String]
-    /// Declared commands. The fake Gateway allows everything a node declares (§7.8 recommends it).
+    /// Declared commands. The fake Gateway allows everything a node declares (docs/protocol.md §6.7; upstream filters them).
     public var commands: [String]
     /// Declared permission toggles.
     public var permissions: [String: Bool]
@@ -73,7 +73,7 @@ public struct PendingInvoke: Sendable, Hashable {
     public var paramsJSON: String? = nil
 }
 
-/// How a `node.invoke.result` was taken (gateway-protocol.md §7.4).
+/// How a `node.invoke.result` was taken (docs/protocol.md §6.4).
 public enum InvokeResultDisposition: Sendable, Hashable {
     /// It answered a pending invoke, which is now complete.
     case completed(PendingInvoke, NodeInvokeResult)
@@ -87,7 +87,7 @@ public enum InvokeResultDisposition: Sendable, Hashable {
 /// presence throttle is a `node.event` rule, `NodeEventRules`). A value type; the Gateway owns it.
 public struct NodeRegistry: Sendable {
     /// The minimum time between two persisted `node.presence.alive` beacons of one device and
-    /// pairing generation (§7.6); the rule lives in ``NodeEventRules``.
+    /// pairing generation (docs/protocol.md §6.6); the rule lives in ``NodeEventRules``.
     public static let presenceThrottleMs: Int64 = NodeEventRules.presenceThrottleMs
 
     /// Registered nodes by node id.
@@ -99,7 +99,7 @@ public struct NodeRegistry: Sendable {
     public init() {}
 
     /// Registers a node. A newer socket for the same node id replaces the older one as the
-    /// routing target (gateway-protocol.md §7.1 and §11 item 7: the protocol-3-era Gateway
+    /// routing target (docs/protocol.md §6.1: the protocol-3-era Gateway
     /// replaced the registry entry and left the old socket alone; that is the tolerant choice).
     /// - Returns: the connection id that was replaced, if any.
     @discardableResult

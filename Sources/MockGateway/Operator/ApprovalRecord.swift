@@ -1,7 +1,7 @@
 import Foundation
 import GatewayProtocol
 
-/// The kind of an approval (`presentation.kind`, approvals-and-questions.md A.2).
+/// The kind of an approval (`presentation.kind`, docs/protocol.md §7.2).
 public enum ApprovalKind: String, Sendable, Hashable, CaseIterable {
     /// A shell command.
     case exec

@@ -97,7 +97,7 @@ public enum ApprovalResolution: Sendable, Hashable {
 
 /// Every approval of the fake Gateway: one lifecycle for both API families.
 ///
-/// Rules (approvals-and-questions.md A): first answer wins (the store is mutated serially by its
+/// Rules (docs/protocol.md §7): first answer wins (the store is mutated serially by its
 /// owner, so the first `resolve` that finds the record pending is the winner; later ones see it
 /// terminal); the deadline is reconciled by every read, wait and resolve (`now >= expiresAtMs` is
 /// expired); legacy `exec.approval.*` sees a finished record for 15 s

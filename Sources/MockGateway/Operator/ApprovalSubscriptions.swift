@@ -1,7 +1,7 @@
 import GatewayProtocol
 
 /// Which operator connections receive `session.approval` for which session keys, and the
-/// `approvalReplay` a subscription answers with (approvals-and-questions.md A.4).
+/// `approvalReplay` a subscription answers with (docs/protocol.md §7.3).
 ///
 /// Sources (read for facts): the opt-in is `sessions.messages.subscribe {key, agentId?,
 /// includeApprovals:true}`; it is per call and not sticky, and it needs `operator.admin`, or
@@ -10,7 +10,7 @@ import GatewayProtocol
 /// of the `openclaw/docs` mirror @c0a8fa9a). The reply adds `approvalReplay {sessionKey,
 /// updatedAtMs, approvals:[pending snapshots…], truncated}` of at most 1,000 pending approvals:
 /// `truncated:false` means "replace your local pending set", `truncated:true` "keep unseen
-/// local entries until a canonical read" (the design note quoted in AQ A.4).
+/// local entries until a canonical read" (the design note; docs/protocol.md §7.3).
 ///
 /// Unconfirmed, so chosen to be tolerant: the rest of the reply (this Gateway answers
 /// `{subscribed:true, key, includeApprovals}` plus the replay), what an unauthorised

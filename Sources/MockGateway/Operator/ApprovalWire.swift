@@ -1,6 +1,6 @@
 import GatewayProtocol
 
-/// The errors of both approval families (approvals-and-questions.md A.3, A.5-A.7), in one place.
+/// The errors of both approval families (docs/protocol.md §7.2, §7.4-7.5), in one place.
 public enum ApprovalErrors {
     private static func invalid(_ message: String, reason: String? = nil, extra: [String: JSONValue] = [:]) -> ErrorShape {
         var details = extra

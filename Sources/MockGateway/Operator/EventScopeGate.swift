@@ -1,6 +1,6 @@
 import GatewayProtocol
 
-/// Which broadcast events a session may receive (gateway-protocol.md §2.10, "Broadcast event
+/// Which broadcast events a session may receive (docs/protocol.md §2.6, "Broadcast event
 /// scoping").
 ///
 /// Broadcasts are filtered per socket; events the Gateway targets at one connection on purpose
@@ -42,11 +42,11 @@ public enum EventScopeGate {
             || event == "session.approval"
         {
             // A session subscription alone never grants approval visibility
-            // (approvals-and-questions.md A.4).
+            // (docs/protocol.md §7.3).
             return [.approvals]
         }
         if family("question") {
-            // The same scopes that admit question.list (approvals-and-questions.md B.1).
+            // The same scopes that admit question.list (docs/protocol.md §7.7).
             let requirement = OperatorMethodPolicy.requirement(for: "question.list")
             return [requirement.scope] + requirement.alsoAdmittedBy
         }

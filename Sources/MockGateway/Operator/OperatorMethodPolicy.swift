@@ -20,19 +20,19 @@ public struct MethodScopeRequirement: Sendable, Hashable {
     }
 }
 
-/// Who may call which method: the role policy (gateway-protocol.md §7.2) and the method → scope
-/// table (gateway-protocol.md §6.6, §7.9-7.11; approvals-and-questions.md A.1, B.1, C.2).
+/// Who may call which method: the role policy (docs/protocol.md §6.2) and the method → scope
+/// table (docs/protocol.md §5.12, §6.8, §9.2, §6.9, §7.1, §7.7, §7.10).
 ///
 /// The Gateway checks the role first, then the scope, for every request after `hello-ok`.
 public enum OperatorMethodPolicy {
-    /// The methods only a `role:"node"` socket may call (gateway-protocol.md §7.2).
+    /// The methods only a `role:"node"` socket may call (docs/protocol.md §6.2).
     public static let nodeOnlyMethods: Set<String> = Set(GatewayMethod.nodeMethods.map(\.rawValue))
 
     /// The scope of every operator method the fake Gateway knows.
     ///
     /// Sources: `src/gateway/method-scopes.ts` (read: `node.list`, `node.describe`,
     /// `gateway.identity.get`, `health`, `status`, ...; write: `node.invoke`, `push.test`, ...),
-    /// gateway-protocol.md §6.6 (pairing), approvals-and-questions.md A.1 (approvals) and B.1
+    /// docs/protocol.md §5.12 (pairing), docs/protocol.md §7.1 (approvals) and §7.7
     /// (questions).
     public static let scopeTable: [String: MethodScopeRequirement] = {
         var table: [String: MethodScopeRequirement] = [:]
@@ -63,7 +63,7 @@ public enum OperatorMethodPolicy {
             "plugin.approval.resolve",
         ])
         // "own-run question boundary": operator.sessions.write is admitted for all five
-        // (approvals-and-questions.md B.1); the fake Gateway has no runs to tell own from foreign.
+        // (docs/protocol.md §7.7); the fake Gateway has no runs to tell own from foreign.
         assign(.questions, alsoAdmittedBy: [.sessionsWrite], [
             "question.request", "question.waitAnswer", "question.resolve", "question.get", "question.list",
         ])
@@ -119,12 +119,12 @@ public enum OperatorMethodPolicy {
         authorize(method: method, role: GatewayRole(rawValue: role), scopes: Set(wire: scopes), style: style)
     }
 
-    /// `INVALID_REQUEST "unauthorized role: <role>"` (gateway-protocol.md §7.2).
+    /// `INVALID_REQUEST "unauthorized role: <role>"` (docs/protocol.md §6.2).
     public static func unauthorizedRoleError(_ role: GatewayRole) -> ErrorShape {
         ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "unauthorized role: \(role.rawValue)")
     }
 
-    /// The missing-scope error (gateway-protocol.md §2.6; approvals-and-questions.md C.4).
+    /// The missing-scope error (docs/protocol.md §10.2, §7.10).
     ///
     /// - `.forbidden` (current): `FORBIDDEN "missing scope: <scope>"` with
     ///   `details {code:"MISSING_SCOPE", missingScope, requiredScopes}`.

@@ -78,7 +78,7 @@ struct OperatorParams: Sendable {
 
 /// A record id compared as exact UTF-8 bytes. Swift's `String ==` treats canonically equivalent
 /// strings (composed and decomposed "é") as equal, but approval ids must be compared as exact
-/// bytes (approvals-and-questions.md A.2), so stores key their records by this.
+/// bytes (docs/protocol.md §7.2), so stores key their records by this.
 struct ExactID: Hashable, Sendable {
     let bytes: [UInt8]
     init(_ id: String) { bytes = Array(id.utf8) }

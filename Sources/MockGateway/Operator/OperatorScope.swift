@@ -1,4 +1,4 @@
-/// An operator scope, such as `operator.read` (approvals-and-questions.md C.2).
+/// An operator scope, such as `operator.read` (docs/protocol.md §7.10).
 ///
 /// A string wrapper rather than a closed enum: clients send scopes the fake Gateway does not know,
 /// and those must still match exactly.
@@ -36,7 +36,7 @@ public struct OperatorScope: RawRepresentable, Hashable, Sendable, Codable, Expr
     public static let sessionsWrite: OperatorScope = "operator.sessions.write"
 
     /// Whether a session holding `granted` has this scope, by the implication rules of
-    /// approvals-and-questions.md C.2: `operator.admin` satisfies every operator scope,
+    /// docs/protocol.md §7.10: `operator.admin` satisfies every operator scope,
     /// `operator.write` satisfies `operator.read` and `operator.talk`, `operator.sessions.write`
     /// satisfies `operator.sessions.read`; any other scope (including unknown future ones) needs
     /// an exact match.

@@ -28,7 +28,7 @@ public struct QuestionOption: Sendable, Hashable {
     }
 }
 
-/// One question of a `question.request` (approvals-and-questions.md B.2, newest generation).
+/// One question of a `question.request` (docs/protocol.md §7.8, newest generation).
 public struct QuestionItem: Sendable, Hashable {
     /// `^[a-z][a-z0-9_]*$`.
     public var questionId: String
@@ -248,7 +248,7 @@ public struct QuestionRecord: Sendable, Hashable {
 }
 
 /// The question errors (`INVALID_REQUEST` with `details.reason`, from `QuestionManagerError`;
-/// approvals-and-questions.md B.3), in one place.
+/// docs/protocol.md §7.9), in one place.
 public enum QuestionErrors {
     private static func invalid(_ message: String, reason: String? = nil) -> ErrorShape {
         ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: message,

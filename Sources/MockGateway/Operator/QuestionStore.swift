@@ -28,7 +28,7 @@ public struct QuestionDraft: Sendable, Hashable {
 }
 
 /// Every agent question of the fake Gateway: process-local, like upstream's `QuestionManager`
-/// (approvals-and-questions.md B).
+/// (docs/protocol.md §7.7).
 ///
 /// Rules: any read, wait or resolve first expires pending questions whose deadline has come
 /// (`expiresAtMs <= now`) and publishes `question.resolved {status:"expired"}`; terminal records

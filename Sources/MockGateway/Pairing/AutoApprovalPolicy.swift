@@ -1,6 +1,6 @@
 import GatewayProtocol
 
-/// Which connects the fake Gateway approves without an operator (gateway-protocol.md §6.4).
+/// Which connects the fake Gateway approves without an operator (docs/protocol.md §5.10).
 ///
 /// The default is `.manual`: unlike the real Gateway, whose `autoApproveLocal` defaults to
 /// `true`, the fake listens on loopback by default and would otherwise admit every client under

@@ -19,7 +19,7 @@ public enum SetupAccess: String, Sendable, Hashable, CaseIterable {
     case node
 }
 
-/// The roles and scopes a bootstrap token may grant (gateway-protocol.md §6.7), as upstream
+/// The roles and scopes a bootstrap token may grant (docs/protocol.md §5.13), as upstream
 /// `DeviceBootstrapProfile` (`src/shared/device-bootstrap-profile.ts`
 /// @06b1341d8682d9e0c3d4c52d55164f524d991279; voice-node from a newer built bundle,
 /// documented as `openclaw qr --voice-node` since 2026-07-29).
@@ -201,7 +201,7 @@ public enum BootstrapTokenFailure: String, Error, Sendable, Hashable, CaseIterab
     public var detailCode: ConnectErrorDetailCode { authFailureReason.detailCode }
 }
 
-/// The bootstrap tokens behind setup codes (gateway-protocol.md §5.3 step 2, §6.7).
+/// The bootstrap tokens behind setup codes (docs/protocol.md §5.13, §5.3 step 3).
 ///
 /// Life of a token: `issue` → the first `verify` binds it to that device (id + public key) →
 /// the Gateway sends `hello-ok` and calls `consume`. "Single use" means exactly that: the first

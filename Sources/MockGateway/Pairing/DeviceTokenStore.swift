@@ -1,7 +1,7 @@
 import GatewayProtocol
 
 /// A device token: the bearer credential a paired device presents on reconnect, one per
-/// (deviceId, role) (gateway-protocol.md §5.4).
+/// (deviceId, role) (docs/protocol.md §5.4).
 public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     /// The secret: 32 random bytes as base64url (43 characters). Never listed, never logged.
     public var token: String
@@ -58,7 +58,7 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Where the device-token candidate of a connect came from (gateway-protocol.md §5.3 step 3).
+/// Where the device-token candidate of a connect came from (docs/protocol.md §5.3 step 4).
 public enum DeviceTokenCandidateSource: Sendable, Hashable {
     /// `auth.deviceToken`: an explicit device token; a failure is `device_token_mismatch`.
     case deviceTokenField
@@ -141,7 +141,7 @@ public struct DeviceTokenStore: Sendable {
     }
 
     /// Makes sure a usable token exists for (deviceId, role) covering `scopes`, as `hello-ok`
-    /// does (§5.4; upstream `ensureDeviceToken`, `src/infra/device-pairing.ts`): an unrevoked token whose scopes cover the ask and whose
+    /// does (docs/protocol.md §5.4; upstream `ensureDeviceToken`, `src/infra/device-pairing.ts`): an unrevoked token whose scopes cover the ask and whose
     /// shared-secret binding matches is reused across reconnects, with its (possibly broader)
     /// scopes; otherwise a new value is minted (recorded as a rotation when one existed).
     /// - Parameters:

@@ -1,6 +1,6 @@
 import GatewayProtocol
 
-/// What `hello-ok.auth` grants a connection (gateway-protocol.md §3.6, §5.4, §6.7).
+/// What `hello-ok.auth` grants a connection (docs/protocol.md §4, §5.4, §5.13).
 public struct HelloAuthGrant: Sendable, Hashable {
     /// The connection's role.
     public var role: GatewayRole

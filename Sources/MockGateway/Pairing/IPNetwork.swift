@@ -8,7 +8,7 @@ public struct IPNetworkError: Error, Sendable, Hashable, CustomStringConvertible
     }
 }
 
-/// An IPv4 or IPv6 address (used by the trusted-CIDR auto-approval, gateway-protocol.md §6.4).
+/// An IPv4 or IPv6 address (used by the trusted-CIDR auto-approval, docs/protocol.md §5.10).
 public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The address in network byte order: 4 bytes for IPv4, 16 for IPv6.
     public let bytes: [UInt8]

@@ -2,7 +2,7 @@ import GatewayProtocol
 
 /// How pairing reads scope lists: the wire strings of `connect.scopes`, pending requests,
 /// records and tokens, judged by the one implication rule `OperatorScope.isGranted(by:)`
-/// (approvals-and-questions.md §C.2).
+/// (docs/protocol.md §7.10).
 ///
 /// Pairing applies that rule three times: the scope-upgrade check, whether a pending request
 /// already covers a retry, and the approver's authority.
@@ -19,7 +19,7 @@ enum PairingScopes {
     }
 
     /// The operator scopes of `scopes`, trimmed, without duplicates, in their first order:
-    /// records and tokens only ever hold operator scopes (gateway-protocol.md §5.4).
+    /// records and tokens only ever hold operator scopes (docs/protocol.md §5.4).
     static func normalized(_ scopes: some Sequence<String>) -> [String] {
         uniqued(scopes.map { $0.trimmingASCIIWhitespace() }.filter { $0.hasPrefix("operator.") })
     }
@@ -52,7 +52,7 @@ extension String {
     }
 
     /// Lower-cases ASCII `A`–`Z` only, as the v3 signature payload normalises metadata
-    /// (gateway-protocol.md §4.2).
+    /// (docs/protocol.md §3.9).
     func asciiLowercased() -> String {
         String(String.UnicodeScalarView(unicodeScalars.map { scalar in
             (65...90).contains(scalar.value) ? Unicode.Scalar(scalar.value + 32) ?? scalar : scalar

@@ -1,6 +1,6 @@
 import GatewayProtocol
 
-/// How a paired record was approved (`approvedVia`, gateway-protocol.md §6.4).
+/// How a paired record was approved (`approvedVia`, docs/protocol.md §5.10).
 public enum ApprovalMethod: String, Sendable, Hashable, CaseIterable {
     /// An operator (or the scripting API) approved the request.
     case manual
@@ -32,7 +32,7 @@ public struct NodeSurfaceApproval: Sendable, Hashable {
 }
 
 /// A paired device: the durable source of its approved roles and scopes
-/// (gateway-protocol.md §6, §7.6; approvals-and-questions.md §C.3).
+/// (docs/protocol.md §5.7, §6.6, §7.10).
 public struct PairedDevice: Sendable, Hashable {
     /// `device.id`.
     public var deviceId: String

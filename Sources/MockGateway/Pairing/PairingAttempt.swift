@@ -1,7 +1,7 @@
 import GatewayProtocol
 
 /// The client metadata of a connect that pairing pins or shows to approvers
-/// (`connect.params.client`, gateway-protocol.md §3.3).
+/// (`connect.params.client`, docs/protocol.md §3.3).
 public struct PairingClientInfo: Sendable, Hashable {
     /// `client.id`, for example `openclaw-ios` or `node-host`.
     public var clientId: ClientID
@@ -30,13 +30,13 @@ public struct PairingClientInfo: Sendable, Hashable {
     }
 
     /// Whether this is a browser surface (Control UI or WebChat): such clients never get silent
-    /// local or trusted-CIDR approval (gateway-protocol.md §6.4).
+    /// local or trusted-CIDR approval (docs/protocol.md §5.10).
     public var isBrowserClient: Bool {
         [ClientID.controlUI, .webchatUI, .webchat].contains(clientId) || clientMode == .webchat
     }
 
     /// Whether this is a first-party native app (iOS, Android, macOS, watchOS), the only clients
-    /// whose local metadata upgrade may be approved silently (gateway-protocol.md §6.4).
+    /// whose local metadata upgrade may be approved silently (docs/protocol.md §5.10).
     public var isNativeApp: Bool {
         [ClientID.iOS, .android, .macOS, .watchOS].contains(clientId)
     }
@@ -61,7 +61,7 @@ public struct PairingClientInfo: Sendable, Hashable {
 }
 
 /// What pairing needs to know about one connect attempt that passed authentication and the
-/// device proof (gateway-protocol.md §3.5 steps 5–8).
+/// device proof (docs/protocol.md §3.7 steps 6-10).
 public struct PairingAttempt: Sendable, Hashable {
     /// `device.id`: the lower-case hex SHA-256 of the raw public key.
     public var deviceId: String
@@ -118,7 +118,7 @@ public struct PairingAttempt: Sendable, Hashable {
     /// The scopes the attempt can be granted: its operator scopes for an operator, none for a node.
     ///
     /// ⚠️ UNCONFIRMED what the real Gateway does with operator scopes on a node connect; the
-    /// tolerant choice (gateway-protocol.md appendix #8) ignores them for pairing and tokens,
+    /// tolerant choice (docs/protocol.md §12 item 8) ignores them for pairing and tokens,
     /// while trusted-CIDR approval still treats such a node as not scopeless.
     public var grantableScopes: [String] {
         PairingScopes.grantable(for: role, from: scopes)
@@ -128,7 +128,7 @@ public struct PairingAttempt: Sendable, Hashable {
     var reportedScopes: [String] { uniqued(scopes.map { $0.trimmingASCIIWhitespace() }) }
 }
 
-/// The pinned-metadata rule of metadata upgrades (gateway-protocol.md §6.1).
+/// The pinned-metadata rule of metadata upgrades (docs/protocol.md §5.7).
 enum DeviceMetadataPin {
     /// Trimmed, ASCII lower-cased: the same normalisation as the v3 signature payload.
     static func normalize(_ value: String?) -> String {

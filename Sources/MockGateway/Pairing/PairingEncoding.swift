@@ -1,7 +1,7 @@
 import GatewayProtocol
 
 /// Secret comparison whose running time does not depend on where the inputs differ
-/// (gateway-protocol.md §5.4: tokens are compared in constant time).
+/// (docs/protocol.md §5.4: tokens are compared in constant time).
 enum ConstantTime {
     static func equals(_ lhs: String, _ rhs: String) -> Bool {
         let left = Array(lhs.utf8)

@@ -61,7 +61,7 @@ public struct PairingError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `INVALID_REQUEST "missing scope: <scope>"`: the approver must hold every requested scope
-    /// (approvals-and-questions.md §C.3).
+    /// (docs/protocol.md §7.10).
     public static func missingScope(_ scope: String) -> PairingError {
         PairingError(.missingScope, "missing scope: \(scope)", subject: scope)
     }

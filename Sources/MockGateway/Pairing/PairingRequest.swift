@@ -1,6 +1,6 @@
 import GatewayProtocol
 
-/// A pending pairing request, created during a failed connect (gateway-protocol.md §6.3).
+/// A pending pairing request, created during a failed connect (docs/protocol.md §5.9).
 public struct PairingRequest: Sendable, Hashable {
     /// How long a request stays approvable after the device's last retry: 5 minutes.
     public static let lifetimeMs: Int64 = 5 * 60 * 1000

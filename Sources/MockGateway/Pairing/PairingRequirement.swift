@@ -1,6 +1,6 @@
 import GatewayProtocol
 
-/// Why a connect needs (re-)approval (`details.reason`, gateway-protocol.md §6.1–6.2).
+/// Why a connect needs (re-)approval (`details.reason`, docs/protocol.md §5.7-5.8).
 public enum PairingRequirement: String, Sendable, Hashable, CaseIterable {
     /// No paired record for this device id with this public key.
     case notPaired = "not-paired"
@@ -16,9 +16,9 @@ public enum PairingRequirement: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .notPaired: "device is not approved yet"
         case .roleUpgrade: "device is asking for a higher role than currently approved"
-        // approvals-and-questions.md §C.3 quotes another wording for the close reason
-        // ("scope upgrade pending approval"); both come from the same source file and it is
-        // unconfirmed which one is sent, so the §6.2 wording is used for message and close reason alike.
+        // Upstream also keeps a shorter message per reason ("scope upgrade pending approval");
+        // the error message and the close reason are built from this requirement wording
+        // (docs/protocol.md §5.8), so it is used for message and close reason alike.
         case .scopeUpgrade: "device is asking for more scopes than currently approved"
         case .metadataUpgrade: "device identity changed and must be re-approved"
         }
@@ -35,7 +35,7 @@ public enum PairingRequirement: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// The outcome of checking a connect against the paired records (gateway-protocol.md §6.1).
+/// The outcome of checking a connect against the paired records (docs/protocol.md §5.7).
 public enum PairingEvaluation: Sendable, Hashable {
     /// The device is paired with this key, role and scopes: it may proceed to `hello-ok`.
     case paired(PairedDevice)
@@ -45,7 +45,7 @@ public enum PairingEvaluation: Sendable, Hashable {
 }
 
 /// The `NOT_PAIRED` / `PAIRING_REQUIRED` rejection of a connect: the error response followed by
-/// close 1008 (gateway-protocol.md §3.7, §6.2).
+/// close 1008 (docs/protocol.md §10.3, §5.8).
 public struct PairingRequiredRejection: Sendable, Hashable {
     /// The close code that follows the error response: 1008 (policy violation).
     public static let closeCode = GatewayCloseCode.policyViolation

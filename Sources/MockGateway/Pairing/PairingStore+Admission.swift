@@ -9,7 +9,7 @@ public struct AdmittedDevice: Sendable, Hashable {
     public var bootstrapHandOff: BootstrapProfile?
 }
 
-/// The pairing decision for one connect attempt (gateway-protocol.md §3.5 step 8).
+/// The pairing decision for one connect attempt (docs/protocol.md §3.7 step 10).
 public enum PairingAdmission: Sendable, Hashable {
     /// Proceed to device-token issuance and `hello-ok`; announce `effects` (a silent approval
     /// announces `device.pair.resolved approved`).

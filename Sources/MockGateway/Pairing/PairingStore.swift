@@ -1,7 +1,7 @@
 import GatewayProtocol
 
 /// Who approves a request, for the authority check of `device.pair.approve`
-/// (approvals-and-questions.md §C.3).
+/// (docs/protocol.md §7.10).
 ///
 /// The approver must hold every requested operator scope (with the usual implications:
 /// `operator.admin` covers all, `operator.write` covers `operator.read`, ...), so granting
@@ -36,7 +36,7 @@ public struct ApproverContext: Sendable, Hashable {
     }
 }
 
-/// The result of recording a connect's ask as a pending request (gateway-protocol.md §6.3).
+/// The result of recording a connect's ask as a pending request (docs/protocol.md §5.9).
 public struct PendingRequestOutcome: Sendable, Hashable {
     /// The request the device should wait for.
     public var request: PairingRequest
@@ -82,7 +82,7 @@ public struct DeviceTokenChange: Sendable, Hashable {
 }
 
 /// Paired devices, pending pairing requests and device tokens: every pairing rule of
-/// gateway-protocol.md §5–6 in one value type, without sockets or clocks.
+/// docs/protocol.md §5 in one value type, without sockets or clocks.
 ///
 /// The owner (the Gateway actor) passes its clock's `nowMs` into every time-dependent method,
 /// and applies or broadcasts the returned `PairingEffect`s. Because the owner serialises all
@@ -154,7 +154,7 @@ public struct PairingStore: Sendable {
         pendingById.values.map { $0.expiresAtMs + 1 }.min()
     }
 
-    // MARK: Requirement (§6.1)
+    // MARK: Requirement (docs/protocol.md §5.7)
 
     /// Whether `attempt` may proceed, or which approval it needs. Pinned metadata is checked
     /// first, then the role, then the scopes, as the real Gateway does; the first failing check
@@ -171,7 +171,7 @@ public struct PairingStore: Sendable {
         return .paired(record)
     }
 
-    // MARK: Pending requests (§6.3)
+    // MARK: Pending requests (docs/protocol.md §5.9)
 
     /// Records the ask of a connect that needs manual approval: refreshes the device's pending
     /// request in place for an identical retry, or supersedes every pending request of the
@@ -216,7 +216,7 @@ public struct PairingStore: Sendable {
         return expired
     }
 
-    // MARK: Resolution (§6.4, §6.6)
+    // MARK: Resolution (docs/protocol.md §5.10, §5.12)
 
     /// Approves a pending request: merges its roles, scopes and metadata into the device's
     /// record (a new record for a new device or a new key) and deletes the request.
@@ -265,7 +265,7 @@ public struct PairingStore: Sendable {
     }
 
     /// Removes a paired device, its tokens and its pending requests; its live sessions must be
-    /// disconnected, and its next connect is `not-paired` (gateway-protocol.md §5.6).
+    /// disconnected, and its next connect is `not-paired` (docs/protocol.md §5.6).
     /// - Returns: `.withdrawn` for each deleted request, then `.disconnect` of every session.
     /// - Throws: `PairingError.unknownDevice` when the device is not paired.
     public mutating func remove(deviceId: String, nowMs: Int64) throws(PairingError) -> [PairingEffect] {
@@ -291,7 +291,7 @@ public struct PairingStore: Sendable {
     }
 
     /// Records that the device was seen: `node.presence.alive` persists its normalised trigger
-    /// here as `lastSeenReason` (gateway-protocol.md §7.6).
+    /// here as `lastSeenReason` (docs/protocol.md §6.6).
     /// - Returns: `false` when the device is not paired (the beacon's `pairing_changed`).
     @discardableResult
     public mutating func recordLastSeen(deviceId: String, atMs nowMs: Int64, reason: String) -> Bool {
@@ -303,7 +303,7 @@ public struct PairingStore: Sendable {
 
     /// Refreshes a paired record for a successful connect: display name, remote IP,
     /// `lastSeenAtMs`/`lastSeenReason:"connect"`, and an OS-version change within the pinned
-    /// platform family (§6.1).
+    /// platform family (docs/protocol.md §5.7).
     @discardableResult
     public mutating func recordConnect(_ attempt: PairingAttempt, nowMs: Int64) -> PairedDevice? {
         guard var device = devices[attempt.deviceId], device.publicKey == attempt.publicKey else { return nil }
@@ -315,7 +315,7 @@ public struct PairingStore: Sendable {
         return device
     }
 
-    // MARK: Device tokens (§5.3–5.5)
+    // MARK: Device tokens (docs/protocol.md §5.3-5.5)
 
     /// The `hello-ok.auth` of an admitted connect: makes sure a token exists for
     /// (deviceId, role) covering the connection's scopes and reuses it across reconnects. With
@@ -344,7 +344,7 @@ public struct PairingStore: Sendable {
                               deviceToken: token, handOffTokens: handOffTokens)
     }
 
-    /// Verifies a device-token candidate for (deviceId, role) (§5.3 step 3), in constant time;
+    /// Verifies a device-token candidate for (deviceId, role) (docs/protocol.md §5.3 step 4), in constant time;
     /// records the use on success. The caller maps a failure with
     /// `DeviceTokenFailure.authFailureReason(for:)`.
     /// - Parameter sharedAuthGeneration: the current shared-secret generation (a token bound to

@@ -10,7 +10,7 @@ public struct SetupCodeError: Error, Sendable, Hashable, CustomStringConvertible
 
 /// A setup code: unpadded base64url of a JSON object
 /// `{url, urls?, bootstrapToken, expiresAtMs?, tlsFingerprint?}`, shown as a QR code or as the
-/// node host's `oc-pair://<code>` link (gateway-protocol.md §6.7; upstream `PairingSetupPayload`
+/// node host's `oc-pair://<code>` link (docs/protocol.md §5.13; upstream `PairingSetupPayload`
 /// and `encodePairingSetupCode` in `src/pairing/setup-code.ts`, the current shape from its test
 /// `src/pairing/setup-code.test.ts`). Older Gateways issue codes without `expiresAtMs`
 /// and `tlsFingerprint`; decoders accept both shapes.

@@ -9,7 +9,7 @@ import GatewayProtocol
 // without an ack is "delivery unconfirmed" and never replayed blindly; rows flush strictly in
 // creation order; every operation is scoped to one Gateway; the transcript cache is disposable
 // and per Gateway (openclaw/openclaw `apps/android`, `ChatOutbox`; `docs/platforms/ios.md` and
-// `docs/platforms/android.md`).
+// `docs/platforms/android.md`; docs/protocol.md §8.4).
 
 /// A message the user wrote, waiting for the Gateway's canonical history to show it.
 public struct OutboxMessage: Sendable, Hashable, Codable {

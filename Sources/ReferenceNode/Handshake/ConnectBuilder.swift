@@ -22,16 +22,16 @@ struct ConnectCredentials: Sendable, Hashable {
     var deviceTokenRetry = false
 }
 
-/// The pure parts of building a `connect` request: which credential goes where (§5.2), which
-/// scopes to ask for, and the signed device proof (§4).
+/// The pure parts of building a `connect` request: which credential goes where (docs/protocol.md §5.2), which
+/// scopes to ask for, and the signed device proof (docs/protocol.md §3.8-3.11).
 enum ConnectBuilder {
     /// The protocol range the client offers: 3...4 (a node may be served on the N-1 window,
-    /// §3.4; 4 is inside the range for operators).
+    /// docs/protocol.md §3.6; 4 is inside the range for operators).
     static let minProtocol = 3
     /// See ``minProtocol``.
     static let maxProtocol = 4
 
-    /// Fills `auth` as Swift does (gateway-protocol.md §5.2): the shared token; otherwise the
+    /// Fills `auth` as Swift does (docs/protocol.md §5.2): the shared token; otherwise the
     /// stored device token as `auth.token` unless a fresh bootstrap token was supplied;
     /// otherwise the bootstrap token.
     static func auth(for credentials: ConnectCredentials) -> (auth: ConnectAuth?, source: ConnectAuthSource) {
@@ -54,7 +54,7 @@ enum ConnectBuilder {
     static func scopes(role: GatewayRole, stored: StoredDeviceToken?, defaults: [String], added: [String],
                        configuration: ReferenceConfiguration) -> [String] {
         guard role == .operator else {
-            // Node connects carry no scopes (§3.3 "nodes send []"; trusted-CIDR needs it, §6.4).
+            // Node connects carry no scopes (docs/protocol.md §3.5; trusted-CIDR needs it, §5.10).
             if configuration.has(.nodeSendsScopes) { return ["operator.read"] }
             return []
         }
@@ -150,8 +150,8 @@ enum ConnectBuilder {
         return minProtocol...maxProtocol
     }
 
-    /// The signed device block (§4.2-4.4): `signedAt` is the challenge `ts` (the Gateway's clock,
-    /// so device clock skew cannot break it), the nonce is echoed, the token is the §4.3 token.
+    /// The signed device block (docs/protocol.md §3.9-3.11): `signedAt` is the challenge `ts` (the Gateway's clock,
+    /// so device clock skew cannot break it), the nonce is echoed, the token is the docs/protocol.md §3.10 token.
     static func proof(for params: ConnectParams, identity: DeviceIdentity, challenge: ConnectChallenge?,
                       configuration: ReferenceConfiguration, fallbackNowMs: Int64) -> DeviceProof {
         var signedAt = challenge.map { $0.ts } ?? Int(fallbackNowMs)

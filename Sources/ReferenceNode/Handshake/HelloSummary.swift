@@ -1,7 +1,7 @@
 import GatewayProtocol
 
-/// What the reference client reads from `hello-ok` (gateway-protocol.md §3.6). Parsing is
-/// tolerant: unknown members are ignored and missing optional parts get defaults (§9.2).
+/// What the reference client reads from `hello-ok` (docs/protocol.md §4). Parsing is
+/// tolerant: unknown members are ignored and missing optional parts get defaults (docs/protocol.md §4.5).
 public struct HelloSummary: Sendable, Hashable {
     /// `protocol`.
     public var protocolVersion: Int
@@ -64,7 +64,7 @@ public struct HelloSummary: Sendable, Hashable {
     ].map(\.rawValue))
 }
 
-/// The tokens a `hello-ok` issues to the device (gateway-protocol.md §3.6, §5.4, §6.7).
+/// The tokens a `hello-ok` issues to the device (docs/protocol.md §4, §5.4, §5.13).
 enum IssuedTokens {
     /// Operator scopes a setup-code hand-off may carry (Swift filters to these).
     static let bootstrapOperatorScopes: Set<String> = [

@@ -22,7 +22,7 @@ public struct NodeInvokeOutcome: Sendable, Hashable {
         NodeInvokeOutcome(ok: false, payloadJSON: nil, errorCode: code, errorMessage: message)
     }
 
-    /// The `node.invoke.result` params (gateway-protocol.md §7.4): `{id, nodeId, ok,
+    /// The `node.invoke.result` params (docs/protocol.md §6.4): `{id, nodeId, ok,
     /// payloadJSON?, error?{code, message}}`.
     func resultParams(id: String, nodeId: String, configuration: ReferenceConfiguration) -> JSONValue {
         var object: [String: JSONValue] = ["id": .string(id), "nodeId": .string(nodeId), "ok": .bool(ok)]
@@ -36,7 +36,7 @@ public struct NodeInvokeOutcome: Sendable, Hashable {
     }
 }
 
-/// The node commands of the reference client, with fake data (gateway-protocol.md §7.3-7.4, §8).
+/// The node commands of the reference client, with fake data (docs/protocol.md §6.3-6.4, §3.13).
 enum NodeCommands {
     /// The commands declared in `connect.commands`.
     static let declared = [
@@ -44,7 +44,7 @@ enum NodeCommands {
         "camera.list", "camera.snap", "screen.record", "debug.slow", "debug.counter",
     ]
 
-    /// Foreground-only command families (`canvas.*`, `camera.*`, `screen.*`, §7.4).
+    /// Foreground-only command families (`canvas.*`, `camera.*`, `screen.*`, docs/protocol.md §6.9).
     static func isForegroundOnly(_ command: String) -> Bool {
         command.hasPrefix("canvas.") || command.hasPrefix("camera.") || command.hasPrefix("screen.")
     }

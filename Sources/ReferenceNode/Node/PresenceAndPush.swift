@@ -1,6 +1,6 @@
 import GatewayProtocol
 
-/// The background alive beacon rules (gateway-protocol.md §7.6): a beacon counts as recorded
+/// The background alive beacon rules (docs/protocol.md §6.6): a beacon counts as recorded
 /// only when the reply says `handled:true`; a recorded beacon is not repeated within 10 minutes;
 /// anything else (a bare `{ok:true}`, `handled:false`, no reply) is sent again on the next wake.
 public struct PresenceBeaconState: Sendable, Hashable {
@@ -62,7 +62,7 @@ public struct PresenceBeaconState: Sendable, Hashable {
 }
 
 /// A wish to receive push notifications, kept so that the client registers again with every
-/// Gateway it switches to (gateway-protocol.md §7.7).
+/// Gateway it switches to (docs/protocol.md §9.1).
 public struct PushWish: Sendable, Hashable {
     /// `relay` or `direct`.
     public var transport: String

@@ -1,6 +1,6 @@
 import GatewayProtocol
 
-/// Which approval API family a Gateway offers (approvals-and-questions.md A.9).
+/// Which approval API family a Gateway offers (docs/protocol.md §7.6).
 public enum ApprovalFamily: String, Sendable, Hashable {
     /// `approval.get` / `approval.resolve`.
     case unified
@@ -27,7 +27,7 @@ public enum ApprovalFamily: String, Sendable, Hashable {
 }
 
 /// One approval prompt as the operator side of the reference client shows it
-/// (approvals-and-questions.md A.2, D.1).
+/// (docs/protocol.md §7.2, §7.11).
 public struct ApprovalCard: Sendable, Hashable {
     /// Where the card stands.
     public enum Phase: Sendable, Hashable {
@@ -89,8 +89,8 @@ enum ResolveFollowUp: Sendable, Hashable {
     case retry(decision: String)
 }
 
-/// The approval cards of the operator session and their locking rules (approvals-and-questions.md
-/// A.5-A.9, D.1-D.4), as a value: every method takes an input and says what to do.
+/// The approval cards of the operator session and their locking rules (docs/protocol.md
+/// §7.4-7.6, §7.11), as a value: every method takes an input and says what to do.
 struct ApprovalBook: Sendable {
     private struct Key: Hashable {
         var gateway: String
@@ -192,7 +192,7 @@ struct ApprovalBook: Sendable {
         }
     }
 
-    /// Applies the `approvalReplay` of a `sessions.messages.subscribe` reply (AQ A.4): every
+    /// Applies the `approvalReplay` of a `sessions.messages.subscribe` reply (docs/protocol.md §7.3): every
     /// listed approval is applied; with `truncated:false` the replay is authoritative for its
     /// session, so a local pending card of that session it does not list is closed (it ended
     /// while the client was away); with `truncated:true` unseen local cards stay until a

@@ -1,6 +1,6 @@
 import GatewayProtocol
 
-/// One agent question card (approvals-and-questions.md B.2, D.5).
+/// One agent question card (docs/protocol.md §7.8, §7.11).
 public struct QuestionCard: Sendable, Hashable {
     /// One question of the card.
     public struct Item: Sendable, Hashable {
@@ -103,7 +103,7 @@ enum AnswerFollowUp: Sendable, Hashable {
     case reload
 }
 
-/// The question cards of the operator session and their rules (approvals-and-questions.md B, D.5).
+/// The question cards of the operator session and their rules (docs/protocol.md §7.7, §7.11).
 struct QuestionBook: Sendable {
     private struct Key: Hashable {
         var gateway: String

@@ -14,7 +14,7 @@ public enum SessionStatus: Sendable, Hashable {
     case connected
     /// Waiting to retry at `untilMs` (client clock); `pairing` while a pairing request is pending.
     case waiting(untilMs: Int64, pairing: Bool)
-    /// Not reconnecting automatically until an explicit `connect` (§9.4).
+    /// Not reconnecting automatically until an explicit `connect` (docs/protocol.md §11.3).
     case paused(reason: String)
 
     /// Whether the session is up.
@@ -34,7 +34,7 @@ enum SessionSignal: Sendable {
 }
 
 /// One reconnecting session (node or operator) of the reference client: connects, performs the
-/// handshake (§3), keeps the session alive (ticks, §2.9), and decides how to reconnect (§9.4).
+/// handshake (docs/protocol.md §3), keeps the session alive (ticks, docs/protocol.md §11.1), and decides how to reconnect (docs/protocol.md §11.3).
 actor GatewaySession {
     private struct Attempt {
         var end: ConnectionEnd
@@ -341,7 +341,7 @@ actor GatewaySession {
                 }
             case .awaitingHello(let id):
                 guard let frame else {
-                    // Swift fails the connect on an undecodable frame before hello (§3.2).
+                    // Swift fails the connect on an undecodable frame before hello (docs/protocol.md §4.5).
                     failure = "connect failed (invalid response)"
                     connection.abort()
                     break reading
@@ -414,7 +414,7 @@ actor GatewaySession {
                 store.storeToken(token, gateway: gatewayURL, role: tokenRole)
             }
         }
-        // A bootstrap token is single-use: once tokens were issued it is never presented again (§6.7).
+        // A bootstrap token is single-use: once tokens were issued it is never presented again (docs/protocol.md §5.13).
         if usedBootstrap, !configuration.has(.reuseBootstrapToken) { store.setBootstrapToken(nil, gateway: gatewayURL) }
         if waitingForPairing, configuration.has(.secondSessionAfterApproval) { openShadowSession() }
         waitingForPairing = false

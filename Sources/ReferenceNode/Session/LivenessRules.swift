@@ -1,4 +1,4 @@
-/// Event `seq` bookkeeping per connection (gateway-protocol.md §2.8): reset on every connect; a
+/// Event `seq` bookkeeping per connection (docs/protocol.md §2.5): reset on every connect; a
 /// gap is noted and tolerated; events without `seq` are not checked.
 struct SeqTracker: Sendable, Hashable {
     /// What an event's `seq` means.
@@ -24,7 +24,7 @@ struct SeqTracker: Sendable, Hashable {
     }
 }
 
-/// The tick watchdog rule (gateway-protocol.md §2.9, Swift): only `tick` events (and the hello)
+/// The tick watchdog rule (docs/protocol.md §11.1, Swift): only `tick` events (and the hello)
 /// refresh liveness; when the last one is older than 2 × `tickIntervalMs`, drop and reconnect.
 struct TickWatchdog: Sendable, Hashable {
     /// `policy.tickIntervalMs` from `hello-ok`.

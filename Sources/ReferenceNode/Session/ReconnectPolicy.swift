@@ -36,7 +36,7 @@ public enum ReconnectDecision: Sendable, Hashable {
     case retry(afterMs: Int64)
     /// Pairing is pending: retry (same identity) after this many milliseconds.
     case pairingWait(afterMs: Int64, requestId: String?)
-    /// Stop reconnecting automatically until an explicit `connect` (§9.4 non-recoverable).
+    /// Stop reconnecting automatically until an explicit `connect` (docs/protocol.md §11.3).
     case pause(reason: String)
     /// Nothing to do: the client stopped.
     case idle
@@ -64,12 +64,12 @@ struct AttemptContext: Sendable, Hashable {
     var trustedEndpoint: Bool = true
 }
 
-/// The reconnect rules of gateway-protocol.md §9.4 as a value: capped exponential backoff
+/// The reconnect rules of docs/protocol.md §11.3 as a value: capped exponential backoff
 /// (0.5 s doubling to 30 s, reset after a session), `retryAfterMs` on `UNAVAILABLE`, a pause on
 /// the non-recoverable codes, a slower retry loop (at most 2 per second) while pairing is
-/// pending, and token hygiene after refusals (§5.6).
+/// pending, and token hygiene after refusals (docs/protocol.md §5.6).
 struct ReconnectPolicy: Sendable {
-    /// Codes after which Swift pauses automatic reconnects (§9.4), plus `CLIENT_VERSION_MISMATCH`.
+    /// Codes after which Swift pauses automatic reconnects (docs/protocol.md §11.3), plus `CLIENT_VERSION_MISMATCH`.
     static let nonRecoverable: Set<String> = Set([
         ConnectErrorDetailCode.authTokenMissing, .authBootstrapTokenInvalid, .authTokenNotConfigured, .authPasswordMissing,
         .authPasswordMismatch, .authPasswordNotConfigured, .authRateLimited, .authScopeMismatch,
@@ -153,11 +153,11 @@ struct ReconnectPolicy: Sendable {
             if mutants.contains(.reconnectAfterProtocolMismatch) { return .retry(afterMs: nextBackoffMs()) }
             return .pause(reason: "protocol mismatch")
         case 1012:
-            // A planned restart (§9.5): reconnect with backoff until the Gateway is back.
+            // A planned restart (docs/protocol.md §11.4): reconnect with backoff until the Gateway is back.
             if mutants.contains(.noReconnectAfterRestart) { return .pause(reason: "gateway restarted") }
             return .retry(afterMs: nextBackoffMs())
         case 1008:
-            // Policy closes include a removed device or a revoked token (§5.5-5.6): the next connect
+            // Policy closes include a removed device or a revoked token (docs/protocol.md §5.5-5.6): the next connect
             // gets a fresh pairing request or a new token.
             if mutants.contains(.stopOnPolicyClose) { return .pause(reason: "closed by policy") }
             return .retry(afterMs: nextBackoffMs())
@@ -173,7 +173,7 @@ struct ReconnectPolicy: Sendable {
     }
 
     private mutating func afterRejection(_ error: ErrorShape, context: AttemptContext) -> (ReconnectDecision, [ReconnectEffect]) {
-        // Swift drives the policy by `details.code`, falling back to the top-level code (§2.5).
+        // Swift drives the policy by `details.code`, falling back to the top-level code (docs/protocol.md §10.1).
         let code = error.detailCode ?? error.code
         switch code {
         case ConnectErrorDetailCode.protocolMismatch.rawValue:
@@ -184,7 +184,7 @@ struct ReconnectPolicy: Sendable {
         case ConnectErrorDetailCode.pairingRejected.rawValue, ConnectErrorDetailCode.pairingExpired.rawValue:
             return (.pairingWait(afterMs: nextPairingDelayMs(), requestId: pairingRequestId), [])
         case ConnectErrorDetailCode.authDeviceTokenMismatch.rawValue:
-            // The stored token is dead (§5.6): forget it, then pair again.
+            // The stored token is dead (docs/protocol.md §5.6): forget it, then pair again.
             let effects: [ReconnectEffect] = mutants.contains(.keepRevokedToken) ? [] : [.clearStoredToken]
             return (.retry(afterMs: nextBackoffMs()), effects)
         case ConnectErrorDetailCode.authTokenMismatch.rawValue:
@@ -224,7 +224,7 @@ struct ReconnectPolicy: Sendable {
         let previous = pairingRequestId
         if let requestId { pairingRequestId = requestId }
         // A detached approval may still land (bootstrap, SSH verify): keep retrying normally,
-        // with the same bootstrap token (§6.2; docs gateway/protocol.md "Auth").
+        // with the same bootstrap token (docs/protocol.md §5.8; docs gateway/protocol.md "Auth").
         if details?["pauseReconnect"]?.boolValue == false
             || details?["recommendedNextStep"]?.stringValue == RecommendedNextStep.waitThenRetry.rawValue {
             let effects: [ReconnectEffect] = mutants.contains(.dropBootstrapWhilePending) ? [.clearBootstrapToken] : []
@@ -247,7 +247,7 @@ struct ReconnectPolicy: Sendable {
         switch context.authSource {
         case .storedDeviceToken:
             // The Gateway refused the stored device token sent as auth.token: it is revoked or
-            // belongs to another Gateway generation. Forget it and fall back to pairing (§5.6).
+            // belongs to another Gateway generation. Forget it and fall back to pairing (docs/protocol.md §5.6).
             let effects: [ReconnectEffect] = mutants.contains(.keepRevokedToken) ? [] : [.clearStoredToken]
             return (.retry(afterMs: nextBackoffMs()), effects)
         case .sharedToken where context.hadStoredToken && !context.usedDeviceTokenRetry

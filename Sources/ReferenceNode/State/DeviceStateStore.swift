@@ -29,7 +29,7 @@ public struct DeviceStateError: Error, Sendable, Hashable, CustomStringConvertib
 /// The persistent state of the device: its identity (`identity.json`) and its device tokens per
 /// Gateway and role, plus a not-yet-used setup-code bootstrap token (`device-auth.json`).
 ///
-/// Tokens are keyed by Gateway URL (a device may be paired with several Gateways, §4.1:
+/// Tokens are keyed by Gateway URL (a device may be paired with several Gateways, docs/protocol.md §4.4:
 /// "stored separately per (deviceId, role[, gateway])") and bound to the device id they were
 /// issued to: on load, tokens of another device id are discarded, so a new key never presents
 /// an old key's token.

@@ -7,7 +7,9 @@ import WebSocketTransport
 /// Acme's node: a small OpenClaw node written for this example, independent of the project's
 /// reference client. It connects, signs the challenge (v3 payload), pairs by retrying with
 /// backoff, stores its device token, and answers two commands: `device.info` and Acme's own
-/// `acme.weather`.
+/// `acme.weather`. The protocol rules it follows are those of the root package's
+/// `docs/protocol.md`: challenge and signature §3.2, §3.9-3.11; pairing retries §5.8, §11.3;
+/// the device token §4.4, §5.4; invokes §6.3-6.4.
 ///
 /// Everything it does goes through what ``NodeConfiguration`` hands it: it connects with
 /// `configuration.connector`, sleeps on `configuration.timeline` and creates its tasks with
@@ -155,8 +157,8 @@ public actor AcmeNode: NodeUnderTest {
         let auth = deviceToken.map { ConnectAuth(token: $0) }
         var params = ConnectParams(minProtocol: 3, maxProtocol: 4, client: client, role: .node, scopes: [],
                                    caps: ["device"], commands: Self.commands, auth: auth)
-        // The signed payload (v3): signedAt is the challenge's ts, so the device's own clock
-        // cannot make the proof stale.
+        // The signed payload (v3, docs/protocol.md §3.9): signedAt is the challenge's ts, so the
+        // device's own clock cannot make the proof stale (§3.11).
         let payload = DeviceAuthPayload.v3(
             deviceId: identity.deviceId, clientId: client.id.rawValue, clientMode: client.mode.rawValue,
             role: "node", scopes: [], signedAtMs: challenge.ts, token: params.signatureToken, nonce: challenge.nonce,
