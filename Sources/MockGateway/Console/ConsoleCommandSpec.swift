@@ -50,7 +50,8 @@ public struct ConsoleCommandSpec: Sendable {
     ///   - aliases: other names.
     ///   - arguments: positional arguments; their checks run when the line is parsed.
     ///   - options: options; their checks run when the line is parsed.
-    ///   - restOfLine: the last argument takes the rest of the line verbatim.
+    ///   - restOfLine: the last argument takes the rest of the line verbatim (such a command
+    ///     takes no options: the rest is never read for them).
     ///   - summary: one line of help.
     ///   - example: an example line.
     ///   - hiddenOptions: options not shown in the usage line.
