@@ -49,6 +49,8 @@ let package = Package(
         ),
         .target(name: "QRCode", dependencies: ["CQRencode"]),
         .target(name: "Simulation", dependencies: ["Locking"]),
+        // The option parser of both the `harness` command line and the `harness serve` console.
+        .target(name: "ArgumentParsing"),
         .target(name: "GatewayProtocol", dependencies: ["OpenClawCrypto"]),
         .target(
             name: "WebSocketTransport",
@@ -58,9 +60,9 @@ let package = Package(
                 .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
             ]
         ),
-        .target(name: "MockGateway", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport", "Simulation"]),
+        .target(name: "MockGateway", dependencies: ["Locking", "ArgumentParsing", "GatewayProtocol", "WebSocketTransport", "Simulation"]),
         .target(name: "ReferenceNode", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport", "Simulation"]),
-        .target(name: "Conformance", dependencies: ["Locking", "MockGateway", "GatewayProtocol", "Simulation", "WebSocketTransport", "Spawning"]),
+        .target(name: "Conformance", dependencies: ["Locking", "ArgumentParsing", "MockGateway", "GatewayProtocol", "Simulation", "WebSocketTransport", "Spawning"]),
         .target(name: "ConformanceTesting", dependencies: ["Conformance", "MockGateway"]),
         .target(name: "ReferenceAdapter", dependencies: ["Locking", "Conformance", "MockGateway", "ReferenceNode"]),
         .target(

@@ -47,7 +47,16 @@ enum ReferenceNodeCommand {
             return CommandLineTool.exitUsage
         }
         let token = io.environment["OPENCLAW_GATEWAY_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        let seed = io.environment["OPENCLAW_HARNESS_SEED"].flatMap(UInt64.init) ?? 0
+        // The seed parses as `--seed` does; a bad value is an error, never a silent 0.
+        var seed: UInt64 = 0
+        if let text = io.environment["OPENCLAW_HARNESS_SEED"] {
+            do throws(OptionValueError) {
+                seed = try SeedOption(option: text).value
+            } catch {
+                io.err("error: OPENCLAW_HARNESS_SEED is '\(text)': \(error)\n")
+                return CommandLineTool.exitUsage
+            }
+        }
         // A wss:// Gateway is trusted by the fingerprint harness run (or a person) gives.
         let fingerprint = io.environment["OPENCLAW_GATEWAY_TLS_FINGERPRINT"].flatMap { $0.isEmpty ? nil : $0 }
         if let fingerprint, WebSocketTLSClientConfiguration.normalizedFingerprint(fingerprint) == nil {

@@ -60,4 +60,33 @@ import Testing
         #expect(parsed.value("--seed", as: SeedOption.self)?.value == 16)
         #expect(throws: UsageError.self) { try tool.parse(["--seed", "9007199254740992"], for: command) }
     }
+
+    /// The parser the command line and the console share: the same words give the same values,
+    /// and the two dialects differ only in `-x` and `--`.
+    @Test func oneParserTwoSyntaxes() throws {
+        let flags: [FlagSpec] = [.option("--seed", SeedOption.self, help: "seed"), .flag("--quiet", help: "quiet")]
+        let positionals = [PositionalSpec("PORT", PortOption.self, help: "a port"), PositionalSpec("REST", help: "rest", optional: true, variadic: true)]
+        func parse(_ words: [String], _ syntax: ArgumentSyntax) throws(ArgumentProblem) -> ParsedArguments {
+            try ArgumentParser.parse(words.map { ArgumentWord($0) }, flags: flags, positionals: positionals, syntax: syntax)
+        }
+        for syntax in [ArgumentSyntax.commandLine, .console] {
+            let parsed = try parse(["80", "--seed=0x10", "--quiet", "x"], syntax)
+            #expect(parsed.positional(0, as: PortOption.self)?.value == 80)
+            #expect(parsed.value("--seed", as: SeedOption.self)?.value == 16)
+            #expect(parsed.isSet("--quiet"))
+            #expect(parsed.positionals == ["80", "x"])
+            #expect(throws: ArgumentProblem.invalidArgument(argument: "PORT", value: "70000", problem: OptionValueError(expected: "a port from 0 to 65535"),
+                                                            secret: false)) { try parse(["70000"], syntax) }
+            #expect(throws: ArgumentProblem.repeatedOption("--quiet")) { try parse(["1", "--quiet", "--quiet"], syntax) }
+            #expect(throws: ArgumentProblem.missingValue(option: "--seed", valueName: "N")) { try parse(["1", "--seed", "--quiet"], syntax) }
+            #expect(throws: ArgumentProblem.missingArgument("PORT")) { try parse([], syntax) }
+            #expect(try parse(["1", "-5"], syntax).positionals == ["1", "-5"], "a negative number is never an option")
+        }
+        #expect(throws: ArgumentProblem.unknownOption("-rf")) { try parse(["1", "-rf"], .commandLine) }
+        #expect(try parse(["1", "--", "-rf", "--quiet"], .commandLine).positionals == ["1", "-rf", "--quiet"])
+        #expect(try parse(["1", "-rf", "--", "x"], .console).positionals == ["1", "-rf", "--", "x"])
+        let literal = try ArgumentParser.parse([ArgumentWord("1"), ArgumentWord("--quiet", literal: true)], flags: flags,
+                                               positionals: positionals, syntax: .console)
+        #expect(literal.positionals == ["1", "--quiet"] && !literal.isSet("--quiet"), "a quoted console word is never an option")
+    }
 }

@@ -96,4 +96,21 @@ import Testing
             #expect(try problem(command, ["--mutant", "stale-signed"])?.hasSuffix("did you mean 'stale-signed-at'?") == true, "\(command)")
         }
     }
+
+    /// `OPENCLAW_HARNESS_SEED` parses as `--seed` does: a bad value stops `reference-node` with a
+    /// usage error naming the variable and the value, before it connects anywhere.
+    @Test func aBadSeedInTheEnvironmentIsAUsageError() async throws {
+        for bad in ["abc", "-1", "9007199254740992", ""] {
+            let output = Output()
+            var io = output.io
+            io.environment["OPENCLAW_GATEWAY_URL"] = "ws://127.0.0.1:9"
+            io.environment["OPENCLAW_STATE_DIR"] = FileManager.default.temporaryDirectory.path
+            io.environment["OPENCLAW_HARNESS_SEED"] = bad
+            let status = try await Harness.tool().main(["reference-node"], io: io)
+            #expect(status == 2, "\(bad)")
+            #expect(output.err == "error: OPENCLAW_HARNESS_SEED is '\(bad)': expected an integer from 0 to 9007199254740991 "
+                + "(decimal, or hexadecimal with 0x)\n", "\(bad)")
+            #expect(output.out.isEmpty, "no adapter hello for a bad seed")
+        }
+    }
 }

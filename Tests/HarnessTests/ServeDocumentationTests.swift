@@ -37,11 +37,39 @@ struct ServeDocumentationTests {
                 "in --help only: \(inHelp.subtracting(documented).sorted()); in the docs only: \(documented.subtracting(inHelp).sorted())")
     }
 
-    @Test func everyConsoleCommandHasARowInTheCommandTable() throws {
-        let cells = try Self.firstCells(under: "## Console commands")
-        for command in ConsoleCommandHelp.all {
-            #expect(cells.contains { $0.hasPrefix("`\(command.name)") || $0.contains("/ `\(command.name)`") },
-                    "\(command.name) has no row in docs/harness-serve.md")
+    /// The table row of a console command, as docs/harness-serve.md must have it: the usage (and
+    /// the aliases), the one line of help and the example, with `|` escaped for Markdown.
+    static func tableRow(_ entry: ConsoleCommandHelp) -> String {
+        func escaped(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+        let aliases = entry.aliases.isEmpty ? "" : " (also " + entry.aliases.map { "`\($0)`" }.joined(separator: ", ") + ")"
+        return "| `\(escaped(entry.usage))`\(aliases) | \(escaped(entry.summary)) | `\(escaped(entry.example))` |"
+    }
+
+    /// The rows of the command table: the table that follows `## Console commands` (up to the
+    /// next heading).
+    static func commandTableRows() throws -> [String] {
+        let text = try String(contentsOf: guide, encoding: .utf8)
+        let section = try #require(text.components(separatedBy: "\n## Console commands\n").dropFirst().first, "no command table")
+        return (section.components(separatedBy: "\n#").first ?? "").split(separator: "\n").map(String.init)
+            .filter { $0.hasPrefix("| `") }
+    }
+
+    /// The console's `help` (its registry) and the command table are the same list: the same
+    /// commands in the same order, with the same usage, aliases, one-line help and example.
+    @Test func theCommandTableIsTheConsolesHelp() throws {
+        let expected = ConsoleCommandHelp.all.map(Self.tableRow)
+        let documented = try Self.commandTableRows()
+        #expect(documented == expected, """
+            docs/harness-serve.md's command table differs from the console's help; in the docs only: \
+            \(documented.filter { !expected.contains($0) }); in help only: \(expected.filter { !documented.contains($0) }).
+            The table should read:
+            \(expected.joined(separator: "\n"))
+            """)
+        // `help` lists exactly these usages and summaries.
+        let help = ConsoleResult.help(ConsoleCommandHelp.all).text.split(separator: "\n").map(String.init)
+        #expect(help.count == expected.count)
+        for (line, entry) in zip(help, ConsoleCommandHelp.all) {
+            #expect(line.hasPrefix(entry.usage + " ") && line.hasSuffix(entry.summary), "\(line)")
         }
     }
 }

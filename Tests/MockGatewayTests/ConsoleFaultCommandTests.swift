@@ -310,7 +310,7 @@ struct ConsoleFaultCommandTests {
             #expect(again.challenge != nil)
             #expect(try await Self.run(console, "status").text.contains("faults: none"))
             #expect(await console.handle("restart --expected-ms 5000")?.errorMessage
-                    == "restart: usage: restart [--stay-down [--expected-ms N]] (a restart without --stay-down comes straight back)")
+                    == "restart: --expected-ms goes with --stay-down (a restart without --stay-down comes straight back)")
         }
     }
 

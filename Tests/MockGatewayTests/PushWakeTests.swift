@@ -195,8 +195,9 @@ struct PushWakeTests {
     }
 
     @Test func wakeArgumentsAreChecked() throws {
-        #expect(try ConsoleCommand.parse("wake latest") == .wake(.latest, reason: nil))
-        #expect(try ConsoleCommand.parse("wake 56475aa7 --reason \"ping me\"") == .wake(.id("56475aa7"), reason: "ping me"))
+        #expect(try ConsoleCommand.parse("wake latest") == ConsoleCommand("wake", ["latest"]))
+        #expect(try ConsoleCommand.parse("wake 56475aa7 --reason \"ping me\"")
+            == ConsoleCommand("wake", ["56475aa7"], options: ["--reason": ["ping me"]]))
         for line in ["wake", "wake a b", "wake a --reason", "wake a --reason \"\"", "wake a --frobnicate"] {
             #expect(throws: ConsoleError.self, "\(line)") { try ConsoleCommand.parse(line) }
         }

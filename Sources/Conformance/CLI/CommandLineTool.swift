@@ -1,74 +1,5 @@
+@_exported import ArgumentParsing
 import Foundation
-
-/// One option of a subcommand: its name, whether it takes a value, its help and how to check
-/// the value. The table of these is the single source of both parsing and `--help`.
-public struct FlagSpec: Sendable {
-    /// The option as typed, with dashes (`--seed`).
-    public var name: String
-    /// The value's placeholder in help (`N`), or `nil` for a switch that takes no value.
-    public var valueName: String?
-    /// One line of help.
-    public var help: String
-    /// Whether it may be given more than once (values accumulate).
-    public var repeatable: Bool
-    /// Checks a value; returns a sentence saying what is wrong, or `nil` when it is fine.
-    public var validate: @Sendable (String) -> String?
-    /// Whether the value may hold a secret: error messages then never repeat it.
-    public var isSecret: Bool = false
-
-    /// A switch without a value.
-    public static func flag(_ name: String, help: String) -> FlagSpec {
-        FlagSpec(name: name, valueName: nil, help: help, repeatable: false, validate: { _ in nil })
-    }
-
-    /// An option with a value.
-    /// - Parameter secret: the value may hold a secret; error messages do not repeat it.
-    public static func option(_ name: String, _ valueName: String, help: String, repeatable: Bool = false, secret: Bool = false,
-                              validate: @escaping @Sendable (String) -> String? = { _ in nil }) -> FlagSpec {
-        FlagSpec(name: name, valueName: valueName, help: help, repeatable: repeatable, validate: validate, isSecret: secret)
-    }
-
-    /// Whether it takes a value.
-    public var takesValue: Bool { valueName != nil }
-}
-
-/// A positional argument of a subcommand.
-public struct PositionalSpec: Sendable {
-    /// Its placeholder (`ID`).
-    public var name: String
-    /// One line of help.
-    public var help: String
-    /// Whether it may be left out.
-    public var optional: Bool
-    /// Whether it takes every remaining argument (only the last positional may).
-    public var variadic: Bool
-
-    /// Creates a positional argument.
-    public init(_ name: String, help: String, optional: Bool = false, variadic: Bool = false) {
-        self.name = name
-        self.help = help
-        self.optional = optional
-        self.variadic = variadic
-    }
-}
-
-/// What a parsed command line holds.
-public struct ParsedArguments: Sendable, Hashable {
-    /// Values by option name (switches map to an empty list of values... see `isSet`).
-    public var values: [String: [String]] = [:]
-    /// The positional arguments, in order.
-    public var positionals: [String] = []
-
-    /// Creates an empty result.
-    public init() {}
-
-    /// Whether the option or switch was given.
-    public func isSet(_ name: String) -> Bool { values[name] != nil }
-    /// The last value given for `name`.
-    public func value(_ name: String) -> String? { values[name]?.last }
-    /// Every value given for `name`, in order.
-    public func allValues(_ name: String) -> [String] { values[name] ?? [] }
-}
 
 /// Where a command writes and what it knows about its surroundings; tests pass a recording one.
 public struct CommandIO: Sendable {
@@ -222,71 +153,45 @@ public struct CommandLineTool: Sendable {
     /// - Throws: `UsageError` for an unknown option (with a suggestion), a missing or invalid
     ///   value, a repeated option, or a wrong number of positional arguments.
     public func parse(_ arguments: [String], for command: CommandSpec) throws -> ParsedArguments {
-        var parsed = ParsedArguments()
-        var index = 0
-        var onlyPositionals = false
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
-                parsed.positionals.append(argument)
-                continue
-            }
-            if argument == "--" {
-                onlyPositionals = true
-                continue
-            }
-            var flagName = argument
-            var inlineValue: String?
-            if let equals = argument.firstIndex(of: "=") {
-                flagName = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
-            }
-            guard let flag = command.flags.first(where: { $0.name == flagName }) else {
-                var message = "unknown option '\(flagName)' for '\(name) \(command.name)'"
-                if let suggestion = Suggestion.closest(to: flagName, among: command.flags.map(\.name)) {
-                    message += "; did you mean '\(suggestion)'?"
-                }
-                throw UsageError(message)
-            }
-            if !flag.repeatable, parsed.isSet(flag.name) {
-                throw UsageError("option '\(flag.name)' is given more than once")
-            }
-            guard let valueName = flag.valueName else {
-                if inlineValue != nil { throw UsageError("option '\(flag.name)' takes no value") }
-                parsed.values[flag.name, default: []] += []
-                continue
-            }
-            let value: String
-            if let inlineValue {
-                value = inlineValue
-            } else if index < arguments.count, !arguments[index].hasPrefix("--") {
-                value = arguments[index]
-                index += 1
-            } else {
-                throw UsageError("option '\(flag.name)' needs a value (\(valueName))")
-            }
-            if let problem = flag.validate(value) {
-                if flag.isSecret { throw UsageError("invalid value for '\(flag.name)': \(problem)") }
-                throw UsageError("invalid value '\(value)' for '\(flag.name)': \(problem)")
-            }
-            parsed.values[flag.name, default: []].append(value)
+        do throws(ArgumentProblem) {
+            return try ArgumentParser.parse(arguments.map { ArgumentWord($0) }, flags: command.flags,
+                                            positionals: command.positionals)
+        } catch {
+            throw UsageError(message(for: error, command: command))
         }
-        let required = command.positionals.filter { !$0.optional }.count
-        if parsed.positionals.count < required {
-            let missing = command.positionals[parsed.positionals.count].name
-            throw UsageError("missing argument \(missing)")
-        }
-        if parsed.positionals.count > command.positionals.count, command.positionals.last?.variadic != true {
-            let extra = parsed.positionals[command.positionals.count]
+    }
+
+    /// The CLI's wording of a parse problem.
+    private func message(for problem: ArgumentProblem, command: CommandSpec) -> String {
+        switch problem {
+        case .unknownOption(let flag):
+            var message = "unknown option '\(flag)' for '\(name) \(command.name)'"
+            if let suggestion = Suggestion.closest(to: flag, among: command.flags.map(\.name)) {
+                message += "; did you mean '\(suggestion)'?"
+            }
+            return message
+        case .repeatedOption(let flag):
+            return "option '\(flag)' is given more than once"
+        case .switchWithValue(let flag):
+            return "option '\(flag)' takes no value"
+        case .missingValue(let flag, let valueName):
+            return "option '\(flag)' needs a value (\(valueName))"
+        case .invalidOptionValue(let flag, let value, let problem, let secret):
+            if secret { return "invalid value for '\(flag)': \(problem)" }
+            return "invalid value '\(value)' for '\(flag)': \(problem)"
+        case .invalidArgument(let argument, let value, let problem, let secret):
+            if secret { return "invalid value for \(argument): \(problem)" }
+            return "invalid value '\(value)' for \(argument): \(problem)"
+        case .missingArgument(let argument):
+            return "missing argument \(argument)"
+        case .unexpectedArgument(let extra):
             var message = "unexpected argument '\(extra)'"
             if extra.hasPrefix("-") == false,
                let suggestion = Suggestion.closest(to: "--" + extra, among: command.flags.map(\.name)) {
                 message += "; did you mean '\(suggestion)'?"
             }
-            throw UsageError(message)
+            return message
         }
-        return parsed
     }
 
     /// The tool's help: usage and the list of subcommands.
@@ -334,42 +239,5 @@ public struct CommandLineTool: Sendable {
             message += "; did you mean '\(suggestion)'?"
         }
         return message
-    }
-}
-
-/// "Did you mean" suggestions by edit distance.
-public enum Suggestion {
-    /// The candidate closest to `text` (case-insensitive Levenshtein distance), when it is close
-    /// enough to be a plausible typo, or `text` is a prefix of it.
-    public static func closest(to text: String, among candidates: [String]) -> String? {
-        let lowered = text.lowercased()
-        var best: (String, Int)?
-        for candidate in candidates {
-            let distance = editDistance(lowered, candidate.lowercased())
-            if let current = best, current.1 <= distance { continue }
-            best = (candidate, distance)
-        }
-        guard let (candidate, distance) = best else { return nil }
-        let limit = max(2, text.count / 3)
-        if distance <= limit { return candidate }
-        return candidates.first { $0.lowercased().hasPrefix(lowered) && lowered.count >= 3 }
-    }
-
-    /// The Levenshtein distance between `a` and `b`.
-    public static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            }
-            swap(&previous, &current)
-        }
-        return previous[b.count]
     }
 }

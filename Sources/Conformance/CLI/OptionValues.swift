@@ -1,30 +1,4 @@
-/// Why an option's value was refused: what the option expects, as a sentence fragment
-/// ("an integer from 1 to 256").
-public struct OptionValueError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What a valid value looks like.
-    public var expected: String
-
-    /// Creates an error.
-    public init(expected: String) { self.expected = expected }
-
-    /// `expected …`.
-    public var description: String { "expected \(expected)" }
-}
-
-/// A command-line option's value as a type that knows its rules: parsed once, with the same
-/// rules in every command that takes the option (`--seed` in `run`, `selftest` and `serve`).
-///
-/// ```swift
-/// .option("--seed", SeedOption.self, help: "Seed every random choice.")   // the table entry
-/// let seed = arguments.value("--seed", as: SeedOption.self)?.value        // after parsing
-/// ```
-public protocol OptionValue: Sendable {
-    /// The placeholder in help (`N`).
-    static var placeholder: String { get }
-    /// Parses a value as typed.
-    /// - Throws: ``OptionValueError`` saying what is expected.
-    init(option text: String) throws(OptionValueError)
-}
+import ArgumentParsing
 
 /// `--seed`: an integer from 0 to 2^53 - 1, decimal or `0x` hexadecimal. The upper bound keeps a
 /// seed exact in every JSON report reader (JSON numbers are doubles in JavaScript), so a seed
@@ -133,19 +107,6 @@ public enum ChoiceOption {
 }
 
 extension FlagSpec {
-    /// An option whose value is parsed and checked by `type`, with its placeholder in help.
-    public static func option<Value: OptionValue>(_ name: String, _ type: Value.Type, help: String,
-                                                  repeatable: Bool = false) -> FlagSpec {
-        .option(name, Value.placeholder, help: help, repeatable: repeatable) { text in
-            do throws(OptionValueError) {
-                _ = try Value(option: text)
-                return nil
-            } catch {
-                return error.description
-            }
-        }
-    }
-
     /// An option whose value must be one of `choices` (`--mutant NAME`), refused with a
     /// "did you mean".
     public static func choice(_ name: String, _ valueName: String, among choices: [String], what: String,
@@ -153,12 +114,5 @@ extension FlagSpec {
         .option(name, valueName, help: help, repeatable: repeatable) { text in
             ChoiceOption.problem(with: text, among: choices, what: what)
         }
-    }
-}
-
-extension ParsedArguments {
-    /// The last value of `name` as `type` (already checked when the command line was parsed).
-    public func value<Value: OptionValue>(_ name: String, as type: Value.Type) -> Value? {
-        value(name).flatMap { try? Value(option: $0) }
     }
 }
