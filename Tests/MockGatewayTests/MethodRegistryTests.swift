@@ -117,6 +117,27 @@ struct MethodRegistryTests {
                           "node.pending.drain: not advertised"])
     }
 
+    static func refusal(_ route: MethodRoute) -> ErrorShape? {
+        if case .refuse(let error) = route { error } else { nil }
+    }
+
+    @Test("a worker session: refused by role where an operator is served, unknown method where no profile serves")
+    func workerRole() {
+        let registry = MethodRegistry.standard
+        let worker = OperatorMethodPolicy.unauthorizedRoleError(.worker)
+        #expect(Self.refusal(registry.route(method: GatewayMethod.nodeList.rawValue, role: .worker, scopes: [.admin],
+                                            profile: .current)) == worker)
+        #expect(Self.refusal(registry.route(method: GatewayMethod.nodeEvent.rawValue, role: .worker, scopes: [.admin],
+                                            profile: .current)) == worker)
+        #expect(Self.refusal(registry.route(method: GatewayMethod.questionList.rawValue, role: .worker, scopes: [.admin],
+                                            profile: .legacy)) == MethodRegistry.unknownMethodError(GatewayMethod.questionList.rawValue))
+        #expect(Self.refusal(registry.route(method: GatewayMethod.health.rawValue, role: .worker, scopes: [.admin],
+                                            profile: .current)) == MethodRegistry.unknownMethodError(GatewayMethod.health.rawValue))
+        // A node calling an admin-prefixed method that no entry declares is refused by role.
+        #expect(Self.refusal(registry.route(method: "config.get", role: .node, scopes: [], profile: .current))
+            == OperatorMethodPolicy.unauthorizedRoleError(.node))
+    }
+
     @Test("each name is declared once, node entries are the node methods of Names, unserved entries have no handler")
     func entriesAreWellFormed() {
         let names = MethodRegistry.standard.specs.map(\.name)
