@@ -103,6 +103,78 @@ public struct GatewayMethod: RawRepresentable, Hashable, Sendable, Codable, Expr
     /// `sessions.unsubscribe` `{}` (operators).
     public static let sessionsUnsubscribe: GatewayMethod = "sessions.unsubscribe"
 
+    /// `sessions.list` (operators): the chat sessions.
+    public static let sessionsList: GatewayMethod = "sessions.list"
+    /// `sessions.get` (operators).
+    public static let sessionsGet: GatewayMethod = "sessions.get"
+    /// `chat.send` `{sessionKey, message, idempotencyKey}` (operators).
+    public static let chatSend: GatewayMethod = "chat.send"
+    /// `chat.history` `{sessionKey, limit?}` (operators).
+    public static let chatHistory: GatewayMethod = "chat.history"
+    /// `chat.abort` (operators).
+    public static let chatAbort: GatewayMethod = "chat.abort"
+    /// `send`: an outbound channel message (operators).
+    public static let send: GatewayMethod = "send"
+    /// `agent`: start an agent run (operators).
+    public static let agent: GatewayMethod = "agent"
+    /// `talk.mode` (operators).
+    public static let talkMode: GatewayMethod = "talk.mode"
+    /// `health`: the health summary (operators).
+    public static let health: GatewayMethod = "health"
+    /// `status` (operators).
+    public static let status: GatewayMethod = "status"
+    /// `system-presence` (operators).
+    public static let systemPresence: GatewayMethod = "system-presence"
+    /// `last-heartbeat` (operators).
+    public static let lastHeartbeat: GatewayMethod = "last-heartbeat"
+    /// `models.list` (operators).
+    public static let modelsList: GatewayMethod = "models.list"
+    /// `agents.list` (operators).
+    public static let agentsList: GatewayMethod = "agents.list"
+    /// `approval.get` (operators; unified approvals).
+    public static let approvalGet: GatewayMethod = "approval.get"
+    /// `approval.resolve` (operators; unified approvals).
+    public static let approvalResolve: GatewayMethod = "approval.resolve"
+    /// `approval.history` (operators; unified approvals).
+    public static let approvalHistory: GatewayMethod = "approval.history"
+    /// `exec.approval.request` (operators).
+    public static let execApprovalRequest: GatewayMethod = "exec.approval.request"
+    /// `exec.approval.waitDecision` (operators).
+    public static let execApprovalWaitDecision: GatewayMethod = "exec.approval.waitDecision"
+    /// `exec.approval.resolve` (operators).
+    public static let execApprovalResolve: GatewayMethod = "exec.approval.resolve"
+    /// `exec.approval.get` (operators).
+    public static let execApprovalGet: GatewayMethod = "exec.approval.get"
+    /// `exec.approval.list` (operators).
+    public static let execApprovalList: GatewayMethod = "exec.approval.list"
+    /// `exec.approval.grants.list` (operators).
+    public static let execApprovalGrantsList: GatewayMethod = "exec.approval.grants.list"
+    /// `exec.approval.grants.revoke` (operators).
+    public static let execApprovalGrantsRevoke: GatewayMethod = "exec.approval.grants.revoke"
+    /// `plugin.approval.request` (operators).
+    public static let pluginApprovalRequest: GatewayMethod = "plugin.approval.request"
+    /// `plugin.approval.list` (operators).
+    public static let pluginApprovalList: GatewayMethod = "plugin.approval.list"
+    /// `plugin.approval.waitDecision` (operators).
+    public static let pluginApprovalWaitDecision: GatewayMethod = "plugin.approval.waitDecision"
+    /// `plugin.approval.resolve` (operators).
+    public static let pluginApprovalResolve: GatewayMethod = "plugin.approval.resolve"
+    /// `question.request` (operators; questions).
+    public static let questionRequest: GatewayMethod = "question.request"
+    /// `question.waitAnswer` (operators; questions).
+    public static let questionWaitAnswer: GatewayMethod = "question.waitAnswer"
+    /// `question.resolve` (operators; questions).
+    public static let questionResolve: GatewayMethod = "question.resolve"
+    /// `question.get` (operators; questions).
+    public static let questionGet: GatewayMethod = "question.get"
+    /// `question.list` (operators; questions).
+    public static let questionList: GatewayMethod = "question.list"
+
+    /// Method-name prefixes of admin-only families (approval policy files, config, wizard,
+    /// update): every method under one needs `operator.admin`, and a node calling one is refused
+    /// by role.
+    public static let adminFamilyPrefixes: [String] = ["exec.approvals.", "config.", "wizard.", "update."]
+
     /// The methods a `role:"node"` socket may call (docs/protocol.md §6.2).
     public static let nodeMethods: [GatewayMethod] = [
         .nodeInvokeResult, .nodeInvokeProgress, .nodeEvent, .nodePendingPull, .nodePendingAck, .nodePendingDrain,
@@ -170,6 +242,12 @@ public struct GatewayEventName: RawRepresentable, Hashable, Sendable, Codable, E
     public static let questionRequested: GatewayEventName = "question.requested"
     /// `question.resolved`: an agent question was answered, expired or cancelled (operators).
     public static let questionResolved: GatewayEventName = "question.resolved"
+    /// `question.pending`: the older question generation's name for `question.requested` (an
+    /// older `src/gateway/server-methods/question.ts` upstream).
+    public static let questionPending: GatewayEventName = "question.pending"
+    /// `question.expired`: the older question generation's expiry event (newer Gateways send
+    /// `question.resolved` with `status:"expired"`).
+    public static let questionExpired: GatewayEventName = "question.expired"
     /// `session.approval`: an approval of a session, sent only to sessions subscribed to its key
     /// with `includeApprovals:true` (operators; unified approvals).
     public static let sessionApproval: GatewayEventName = "session.approval"
@@ -183,6 +261,8 @@ public struct GatewayEventName: RawRepresentable, Hashable, Sendable, Codable, E
     /// `chat` `{runId, sessionKey, seq, state, message}`: a chat run's progress (operators with
     /// `operator.read`).
     public static let chat: GatewayEventName = "chat"
+    /// `talk.mode`: the talk mode changed (operators with `operator.write`).
+    public static let talkMode: GatewayEventName = "talk.mode"
     /// `update.available`: a newer Gateway build exists (every authenticated socket).
     public static let updateAvailable: GatewayEventName = "update.available"
 }
@@ -247,6 +327,64 @@ public struct GatewayRole: RawRepresentable, Hashable, Sendable, Codable, Expres
 
     /// The roles the Gateway knows; any other role is rejected with `invalid role`.
     public static let known: Set<GatewayRole> = [.operator, .node, .worker]
+}
+
+/// A command a node runs on `node.invoke.request` (`command`); nodes declare theirs in
+/// `connect.params.commands`. Open: every node has its own set.
+public struct NodeCommandName: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The wire value.
+    public var rawValue: String
+    /// Wraps a wire value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a wire value given as a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The wire value.
+    public var description: String { rawValue }
+
+    /// `device.info`.
+    public static let deviceInfo: NodeCommandName = "device.info"
+    /// `device.status`.
+    public static let deviceStatus: NodeCommandName = "device.status"
+    /// `system.notify` `{title?, body?}`.
+    public static let systemNotify: NodeCommandName = "system.notify"
+    /// `location.get`.
+    public static let locationGet: NodeCommandName = "location.get"
+    /// `canvas.present`.
+    public static let canvasPresent: NodeCommandName = "canvas.present"
+    /// `canvas.navigate` `{url}`.
+    public static let canvasNavigate: NodeCommandName = "canvas.navigate"
+    /// `camera.list`.
+    public static let cameraList: NodeCommandName = "camera.list"
+    /// `camera.snap`.
+    public static let cameraSnap: NodeCommandName = "camera.snap"
+    /// `screen.record`.
+    public static let screenRecord: NodeCommandName = "screen.record"
+    /// `debug.slow` `{durationMs?}`: a harness-only command of the reference client that answers late.
+    public static let debugSlow: NodeCommandName = "debug.slow"
+    /// `debug.counter`: a harness-only command of the reference client that counts its runs.
+    public static let debugCounter: NodeCommandName = "debug.counter"
+}
+
+/// The `openclaw.kind` of an APNs payload the Gateway sends (upstream
+/// `src/infra/push-apns-payloads.ts@09a333a9`).
+public struct PushPayloadKind: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The wire value.
+    public var rawValue: String
+    /// Wraps a wire value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a wire value given as a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The wire value.
+    public var description: String { rawValue }
+
+    /// `push.test`: the alert of the `push.test` method.
+    public static let pushTest: PushPayloadKind = "push.test"
+    /// `node.wake`: a silent background wake.
+    public static let nodeWake: PushPayloadKind = "node.wake"
 }
 
 /// `client.id` (docs/protocol.md §3.4). Upstream it is a closed enum; this type stays open so

@@ -169,7 +169,7 @@ extension GatewayCore {
 
     /// The race armed for this request, if it resolves an armed record.
     func takeRace(for request: RequestFrame) -> (arm: RaceArm, surfaceFirst: Bool)? {
-        let resolveMethods: Set<String> = ["approval.resolve", "exec.approval.resolve", "question.resolve"]
+        let resolveMethods: Set<String> = Set([GatewayMethod.approvalResolve, .execApprovalResolve, .questionResolve].map(\.rawValue))
         guard resolveMethods.contains(request.method), let id = request.params?["id"]?.stringValue,
               let index = armedRaces.firstIndex(where: { $0.recordId == id }) else { return nil }
         let arm = armedRaces.remove(at: index)

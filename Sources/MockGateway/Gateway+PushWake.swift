@@ -77,7 +77,7 @@ extension Gateway {
     /// - Returns: the attempt; ``NodeWakeAttempt/Path/noRegistration`` when the node has no
     ///   stored registration (nothing is sent, a transcript note says so).
     @discardableResult
-    public func wakeNode(nodeId: String, reason: String = "node.invoke") async -> NodeWakeAttempt {
+    public func wakeNode(nodeId: String, reason: String = GatewayMethod.nodeInvoke.rawValue) async -> NodeWakeAttempt {
         await core.wakeNode(nodeId: nodeId, reason: reason)
     }
 

@@ -11,50 +11,35 @@ struct ChatState: Sendable {
 }
 
 extension GatewayCore {
-    /// The chat methods this Gateway serves (both profiles: `chat.*` predates protocol 3).
-    static let chatMethods: [String] = ["chat.send", "chat.history", "sessions.list"]
     /// The chat events it sends to operator sessions with `operator.read` (`session.message` to
     /// subscribers only).
-    static let chatEvents: [String] = ["chat", "session.message"]
+    static let chatEvents: [GatewayEventName] = [.chat, .sessionMessage]
 
-    /// Serves a chat method after the role and scope checks passed.
-    func handleChatRequest(_ request: RequestFrame, session: Session, on connectionId: String) {
-        switch request.method {
-        case "chat.send": chatSend(request, on: connectionId)
-        case "chat.history":
-            switch ChatStore.historyRequest(request.params) {
-            case .failure(let message):
-                fail(request.id, method: request.method, ErrorShape(code: "INVALID_REQUEST", message: message.message), to: connectionId)
-            case .success(let query):
-                respond(.success(id: request.id, payload: chat.store.history(query)), method: request.method, to: connectionId)
-            }
-        case "sessions.list":
-            respond(.success(id: request.id, payload: chat.store.sessionsList(nowMs: nowMs)), method: request.method, to: connectionId)
-        default:
-            unknownMethod(request, on: connectionId)
+    /// `chat.history` `{sessionKey, limit?}`.
+    func chatHistory(_ call: MethodCall) {
+        switch ChatStore.historyRequest(call.params) {
+        case .failure(let message):
+            fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: message.message))
+        case .success(let query):
+            reply(call, chat.store.history(query))
         }
     }
 
-    private func chatSend(_ request: RequestFrame, on connectionId: String) {
+    /// `chat.send` `{sessionKey, message, idempotencyKey, attachments?}`.
+    func chatSend(_ call: MethodCall) {
+        let (request, connectionId) = (call.request, call.connectionId)
         let params = request.params
-        func invalid(_ detail: String) {
-            fail(request.id, method: request.method,
-                 ErrorShape(code: "INVALID_REQUEST", message: "invalid chat.send params: \(detail)"), to: connectionId)
-        }
+        func invalid(_ detail: String) { self.invalid(call, detail) }
         guard let sessionKey = params?["sessionKey"]?.stringValue, !sessionKey.isEmpty else { return invalid("sessionKey required") }
         guard let text = params?["message"]?.stringValue else { return invalid("message must be a string") }
         guard let key = params?["idempotencyKey"]?.stringValue, !key.isEmpty else { return invalid("idempotencyKey required") }
         // Upstream refuses NUL bytes and an empty message without attachments (chat.ts
         // `sanitizeChatSendMessageInput`, openclaw/openclaw@00d420411002f771adc6ec05e834a383e0600f4b).
         if text.contains("\u{0}") {
-            fail(request.id, method: request.method, ErrorShape(code: "INVALID_REQUEST", message: "message must not contain null bytes"),
-                 to: connectionId)
-            return
+            return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "message must not contain null bytes"))
         }
         if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, params?["attachments"]?.arrayValue?.isEmpty ?? true {
-            fail(request.id, method: request.method, ErrorShape(code: "INVALID_REQUEST", message: "message or attachment required"),
-                 to: connectionId)
-            return
+            return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "message or attachment required"))
         }
         let drop = chat.ackDrops.isEmpty ? nil : chat.ackDrops.removeFirst()
         if let drop, drop.drop == .beforeApplying {
@@ -127,7 +112,7 @@ extension GatewayCore {
                 "seq": .int(Int64(message.seq)), "state": "final", "message": row,
             ]
             if message.runId == nil { payload["stopReason"] = "injected" }
-            broadcast(event: "chat", payload: .object(payload))
+            broadcast(event: GatewayEventName.chat.rawValue, payload: .object(payload))
         }
     }
 

@@ -162,17 +162,12 @@ extension GatewayCore {
             fail(request.id, method: request.method, drain.refusal(method: request.method), to: connectionId)
             return
         }
-        if session.isNode {
-            handleNodeRequest(request, session: session, on: connectionId)
-        } else {
-            handleOperatorRequest(request, session: session, on: connectionId)
-        }
+        handleMethodRequest(request, session: session, on: connectionId)
     }
 
     /// `unknown method: X` (docs/protocol.md §6.2).
     func unknownMethod(_ request: RequestFrame, on connectionId: String) {
-        fail(request.id, method: request.method,
-             ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "unknown method: \(request.method)"), to: connectionId)
+        fail(request.id, method: request.method, MethodRegistry.unknownMethodError(request.method), to: connectionId)
     }
 
     // MARK: - Fault setters

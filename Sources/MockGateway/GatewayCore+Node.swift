@@ -2,59 +2,26 @@ import Foundation
 import GatewayProtocol
 
 extension GatewayCore {
-    /// Requests of a `role:"node"` session (docs/protocol.md §6.2).
-    func handleNodeRequest(_ request: RequestFrame, session: Session, on connectionId: String) {
-        let nodeId = session.nodeId ?? session.client.id.rawValue
-        switch request.method {
-        case "node.invoke.result":
-            handleInvokeResult(request, nodeId: nodeId, on: connectionId)
-        case "node.event":
-            handleNodeEvent(request, session: session, nodeId: nodeId, on: connectionId)
-        case "node.pending.pull":
-            // The foreground actions queued for this node (PendingActionQueue).
-            let declared = Set(nodes.nodes[nodeId]?.commands ?? [])
-            let actions = pendingActions.pull(nodeId: nodeId, declaredCommands: declared, nowMs: nowMs)
-            respond(.success(id: request.id, payload: ["nodeId": .string(nodeId), "actions": .array(actions.map(\.pullJSON))]),
-                    method: request.method, to: connectionId)
-        case "node.pending.ack":
-            let raw = request.params?["ids"]
-            guard raw == nil || raw?.isNull == true || raw?.arrayValue?.allSatisfy({ $0.stringValue != nil }) == true else {
-                fail(request.id, method: request.method,
-                     ErrorShape(code: "INVALID_REQUEST", message: "invalid node.pending.ack params: ids must be an array of strings"),
-                     to: connectionId)
-                return
-            }
-            let ids = raw?.arrayValue?.compactMap(\.stringValue) ?? []
-            let (acked, remaining) = pendingActions.ack(nodeId: nodeId, ids: ids, nowMs: nowMs)
-            respond(.success(id: request.id, payload: [
-                "nodeId": .string(nodeId), "ackedIds": .array(acked.map(JSONValue.string)),
-                "remainingCount": .int(Int64(remaining)),
-            ]), method: request.method, to: connectionId)
-        case "node.pending.drain" where profile.hasNewerNodeMethods:
-            respond(.success(id: request.id, payload: [
-                "nodeId": .string(nodeId), "revision": 0, "items": [], "hasMore": false,
-            ]), method: request.method, to: connectionId)
-        case "node.pluginSurface.refresh" where profile.hasNewerNodeMethods:
-            respond(.success(id: request.id, payload: canvasSurface.pluginSurfaceRefreshPayload(capability: mintCanvasCapability())),
-                    method: request.method, to: connectionId)
-        case "node.canvas.capability.refresh" where !profile.hasNewerNodeMethods:
-            // Protocol-3-era shape (CanvasSurface): the v2026.4 clients read `canvasCapability`.
-            respond(.success(id: request.id, payload: canvasSurface.capabilityRefreshPayload(capability: mintCanvasCapability(),
-                                                                                             nowMs: nowMs)),
-                    method: request.method, to: connectionId)
-        case "node.invoke.progress", "node.skills.update", "node.pluginTools.update":
-            guard profile.hasNewerNodeMethods else { return unknownMethod(request, on: connectionId) }
-            respond(.success(id: request.id, payload: ["ok": true]), method: request.method, to: connectionId)
-        case "skills.bins":
-            respond(.success(id: request.id, payload: ["bins": []]), method: request.method, to: connectionId)
-        default:
-            if OperatorMethodPolicy.isKnownOperatorMethod(request.method) {
-                fail(request.id, method: request.method,
-                     ErrorShape(code: "INVALID_REQUEST", message: "unauthorized role: node"), to: connectionId)
-            } else {
-                unknownMethod(request, on: connectionId)
-            }
+    /// `node.pending.pull`: the foreground actions queued for this node (PendingActionQueue).
+    func nodePendingPull(_ call: MethodCall) {
+        let nodeId = call.nodeId
+        let declared = Set(nodes.nodes[nodeId]?.commands ?? [])
+        let actions = pendingActions.pull(nodeId: nodeId, declaredCommands: declared, nowMs: nowMs)
+        reply(call, ["nodeId": .string(nodeId), "actions": .array(actions.map(\.pullJSON))])
+    }
+
+    /// `node.pending.ack` `{ids?}`.
+    func nodePendingAck(_ call: MethodCall) {
+        let raw = call.params?["ids"]
+        guard raw == nil || raw?.isNull == true || raw?.arrayValue?.allSatisfy({ $0.stringValue != nil }) == true else {
+            return invalid(call, "ids must be an array of strings")
         }
+        let ids = raw?.arrayValue?.compactMap(\.stringValue) ?? []
+        let (acked, remaining) = pendingActions.ack(nodeId: call.nodeId, ids: ids, nowMs: nowMs)
+        reply(call, [
+            "nodeId": .string(call.nodeId), "ackedIds": .array(acked.map(JSONValue.string)),
+            "remainingCount": .int(Int64(remaining)),
+        ])
     }
 
     /// The canvas URLs, from the bound address (the core's configuration carries the bound port).
@@ -77,16 +44,14 @@ extension GatewayCore {
 
     // MARK: - node.invoke.result
 
-    func handleInvokeResult(_ request: RequestFrame, nodeId: String, on connectionId: String) {
+    func handleInvokeResult(_ call: MethodCall) {
+        let (request, nodeId, connectionId) = (call.request, call.nodeId, call.connectionId)
         guard var params = request.params?.objectValue,
               let id = params["id"]?.stringValue, !id.isEmpty,
               params["nodeId"]?.stringValue != nil,
               params["ok"]?.boolValue != nil
         else {
-            fail(request.id, method: request.method,
-                 ErrorShape(code: "INVALID_REQUEST", message: "invalid node.invoke.result params: id, nodeId and ok are required"),
-                 to: connectionId)
-            return
+            return invalid(call, "id, nodeId and ok are required")
         }
         // The real normaliser: null payloadJSON/error removed, a non-string payloadJSON moved to
         // payload (docs/protocol.md §6.4).
@@ -97,14 +62,12 @@ extension GatewayCore {
             params.removeValue(forKey: "payloadJSON")
         }
         guard let result = try? JSONValue.object(params).decode(as: NodeInvokeResult.self) else {
-            fail(request.id, method: request.method,
-                 ErrorShape(code: "INVALID_REQUEST", message: "invalid node.invoke.result params"), to: connectionId)
-            return
+            return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "invalid \(call.method) params"))
         }
         switch nodes.takeResult(result, callerNodeId: nodeId) {
         case .nodeIdMismatch:
             events.append(.invokeResult(id: id, nodeId: result.nodeId, ok: result.ok, matched: false, connectionId: connectionId))
-            fail(request.id, method: request.method, ErrorShape(code: "INVALID_REQUEST", message: "nodeId mismatch"), to: connectionId)
+            fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "nodeId mismatch"))
         case .ignored:
             events.append(.invokeResult(id: id, nodeId: nodeId, ok: result.ok, matched: false, connectionId: connectionId))
             respond(.success(id: request.id, payload: ["ok": true, "ignored": true]), method: request.method, to: connectionId)
@@ -134,12 +97,10 @@ extension GatewayCore {
 
     // MARK: - node.event
 
-    func handleNodeEvent(_ request: RequestFrame, session: Session, nodeId: String, on connectionId: String) {
+    func handleNodeEvent(_ call: MethodCall) {
+        let (request, session, nodeId, connectionId) = (call.request, call.session, call.nodeId, call.connectionId)
         guard let params = request.params?.objectValue, let event = params["event"]?.stringValue, !event.isEmpty else {
-            fail(request.id, method: request.method,
-                 ErrorShape(code: "INVALID_REQUEST", message: "invalid node.event params: event must be a non-empty string"),
-                 to: connectionId)
-            return
+            return invalid(call, "event must be a non-empty string")
         }
         // payloadJSON must be a string by schema, but `null` is accepted: Swift's generic sender
         // can produce it (docs/protocol.md §6.5).
@@ -155,7 +116,7 @@ extension GatewayCore {
         let payload = payloadJSON.flatMap { try? JSONValue(parsing: $0) }
 
         // A scripted beacon reply (Gateway+PresenceFault.swift) replaces the rules and records nothing.
-        if event == "node.presence.alive", let forced = takeForcedPresenceReply() {
+        if event == NodeEventName.presenceAlive.rawValue, let forced = takeForcedPresenceReply() {
             events.append(.presenceHandled(nodeId: nodeId, trigger: payload?["trigger"]?.stringValue,
                                            handled: forced.handled, reason: forced.reason))
             let reply: JSONValue = profile.nodeEventReply == .structured
@@ -177,7 +138,7 @@ extension GatewayCore {
                 apply([effect], nodeId: nodeId)
             }
         }
-        if event == "node.presence.alive", let handled = decision.handledFlag, let reason = decision.reason {
+        if event == NodeEventName.presenceAlive.rawValue, let handled = decision.handledFlag, let reason = decision.reason {
             events.append(.presenceHandled(nodeId: nodeId, trigger: payload?["trigger"]?.stringValue, handled: handled, reason: reason))
         }
         respond(.success(id: request.id, payload: decision.reply), method: request.method, to: connectionId)
@@ -197,7 +158,7 @@ extension GatewayCore {
         return facts
     }
 
-    /// Applies effects other than a persist (which ``handleNodeEvent(_:session:nodeId:on:)`` runs).
+    /// Applies effects other than a persist (which ``handleNodeEvent(_:)`` runs).
     func apply(_ effects: [NodeEventEffect], nodeId: String) {
         for effect in effects {
             switch effect {
@@ -297,7 +258,7 @@ extension GatewayCore {
                                   idempotencyKey: idempotencyKey, deadlineMs: deadline, paramsJSON: params.map(\.jsonString)))
         let request = NodeInvokeRequest(id: id, nodeId: nodeId, command: command,
                                         paramsJSON: params.map(\.jsonString), timeoutMs: timeoutMs, idempotencyKey: idempotencyKey)
-        sendTargeted(event: "node.invoke.request", payload: (try? JSONValue(encoding: request)) ?? .null, to: node.connectionId)
+        sendTargeted(event: GatewayEventName.nodeInvokeRequest.rawValue, payload: (try? JSONValue(encoding: request)) ?? .null, to: node.connectionId)
         events.append(.invokeSent(id: id, nodeId: nodeId, command: command, connectionId: node.connectionId))
         return id
     }
@@ -312,14 +273,14 @@ extension GatewayCore {
     /// upstream's shapes: `OperatorInvokeReply`).
     func answerOperatorInvoke(_ caller: OperatorInvokeCaller, outcome: InvokeOutcome, queued: PendingNodeAction? = nil) {
         if let queued, case .result(let result) = outcome {
-            fail(caller.requestId, method: "node.invoke", OperatorInvokeReply.queued(queued, nodeError: result.error), to: caller.connectionId)
+            fail(caller.requestId, method: GatewayMethod.nodeInvoke.rawValue, OperatorInvokeReply.queued(queued, nodeError: result.error), to: caller.connectionId)
             return
         }
         switch OperatorInvokeReply.reply(nodeId: caller.nodeId, command: caller.command, outcome: outcome) {
         case .success(let payload):
-            respond(.success(id: caller.requestId, payload: payload), method: "node.invoke", to: caller.connectionId)
+            respond(.success(id: caller.requestId, payload: payload), method: GatewayMethod.nodeInvoke.rawValue, to: caller.connectionId)
         case .failure(let error):
-            fail(caller.requestId, method: "node.invoke", error, to: caller.connectionId)
+            fail(caller.requestId, method: GatewayMethod.nodeInvoke.rawValue, error, to: caller.connectionId)
         }
     }
 }

@@ -11,39 +11,6 @@ struct PendingOperatorWaiter: Sendable {
 }
 
 extension GatewayCore {
-    /// Methods the Gateway core serves itself (pairing, tokens, nodes, identity); approvals and
-    /// questions go to `OperatorState`.
-    static let coreOperatorMethods: [GatewayMethod] = [
-        .devicePairList, .devicePairApprove, .devicePairReject, .devicePairRemove, .devicePairRename,
-        .deviceTokenRotate, .deviceTokenRevoke, .nodeList, .nodeDescribe, .nodeInvoke, .gatewayIdentityGet,
-    ]
-
-    /// The setup-lifecycle methods: served (with `operator.admin`) where the profile has the
-    /// lifecycle, and, as upstream, "intentionally omitted from advertised discovery"
-    /// (`docs/gateway/protocol.md` "Device pairing and device tokens" in openclaw/docs).
-    static let setupLifecycleMethods: [GatewayMethod] = [.devicePairSetupCode, .devicePairSetupStatus]
-
-    /// Whether the core serves `method` under this profile.
-    func coreServes(_ method: String) -> Bool {
-        let name = GatewayMethod(rawValue: method)
-        return Self.coreOperatorMethods.contains(name) || sessionSubscriptionMethods.contains(name)
-            || (profile.hasSetupCodeLifecycle && Self.setupLifecycleMethods.contains(name))
-    }
-
-    /// The methods `hello-ok.features.methods` advertises: exactly what this profile serves to
-    /// this role (the setup-lifecycle methods excepted, see ``setupLifecycleMethods``).
-    func advertisedMethods(role: GatewayRole) -> [String] {
-        if role == .node {
-            var methods: [GatewayMethod] = [.nodeInvokeResult, .nodeEvent, .nodePendingPull, .nodePendingAck, .skillsBins]
-            methods += profile.hasNewerNodeMethods
-                ? [.nodePendingDrain, .nodePluginSurfaceRefresh, .nodeInvokeProgress, .nodeSkillsUpdate, .nodePluginToolsUpdate]
-                : [.nodeCanvasCapabilityRefresh]
-            return methods.map(\.rawValue).sorted()
-        }
-        return (Self.coreOperatorMethods.map(\.rawValue) + sessionSubscriptionMethods.map(\.rawValue)
-            + operatorState.offeredMethods + Self.chatMethods).sorted()
-    }
-
     /// The events `hello-ok.features.events` advertises.
     func advertisedEvents(role: GatewayRole) -> [String] {
         var events: [GatewayEventName] = [.tick, .presence, .health, .heartbeat, .shutdown]
@@ -56,48 +23,9 @@ extension GatewayCore {
             if profile.hasQuestions { events += [.questionRequested, .questionResolved] }
             // `node.presence` comes with the structured `node.presence.activity` handler.
             if profile.nodeEventReply == .structured { events += [.nodePresence] }
-            events += Self.chatEvents.map(GatewayEventName.init(rawValue:))
+            events += Self.chatEvents
         }
         return events.map(\.rawValue).sorted()
-    }
-
-    /// Requests of an operator (or other non-node) session.
-    func handleOperatorRequest(_ request: RequestFrame, session: Session, on connectionId: String) {
-        let method = request.method
-        let role = GatewayRole(rawValue: session.role)
-        if OperatorMethodPolicy.nodeOnlyMethods.contains(method) {
-            fail(request.id, method: method, OperatorMethodPolicy.unauthorizedRoleError(role), to: connectionId)
-            return
-        }
-        // `push.test` is served but not advertised (upstream leaves it out of `features.methods`).
-        let servedByCore = coreServes(method) || method == GatewayMethod.pushTest.rawValue
-        let servedByOperatorState = OperatorState.serves(method) && operatorState.offers(method)
-        let servedByChat = Self.chatMethods.contains(method)
-        // A profile without a family answers `unknown method` before any scope check.
-        guard servedByCore || servedByOperatorState || servedByChat else { return unknownMethod(request, on: connectionId) }
-        if let error = OperatorMethodPolicy.authorize(method: method, role: session.role, scopes: session.scopes,
-                                                      style: profile.missingScopeStyle) {
-            fail(request.id, method: method, error, to: connectionId)
-            return
-        }
-        if servedByCore {
-            handleCoreOperatorMethod(request, session: session, on: connectionId)
-            return
-        }
-        if servedByChat {
-            handleChatRequest(request, session: session, on: connectionId)
-            return
-        }
-        let caller = OperatorCaller(wireRole: session.role, wireScopes: session.scopes, surface: connectionId,
-                                    deviceId: session.deviceId, clientId: session.client.id.rawValue,
-                                    displayName: session.client.displayName)
-        let race = takeRace(for: request)
-        if let race, race.surfaceFirst { runSurfaceSide(of: race.arm) }
-        guard let outcome = operatorState.handle(method: method, params: request.params, caller: caller, nowMs: nowMs) else {
-            return unknownMethod(request, on: connectionId)
-        }
-        apply(outcome, to: request, on: connectionId)
-        if let race, !race.surfaceFirst { runSurfaceSide(of: race.arm) }
     }
 
     /// Sends an operator outcome's reply and applies its effects.
@@ -182,169 +110,172 @@ extension GatewayCore {
 
     // MARK: - Pairing, tokens, nodes, identity
 
-    func handleCoreOperatorMethod(_ request: RequestFrame, session: Session, on connectionId: String) {
-        let params = request.params
-        func string(_ key: String) -> String? { params?[key]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } }
-        func invalid(_ detail: String) {
-            fail(request.id, method: request.method,
-                 ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "invalid \(request.method) params: \(detail)"),
-                 to: connectionId)
-        }
-        func reply(_ payload: JSONValue) { respond(.success(id: request.id, payload: payload), method: request.method, to: connectionId) }
-        let approver = ApproverContext(scopes: session.scopes)
-        do throws(PairingError) {
-            switch GatewayMethod(rawValue: request.method) {
-            case .devicePairList:
-                reply(pairingStore.listPayload(nowMs: nowMs, connectedDeviceIds: connectedDeviceIds))
-            case .devicePairApprove:
-                guard let requestId = string("requestId") else { return invalid("requestId required") }
-                let approval = try pairingStore.approve(requestId: requestId, nowMs: nowMs, approver: approver)
-                applyPairingEffects(approval.effects)
-                reply(pairingStore.approvalPayload(approval))
-            case .devicePairReject:
-                guard let requestId = string("requestId") else { return invalid("requestId required") }
-                let rejection = try pairingStore.reject(requestId: requestId, nowMs: nowMs)
-                reply(rejection.responsePayload)
-                applyRejection(rejection)
-            case .devicePairRemove:
-                guard let deviceId = string("deviceId") else { return invalid("deviceId required") }
-                let effects = try pairingStore.remove(deviceId: deviceId, nowMs: nowMs)
-                reply(["deviceId": .string(deviceId)])
-                applyPairingEffects(effects)
-            case .devicePairRename:
-                guard let deviceId = string("deviceId") else { return invalid("deviceId required") }
-                let device = try pairingStore.rename(deviceId: deviceId, label: string("label") ?? "")
-                reply(device.listingJSON(tokens: pairingStore.tokens.tokens(deviceId: deviceId)))
-            case .devicePairSetupCode:
-                switch SetupCodeRequest.parse(params) {
-                case .failure(let error): fail(request.id, method: request.method, error.shape, to: connectionId)
-                case .success(let setup): answerSetupCode(setup, request: request, on: connectionId)
-                }
-            case .devicePairSetupStatus:
-                guard let object = params?.objectValue, Set(object.keys).isSubset(of: ["setupId"]),
-                      let setupId = object["setupId"]?.stringValue, (1...128).contains(setupId.count) else {
-                    return invalid("setupId required (1-128 characters, no other members)")
-                }
-                var result: [String: JSONValue] = [:]
-                if let outcome = bootstrapTokens.outcome(setupId: setupId) {
-                    result[outcome.delivery == .completed ? "completion" : "deliveryUncertain"] = outcome.payload
-                }
-                reply(.object(result))
-            case .deviceTokenRotate, .deviceTokenRevoke:
-                guard let deviceId = string("deviceId"), let roleName = string("role") else { return invalid("deviceId and role required") }
-                let role = GatewayRole(rawValue: roleName)
-                // Node (non-operator) tokens also need operator.admin (docs/protocol.md §5.5).
-                if role != .operator, !session.scopes.contains(OperatorScope.admin.rawValue) {
-                    fail(request.id, method: request.method,
-                         OperatorMethodPolicy.missingScopeError(.admin, style: profile.missingScopeStyle),
-                         to: connectionId)
-                    return
-                }
-                if request.method == GatewayMethod.deviceTokenRotate.rawValue {
-                    let scopes = params?["scopes"]?.arrayValue?.compactMap(\.stringValue)
-                    let change = try pairingStore.rotateToken(deviceId: deviceId, role: role, scopes: scopes, nowMs: nowMs)
-                    // The new bearer token is echoed only to the same device authenticated with
-                    // that device's token (docs/protocol.md §5.5).
-                    let sameDevice = session.deviceId == deviceId && session.authMethod == "device-token"
-                    reply(change.rotationPayload(includeToken: sameDevice))
-                    events.append(.deviceToken(deviceId: deviceId, role: roleName, action: "rotated"))
-                    applyPairingEffects(change.effects)
-                } else {
-                    let change = try pairingStore.revokeToken(deviceId: deviceId, role: role, nowMs: nowMs)
-                    reply(change.revocationPayload)
-                    events.append(.deviceToken(deviceId: deviceId, role: roleName, action: "revoked"))
-                    applyPairingEffects(change.effects)
-                }
-            case .nodeList:
-                reply(["ts": .int(nowMs), "nodes": .array(nodeListing())])
-            case .nodeDescribe:
-                guard let nodeId = string("nodeId") else { return invalid("nodeId required") }
-                guard var entry = nodeListing().first(where: { $0["nodeId"]?.stringValue == nodeId })?.objectValue else {
-                    fail(request.id, method: request.method,
-                         ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "unknown nodeId"), to: connectionId)
-                    return
-                }
-                entry["ts"] = .int(nowMs)
-                reply(.object(entry))
-            case .nodeInvoke:
-                guard let nodeId = string("nodeId"), let command = string("command") else { return invalid("nodeId and command required") }
-                guard let idempotencyKey = string("idempotencyKey") else { return invalid("idempotencyKey required") }
-                let timeoutMs = params?["timeoutMs"]?.int64Value.map { Int(max(0, $0)) } ?? NodeInvokeRequest.defaultTimeoutMs
-                guard nodes.nodes[nodeId] != nil else {
-                    fail(request.id, method: request.method, OperatorInvokeReply.notConnected(nodeId: nodeId), to: connectionId)
-                    return
-                }
-                if let invokeId = startInvoke(nodeId: nodeId, command: command, params: params?["params"],
-                                              timeoutMs: timeoutMs, idempotencyKey: idempotencyKey) {
-                    invokeOperatorCallers[invokeId] = OperatorInvokeCaller(
-                        connectionId: connectionId, requestId: request.id, nodeId: nodeId, command: command,
-                        params: params?["params"], idempotencyKey: idempotencyKey)
-                }
-            case .gatewayIdentityGet:
-                reply(["deviceId": .string(identity.deviceId), "publicKey": .string(identity.publicKeyBase64URL)])
-            case .pushTest:
-                guard let nodeId = string("nodeId") else { return invalid("nodeId required") }
-                let environment = params?["environment"]?.stringValue
-                if let environment, !["sandbox", "production"].contains(environment) {
-                    return invalid("environment must be sandbox or production")
-                }
-                guard let registration = pushRegistrations[nodeId] else {
-                    fail(request.id, method: request.method,
-                         ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "node \(nodeId) has no APNs registration (connect iOS node first)"),
-                         to: connectionId)
-                    return
-                }
-                let title = string("title") ?? "OpenClaw"
-                let body = string("body") ?? "Push test for node \(nodeId)"
-                let used = environment ?? registration["environment"]?.stringValue ?? "production"
-                let delivery = sendPush(nodeId: nodeId, registration: registration, pushType: "alert",
-                                        payload: PushRelay.alertPayload(title: title, body: body, nodeId: nodeId, nowMs: nowMs))
-                reply(PushRelay.testResult(delivery: delivery, registration: registration, environment: used,
-                                           apnsId: random.uuidString()))
-            case .sessionsSubscribe, .sessionsUnsubscribe:
-                let subscribe = request.method == GatewayMethod.sessionsSubscribe.rawValue
-                messageSubscriptions.setEverySession(subscribe, connectionId: connectionId)
-                reply(["subscribed": .bool(subscribe)])
-            case .sessionsMessagesUnsubscribe:
-                guard let key = string("key") else { return invalid("key required") }
-                messageSubscriptions.unsubscribe(connectionId: connectionId, key: key)
-                approvalSubscriptions.unsubscribe(connectionId: connectionId, key: key)
-                reply(["subscribed": false, "key": .string(key)])
-            case .sessionsMessagesSubscribe:
-                guard let key = string("key") else { return invalid("key required") }
-                messageSubscriptions.subscribe(connectionId: connectionId, key: key)
-                // The approval opt-in exists with the unified approval family only; elsewhere
-                // `includeApprovals` is ignored.
-                let wantsApprovals = profile.hasUnifiedApprovals && params?["includeApprovals"]?.boolValue == true
-                let allowed = wantsApprovals
-                    && ApprovalSubscriptions.mayReceiveApprovals(scopes: session.scopes, deviceId: session.deviceId)
-                approvalSubscriptions.subscribe(connectionId: connectionId, key: key, includeApprovals: allowed)
-                var payload: [String: JSONValue] = ["subscribed": true, "key": .string(key), "includeApprovals": .bool(allowed)]
-                if allowed {
-                    let caller = OperatorCaller(wireRole: session.role, wireScopes: session.scopes, surface: connectionId,
-                                                deviceId: session.deviceId, clientId: session.client.id.rawValue,
-                                                displayName: session.client.displayName)
-                    applyOperatorEffects(operatorState.expire(nowMs: nowMs))
-                    payload["approvalReplay"] = ApprovalSubscriptions.replay(
-                        sessionKey: key, records: operatorState.approvals.all, caller: caller, nowMs: nowMs,
-                        limit: approvalSubscriptions.replayLimit, basePath: operatorState.features.controlUIBasePath)
-                }
-                reply(.object(payload))
-            default:
-                unknownMethod(request, on: connectionId)
-            }
-        } catch {
-            fail(request.id, method: request.method, error.errorShape, to: connectionId)
+    func devicePairList(_ call: MethodCall) {
+        reply(call, pairingStore.listPayload(nowMs: nowMs, connectedDeviceIds: connectedDeviceIds))
+    }
+
+    func devicePairApprove(_ call: MethodCall) {
+        guard let requestId = call.string("requestId") else { return invalid(call, "requestId required") }
+        answeringPairingErrors(call) { () throws(PairingError) in
+            let approval = try pairingStore.approve(requestId: requestId, nowMs: nowMs,
+                                                    approver: ApproverContext(scopes: call.session.scopes))
+            applyPairingEffects(approval.effects)
+            reply(call, pairingStore.approvalPayload(approval))
         }
     }
 
-    /// The session subscription methods, served by every profile (`session.message` reaches
-    /// subscribers only; the `includeApprovals` opt-in needs the unified approval family).
-    /// Upstream lists all four with `since: "<=2026.7"` (upstream's method-scope
-    /// table); whether a 2026.4 Gateway served them is not dated, and serving them is the
-    /// tolerant reading: otherwise an older Gateway's chat would have no live messages at all.
-    var sessionSubscriptionMethods: [GatewayMethod] {
-        [.sessionsMessagesSubscribe, .sessionsMessagesUnsubscribe, .sessionsSubscribe, .sessionsUnsubscribe]
+    func devicePairReject(_ call: MethodCall) {
+        guard let requestId = call.string("requestId") else { return invalid(call, "requestId required") }
+        answeringPairingErrors(call) { () throws(PairingError) in
+            let rejection = try pairingStore.reject(requestId: requestId, nowMs: nowMs)
+            reply(call, rejection.responsePayload)
+            applyRejection(rejection)
+        }
+    }
+
+    func devicePairRemove(_ call: MethodCall) {
+        guard let deviceId = call.string("deviceId") else { return invalid(call, "deviceId required") }
+        answeringPairingErrors(call) { () throws(PairingError) in
+            let effects = try pairingStore.remove(deviceId: deviceId, nowMs: nowMs)
+            reply(call, ["deviceId": .string(deviceId)])
+            applyPairingEffects(effects)
+        }
+    }
+
+    func devicePairRename(_ call: MethodCall) {
+        guard let deviceId = call.string("deviceId") else { return invalid(call, "deviceId required") }
+        answeringPairingErrors(call) { () throws(PairingError) in
+            let device = try pairingStore.rename(deviceId: deviceId, label: call.string("label") ?? "")
+            reply(call, device.listingJSON(tokens: pairingStore.tokens.tokens(deviceId: deviceId)))
+        }
+    }
+
+    func devicePairSetupCode(_ call: MethodCall) {
+        switch SetupCodeRequest.parse(call.params) {
+        case .failure(let error): fail(call, error.shape)
+        case .success(let setup): answerSetupCode(setup, request: call.request, on: call.connectionId)
+        }
+    }
+
+    func devicePairSetupStatus(_ call: MethodCall) {
+        guard let object = call.params?.objectValue, Set(object.keys).isSubset(of: ["setupId"]),
+              let setupId = object["setupId"]?.stringValue, (1...128).contains(setupId.count) else {
+            return invalid(call, "setupId required (1-128 characters, no other members)")
+        }
+        var result: [String: JSONValue] = [:]
+        if let outcome = bootstrapTokens.outcome(setupId: setupId) {
+            result[outcome.delivery == .completed ? "completion" : "deliveryUncertain"] = outcome.payload
+        }
+        reply(call, .object(result))
+    }
+
+    /// `device.token.rotate` (`rotate`) and `device.token.revoke`.
+    func deviceTokenChange(_ call: MethodCall, rotate: Bool) {
+        guard let deviceId = call.string("deviceId"), let roleName = call.string("role") else {
+            return invalid(call, "deviceId and role required")
+        }
+        let role = GatewayRole(rawValue: roleName)
+        // Node (non-operator) tokens also need operator.admin (docs/protocol.md §5.5).
+        if role != .operator, !call.session.scopes.contains(OperatorScope.admin.rawValue) {
+            return fail(call, OperatorMethodPolicy.missingScopeError(.admin, style: profile.missingScopeStyle))
+        }
+        answeringPairingErrors(call) { () throws(PairingError) in
+            if rotate {
+                let scopes = call.params?["scopes"]?.arrayValue?.compactMap(\.stringValue)
+                let change = try pairingStore.rotateToken(deviceId: deviceId, role: role, scopes: scopes, nowMs: nowMs)
+                // The new bearer token is echoed only to the same device authenticated with
+                // that device's token (docs/protocol.md §5.5).
+                let sameDevice = call.session.deviceId == deviceId && call.session.authMethod == "device-token"
+                reply(call, change.rotationPayload(includeToken: sameDevice))
+                events.append(.deviceToken(deviceId: deviceId, role: roleName, action: "rotated"))
+                applyPairingEffects(change.effects)
+            } else {
+                let change = try pairingStore.revokeToken(deviceId: deviceId, role: role, nowMs: nowMs)
+                reply(call, change.revocationPayload)
+                events.append(.deviceToken(deviceId: deviceId, role: roleName, action: "revoked"))
+                applyPairingEffects(change.effects)
+            }
+        }
+    }
+
+    func nodeDescribe(_ call: MethodCall) {
+        guard let nodeId = call.string("nodeId") else { return invalid(call, "nodeId required") }
+        guard var entry = nodeListing().first(where: { $0["nodeId"]?.stringValue == nodeId })?.objectValue else {
+            return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "unknown nodeId"))
+        }
+        entry["ts"] = .int(nowMs)
+        reply(call, .object(entry))
+    }
+
+    func nodeInvoke(_ call: MethodCall) {
+        let params = call.params
+        guard let nodeId = call.string("nodeId"), let command = call.string("command") else {
+            return invalid(call, "nodeId and command required")
+        }
+        guard let idempotencyKey = call.string("idempotencyKey") else { return invalid(call, "idempotencyKey required") }
+        let timeoutMs = params?["timeoutMs"]?.int64Value.map { Int(max(0, $0)) } ?? NodeInvokeRequest.defaultTimeoutMs
+        guard nodes.nodes[nodeId] != nil else { return fail(call, OperatorInvokeReply.notConnected(nodeId: nodeId)) }
+        if let invokeId = startInvoke(nodeId: nodeId, command: command, params: params?["params"],
+                                      timeoutMs: timeoutMs, idempotencyKey: idempotencyKey) {
+            invokeOperatorCallers[invokeId] = OperatorInvokeCaller(
+                connectionId: call.connectionId, requestId: call.request.id, nodeId: nodeId, command: command,
+                params: params?["params"], idempotencyKey: idempotencyKey)
+        }
+    }
+
+    func pushTestMethod(_ call: MethodCall) {
+        guard let nodeId = call.string("nodeId") else { return invalid(call, "nodeId required") }
+        let environment = call.params?["environment"]?.stringValue
+        if let environment, !["sandbox", "production"].contains(environment) {
+            return invalid(call, "environment must be sandbox or production")
+        }
+        guard let registration = pushRegistrations[nodeId] else {
+            return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue,
+                                         message: "node \(nodeId) has no APNs registration (connect iOS node first)"))
+        }
+        let title = call.string("title") ?? "OpenClaw"
+        let body = call.string("body") ?? "Push test for node \(nodeId)"
+        let used = environment ?? registration["environment"]?.stringValue ?? "production"
+        let delivery = sendPush(nodeId: nodeId, registration: registration, pushType: "alert",
+                                payload: PushRelay.alertPayload(title: title, body: body, nodeId: nodeId, nowMs: nowMs))
+        reply(call, PushRelay.testResult(delivery: delivery, registration: registration, environment: used,
+                                         apnsId: random.uuidString()))
+    }
+
+    // MARK: - Session subscriptions
+
+    /// `sessions.subscribe` (`subscribe`) and `sessions.unsubscribe`.
+    func sessionsSubscribe(_ call: MethodCall, _ subscribe: Bool) {
+        messageSubscriptions.setEverySession(subscribe, connectionId: call.connectionId)
+        reply(call, ["subscribed": .bool(subscribe)])
+    }
+
+    func sessionsMessagesUnsubscribe(_ call: MethodCall) {
+        guard let key = call.string("key") else { return invalid(call, "key required") }
+        messageSubscriptions.unsubscribe(connectionId: call.connectionId, key: key)
+        approvalSubscriptions.unsubscribe(connectionId: call.connectionId, key: key)
+        reply(call, ["subscribed": false, "key": .string(key)])
+    }
+
+    /// `sessions.messages.subscribe`: `session.message` reaches subscribers only; the
+    /// `includeApprovals` opt-in exists with the unified approval family only (elsewhere it is
+    /// ignored).
+    func sessionsMessagesSubscribe(_ call: MethodCall) {
+        guard let key = call.string("key") else { return invalid(call, "key required") }
+        let session = call.session
+        messageSubscriptions.subscribe(connectionId: call.connectionId, key: key)
+        let wantsApprovals = profile.hasUnifiedApprovals && call.params?["includeApprovals"]?.boolValue == true
+        let allowed = wantsApprovals
+            && ApprovalSubscriptions.mayReceiveApprovals(scopes: session.scopes, deviceId: session.deviceId)
+        approvalSubscriptions.subscribe(connectionId: call.connectionId, key: key, includeApprovals: allowed)
+        var payload: [String: JSONValue] = ["subscribed": true, "key": .string(key), "includeApprovals": .bool(allowed)]
+        if allowed {
+            applyOperatorEffects(operatorState.expire(nowMs: nowMs))
+            payload["approvalReplay"] = ApprovalSubscriptions.replay(
+                sessionKey: key, records: operatorState.approvals.all, caller: call.operatorCaller, nowMs: nowMs,
+                limit: approvalSubscriptions.replayLimit, basePath: operatorState.features.controlUIBasePath)
+        }
+        reply(call, .object(payload))
     }
 
     var connectedDeviceIds: Set<String> {

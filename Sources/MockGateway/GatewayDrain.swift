@@ -47,11 +47,11 @@ public enum GatewayDrain: String, Sendable, Hashable, CaseIterable, Codable {
     public static let retryAfterMs = 1_000
 
     /// The methods a drain still admits: continuations of work admitted before it.
-    static let continuationMethods: Set<String> = [
-        "node.invoke.result", "node.invoke.progress",
-        "approval.resolve", "approval.get", "exec.approval.resolve", "exec.approval.get", "plugin.approval.resolve",
-        "question.resolve", "question.get",
-    ]
+    static let continuationMethods: Set<String> = Set([
+        GatewayMethod.nodeInvokeResult, .nodeInvokeProgress,
+        .approvalResolve, .approvalGet, .execApprovalResolve, .execApprovalGet, .pluginApprovalResolve,
+        .questionResolve, .questionGet,
+    ].map(\.rawValue))
 
     /// Whether a request for `method` is still served during this drain.
     func admits(method: String) -> Bool { Self.continuationMethods.contains(method) }

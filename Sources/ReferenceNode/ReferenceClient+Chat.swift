@@ -102,7 +102,7 @@ extension ReferenceClient {
 
     /// A live `session.message`.
     func applyChatEvent(_ event: EventFrame) {
-        guard event.event == "session.message" else { return }
+        guard event.event == GatewayEventName.sessionMessage.rawValue else { return }
         chat.applyLive(event.payload, gateway: gatewayKey)
         observations.append(.chatChanged("live message"))
         saveChat()
@@ -139,7 +139,7 @@ extension ReferenceClient {
             let params: JSONValue = ["sessionKey": .string(message.sessionKey), "message": .string(message.text),
                                      "idempotencyKey": .string(message.key)]
             observations.append(.chatChanged("sending \(message.key)"))
-            switch await Self.result(of: connection, "chat.send", params) {
+            switch await Self.result(of: connection, GatewayMethod.chatSend.rawValue, params) {
             case .success:
                 chat.acknowledged(message.key, configuration: configuration)
                 sent.insert(message.sessionKey)
@@ -163,7 +163,7 @@ extension ReferenceClient {
 
     /// Reads `chat.history` for `sessionKey`; `false` when it could not be read.
     private func refreshHistory(_ sessionKey: String, gateway: String, on connection: GatewayConnection) async -> Bool {
-        guard case .success(let payload) = await Self.result(of: connection, "chat.history", ["sessionKey": .string(sessionKey)]),
+        guard case .success(let payload) = await Self.result(of: connection, GatewayMethod.chatHistory.rawValue, ["sessionKey": .string(sessionKey)]),
               gatewayKey == gateway else { return false }
         let retired = chat.applyHistory(payload, gateway: gateway, sessionKey: sessionKey)
         observations.append(.chatChanged("history \(sessionKey)" + (retired.isEmpty ? "" : ", retired \(retired.joined(separator: ","))")))

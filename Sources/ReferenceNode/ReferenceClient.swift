@@ -257,19 +257,19 @@ public actor ReferenceClient {
 
     private func operatorConnected(_ connection: GatewayConnection, hello: HelloSummary) async {
         // Reload pending questions after every (re)connect (B.5).
-        if !configuration.has(.noQuestionReload), hello.methods.contains("question.list") {
+        if !configuration.has(.noQuestionReload), hello.methods.contains(GatewayMethod.questionList.rawValue) {
             await reloadQuestions(on: connection)
         }
         // Follow the chat sessions' live messages: the Gateway sends session.message only to
         // connections subscribed to the session (sessions.messages.subscribe {key}), and a
         // subscription ends with its connection, so it is sent after every (re)connect.
-        if hello.methods.contains("sessions.messages.subscribe") {
+        if hello.methods.contains(GatewayMethod.sessionsMessagesSubscribe.rawValue) {
             await subscribeChatSessions(on: connection)
         }
         // Opt in to session.approval and take the reconnect replay (A.4); the opt-in is per
         // call, so it is sent after every (re)connect (after the plain chat subscriptions, which
         // would end the opt-in of the same key).
-        if approvalFamily == .unified, hello.methods.contains("sessions.messages.subscribe") {
+        if approvalFamily == .unified, hello.methods.contains(GatewayMethod.sessionsMessagesSubscribe.rawValue) {
             await subscribeApprovals(on: connection)
         }
         // Reconcile approvals whose reply was lost (D.3: "on operator reconnect").
@@ -284,22 +284,22 @@ public actor ReferenceClient {
 
     private func subscribeChatSessions(on connection: GatewayConnection) async {
         for key in chat.sessionKeys(gateway: gatewayKey) where !connection.isEnded {
-            _ = await Self.result(of: connection, "sessions.messages.subscribe", ["key": .string(key)])
+            _ = await Self.result(of: connection, GatewayMethod.sessionsMessagesSubscribe.rawValue, ["key": .string(key)])
         }
     }
 
     private func subscribeApprovals(on connection: GatewayConnection) async {
         let params: JSONValue = ["key": .string(Self.chatSessionKey), "includeApprovals": true]
-        guard case .success(let payload) = await Self.result(of: connection, "sessions.messages.subscribe", params),
+        guard case .success(let payload) = await Self.result(of: connection, GatewayMethod.sessionsMessagesSubscribe.rawValue, params),
               let replay = payload["approvalReplay"], !replay.isNull else { return }
         for id in approvals.applyReplay(replay, configuration: configuration) { observations.append(.approvalChanged(id: id)) }
     }
 
     private func reloadQuestions(on connection: GatewayConnection) async {
-        guard let reply = try? await connection.request("question.list", params: [:]), reply.ok else { return }
+        guard let reply = try? await connection.request(GatewayMethod.questionList.rawValue, params: [:]), reply.ok else { return }
         let missing = questions.applyList(reply.payload ?? .null)
         for id in missing {
-            let result = await Self.result(of: connection, "question.get", ["id": .string(id)])
+            let result = await Self.result(of: connection, GatewayMethod.questionGet.rawValue, ["id": .string(id)])
             questions.applyGet(id: id, result: result)
         }
         observations.append(.questionsReloaded)
@@ -413,8 +413,8 @@ public actor ReferenceClient {
     /// no invoke to answer.
     private func drainPendingActions() async {
         guard let connection = currentNode, !connection.isEnded,
-              connection.advertisedMethods.contains("node.pending.pull") else { return }
-        guard case .success(let pulled) = await Self.result(of: connection, "node.pending.pull", [:]) else { return }
+              connection.advertisedMethods.contains(GatewayMethod.nodePendingPull.rawValue) else { return }
+        guard case .success(let pulled) = await Self.result(of: connection, GatewayMethod.nodePendingPull.rawValue, [:]) else { return }
         let actions = pulled["actions"]?.arrayValue ?? []
         var ids: [JSONValue] = []
         for action in actions {
@@ -426,7 +426,7 @@ public actor ReferenceClient {
             ids.append(.string(id))
         }
         guard !ids.isEmpty else { return }
-        _ = await Self.result(of: connection, "node.pending.ack", ["ids": .array(ids)])
+        _ = await Self.result(of: connection, GatewayMethod.nodePendingAck.rawValue, ["ids": .array(ids)])
     }
 
     // MARK: - Stimuli
@@ -736,7 +736,7 @@ public actor ReferenceClient {
         guard let connection = await connection(for: .operator) else { return .error("operator session not connected") }
         var plan = questions.prepareAnswer(id: id, answer: answer, gatewayNowMs: connection.gatewayNowMs, configuration: configuration)
         if plan == .fetchCard {
-            let result = await Self.result(of: connection, "question.get", ["id": .string(id)])
+            let result = await Self.result(of: connection, GatewayMethod.questionGet.rawValue, ["id": .string(id)])
             if case .success(let payload) = result, let record = payload["question"] { questions.apply(record: record) }
             plan = questions.prepareAnswer(id: id, answer: answer, gatewayNowMs: connection.gatewayNowMs, configuration: configuration)
         }
@@ -749,7 +749,7 @@ public actor ReferenceClient {
             case .refuse(let reason):
                 return .error(reason)
             case .send(let params):
-                let result = await Self.result(of: connection, "question.resolve", params)
+                let result = await Self.result(of: connection, GatewayMethod.questionResolve.rawValue, params)
                 let followUp = questions.completeAnswer(id: id, params: params, result: result, configuration: configuration)
                 observations.append(.questionChanged(id: id))
                 switch followUp {

@@ -1,3 +1,5 @@
+import GatewayProtocol
+
 /// The area a scenario belongs to: the `AREA` part of an `AREA-NNN` identifier.
 ///
 /// Areas group the terminal report and name the JUnit `classname`.
@@ -20,7 +22,7 @@ public struct ScenarioArea: Sendable, Hashable, Comparable, CustomStringConverti
     /// `TOKEN`: device tokens.
     public static let token = ScenarioArea(code: "TOKEN", name: "device tokens")
     /// `INV`: `node.invoke`.
-    public static let invoke = ScenarioArea(code: "INV", name: "node.invoke")
+    public static let invoke = ScenarioArea(code: "INV", name: GatewayMethod.nodeInvoke.rawValue)
     /// `PRES`: presence beacons.
     public static let presence = ScenarioArea(code: "PRES", name: "presence beacons")
     /// `PUSH`: push registration.

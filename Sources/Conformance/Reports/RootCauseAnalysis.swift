@@ -180,7 +180,7 @@ public enum RootCauseAnalysis {
     /// last. `UNAVAILABLE` (the Gateway was starting up, the client did nothing wrong) counts only
     /// when nothing else refused the client.
     static func dominantCode(_ codes: [String]) -> String? {
-        let blamed = codes.filter { $0 != "UNAVAILABLE" }
+        let blamed = codes.filter { $0 != ErrorCode.unavailable.rawValue }
         let considered = blamed.isEmpty ? codes : blamed
         var counts: [String: Int] = [:]
         var lastSeen: [String: Int] = [:]

@@ -123,8 +123,8 @@ public enum HandshakeProbe {
         case "DEVICE_AUTH_SIGNATURE_EXPIRED": "HS-005"
         case "DEVICE_AUTH_DEVICE_ID_MISMATCH", "DEVICE_AUTH_PUBLIC_KEY_INVALID", "DEVICE_IDENTITY_REQUIRED": "HS-003"
         case "PROTOCOL_MISMATCH": "HS-002"
-        case "INVALID_REQUEST": "HS-001"
-        case "UNAVAILABLE": "HS-010"
+        case ErrorCode.invalidRequest.rawValue: "HS-001"
+        case ErrorCode.unavailable.rawValue: "HS-010"
         default: nil
         }
     }

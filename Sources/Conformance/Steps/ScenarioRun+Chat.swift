@@ -25,7 +25,7 @@ extension ScenarioRun {
     /// The `chat.send` requests the Gateway received after `cursor`, in arrival order.
     public func chatSends(from cursor: EventCursor = .start, on gateway: Gateway? = nil) -> [ChatSendRequest] {
         events(from: cursor, on: gateway).compactMap { event in
-            guard case .frameIn(let connectionId, .request(let request)?, _) = event, request.method == "chat.send" else { return nil }
+            guard case .frameIn(let connectionId, .request(let request)?, _) = event, request.method == GatewayMethod.chatSend.rawValue else { return nil }
             return ChatSendRequest(connectionId: connectionId, requestId: request.id,
                                    sessionKey: request.params?["sessionKey"]?.stringValue,
                                    text: request.params?["message"]?.stringValue,
@@ -36,7 +36,7 @@ extension ScenarioRun {
     /// Whether `event` is a `chat.history` request.
     public static func isHistoryRead(_ event: MockGateway.GatewayEvent) -> Bool {
         guard case .frameIn(_, .request(let request)?, _) = event else { return false }
-        return request.method == "chat.history"
+        return request.method == GatewayMethod.chatHistory.rawValue
     }
 
     /// The user rows the Gateway stored for `texts` (in the default session), in transcript order.

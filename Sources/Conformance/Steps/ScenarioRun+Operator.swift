@@ -32,7 +32,7 @@ extension ScenarioRun {
     ) async throws -> String {
         let record = try await (gateway ?? self.gateway).createApproval(
             command: command, allowedDecisions: allowedDecisions, expiresIn: expiresIn)
-        try await awaitOperatorEvent("exec.approval.requested", id: record.id, to: session, on: gateway, sessionName: sessionName)
+        try await awaitOperatorEvent(GatewayEventName.execApprovalRequested.rawValue, id: record.id, to: session, on: gateway, sessionName: sessionName)
         return record.id
     }
 
@@ -45,7 +45,7 @@ extension ScenarioRun {
     ) async throws -> String {
         let question = try await gateway.createQuestion(prompt, options: options, multiSelect: multiSelect,
                                                         allowOther: allowOther, expiresIn: expiresIn)
-        try await awaitOperatorEvent("question.requested", id: question.id, to: session)
+        try await awaitOperatorEvent(GatewayEventName.questionRequested.rawValue, id: question.id, to: session)
         return question.id
     }
 

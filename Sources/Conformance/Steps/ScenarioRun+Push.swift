@@ -22,7 +22,7 @@ extension ScenarioRun {
     ///   `ScenarioTimedOut` when it does not answer the stimulus, `HarnessError` when it answers
     ///   with an error.
     @discardableResult
-    public func wakeThroughPush(nodeId: String, on gateway: Gateway? = nil, reason: String = "node.invoke") async throws
+    public func wakeThroughPush(nodeId: String, on gateway: Gateway? = nil, reason: String = GatewayMethod.nodeInvoke.rawValue) async throws
         -> NodeWakeAttempt
     {
         let gateway = gateway ?? self.gateway

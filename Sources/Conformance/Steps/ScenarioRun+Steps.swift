@@ -253,7 +253,7 @@ extension ScenarioRun {
 
     /// Commands a scenario may invoke just to see that the client still answers, in order of
     /// preference: harmless and answered at once.
-    public static let probeCommands = ["device.info", "device.status", "debug.counter"]
+    public static let probeCommands = [NodeCommandName.deviceInfo, .deviceStatus, .debugCounter].map(\.rawValue)
 
     /// A declared command to invoke as a probe ("is the client still answering on this socket?"):
     /// the first of ``probeCommands`` the node declares. Decided from the first node connect,

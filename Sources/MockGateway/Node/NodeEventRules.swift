@@ -192,9 +192,9 @@ public enum NodeEventRules {
             return structured(event, handled: false, reason: "pairing_changed")
         }
         switch event {
-        case "node.presence.alive": return alive(payload: payload, facts: facts)
-        case "node.presence.activity": return activity(payload: payload, facts: facts)
-        case "push.apns.register":
+        case NodeEventName.presenceAlive.rawValue: return alive(payload: payload, facts: facts)
+        case NodeEventName.presenceActivity.rawValue: return activity(payload: payload, facts: facts)
+        case NodeEventName.pushAPNsRegister.rawValue:
             let effects: [NodeEventEffect] = payload?.objectValue != nil ? [.registerPush(payload: payload ?? .null)] : []
             return NodeEventDecision(reply: ["ok": true], handled: nil, reason: nil, effects: effects)
         default:
@@ -204,7 +204,7 @@ public enum NodeEventRules {
 
     /// The final reply to a beacon once its persist ran: `stored` is `nil` when the record
     /// vanished, otherwise whether the store succeeded.
-    public static func afterPersist(_ stored: Bool?, facts: NodeEventFacts, event: String = "node.presence.alive")
+    public static func afterPersist(_ stored: Bool?, facts: NodeEventFacts, event: String = NodeEventName.presenceAlive.rawValue)
         -> NodeEventDecision
     {
         switch stored {
@@ -225,7 +225,7 @@ public enum NodeEventRules {
     // MARK: - Handlers
 
     private static func alive(payload: JSONValue?, facts: NodeEventFacts) -> NodeEventDecision {
-        let event = "node.presence.alive"
+        let event = NodeEventName.presenceAlive.rawValue
         guard payload?.objectValue != nil else { return structured(event, handled: false, reason: "invalid_payload") }
         guard let deviceId = facts.deviceId, !deviceId.isEmpty else {
             return structured(event, handled: false, reason: "missing_device_identity")
@@ -239,7 +239,7 @@ public enum NodeEventRules {
     }
 
     private static func activity(payload: JSONValue?, facts: NodeEventFacts) -> NodeEventDecision {
-        let event = "node.presence.activity"
+        let event = NodeEventName.presenceActivity.rawValue
         guard let object = payload?.objectValue else { return structured(event, handled: false, reason: "invalid_payload") }
         if object.keys.contains("action") {
             guard object.count == 1, object["action"]?.stringValue == "clear" else {
@@ -273,9 +273,9 @@ public enum NodeEventRules {
     /// An older Gateway: `{ok:true}`; a beacon is logged as unhandled, nothing is recorded.
     private static func bare(event: String, payload: JSONValue?) -> NodeEventDecision {
         switch event {
-        case "node.presence.alive":
+        case NodeEventName.presenceAlive.rawValue:
             return NodeEventDecision(reply: ["ok": true], handled: false, reason: "unhandled")
-        case "push.apns.register":
+        case NodeEventName.pushAPNsRegister.rawValue:
             let effects: [NodeEventEffect] = payload?.objectValue != nil ? [.registerPush(payload: payload ?? .null)] : []
             return NodeEventDecision(reply: ["ok": true], handled: nil, reason: nil, effects: effects)
         default:

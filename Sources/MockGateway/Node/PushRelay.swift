@@ -62,13 +62,13 @@ enum PushRelay {
     static func alertPayload(title: String, body: String, nodeId: String, nowMs: Int64) -> JSONValue {
         [
             "aps": ["alert": ["title": .string(title), "body": .string(body)], "sound": "default"],
-            "openclaw": ["kind": "push.test", "nodeId": .string(nodeId), "ts": .int(nowMs)],
+            "openclaw": ["kind": .string(PushPayloadKind.pushTest.rawValue), "nodeId": .string(nodeId), "ts": .int(nowMs)],
         ]
     }
 
     /// The reason a silent wake names when the caller gives none: upstream's default
     /// (`wakeReason ?? "node.invoke"`, `src/infra/push-apns-payloads.ts@09a333a9`).
-    static let defaultWakeReason = "node.invoke"
+    static let defaultWakeReason = GatewayMethod.nodeInvoke.rawValue
 
     /// The APNs payload of a silent wake: `{aps:{"content-available":1}, openclaw:{kind:"node.wake",
     /// nodeId, ts, reason}}`, no alert, sound or badge (`createApnsBackgroundPayload`,
@@ -77,7 +77,7 @@ enum PushRelay {
     static func backgroundPayload(nodeId: String, reason: String, nowMs: Int64) -> JSONValue {
         [
             "aps": ["content-available": 1],
-            "openclaw": ["kind": "node.wake", "nodeId": .string(nodeId), "ts": .int(nowMs), "reason": .string(reason)],
+            "openclaw": ["kind": .string(PushPayloadKind.nodeWake.rawValue), "nodeId": .string(nodeId), "ts": .int(nowMs), "reason": .string(reason)],
         ]
     }
 

@@ -15,7 +15,7 @@ extension ApprovalStore {
             guard let value = try reader.string("id", required: true, allowBlank: true) else { throw ParamError(detail: "id is required") }
             id = value
         } catch {
-            return OperatorOutcome(.failure(ApprovalErrors.invalidParams("approval.get")))
+            return OperatorOutcome(.failure(ApprovalErrors.invalidParams(GatewayMethod.approvalGet.rawValue)))
         }
         let effects = expire(nowMs: nowMs)
         guard Self.isWellFormedId(id), let record = records[ExactID(id)], record.isVisible(to: caller) else {
@@ -84,7 +84,7 @@ extension ApprovalStore {
                 kind = nil
             }
         } catch {
-            return OperatorOutcome(.failure(ApprovalErrors.invalidParams("approval.history")))
+            return OperatorOutcome(.failure(ApprovalErrors.invalidParams(GatewayMethod.approvalHistory.rawValue)))
         }
         let effects = expire(nowMs: nowMs)
         var offset = 0
@@ -118,7 +118,7 @@ extension ApprovalStore {
     ///   `.none` ends it at once and the caller gets `decision: null`.
     public mutating func handleExecRequest(params: JSONValue?, caller: OperatorCaller, route: ApprovalDeliveryRoute = .approvalClient,
                                            nowMs: Int64) -> OperatorOutcome {
-        let method = "exec.approval.request"
+        let method = GatewayMethod.execApprovalRequest.rawValue
         let draft: ApprovalDraft
         let twoPhase: Bool
         do throws(ParamError) {
@@ -204,7 +204,7 @@ extension ApprovalStore {
             guard let value = try OperatorParams(params).string("id", required: true) else { throw ParamError(detail: "id is required") }
             id = value
         } catch {
-            return OperatorOutcome(.failure(ApprovalErrors.invalidParams("exec.approval.waitDecision", error.detail)))
+            return OperatorOutcome(.failure(ApprovalErrors.invalidParams(GatewayMethod.execApprovalWaitDecision.rawValue, error.detail)))
         }
         let effects = expire(nowMs: nowMs)
         switch legacyLookup(id, caller: caller, nowMs: nowMs) {
@@ -233,7 +233,7 @@ extension ApprovalStore {
             requestedId = id
             rawDecision = decision
         } catch {
-            return OperatorOutcome(.failure(ApprovalErrors.invalidParams("exec.approval.resolve", error.detail)))
+            return OperatorOutcome(.failure(ApprovalErrors.invalidParams(GatewayMethod.execApprovalResolve.rawValue, error.detail)))
         }
         var effects = expire(nowMs: nowMs)
         func reject(_ error: ErrorShape, record: ApprovalRecord?) -> OperatorOutcome {
@@ -275,7 +275,7 @@ extension ApprovalStore {
             guard let value = try OperatorParams(params).string("id", required: true) else { throw ParamError(detail: "id is required") }
             id = value
         } catch {
-            return OperatorOutcome(.failure(ApprovalErrors.invalidParams("exec.approval.get", error.detail)))
+            return OperatorOutcome(.failure(ApprovalErrors.invalidParams(GatewayMethod.execApprovalGet.rawValue, error.detail)))
         }
         let effects = expire(nowMs: nowMs)
         switch legacyLookup(id, caller: caller, nowMs: nowMs) {
@@ -294,7 +294,7 @@ extension ApprovalStore {
         do throws(ParamError) {
             _ = try OperatorParams(params)
         } catch {
-            return OperatorOutcome(.failure(ApprovalErrors.invalidParams("exec.approval.list", error.detail)))
+            return OperatorOutcome(.failure(ApprovalErrors.invalidParams(GatewayMethod.execApprovalList.rawValue, error.detail)))
         }
         let effects = expire(nowMs: nowMs)
         let pending = all.filter { $0.status == .pending && $0.presentation.kind == .exec && $0.isVisible(to: caller) }

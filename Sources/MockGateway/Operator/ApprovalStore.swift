@@ -161,7 +161,7 @@ public struct ApprovalStore: Sendable {
         var effects = expire(nowMs: nowMs)
         let id = draft.id ?? random.uuidString()
         guard Self.isWellFormedId(id) else {
-            return OperatorResult(.failure(OperatorError(ApprovalErrors.invalidParams("exec.approval.request", "id is not a well-formed approval id"))), effects: effects)
+            return OperatorResult(.failure(OperatorError(ApprovalErrors.invalidParams(GatewayMethod.execApprovalRequest.rawValue, "id is not a well-formed approval id"))), effects: effects)
         }
         if records[ExactID(id)]?.status == .pending { return OperatorResult(.failure(OperatorError(ApprovalErrors.idAlreadyPending)), effects: effects) }
         // A finished record with the same id is replaced by a new lifecycle.
@@ -268,7 +268,7 @@ public struct ApprovalStore: Sendable {
         let requested = decision ?? "<none>"
         guard let record = records[ExactID(id)], record.isVisible(to: caller) else {
             effects += logAttempt(id: id, record: nil, caller: caller, channel: channel, requested: requested,
-                                  result: .rejected(code: ErrorCode.invalidRequest.rawValue, reason: "APPROVAL_NOT_FOUND"), nowMs: nowMs)
+                                  result: .rejected(code: ErrorCode.invalidRequest.rawValue, reason: ErrorCode.approvalNotFound.rawValue), nowMs: nowMs)
             return OperatorResult(.notFound, effects: effects)
         }
         if record.status.isTerminal {
@@ -338,7 +338,7 @@ public struct ApprovalStore: Sendable {
             "phase": record.status.isTerminal ? "terminal" : "pending",
             "approval": record.snapshot(basePath: features.controlUIBasePath, withAttribution: false),
         ]
-        return OperatorEvent(name: "session.approval", payload: payload, audience: .approvalSubscribers(sessionKey: sessionKey))
+        return OperatorEvent(name: GatewayEventName.sessionApproval.rawValue, payload: payload, audience: .approvalSubscribers(sessionKey: sessionKey))
     }
 
     mutating func logAttempt(id: String, record: ApprovalRecord?, caller: OperatorCaller, channel: ResolveAttempt.Channel,

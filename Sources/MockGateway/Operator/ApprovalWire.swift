@@ -11,12 +11,12 @@ public enum ApprovalErrors {
 
     /// Unified: `INVALID_REQUEST "approval not found"`, `details.reason = APPROVAL_NOT_FOUND`
     /// (unknown, invisible or unauthorised ids alike).
-    public static let unifiedNotFound = invalid("approval not found", reason: "APPROVAL_NOT_FOUND")
+    public static let unifiedNotFound = invalid("approval not found", reason: ErrorCode.approvalNotFound.rawValue)
 
     /// Legacy: `INVALID_REQUEST "unknown or expired approval id"` with `APPROVAL_NOT_FOUND` and a
     /// remediation.
     public static let legacyNotFound = invalid(
-        "unknown or expired approval id", reason: "APPROVAL_NOT_FOUND",
+        "unknown or expired approval id", reason: ErrorCode.approvalNotFound.rawValue,
         extra: ["remediation": "Re-request the action; pending approvals are cleared after expiry or restart."])
 
     /// Legacy loser: `INVALID_REQUEST "approval already resolved"`, `APPROVAL_ALREADY_RESOLVED`.
@@ -66,8 +66,8 @@ public enum ExecApprovalWire {
     /// `nil` for kinds without one (system-agent, ⚠️ UNCONFIRMED).
     public static func requestedEventName(_ kind: ApprovalKind) -> String? {
         switch kind {
-        case .exec: "exec.approval.requested"
-        case .plugin: "plugin.approval.requested"
+        case .exec: GatewayEventName.execApprovalRequested.rawValue
+        case .plugin: GatewayEventName.pluginApprovalRequested.rawValue
         case .systemAgent: nil
         }
     }
@@ -75,9 +75,9 @@ public enum ExecApprovalWire {
     /// The `…resolved` event of a kind (`openclaw.approval.resolved` for system-agent).
     public static func resolvedEventName(_ kind: ApprovalKind) -> String {
         switch kind {
-        case .exec: "exec.approval.resolved"
-        case .plugin: "plugin.approval.resolved"
-        case .systemAgent: "openclaw.approval.resolved"
+        case .exec: GatewayEventName.execApprovalResolved.rawValue
+        case .plugin: GatewayEventName.pluginApprovalResolved.rawValue
+        case .systemAgent: GatewayEventName.openclawApprovalResolved.rawValue
         }
     }
 

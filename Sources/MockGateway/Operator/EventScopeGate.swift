@@ -39,7 +39,7 @@ public enum EventScopeGate {
         func family(_ prefix: String) -> Bool { event == prefix || event.hasPrefix(prefix + ".") }
         if family("device.pair") || family("node.pair") { return [.pairing] }
         if family("exec.approval") || family("plugin.approval") || family("openclaw.approval")
-            || event == "session.approval"
+            || event == GatewayEventName.sessionApproval.rawValue
         {
             // A session subscription alone never grants approval visibility
             // (docs/protocol.md §7.3).
@@ -47,13 +47,13 @@ public enum EventScopeGate {
         }
         if family("question") {
             // The same scopes that admit question.list (docs/protocol.md §7.7).
-            let requirement = OperatorMethodPolicy.requirement(for: "question.list")
+            let requirement = OperatorMethodPolicy.requirement(for: GatewayMethod.questionList.rawValue)
             return [requirement.scope] + requirement.alsoAdmittedBy
         }
         if family("plugin") { return [.write] }
-        if event == "talk.mode" { return [.write] }
-        if event == "voicewake.changed" { return [.read] }
-        if family("chat") || family("agent") || family("session") || family("sessions") || event == "node.presence" {
+        if event == GatewayEventName.talkMode.rawValue { return [.write] }
+        if event == GatewayEventName.voicewakeChanged.rawValue { return [.read] }
+        if family("chat") || family("agent") || family("session") || family("sessions") || event == GatewayEventName.nodePresence.rawValue {
             return [.read]
         }
         return nil

@@ -20,76 +20,36 @@ public struct MethodScopeRequirement: Sendable, Hashable {
     }
 }
 
-/// Who may call which method: the role policy (docs/protocol.md §6.2) and the method → scope
-/// table (docs/protocol.md §5.12, §6.8, §9.2, §6.9, §7.1, §7.7, §7.10).
+/// Who may call which method: the role policy and each method's scope,
+/// both declared with the method in the method registry (`Methods/MethodTable.swift`).
 ///
 /// The Gateway checks the role first, then the scope, for every request after `hello-ok`.
 public enum OperatorMethodPolicy {
-    /// The methods only a `role:"node"` socket may call (docs/protocol.md §6.2).
-    public static let nodeOnlyMethods: Set<String> = Set(GatewayMethod.nodeMethods.map(\.rawValue))
-
-    /// The scope of every operator method the fake Gateway knows.
-    ///
-    /// Sources: `src/gateway/method-scopes.ts` (read: `node.list`, `node.describe`,
-    /// `gateway.identity.get`, `health`, `status`, ...; write: `node.invoke`, `push.test`, ...),
-    /// docs/protocol.md §5.12 (pairing), docs/protocol.md §7.1 (approvals) and §7.7
-    /// (questions).
-    public static let scopeTable: [String: MethodScopeRequirement] = {
-        var table: [String: MethodScopeRequirement] = [:]
-        func assign(_ scope: OperatorScope, alsoAdmittedBy: [OperatorScope] = [], _ methods: [String]) {
-            for method in methods { table[method] = MethodScopeRequirement(scope, alsoAdmittedBy: alsoAdmittedBy) }
-        }
-        func assign(_ scope: OperatorScope, _ methods: [GatewayMethod]) { assign(scope, methods.map(\.rawValue)) }
-        assign(.pairing, [
-            GatewayMethod.devicePairList, .devicePairApprove, .devicePairReject, .devicePairRemove,
-            .devicePairRename, .deviceTokenRotate, .deviceTokenRevoke,
-            .nodePairRequest, .nodePairList, .nodePairApprove, .nodePairReject,
-            .nodePairRemove, .nodePairVerify, .nodeRename,
-        ])
-        assign(.admin, [GatewayMethod.devicePairSetupCode, .devicePairSetupStatus])
-        assign(.read, [GatewayMethod.gatewayIdentityGet, .nodeList, .nodeDescribe, .sessionsMessagesSubscribe,
-                       .sessionsMessagesUnsubscribe, .sessionsSubscribe, .sessionsUnsubscribe])
-        assign(.read, [
-            "health", "status", "system-presence", "last-heartbeat", "sessions.list", "sessions.get", "chat.history",
-            "models.list", "agents.list",
-        ])
-        assign(.write, [GatewayMethod.nodeInvoke, .nodePendingEnqueue, .pushTest])
-        assign(.write, ["chat.send", "chat.abort", "send", "agent", "talk.mode"])
-        assign(.approvals, [
-            "approval.get", "approval.resolve", "approval.history",
-            "exec.approval.request", "exec.approval.waitDecision", "exec.approval.resolve",
-            "exec.approval.get", "exec.approval.list", "exec.approval.grants.list", "exec.approval.grants.revoke",
-            "plugin.approval.request", "plugin.approval.list", "plugin.approval.waitDecision",
-            "plugin.approval.resolve",
-        ])
-        // "own-run question boundary": operator.sessions.write is admitted for all five
-        // (docs/protocol.md §7.7); the fake Gateway has no runs to tell own from foreign.
-        assign(.questions, alsoAdmittedBy: [.sessionsWrite], [
-            "question.request", "question.waitAnswer", "question.resolve", "question.get", "question.list",
-        ])
-        return table
-    }()
-
-    /// Method-name prefixes forced to `operator.admin` (the approval policy files and config).
-    public static let adminPrefixes: [String] = ["exec.approvals.", "config.", "wizard.", "update."]
-
-    /// The scope requirement of `method`. Unclassified methods need `operator.admin`
-    /// (default-deny, as upstream `authorizeOperatorScopesForMethod`).
-    public static func requirement(for method: String) -> MethodScopeRequirement {
-        if let known = scopeTable[method] { return known }
-        return MethodScopeRequirement(.admin)
+    /// The methods only a `role:"node"` socket may call, from the
+    /// method registry.
+    public static var nodeOnlyMethods: Set<String> {
+        Set(MethodRegistry.standard.specs.filter { $0.caller == .node }.map(\.name.rawValue))
     }
 
-    /// Whether `method` is a classified operator method (listed in `scopeTable` or under an admin
-    /// prefix). A node calling one gets `unauthorized role: node` rather than `unknown method`.
+    /// Method-name prefixes forced to `operator.admin` (the approval policy files and config).
+    public static let adminPrefixes: [String] = GatewayMethod.adminFamilyPrefixes
+
+    /// The scope requirement of `method`, as the method registry declares it. Unclassified
+    /// methods need `operator.admin` (default-deny, as upstream `authorizeOperatorScopesForMethod`).
+    public static func requirement(for method: String) -> MethodScopeRequirement {
+        MethodRegistry.standard.requirement(for: method)
+    }
+
+    /// Whether `method` is a classified operator method (declared in the method registry or under
+    /// an admin prefix). A node calling one gets `unauthorized role: node` rather than `unknown method`.
     public static func isKnownOperatorMethod(_ method: String) -> Bool {
-        scopeTable[method] != nil || adminPrefixes.contains { method.hasPrefix($0) }
+        MethodRegistry.standard.isKnownOperatorMethod(method)
     }
 
     /// Whether `role` may call `method` at all: node-only methods need `role:"node"`, every other
     /// method needs `role:"operator"` (upstream `role-policy.ts`).
     public static func isRoleAllowed(_ role: GatewayRole, toCall method: String) -> Bool {
-        nodeOnlyMethods.contains(method) ? role == .node : role == .operator
+        MethodRegistry.standard.isRoleAllowed(role, toCall: method)
     }
 
     /// Checks role and scopes for one request.

@@ -87,10 +87,10 @@ public struct QuestionStore: Sendable {
             OperatorResult(.failure(OperatorError(error)), effects: effects)
         }
         guard (1...3).contains(draft.questions.count) else {
-            return fail(QuestionErrors.invalidParams("question.request", "questions must hold 1 to 3 questions"))
+            return fail(QuestionErrors.invalidParams(GatewayMethod.questionRequest.rawValue, "questions must hold 1 to 3 questions"))
         }
         guard Set(draft.questions.map(\.questionId)).count == draft.questions.count else {
-            return fail(QuestionErrors.invalidParams("question.request", "questions have duplicate questionId values"))
+            return fail(QuestionErrors.invalidParams(GatewayMethod.questionRequest.rawValue, "questions have duplicate questionId values"))
         }
         if let runId = draft.runId, endedRunIds.contains(runId) { return fail(QuestionErrors.requesterInactive) }
         let id = draft.id ?? random.uuidString()
@@ -99,7 +99,7 @@ public struct QuestionStore: Sendable {
         let record = QuestionRecord(id: id, questions: draft.questions, agentId: draft.agentId, sessionKey: draft.sessionKey,
                                     runId: draft.runId, createdAtMs: nowMs, expiresAtMs: nowMs + lifetime)
         records[ExactID(id)] = record
-        effects.append(.publish(OperatorEvent(name: "question.requested", payload: record.json, audience: audience(of: record))))
+        effects.append(.publish(OperatorEvent(name: GatewayEventName.questionRequested.rawValue, payload: record.json, audience: audience(of: record))))
         effects.append(.observed(OperatorRecordEvent(kind: "question", id: id, action: .requested, status: "pending")))
         return OperatorResult(.success(record), effects: effects)
     }
@@ -176,7 +176,7 @@ public struct QuestionStore: Sendable {
                                   sessionKey: try reader.string("sessionKey"), runId: try reader.string("runId"),
                                   expiresInMs: try reader.int("timeoutMs", in: 1...Int64.max / 4))
         } catch {
-            return OperatorOutcome(.failure(QuestionErrors.invalidParams("question.request", error.detail)))
+            return OperatorOutcome(.failure(QuestionErrors.invalidParams(GatewayMethod.questionRequest.rawValue, error.detail)))
         }
         let opened = open(draft, nowMs: nowMs)
         switch opened.value {
@@ -201,7 +201,7 @@ public struct QuestionStore: Sendable {
             timeoutMs = try reader.int("timeoutMs", in: 0...Int64.max / 4)
             includeResolutionId = try reader.bool("includeResolutionId") ?? false
         } catch {
-            return OperatorOutcome(.failure(QuestionErrors.invalidParams("question.waitAnswer", error.detail)))
+            return OperatorOutcome(.failure(QuestionErrors.invalidParams(GatewayMethod.questionWaitAnswer.rawValue, error.detail)))
         }
         let effects = expire(nowMs: nowMs)
         guard let record = records[ExactID(id)] else { return OperatorOutcome(.failure(QuestionErrors.notFound(id)), effects: effects) }
@@ -237,7 +237,7 @@ public struct QuestionStore: Sendable {
             case (false, false): throw ParamError(detail: "answers or cancel:true is required")
             }
         } catch {
-            return OperatorOutcome(.failure(QuestionErrors.invalidParams("question.resolve", error.detail)))
+            return OperatorOutcome(.failure(QuestionErrors.invalidParams(GatewayMethod.questionResolve.rawValue, error.detail)))
         }
         let resolved = resolve(id: id, action: action, resolvedBy: resolvedBy ?? caller.resolvedByLabel,
                                resolutionId: resolutionId, caller: caller, channel: .question, nowMs: nowMs)
@@ -256,7 +256,7 @@ public struct QuestionStore: Sendable {
             guard let value = try OperatorParams(params).string("id", required: true) else { throw ParamError(detail: "id is required") }
             id = value
         } catch {
-            return OperatorOutcome(.failure(QuestionErrors.invalidParams("question.get", error.detail)))
+            return OperatorOutcome(.failure(QuestionErrors.invalidParams(GatewayMethod.questionGet.rawValue, error.detail)))
         }
         let effects = expire(nowMs: nowMs)
         guard let record = records[ExactID(id)] else { return OperatorOutcome(.failure(QuestionErrors.notFound(id)), effects: effects) }
@@ -268,7 +268,7 @@ public struct QuestionStore: Sendable {
         do throws(ParamError) {
             _ = try OperatorParams(params)
         } catch {
-            return OperatorOutcome(.failure(QuestionErrors.invalidParams("question.list", error.detail)))
+            return OperatorOutcome(.failure(QuestionErrors.invalidParams(GatewayMethod.questionList.rawValue, error.detail)))
         }
         let effects = expire(nowMs: nowMs)
         return OperatorOutcome(.success(["questions": .array(pending.map(\.json))]), effects: effects)
@@ -403,7 +403,7 @@ public struct QuestionStore: Sendable {
         if let resolutionId { resolutionIds[ExactID(id)] = resolutionId }
         let answerText = status == .answered ? QuestionRecord.answersJSON(answers ?? [:]).jsonString : nil
         return [
-            .publish(OperatorEvent(name: "question.resolved", payload: record.resolvedEventPayload, audience: audience(of: record))),
+            .publish(OperatorEvent(name: GatewayEventName.questionResolved.rawValue, payload: record.resolvedEventPayload, audience: audience(of: record))),
             .settled(.question(record, resolutionId: resolutionId)),
             .observed(OperatorRecordEvent(kind: "question", id: id, action: .resolved, status: status.rawValue,
                                           decision: answerText, surface: resolvedBy)),

@@ -1,16 +1,28 @@
+import GatewayProtocol
+
 /// One attempt to resolve an approval or a question, from the wire or from the scripting API, as
 /// scenarios observe it ("who tried what, when, and did it win").
 public struct ResolveAttempt: Sendable, Hashable {
     /// The API used.
-    public enum Channel: String, Sendable, Hashable {
+    public enum Channel: Sendable, Hashable {
         /// `approval.resolve`.
-        case unifiedApproval = "approval.resolve"
+        case unifiedApproval
         /// `exec.approval.resolve`.
-        case execApproval = "exec.approval.resolve"
+        case execApproval
         /// `question.resolve`.
-        case question = "question.resolve"
+        case question
         /// A scripted resolve, expiry or cancellation.
         case script
+
+        /// The method name, or `script`.
+        public var rawValue: String {
+            switch self {
+            case .unifiedApproval: GatewayMethod.approvalResolve.rawValue
+            case .execApproval: GatewayMethod.execApprovalResolve.rawValue
+            case .question: GatewayMethod.questionResolve.rawValue
+            case .script: "script"
+            }
+        }
     }
 
     /// What became of the attempt.

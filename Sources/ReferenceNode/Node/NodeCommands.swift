@@ -29,7 +29,7 @@ public struct NodeInvokeOutcome: Sendable, Hashable {
         if let payloadJSON { object["payloadJSON"] = .string(payloadJSON) }
         if !ok {
             var error: [String: JSONValue] = ["message": .string(errorMessage ?? "failed")]
-            if !configuration.has(.errorWithoutCode) { error["code"] = .string(errorCode ?? "UNAVAILABLE") }
+            if !configuration.has(.errorWithoutCode) { error["code"] = .string(errorCode ?? ErrorCode.unavailable.rawValue) }
             object["error"] = .object(error)
         }
         return .object(object)
@@ -40,9 +40,9 @@ public struct NodeInvokeOutcome: Sendable, Hashable {
 enum NodeCommands {
     /// The commands declared in `connect.commands`.
     static let declared = [
-        "device.info", "device.status", "system.notify", "location.get", "canvas.present", "canvas.navigate",
-        "camera.list", "camera.snap", "screen.record", "debug.slow", "debug.counter",
-    ]
+        NodeCommandName.deviceInfo, .deviceStatus, .systemNotify, .locationGet, .canvasPresent, .canvasNavigate,
+        .cameraList, .cameraSnap, .screenRecord, .debugSlow, .debugCounter,
+    ].map(\.rawValue)
 
     /// Foreground-only command families (`canvas.*`, `camera.*`, `screen.*`, docs/protocol.md §6.9).
     static func isForegroundOnly(_ command: String) -> Bool {
@@ -64,7 +64,7 @@ enum NodeCommands {
     }
 
     /// The error sent when a command does not finish in time (as Swift sends it).
-    static let timedOut = NodeInvokeOutcome.failure("UNAVAILABLE", "node invoke timed out")
+    static let timedOut = NodeInvokeOutcome.failure(ErrorCode.unavailable.rawValue, "node invoke timed out")
 
     /// Runs `command`. `counter` is the number of times commands with side effects ran before.
     /// - Returns: the outcome, or `nil` for an unknown command under the `unknown-command-silence` mutant.
@@ -76,53 +76,53 @@ enum NodeCommands {
         }
         let params = paramsJSON.flatMap { try? JSONValue(parsing: $0) }
         switch command {
-        case "device.info":
+        case NodeCommandName.deviceInfo.rawValue:
             return .success([
                 "deviceName": .string(persona.displayName), "modelIdentifier": persona.modelIdentifier.map(JSONValue.string) ?? .null,
                 "systemName": "iOS", "systemVersion": "18.4.0", "appVersion": .string(persona.version),
                 "deviceId": .string(deviceId),
             ])
-        case "device.status":
+        case NodeCommandName.deviceStatus.rawValue:
             return .success([
                 "battery": ["level": 0.82, "state": "unplugged", "lowPowerModeEnabled": false],
                 "thermalState": "nominal", "storage": ["totalBytes": 128_000_000_000, "freeBytes": 64_000_000_000],
                 "network": ["status": "satisfied", "isExpensive": false],
             ])
-        case "system.notify":
+        case NodeCommandName.systemNotify.rawValue:
             guard let title = params?["title"]?.stringValue ?? params?["body"]?.stringValue, !title.isEmpty else {
-                return .failure("INVALID_REQUEST", "system.notify needs a title or body")
+                return .failure(ErrorCode.invalidRequest.rawValue, "system.notify needs a title or body")
             }
             return .success(["delivered": true])
-        case "location.get":
+        case NodeCommandName.locationGet.rawValue:
             return .success([
                 "lat": 48.8566, "lon": 2.3522, "accuracyMeters": 35, "altitudeMeters": 35,
                 "timestamp": .int(clock.nowMs), "isPrecise": true, "source": "gps",
             ])
-        case "canvas.present":
+        case NodeCommandName.canvasPresent.rawValue:
             return .success(["presented": true])
-        case "canvas.navigate":
+        case NodeCommandName.canvasNavigate.rawValue:
             guard let url = params?["url"]?.stringValue, !url.isEmpty else {
-                return .failure("INVALID_REQUEST", "canvas.navigate needs a url")
+                return .failure(ErrorCode.invalidRequest.rawValue, "canvas.navigate needs a url")
             }
             return .success(["url": .string(url)])
-        case "camera.list":
+        case NodeCommandName.cameraList.rawValue:
             return .success(["devices": [["id": "back", "position": "back"], ["id": "front", "position": "front"]]])
-        case "camera.snap":
+        case NodeCommandName.cameraSnap.rawValue:
             // A 1x1 JPEG stand-in; the snap number shows whether the command really ran again.
             return .success([
                 "format": "jpg", "width": 1, "height": 1, "base64": "/9j/4AAQSkZJRgABAQAAAQABAAD/2Q==",
                 "snap": .int(Int64(counter + 1)),
             ])
-        case "screen.record":
+        case NodeCommandName.screenRecord.rawValue:
             return .success(["format": "mp4", "durationMs": 1_000, "base64": "AAAAGGZ0eXBtcDQy"])
-        case "debug.slow":
+        case NodeCommandName.debugSlow.rawValue:
             // Takes `durationMs` (default 10 minutes) on the client clock: longer than any
             // ordinary timeout, to exercise the answer-before-timeoutMs rule.
             let duration = params?["durationMs"]?.int64Value ?? 600_000
             let deadline = clock.nowMs + duration
-            do { try await clock.sleep(untilMs: deadline) } catch { return .failure("UNAVAILABLE", "cancelled") }
+            do { try await clock.sleep(untilMs: deadline) } catch { return .failure(ErrorCode.unavailable.rawValue, "cancelled") }
             return .success(["sleptMs": .int(duration)])
-        case "debug.counter":
+        case NodeCommandName.debugCounter.rawValue:
             return .success(["count": .int(Int64(counter + 1))])
         default:
             return unknown(command, configuration: configuration)
@@ -133,6 +133,6 @@ enum NodeCommands {
     /// `unknown-command-silence` mutant).
     static func unknown(_ command: String, configuration: ReferenceConfiguration) -> NodeInvokeOutcome? {
         if configuration.has(.unknownCommandSilence) { return nil }
-        return .failure("INVALID_REQUEST", "unknown command: \(command)")
+        return .failure(ErrorCode.invalidRequest.rawValue, "unknown command: \(command)")
     }
 }

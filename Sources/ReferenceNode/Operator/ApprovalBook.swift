@@ -13,17 +13,17 @@ public enum ApprovalFamily: String, Sendable, Hashable {
     /// there, legacy only when both are absent and both legacy methods are there.
     static func choose(methods: Set<String>, configuration: ReferenceConfiguration) -> ApprovalFamily {
         if configuration.has(.legacyOnlyUnifiedApprovals) { return .unified }
-        let unified = ["approval.get", "approval.resolve"].map(methods.contains)
+        let unified = [GatewayMethod.approvalGet, .approvalResolve].map { methods.contains($0.rawValue) }
         if unified.allSatisfy({ $0 }) { return .unified }
-        let legacy = ["exec.approval.get", "exec.approval.resolve"].allSatisfy(methods.contains)
+        let legacy = [GatewayMethod.execApprovalGet, .execApprovalResolve].allSatisfy { methods.contains($0.rawValue) }
         if unified.allSatisfy({ !$0 }), legacy { return .legacy }
         return .unavailable
     }
 
     /// The read-back method.
-    var getMethod: String { self == .legacy ? "exec.approval.get" : "approval.get" }
+    var getMethod: String { (self == .legacy ? GatewayMethod.execApprovalGet : .approvalGet).rawValue }
     /// The resolve method.
-    var resolveMethod: String { self == .legacy ? "exec.approval.resolve" : "approval.resolve" }
+    var resolveMethod: String { (self == .legacy ? GatewayMethod.execApprovalResolve : .approvalResolve).rawValue }
 }
 
 /// One approval prompt as the operator side of the reference client shows it
@@ -174,18 +174,19 @@ struct ApprovalBook: Sendable {
     mutating func apply(event: String, payload: JSONValue?) {
         guard let payload else { return }
         switch event {
-        case "exec.approval.requested", "plugin.approval.requested":
+        case GatewayEventName.execApprovalRequested.rawValue, GatewayEventName.pluginApprovalRequested.rawValue:
             guard let id = payload["id"]?.stringValue,
                   let decisions = Self.validDecisions(payload["request"]?["allowedDecisions"]) else { return }
             let kind = payload["approvalKind"]?.stringValue ?? (event.hasPrefix("plugin") ? "plugin" : "exec")
             upsertPending(id: id, kind: kind, allowedDecisions: decisions, expiresAtMs: payload["expiresAtMs"]?.int64Value,
                           sessionKey: payload["request"]?["sessionKey"]?.stringValue)
-        case "exec.approval.resolved", "plugin.approval.resolved", "openclaw.approval.resolved":
+        case GatewayEventName.execApprovalResolved.rawValue, GatewayEventName.pluginApprovalResolved.rawValue,
+             GatewayEventName.openclawApprovalResolved.rawValue:
             guard let id = payload["id"]?.stringValue else { return }
             let decision = payload["decision"]?.stringValue
             let status = decision.map { $0 == "deny" ? "denied" : "allowed" } ?? "expired"
             markTerminal(id: id, status: status, decision: decision, note: Self.terminalNote(status))
-        case "session.approval":
+        case GatewayEventName.sessionApproval.rawValue:
             if let snapshot = payload["approval"] { apply(snapshot: snapshot, sessionKey: payload["sessionKey"]?.stringValue) }
         default:
             break

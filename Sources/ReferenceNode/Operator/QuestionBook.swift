@@ -148,9 +148,9 @@ struct QuestionBook: Sendable {
     mutating func apply(event: String, payload: JSONValue?) {
         guard let payload else { return }
         switch event {
-        case "question.requested", "question.pending":
+        case GatewayEventName.questionRequested.rawValue, GatewayEventName.questionPending.rawValue:
             apply(record: payload)
-        case "question.resolved", "question.expired":
+        case GatewayEventName.questionResolved.rawValue, GatewayEventName.questionExpired.rawValue:
             guard let id = payload["id"]?.stringValue else { return }
             let key = Key(gateway: currentGateway, id: id)
             let status = QuestionCard.status(fromRecord: payload["status"]?.stringValue ?? "expired", ours: answeredHere.contains(key))
