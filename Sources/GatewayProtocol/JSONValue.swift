@@ -161,13 +161,20 @@ extension JSONValue {
     /// - Throws: `EncodingError` when `value` cannot be encoded (a non-finite `Double`, nesting
     ///   512 deep, a top-level value that encodes nothing), or what `value`'s `encode(to:)` throws.
     public init<T: Encodable>(encoding value: T) throws {
-        self = try JSONValueEncoder.encode(value)
+        if JSONCoding.codableThroughText {
+            self = try JSONValue.parse(JSONCoding.encoder.encode(value))
+        } else {
+            self = try JSONValueEncoder.encode(value)
+        }
     }
 
     /// Decodes this JSON value as `T`, as `JSONDecoder` decodes its `encoded()` text.
     /// - Throws: `DecodingError` when the shape does not match `T`.
     public func decode<T: Decodable>(as type: T.Type = T.self) throws -> T {
-        try JSONValueDecoder.decode(T.self, from: self)
+        if JSONCoding.codableThroughText {
+            return try JSONDecoder().decode(T.self, from: Data(serializedBytes()))
+        }
+        return try JSONValueDecoder.decode(T.self, from: self)
     }
 }
 
@@ -182,6 +189,9 @@ extension JSONValue.ParseError {
 
 /// Shared, configured JSON coders.
 package enum JSONCoding {
+    /// BENCHMARK ONLY (temporary): `OPENCLAW_JSON_CODABLE=text` routes the Codable bridges through Foundation.
+    static let codableThroughText = ProcessInfo.processInfo.environment["OPENCLAW_JSON_CODABLE"] == "text"
+
     /// Compact output with sorted keys and unescaped slashes: reproducible, and byte-identical
     /// for equal values.
     package static var encoder: JSONEncoder {
