@@ -200,14 +200,18 @@ package enum JSONCoding {
     }
 
     // The Foundation paths that `JSONValue` used before it had its own parser, serializer,
-    // encoder and decoder. They stay as the reference that the tests compare against.
+    // encoder and decoder. They stay as the reference that the Codable bridges' tests compare
+    // against, and as JSONBench's baseline. (The parser and the writer now follow JavaScript
+    // instead; Node.js is their reference.)
 
-    /// `JSONValue(parsing:)` through `JSONDecoder` and `JSONValue.init(from:)`.
+    /// What `JSONValue(parsing:)` did before it followed `JSON.parse`: `JSONDecoder` and
+    /// `JSONValue.init(from:)`.
     package static func foundationParse(_ data: Data) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: data)
     }
 
-    /// `encoded()` through `JSONEncoder`, non-finite doubles as `null`.
+    /// What `encoded()` wrote before it followed `JSON.stringify`: `JSONEncoder`, non-finite
+    /// doubles as `null`.
     package static func foundationEncoded(_ value: JSONValue) -> Data {
         (try? encoder.encode(value)) ?? (try? encoder.encode(value.replacingNonFinite())) ?? Data("null".utf8)
     }
