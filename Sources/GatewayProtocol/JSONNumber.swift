@@ -1,9 +1,11 @@
 import Foundation
 
-/// Number rules shared by the parser, the serializer, the encoder and the decoder.
+/// Foundation's number rules, for `JSONValueEncoder` and `JSONValueDecoder`, the Codable bridges
+/// (`JSONValue(encoding:)`, `decode(as:)`), which convert Swift values as Foundation's
+/// `JSONEncoder` and `JSONDecoder` would through text. (The wire, `JSONValue.parse(_:)` and
+/// `encoded()`, follows JavaScript instead: `JavaScriptNumber`.)
 ///
-/// `JSONValue` has always gone through Foundation's `JSONEncoder` and `JSONDecoder`, and its
-/// numbers follow their rules; this type reproduces them without the text round trip:
+/// This type reproduces Foundation's rules without the text round trip:
 ///
 /// - `JSONEncoder` writes a finite `Double` as its `description` without a trailing `.0`
 ///   (`1.0` → `1`, `1e16` → `1e+16`, `-0.0` → `-0`).
@@ -23,6 +25,10 @@ import Foundation
 /// (`JSONEncoderValue.number(from:)`), and checked against the toolchain's Foundation (Swift
 /// 6.3.1) by `JSONEquivalenceTests`.
 enum JSONNumber {
+    /// `JSONEncoder`'s writer refuses containers at this depth (the top-level container is 1);
+    /// the bridges refuse, or read as `null`, what it refuses.
+    static let foundationWriteDepth = 512
+
     /// 2^53: below it every integer is a `Double`, and `JSONDecoder` trusts the `Double` value.
     static let exactIntegerLimit = 9_007_199_254_740_992.0
 

@@ -1,8 +1,10 @@
 import Foundation
 
 extension JSONValue {
-    /// The deepest nesting of arrays and objects that `JSONValue.parse(_:)` accepts (the limit of
-    /// Foundation's `JSONDecoder`, which the parser replaces).
+    /// The deepest nesting of arrays and objects that `JSONValue.parse(_:)` accepts.
+    ///
+    /// JavaScript's `JSON.parse` has no such limit (it fails only when its stack runs out, some
+    /// thousands of levels deep); the project keeps this one so that no input can exhaust a stack.
     public static let maximumParseDepth = 512
 
     /// Why bytes are not a JSON document, and where.
@@ -13,21 +15,18 @@ extension JSONValue {
             case tooDeep
             /// The document ends early (includes an empty document).
             case unexpectedEnd
-            /// A character that JSON does not allow here (includes text after the document).
+            /// A character that JSON does not allow here (includes text after the document, a
+            /// trailing comma and a byte-order mark).
             case unexpectedCharacter
-            /// A bad escape, a lone or mismatched UTF-16 surrogate, or an unescaped control
-            /// character in a string.
+            /// A bad escape or an unescaped control character in a string.
             case invalidString
-            /// Bytes that are not UTF-8 (or not the UTF-16/UTF-32 a byte-order mark announces).
+            /// Bytes that are not UTF-8.
             case invalidEncoding
-            /// A number Swift cannot hold (it overflows a `Double`).
-            case numberOutOfRange
         }
 
         /// The kind of problem.
         public var kind: Kind
-        /// The byte offset of the problem in the input (for UTF-16 or UTF-32 input, in its UTF-8
-        /// transcoding).
+        /// The byte offset of the problem in the input.
         public var offset: Int
         /// A sentence naming the problem and its offset.
         public var description: String
@@ -43,20 +42,30 @@ extension JSONValue {
         public var isTooDeep: Bool { kind == .tooDeep }
     }
 
-    /// Parses a JSON document (RFC 8259, plus the trailing commas and encodings Foundation's
-    /// `JSONDecoder` accepts).
+    /// Parses a JSON document as JavaScript's `JSON.parse` parses the text of a WebSocket text
+    /// frame (the real Gateway's reading of every frame).
     ///
-    /// Accepts exactly what `JSONValue(parsing:)` has always accepted through `JSONDecoder`: any
-    /// value at the top level, whitespace around it, a trailing comma before `]` or `}`, a UTF-8
-    /// byte-order mark, and UTF-16 or UTF-32 input that starts with a byte-order mark or that the
-    /// first bytes show to be such. A repeated object key keeps its first value. A number is
-    /// `.int` when `JSONDecoder` reads it as an `Int64` (`1.0` and `1e2` are integers, so is
-    /// `1e-400`, which is 0), otherwise `.double`. Nesting deeper than `maximumParseDepth`
-    /// is `.tooDeep`.
+    /// - The input is UTF-8 (a WebSocket text frame is); bytes that are not are refused, as the
+    ///   Gateway's WebSocket layer refuses such a frame.
+    /// - Grammar: ECMA-404 / RFC 8259 exactly: any value at the top level, whitespace (space,
+    ///   tab, LF, CR) around it; no trailing comma, no byte-order mark (U+FEFF is not JSON
+    ///   whitespace, so `JSON.parse` refuses it).
+    /// - A repeated object key keeps its last value.
+    /// - A `\u` escape of a lone UTF-16 surrogate is accepted, as `JSON.parse` accepts it; a Swift
+    ///   `String` cannot hold one, so each lone surrogate becomes U+FFFD (the replacement a
+    ///   WebSocket or `TextEncoder` makes of it when the string is sent on). A surrogate pair
+    ///   written as two escapes is the one character it encodes.
+    /// - A number is a JavaScript number: the IEEE double nearest to the literal (`1e400` is
+    ///   infinity, `1e-400` is 0, `9007199254740993` is 9007199254740992), kept as
+    ///   `JSONValue.number(_:)` keeps it (`.int` for whole numbers up to 2^53 in magnitude).
+    /// - Nesting deeper than `maximumParseDepth` is `.tooDeep`.
     /// - Throws: `ParseError`.
     public static func parse(_ data: Data) throws(ParseError) -> JSONValue {
         let result: Result<JSONValue, ParseError> = data.withUnsafeBytes { raw in
-            Result { () throws(ParseError) -> JSONValue in try parse(raw.bindMemory(to: UInt8.self)) }
+            Result { () throws(ParseError) -> JSONValue in
+                var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self))
+                return try parser.parseDocument()
+            }
         }
         return try result.get()
     }
@@ -66,47 +75,8 @@ extension JSONValue {
     public static func parse(_ text: String) throws(ParseError) -> JSONValue {
         var text = text
         let result: Result<JSONValue, ParseError> = text.withUTF8 { bytes in
-            Result { () throws(ParseError) -> JSONValue in try parse(bytes) }
-        }
-        return try result.get()
-    }
-
-    /// Parses bytes after Foundation's encoding detection (RFC 4627 §3 plus byte-order marks).
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(ParseError) -> JSONValue {
-        let count = bytes.count
-        let b0: UInt8? = count > 0 ? bytes[0] : nil
-        let b1: UInt8? = count > 1 ? bytes[1] : nil
-        let b2: UInt8? = count > 2 ? bytes[2] : nil
-        let b3: UInt8? = count > 3 ? bytes[3] : nil
-        let encoding: String.Encoding
-        let bomLength: Int
-        // The rules of JSONDecoder.withUTF8Representation(of:_:) in swiftlang/swift-foundation
-        // Sources/FoundationEssentials/JSON/JSONDecoder.swift@03154e776cada7050ea4578a191eb0782af7e24b.
-        switch (b0, b1, b2, b3) {
-        case (0, 0, 0xFE, 0xFF): (encoding, bomLength) = (.utf32BigEndian, 4)
-        case (0xFE, 0xFF, 0, 0): (encoding, bomLength) = (.utf32LittleEndian, 4)
-        case (0xFE, 0xFF, _, _): (encoding, bomLength) = (.utf16BigEndian, 2)
-        case (0xFF, 0xFE, _, _): (encoding, bomLength) = (.utf16LittleEndian, 2)
-        case (0xEF, 0xBB, 0xBF, _): (encoding, bomLength) = (.utf8, 3)
-        case let (0, 0, 0, .some(nz)) where nz != 0: (encoding, bomLength) = (.utf32BigEndian, 0)
-        case let (0, .some(nz1), 0, .some(nz2)) where nz1 != 0 && nz2 != 0: (encoding, bomLength) = (.utf16BigEndian, 0)
-        case let (.some(nz), 0, 0, 0) where nz != 0: (encoding, bomLength) = (.utf32LittleEndian, 0)
-        case let (.some(nz1), 0, .some(nz2), 0) where nz1 != 0 && nz2 != 0: (encoding, bomLength) = (.utf16LittleEndian, 0)
-        case let (0, .some(nz), nil, nil) where nz != 0: (encoding, bomLength) = (.utf16BigEndian, 0)
-        case let (.some(nz), 0, nil, nil) where nz != 0: (encoding, bomLength) = (.utf16LittleEndian, 0)
-        default: (encoding, bomLength) = (.utf8, 0)
-        }
-        let body = UnsafeBufferPointer(rebasing: bytes[bomLength...])
-        if encoding == .utf8 {
-            var parser = JSONParser(bytes: body, offsetBias: bomLength)
-            return try parser.parseDocument()
-        }
-        guard var transcoded = String(bytes: body, encoding: encoding) else {
-            throw ParseError(kind: .invalidEncoding, offset: 0, description: "the input is not valid \(encoding)")
-        }
-        let result: Result<JSONValue, ParseError> = transcoded.withUTF8 { utf8 in
             Result { () throws(ParseError) -> JSONValue in
-                var parser = JSONParser(bytes: utf8, offsetBias: 0)
+                var parser = JSONParser(bytes: bytes)
                 return try parser.parseDocument()
             }
         }
@@ -114,23 +84,17 @@ extension JSONValue {
     }
 }
 
-/// A recursive-descent JSON parser over UTF-8 bytes that builds `JSONValue`s directly.
-///
-/// It accepts what Foundation's `JSONDecoder` accepts when it decodes a `JSONValue` (facts read
-/// in swiftlang/swift-foundation
-/// Sources/FoundationEssentials/JSON/JSONScanner.swift@03154e776cada7050ea4578a191eb0782af7e24b:
-/// the trailing-comma rule, the 512-level limit, the whitespace set, escapes and surrogates),
-/// checked against the toolchain's `JSONDecoder` by `JSONEquivalenceTests`. Numbers follow
-/// `JSONNumber`.
+/// A recursive-descent JSON parser over UTF-8 bytes that builds `JSONValue`s directly, with the
+/// grammar and results of ECMAScript's `JSON.parse` (ECMA-262 §25.5.1; see `JSONValue.parse(_:)`
+/// for the rules), checked against Node.js by `JSONDifferentialTests`. Recursion is bounded by
+/// `JSONValue.maximumParseDepth`.
 struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
-    private let offsetBias: Int
     private var index = 0
     private var depth = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>, offsetBias: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
-        self.offsetBias = offsetBias
     }
 
     typealias ParseError = JSONValue.ParseError
@@ -192,13 +156,8 @@ struct JSONParser {
             guard index < bytes.count else { throw error(.unexpectedEnd, "the document ends inside an array") }
             switch bytes[index] {
             case UInt8(ascii: ","):
+                // A value must follow: `JSON.parse` refuses a trailing comma.
                 index += 1
-                skipWhitespace()
-                // A trailing comma is accepted, as Foundation's JSONDecoder accepts it.
-                if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    return .array(items)
-                }
             case UInt8(ascii: "]"):
                 index += 1
                 return .array(items)
@@ -230,19 +189,15 @@ struct JSONParser {
                 throw error(.unexpectedCharacter, "unexpected \(describe(bytes[index])) after an object key (expected :)")
             }
             index += 1
-            let value = try parseValue()
-            // A repeated key keeps its first value, as Foundation's JSONDecoder does.
-            Self.keepFirst(value, in: &members[key])
+            // A repeated key keeps its last value, as in `JSON.parse`.
+            members[key] = try parseValue()
             skipWhitespace()
             guard index < bytes.count else { throw error(.unexpectedEnd, "the document ends inside an object") }
             switch bytes[index] {
             case UInt8(ascii: ","):
+                // A member must follow: `JSON.parse` refuses a trailing comma.
                 index += 1
                 skipWhitespace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return .object(members)
-                }
             case UInt8(ascii: "}"):
                 index += 1
                 return .object(members)
@@ -250,10 +205,6 @@ struct JSONParser {
                 throw error(.unexpectedCharacter, "unexpected \(describe(byte)) in an object (expected , or })")
             }
         }
-    }
-
-    private static func keepFirst(_ value: JSONValue, in slot: inout JSONValue?) {
-        if slot == nil { slot = value }
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(ParseError) {
@@ -340,24 +291,12 @@ struct JSONParser {
         case UInt8(ascii: "u"):
             index += 1
             let unit = try parseHex4()
-            let scalar: Unicode.Scalar
-            if UTF16.isLeadSurrogate(unit) {
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                    throw error(.invalidString, "a high surrogate \\u\(hex(unit)) is not followed by a low surrogate")
-                }
-                index += 2
-                let trail = try parseHex4()
-                guard UTF16.isTrailSurrogate(trail) else {
-                    index -= 6
-                    throw error(.invalidString, "a high surrogate \\u\(hex(unit)) is followed by \\u\(hex(trail)), not a low surrogate")
-                }
+            var scalar = Unicode.Scalar(unit) ?? Self.replacement
+            // A high surrogate pairs with a low one in the escape right after it; any other lone
+            // surrogate, which `JSON.parse` keeps, is U+FFFD (`JSONValue.parse(_:)`).
+            if UTF16.isLeadSurrogate(unit), let trail = pendingTrailSurrogate() {
+                index += 6
                 scalar = UTF16.decode(UTF16.EncodedScalar([unit, trail]))
-            } else {
-                guard let single = Unicode.Scalar(unit) else {
-                    index -= 6
-                    throw error(.invalidString, "a lone low surrogate \\u\(hex(unit))")
-                }
-                scalar = single
             }
             UTF8Validation.append(scalar, to: &buffer)
             return
@@ -365,6 +304,28 @@ struct JSONParser {
             throw error(.invalidString, "invalid escape \\\(describeEscape(escaped)) in a string")
         }
         index += 1
+    }
+
+    private static let replacement: Unicode.Scalar = "\u{FFFD}"
+
+    /// The low surrogate of a `\uXXXX` escape at `index`, if one is there (not moving).
+    private func pendingTrailSurrogate() -> UInt16? {
+        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+        var value: UInt16 = 0
+        for offset in 2 ..< 6 {
+            guard let digit = Self.hexValue(bytes[index + offset]) else { return nil }
+            value = value << 4 | UInt16(digit)
+        }
+        return UTF16.isTrailSurrogate(value) ? value : nil
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// Reads four hex digits at `index` and moves past them.
@@ -376,12 +337,7 @@ struct JSONParser {
                 throw error(.unexpectedEnd, "the document ends inside a \\u escape")
             }
             let byte = bytes[index + offset]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default:
+            guard let digit = Self.hexValue(byte) else {
                 index += offset
                 throw error(.invalidString, "\(describe(byte)) is not a hex digit in a \\u escape")
             }
@@ -427,36 +383,24 @@ struct JSONParser {
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             try requireDigits(in: "the exponent of a number")
         }
-        if isPlainInteger, let integer = plainInteger(integerStart ..< integerEnd, negative: negative) {
-            return .int(integer)
+        // Up to 15 digits an integer is exact in a double: no text conversion needed.
+        if isPlainInteger, integerEnd - integerStart <= 15 {
+            var magnitude: Int64 = 0
+            for position in integerStart ..< integerEnd {
+                magnitude = magnitude * 10 + Int64(bytes[position] &- UInt8(ascii: "0"))
+            }
+            return .int(negative ? -magnitude : magnitude)
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start ..< index]), as: UTF8.self)
-        guard let value = JSONNumber.value(ofLiteral: text) else {
-            index = start
-            throw error(.numberOutOfRange, "the number \(text) does not fit in a Double")
-        }
-        return value
+        // Swift's conversion rounds correctly, to infinity on overflow and to zero on underflow,
+        // as ECMAScript's StringToNumber does; the grammar was checked above, so it succeeds.
+        return JSONValue.number(Double(text) ?? .nan)
     }
 
     private mutating func requireDigits(in part: String) throws(ParseError) {
         guard index < bytes.count else { throw error(.unexpectedEnd, "the document ends inside \(part)") }
         guard isDigit(bytes[index]) else { throw error(.unexpectedCharacter, "unexpected \(describe(bytes[index])) in \(part)") }
         while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-    }
-
-    /// The `Int64` of a run of digits, or `nil` when it does not fit.
-    private func plainInteger(_ digits: Range<Int>, negative: Bool) -> Int64? {
-        // Accumulate negatively so that Int64.min fits.
-        var value: Int64 = 0
-        for position in digits {
-            let digit = Int64(bytes[position] &- UInt8(ascii: "0"))
-            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = shifted.subtractingReportingOverflow(digit)
-            if overflow1 || overflow2 { return nil }
-            value = next
-        }
-        if negative { return value }
-        return value == .min ? nil : -value
     }
 
     // MARK: Helpers
@@ -473,7 +417,7 @@ struct JSONParser {
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     private func error(_ kind: ParseError.Kind, _ what: String) -> ParseError {
-        let offset = index + offsetBias
+        let offset = index
         return ParseError(kind: kind, offset: offset, description: "invalid JSON at byte \(offset): \(what)")
     }
 

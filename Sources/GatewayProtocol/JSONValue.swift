@@ -1,29 +1,37 @@
 import Foundation
 
 /// A JSON document of any shape, for the open-ended parts of the protocol (`params`, `payload`,
-/// `details`).
+/// `details`), read and written as JavaScript's `JSON.parse` and `JSON.stringify` read and write
+/// it (the real Gateway's functions; docs/fidelity.md, "JSON").
 ///
-/// Integers and floating-point numbers are kept apart so that values such as milliseconds and
-/// `seq` are always encoded as JSON integers (`1767225600000`, never `1.7672256e12`).
+/// Every JSON number is a JavaScript number (an IEEE double). Whole numbers up to 2^53 in
+/// magnitude, which a double holds exactly, are `.int`, so that values such as milliseconds and
+/// `seq` are integers to Swift code; `parse(_:)` makes every other number `.double`
+/// (`JSONValue.number(_:)`).
 public enum JSONValue: Sendable, Hashable {
     /// JSON `null`.
     case null
     /// `true` or `false`.
     case bool(Bool)
-    /// A number without a fractional part that fits in 64 bits.
+    /// A whole number. Parsed ones are at most 2^53 in magnitude; one built in code may be larger
+    /// and is then written in full, a value JavaScript would round.
     case int(Int64)
-    /// Any other number.
+    /// Any other number: a fraction, a magnitude beyond 2^53, or a non-finite value (written as
+    /// `null`, as `JSON.stringify` writes it).
     case double(Double)
-    /// A string.
+    /// A string. It cannot hold a lone UTF-16 surrogate, which a JavaScript string can: parsing
+    /// replaces one with U+FFFD.
     case string(String)
     /// An array.
     case array([JSONValue])
-    /// An object. Key order is not significant; encoding sorts keys for reproducible output.
+    /// An object. Member order is not kept (a repeated key keeps its last value, as in
+    /// JavaScript); encoding sorts members by key for reproducible output.
     case object([String: JSONValue])
 }
 
 extension JSONValue: Codable {
-    /// Decodes any JSON value.
+    /// Decodes any JSON value. An integer that fits `Int64` stays exact; any other number is
+    /// `JSONValue.number(_:)` of its `Double`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -33,7 +41,7 @@ extension JSONValue: Codable {
         } else if let value = try? container.decode(Int64.self) {
             self = .int(value)
         } else if let value = try? container.decode(Double.self) {
-            self = .double(value)
+            self = JSONValue.number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
         } else if let value = try? container.decode([JSONValue].self) {
@@ -122,7 +130,7 @@ extension JSONValue {
 
     /// Decodes a JSON document from bytes.
     ///
-    /// Accepts what Foundation's `JSONDecoder` accepts (see `parse(_:)`, which does the work).
+    /// Accepts what JavaScript's `JSON.parse` accepts (see `parse(_:)`, which does the work).
     /// - Throws: `DecodingError.dataCorrupted` when `data` is not JSON; its `underlyingError` is
     ///   the `JSONValue.ParseError` (`.tooDeep` for nesting deeper than `maximumParseDepth`).
     public init(parsing data: Data) throws {
@@ -145,10 +153,11 @@ extension JSONValue {
 
     /// The compact JSON encoding with sorted keys.
     ///
-    /// Byte for byte what Foundation's `JSONEncoder` writes with `.sortedKeys` and
-    /// `.withoutEscapingSlashes`. Non-finite doubles, which have no JSON form, are written as
-    /// `null`, which is what JavaScript's JSON.stringify does; a document with containers nested
-    /// 512 deep, which `JSONEncoder` refuses to write, is `null` as a whole.
+    /// Byte for byte what JavaScript's `JSON.stringify` writes for the same value, except that
+    /// object members are sorted by the UTF-8 bytes of their keys: numbers as
+    /// Number.prototype.toString writes them (`1e+21`, `0.000001`, `1e-7`), non-finite ones as
+    /// `null`, strings with only `"`, `\` and control characters escaped. A document with
+    /// containers nested deeper than `maximumParseDepth` is `null` as a whole.
     public func encoded() -> Data {
         Data(serializedBytes())
     }
@@ -191,14 +200,18 @@ package enum JSONCoding {
     }
 
     // The Foundation paths that `JSONValue` used before it had its own parser, serializer,
-    // encoder and decoder. They stay as the reference that the tests compare against.
+    // encoder and decoder. They stay as the reference that the Codable bridges' tests compare
+    // against, and as JSONBench's baseline. (The parser and the writer now follow JavaScript
+    // instead; Node.js is their reference.)
 
-    /// `JSONValue(parsing:)` through `JSONDecoder` and `JSONValue.init(from:)`.
+    /// What `JSONValue(parsing:)` did before it followed `JSON.parse`: `JSONDecoder` and
+    /// `JSONValue.init(from:)`.
     package static func foundationParse(_ data: Data) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: data)
     }
 
-    /// `encoded()` through `JSONEncoder`, non-finite doubles as `null`.
+    /// What `encoded()` wrote before it followed `JSON.stringify`: `JSONEncoder`, non-finite
+    /// doubles as `null`.
     package static func foundationEncoded(_ value: JSONValue) -> Data {
         (try? encoder.encode(value)) ?? (try? encoder.encode(value.replacingNonFinite())) ?? Data("null".utf8)
     }

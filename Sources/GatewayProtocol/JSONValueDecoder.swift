@@ -36,7 +36,7 @@ final class JSONValueDecoder: Decoder {
     /// Decodes a top-level value as `JSONValue.decode(as:)` does.
     static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         // `encoded()` writes `null` for a document its writer refuses.
-        let root: JSONValue = value.nestingExceeds(JSONWriter.maximumWriteDepth - 1) ? .null : value
+        let root: JSONValue = value.nestingExceeds(JSONNumber.foundationWriteDepth - 1) ? .null : value
         return try JSONValueDecoder(value: root).unwrap(root, as: T.self, at: .root)
     }
 

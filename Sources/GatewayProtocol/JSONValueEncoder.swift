@@ -95,7 +95,7 @@ final class JSONValueEncoder: Encoder {
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
         }
-        guard !result.nestingExceeds(JSONWriter.maximumWriteDepth - 1) else {
+        guard !result.nestingExceeds(JSONNumber.foundationWriteDepth - 1) else {
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: [], debugDescription: "Unable to encode the given top-level value to JSON."))
         }

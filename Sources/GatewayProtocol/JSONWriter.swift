@@ -1,22 +1,24 @@
 import Foundation
 
-/// Writes a `JSONValue` as compact JSON, byte for byte what Foundation's `JSONEncoder` writes with
-/// `[.sortedKeys, .withoutEscapingSlashes]` (what `JSONValue.encoded()` has always used):
+/// Writes a `JSONValue` as compact JSON, as JavaScript's `JSON.stringify` writes the same value
+/// (ECMA-262 §25.5.2), except for the order of object members:
 ///
-/// - keys sorted by their UTF-8 bytes;
-/// - strings with `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control characters as `\u00XX`
-///   (lower-case hex), everything else (slashes, DEL, non-ASCII) as raw UTF-8;
-/// - integers in decimal, doubles as `JSONNumber.text(_:)`; non-finite doubles, which have no
-///   JSON form, as `null`;
-/// - containers nested `maximumWriteDepth` deep or deeper make the whole document fail, as
-///   `JSONEncoder`'s writer fails there.
+/// - members sorted by the UTF-8 bytes of their keys (`JSON.stringify` writes them in the
+///   object's own order, which a `JSONValue` does not keep; see docs/fidelity.md, "JSON");
+/// - strings with `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control characters as `\u00xx`
+///   (lower-case hex), everything else (slashes, DEL, U+2028, non-ASCII) as raw UTF-8 (a Swift
+///   `String` holds no lone surrogate, which `JSON.stringify` would write as `\udxxx`);
+/// - doubles as `JavaScriptNumber.text(_:)`, non-finite ones as `null`; integers in decimal (a
+///   parsed `.int` is at most 2^53 in magnitude, where the two agree; one built in code beyond
+///   that is written in full, the exact value rather than the double JavaScript would round it
+///   to, so that seeds and counters in reports survive);
+/// - containers nested deeper than `maximumWriteDepth` make the whole document fail (the
+///   project's bound on recursion; `JSON.stringify` fails only when its stack runs out).
 ///
-/// Facts read in swiftlang/swift-foundation
-/// Sources/FoundationEssentials/JSON/JSONWriter.swift@07d10eb4ddc3084161799eb2ada88d25ec7d51da;
-/// checked byte for byte against the toolchain's `JSONEncoder` by `JSONEquivalenceTests`.
+/// Checked byte for byte against Node.js's `JSON.stringify` by `JSONDifferentialTests`.
 struct JSONWriter {
-    /// `JSONEncoder`'s writer refuses containers at this depth (the top-level container is 1).
-    static let maximumWriteDepth = 512
+    /// The deepest nesting written (the top-level container is 1): what the parser accepts.
+    static let maximumWriteDepth = JSONValue.maximumParseDepth
 
     private(set) var bytes: [UInt8] = []
 
@@ -32,15 +34,10 @@ struct JSONWriter {
         case .null: append("null")
         case .bool(let flag): flag ? append("true") : append("false")
         case .int(let integer): write(integer)
-        case .double(let double):
-            if double.isFinite {
-                append(JSONNumber.text(double))
-            } else {
-                append("null")
-            }
+        case .double(let double): append(JavaScriptNumber.text(double))
         case .string(let string): write(string)
         case .array(let items):
-            guard depth + 1 < Self.maximumWriteDepth else { throw TooDeep() }
+            guard depth < Self.maximumWriteDepth else { throw TooDeep() }
             bytes.append(UInt8(ascii: "["))
             var first = true
             for item in items {
@@ -49,7 +46,7 @@ struct JSONWriter {
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
-            guard depth + 1 < Self.maximumWriteDepth else { throw TooDeep() }
+            guard depth < Self.maximumWriteDepth else { throw TooDeep() }
             bytes.append(UInt8(ascii: "{"))
             var first = true
             // The members sorted as pairs: no hash lookup per key.
@@ -156,8 +153,7 @@ extension JSONValue {
             try writer.write(self)
             return writer.bytes
         } catch {
-            // JSONEncoder fails on containers nested 512 deep; `encoded()` has always fallen back
-            // to `null` then.
+            // Deeper than any parsed document: `encoded()` writes `null` then.
             return Array("null".utf8)
         }
     }

@@ -36,10 +36,31 @@ public enum AsyncProcess {
     /// - Throws: when the executable cannot be started.
     public static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
                            timeout: Duration = .seconds(600)) async throws -> ProcessOutput {
+        try await run(executable, arguments, input: nil, environment: environment, timeout: timeout)
+    }
+
+    /// Runs `executable` with `arguments` to its end, with `input` on its standard input.
+    /// - Parameters:
+    ///   - input: written to the child's standard input, which is then closed (`nil`: `/dev/null`).
+    ///     The child's output is read meanwhile, so a child that answers as it reads does not
+    ///     stall; a child that stops reading early makes the write fail, and its output is still
+    ///     returned.
+    ///   - environment: the child's environment (default: the test process's).
+    ///   - timeout: real time after which the child is killed (SIGKILL), a hang guard.
+    /// - Returns: the status and output.
+    /// - Throws: when the executable cannot be started.
+    public static func run(_ executable: URL, _ arguments: [String], input: Data?, environment: [String: String]? = nil,
+                           timeout: Duration = .seconds(600)) async throws -> ProcessOutput {
         let stdout = Locked(Data()), stderr = Locked(Data())
-        let process = try TestProcess(executable: executable.path, arguments: arguments, environment: environment, input: .null,
+        let process = try TestProcess(executable: executable.path, arguments: arguments, environment: environment,
+                                      input: input == nil ? .null : .pipe,
                                       stdout: { chunk in stdout.withLock { $0.append(chunk) } },
                                       stderr: { chunk in stderr.withLock { $0.append(chunk) } })
+        if let input {
+            // EPIPE (the child stopped reading) shows in its status and output.
+            try? process.write(input)
+            process.closeInput()
+        }
         let status: Int32
         if let finished = await process.waitForExit(timeout: timeout) {
             status = finished
