@@ -40,14 +40,9 @@ let package = Package(
         // posix_spawn with nothing inherited but the standard streams (client processes, and the
         // test suite's child processes).
         .target(name: "Spawning"),
-        // libqrencode for setup-code QR codes (harness serve).
-        .systemLibrary(
-            name: "CQRencode",
-            path: "Sources/CQRencode",
-            pkgConfig: "libqrencode",
-            providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]
-        ),
-        .target(name: "QRCode", dependencies: ["CQRencode"]),
+        // Setup-code QR codes (harness serve --qr): libqrencode is opened with dlopen when a code
+        // is drawn, so nothing else needs it installed, and no target needs its header.
+        .target(name: "QRCode"),
         .target(name: "Simulation", dependencies: ["Locking"]),
         .target(name: "GatewayProtocol", dependencies: ["OpenClawCrypto"]),
         .target(

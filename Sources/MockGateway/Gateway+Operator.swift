@@ -38,7 +38,8 @@ extension Gateway {
     /// - Returns: `.applied` when this answer won, `.alreadyTerminal` with the winner otherwise.
     @discardableResult
     public func resolveApproval(id: String, decision: ApprovalDecision, surface: String = "console") async -> ApprovalResolution {
-        await core.scriptResolveApproval(id: id, decision: decision, surface: surface)
+        recordOperatorAction("resolve approval \(id): \(decision.rawValue) (\(surface))")
+        return await core.scriptResolveApproval(id: id, decision: decision, surface: surface)
     }
 
     /// Expires a pending approval now.
@@ -100,14 +101,16 @@ extension Gateway {
     /// - Throws: `GatewayError` with the `QUESTION_*` reason the wire would get.
     @discardableResult
     public func answerQuestion(id: String, answers: [String: [String]], surface: String = "console") async throws(GatewayError) -> QuestionRecord {
-        try await core.scriptOperator { state, now in state.questions.answer(id: id, answers: answers, as: .surface(surface), nowMs: now) }
+        recordOperatorAction("answer question \(id) (\(surface))")
+        return try await core.scriptOperator { state, now in state.questions.answer(id: id, answers: answers, as: .surface(surface), nowMs: now) }
     }
 
     /// Cancels a question from another surface.
     /// - Throws: `GatewayError` with the `QUESTION_*` reason the wire would get.
     @discardableResult
     public func cancelQuestion(id: String, surface: String = "console") async throws(GatewayError) -> QuestionRecord {
-        try await core.scriptOperator { state, now in state.questions.cancel(id: id, as: .surface(surface), nowMs: now) }
+        recordOperatorAction("cancel question \(id) (\(surface))")
+        return try await core.scriptOperator { state, now in state.questions.cancel(id: id, as: .surface(surface), nowMs: now) }
     }
 
     /// Expires a pending question now.

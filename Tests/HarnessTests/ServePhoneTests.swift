@@ -236,6 +236,30 @@ struct ServePhoneTests {
         #expect(await serve.waitForExit(timeout: .seconds(30)) == 0)
     }
 
+    @Test func withoutLibqrencodeQRIsAUsageErrorAndSetupCodesStillWork() async throws {
+        let missing = ["OPENCLAW_LIBQRENCODE": "/nonexistent/libqrencode.so.4"]
+        for flags in [["--qr"], ["--qr-png", "/tmp/never-written.png"]] {
+            let serve = try ServeProcess.start(["--port", "0"] + flags, environment: missing)
+            defer { serve.sendSignal(SIGKILL) }
+            #expect(await serve.waitForExit(timeout: .seconds(30)) == 2, "\(serve.transcript)")
+            let error = serve.errors.all.joined(separator: "\n")
+            #expect(error.contains("error: \(flags[0]): QR codes need libqrencode"), "\(error)")
+            #expect(error.contains("apt-get install libqrencode4") && error.contains("brew install qrencode"), "\(error)")
+            #expect(!serve.lines.all.contains { $0.hasPrefix("listening") }, "nothing was served")
+        }
+        // Without --qr the Gateway serves; a setup code is issued without a QR code, and only a
+        // PNG asked for is refused.
+        try await ServeProcess.withServe(["--show-secrets"], environment: missing) { serve, _ in
+            try serve.send("setup-code")
+            let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" }, "\(serve.transcript)")
+            #expect(reply["result"]?["setupCode"]?.stringValue?.isEmpty == false)
+            let cursor = serve.objects.count
+            try serve.send("setup-code --qr-png /tmp/never-written.png")
+            let failed = try #require(await serve.object(after: cursor, "event", "command.error"), "\(serve.transcript)")
+            #expect(failed["message"]?.stringValue?.contains("apt-get install libqrencode4") == true, "\(failed)")
+        }
+    }
+
     @Test func plainWSOnTheLANLowersAFullSetupCodeAndPlainWSElsewhereGetsNone() async throws {
         // Only codes are issued: nothing is sent to these addresses.
         try await ServeProcess.withServe(["--url", "ws://192.168.1.20:18789"]) { serve, _ in

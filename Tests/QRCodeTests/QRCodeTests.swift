@@ -37,6 +37,24 @@ struct QRCodeTests {
         #expect(PNG.adler32(Array("Wikipedia".utf8)) == 0x11E6_0398)
     }
 
+    @Test func aMissingLibraryIsAnErrorThatSaysWhatToInstall() throws {
+        let missing = "/nonexistent/libqrencode-missing.so.4"
+        #expect {
+            try QREncodeLibrary(candidates: [missing])
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains(missing) && text.contains("apt-get install libqrencode4") && text.contains("brew install qrencode")
+        }
+        // A file that loads but is not libqrencode: the C library has neither function.
+        #if os(Linux)
+        #expect(throws: QRCodeError.self) { try QREncodeLibrary(candidates: ["libc.so.6"]) }
+        #endif
+        // The usual places, as `QRCode(encoding:)` uses them, find the installed library.
+        let found = try QREncodeLibrary.system.get()
+        #expect(QREncodeLibrary.candidates.contains(found.path))
+        #expect(try QRCode(encoding: "hello", errorCorrection: .medium, library: found).size == 21)
+    }
+
     @Test(.enabled(if: ZBar.path != nil || ZBar.required,
                    "zbarimg not found (apt-get install zbar-tools); set OPENCLAW_REQUIRE_ZBAR=1 to fail instead of skipping"))
     func zbarDecodesThePNGBackToTheText() async throws {
