@@ -25,7 +25,8 @@ extension Gateway {
     @discardableResult
     public func createApproval(command: String, allowedDecisions: [ApprovalDecision] = ApprovalDecision.allCases,
                                expiresIn: Duration? = nil) async throws(GatewayError) -> ApprovalRecord {
-        try await core.scriptCreateApproval(ApprovalDraft.exec(
+        recordOperatorAction("create approval: \(command)")
+        return try await core.scriptCreateApproval(ApprovalDraft.exec(
             command, allowedDecisions: allowedDecisions, expiresInMs: expiresIn?.milliseconds))
     }
 
@@ -45,12 +46,14 @@ extension Gateway {
     /// Expires a pending approval now.
     /// - Throws: `GatewayError` for an unknown or finished approval.
     public func expireApproval(id: String) async throws(GatewayError) {
+        recordOperatorAction("expire approval \(id)")
         try await core.scriptOperator { state, now in state.approvals.expireNow(id: id, nowMs: now) }
     }
 
     /// Cancels a pending approval (the run was aborted).
     /// - Throws: `GatewayError` for an unknown or finished approval.
     public func cancelApproval(id: String) async throws(GatewayError) {
+        recordOperatorAction("cancel approval \(id)")
         try await core.scriptOperator { state, now in state.approvals.cancel(id: id, nowMs: now) }
     }
 
@@ -83,6 +86,7 @@ extension Gateway {
     @discardableResult
     public func createQuestion(_ prompt: String, options: [String], multiSelect: Bool = false, allowOther: Bool = false,
                                expiresIn: Duration? = nil) async throws(GatewayError) -> QuestionRecord {
+        recordOperatorAction("ask question: \(prompt)")
         let item = QuestionItem(questionId: "q1", header: "Question", question: prompt,
                                 options: options.map { QuestionOption(label: $0) }, multiSelect: multiSelect, isOther: allowOther)
         return try await core.scriptOperator { state, now in
@@ -117,7 +121,8 @@ extension Gateway {
     /// - Throws: `GatewayError` for an unknown or finished question.
     @discardableResult
     public func expireQuestion(id: String) async throws(GatewayError) -> QuestionRecord {
-        try await core.scriptOperator { state, now in state.questions.expireNow(id: id, nowMs: now) }
+        recordOperatorAction("expire question \(id)")
+        return try await core.scriptOperator { state, now in state.questions.expireNow(id: id, nowMs: now) }
     }
 
     /// Arms a race on question `id`: when the client next sends `question.resolve` for it,

@@ -184,7 +184,6 @@ extension Gateway {
     ///   connected at all).
     public func invoke(nodeId: String, command: String, params: JSONValue? = nil, timeoutMs: Int = 30_000,
                        idempotencyKey: String? = nil, wait: Duration = .seconds(30)) async -> InvokeOutcome {
-        recordOperatorAction("invoke \(command) on \(nodeId)")
         // Sending and registering the waiter happen in one actor turn, so a node that answers at
         // once is not missed.
         return await invokeAndWait(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs,

@@ -179,6 +179,7 @@ import Testing
         #expect(diagram.lanes.count == 4, "operator, Gateway, the node, one lifeline for the twelve in turn: \(diagram.lanes.map(\.title))")
         #expect(diagram.lanes[2].title == "#1 node")
         #expect(diagram.lanes[3].spans.map(\.title) == (2...13).map { "#\($0) operator" })
+        #expect(diagram.lanes[3].title == "#2 operator … #13 operator")
         #expect(diagram.lanes[3].subtitle.hasSuffix(" + 11 later"))
         let opens = diagram.rows.filter { $0.kind == .open && $0.lane == 3 }.map(\.label)
         #expect(opens.count == 12 && opens[0] == "open" && opens[1].hasPrefix("open #3 operator · "))

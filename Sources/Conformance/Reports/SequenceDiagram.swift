@@ -30,7 +30,8 @@ public struct SequenceDiagram: Sendable, Hashable {
         /// The first connection's id, for connection lifelines.
         public var connectionId: String?
         /// The head line: `operator · scenario`, `Gateway`, `#2 operator`, or for a lifeline
-        /// that carried several connections one after the other `#1 node, #3 node`.
+        /// that carried several connections one after the other its first and last (`#2 operator, #3 node`,
+        /// `#2 operator … #9 node`).
         public var title: String
         /// A second line: the client id and mode, the short connection id (of the first
         /// connection, `+ N later` when it carried more).
@@ -167,8 +168,9 @@ public struct SequenceDiagram: Sendable, Hashable {
             if let free {
                 lanes[free].spans.append(span)
                 let count = lanes[free].spans.count
-                lanes[free].title = lanes[free].spans.map(\.title).joined(separator: ", ")
-                lanes[free].subtitle = describe(lanes[free].spans[0].connectionId) + " + \(count - 1) later"
+                let spans = lanes[free].spans
+                lanes[free].title = count == 2 ? "\(spans[0].title), \(spans[1].title)" : "\(spans[0].title) … \(span.title)"
+                lanes[free].subtitle = describe(spans[0].connectionId) + " + \(count - 1) later"
                 laneOf[id] = free
                 return free
             }
