@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "ReferenceNodeTests", dependencies: ["Locking", "ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
         .testTarget(name: "CatalogueTests", dependencies: ["Locking", "Scenarios", "ReferenceAdapter", "ReferenceNode", "Conformance", "ConformanceTesting", "TestSupport"]),
         .testTarget(name: "MockGatewayTests", dependencies: ["Locking", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),
-        .testTarget(name: "HarnessTests", dependencies: ["Locking", "harness", "HarnessCLI", "Conformance", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),
+        .testTarget(name: "HarnessTests", dependencies: ["Locking", "harness", "HarnessCLI", "QRCode", "Conformance", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Locking", "Conformance", "MockGateway", "GatewayProtocol", "TestSupport"],
             exclude: ["Fixtures", "Golden"], plugins: ["ScenarioIndexPlugin"]
