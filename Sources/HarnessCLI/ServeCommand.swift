@@ -227,7 +227,8 @@ enum SetupCodeQRRenderer {
 
     /// The QR code of `text`, drawn for the terminal and written to `pngFile` if given. Without
     /// libqrencode a code is still issued, without a QR code, unless a PNG was asked for.
-    static func render(_ text: String, pngFile: String?, library: Result<QREncodeLibrary, QRCodeError>) throws -> SetupCodeQR? {
+    static func render(_ text: String, pngFile: String?,
+                       library: Result<QREncodeLibrary, QRCodeError>) throws -> SetupCodeQR? {
         let found: QREncodeLibrary
         switch library {
         case .success(let opened): found = opened

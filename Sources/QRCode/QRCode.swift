@@ -13,8 +13,9 @@ public struct QRCodeError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
 }
 
-/// A QR code symbol made by libqrencode (loaded at run time, see `QREncodeLibrary`): a square of dark and light modules, with renderings
-/// for a terminal and as a PNG image. `harness serve` shows setup codes with it.
+/// A QR code symbol made by libqrencode (opened at run time, see `QREncodeLibrary`): a square of
+/// dark and light modules, with renderings for a terminal and as a PNG image. `harness serve`
+/// shows setup codes with it.
 public struct QRCode: Sendable, Hashable {
     /// How much damage the symbol survives (a larger level makes a larger symbol).
     public enum ErrorCorrection: Sendable, Hashable {

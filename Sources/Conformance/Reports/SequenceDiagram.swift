@@ -29,9 +29,9 @@ public struct SequenceDiagram: Sendable, Hashable {
         public var kind: Kind
         /// The first connection's id, for connection lifelines.
         public var connectionId: String?
-        /// The head line: `operator · scenario`, `Gateway`, `#2 operator`, or for a lifeline
-        /// that carried several connections one after the other its first and last (`#2 operator, #3 node`,
-        /// `#2 operator … #9 node`).
+        /// The head line: `operator · scenario`, `Gateway`, `#2 operator`; for a lifeline that
+        /// carried several connections one after the other, its first and last connection
+        /// (`#2 operator, #3 node`, `#2 operator … #9 node`).
         public var title: String
         /// A second line: the client id and mode, the short connection id (of the first
         /// connection, `+ N later` when it carried more).
