@@ -40,14 +40,9 @@ let package = Package(
         // posix_spawn with nothing inherited but the standard streams (client processes, and the
         // test suite's child processes).
         .target(name: "Spawning"),
-        // libqrencode for setup-code QR codes (harness serve).
-        .systemLibrary(
-            name: "CQRencode",
-            path: "Sources/CQRencode",
-            pkgConfig: "libqrencode",
-            providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]
-        ),
-        .target(name: "QRCode", dependencies: ["CQRencode"]),
+        // Setup-code QR codes (harness serve --qr): libqrencode is opened with dlopen when a code
+        // is drawn, so nothing else needs it installed, and no target needs its header.
+        .target(name: "QRCode"),
         .target(name: "Simulation", dependencies: ["Locking"]),
         // The option parser of both the `harness` command line and the `harness serve` console.
         .target(name: "ArgumentParsing"),
@@ -91,9 +86,9 @@ let package = Package(
         .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol", "Simulation", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["Locking", "WebSocketTransport", "Simulation", "TestSupport"]),
         .testTarget(name: "ReferenceNodeTests", dependencies: ["Locking", "ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
-        .testTarget(name: "CatalogueTests", dependencies: ["Locking", "Scenarios", "ReferenceAdapter", "ReferenceNode", "Conformance", "ConformanceTesting", "TestSupport"]),
+        .testTarget(name: "CatalogueTests", dependencies: ["Locking", "GatewayProtocol", "Scenarios", "ReferenceAdapter", "ReferenceNode", "Conformance", "ConformanceTesting", "TestSupport"]),
         .testTarget(name: "MockGatewayTests", dependencies: ["Locking", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),
-        .testTarget(name: "HarnessTests", dependencies: ["Locking", "harness", "HarnessCLI", "Conformance", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),
+        .testTarget(name: "HarnessTests", dependencies: ["Locking", "harness", "HarnessCLI", "QRCode", "Conformance", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),
         .testTarget(
             name: "ConformanceTests", dependencies: ["Locking", "Conformance", "MockGateway", "GatewayProtocol", "TestSupport"],
             exclude: ["Fixtures", "Golden"], plugins: ["ScenarioIndexPlugin"]

@@ -76,6 +76,11 @@ enum ServeCommand {
             return CommandLineTool.exitUsage
         }
         for warning in ServeOptions.warnings(for: configuration, arguments: arguments) { io.err("warning: \(warning)\n") }
+        let qrLibrary = SetupCodeQRRenderer.library(environment: io.environment)
+        if arguments.isSet("--qr") || arguments.isSet("--qr-png"), case .failure(let error) = qrLibrary {
+            io.err("error: \(arguments.isSet("--qr") ? "--qr" : "--qr-png"): \(error)\n")
+            return CommandLineTool.exitUsage
+        }
         MemoryReturn.configure()
         let temporaryTLS = configuration.tls.flatMap { tls in
             configuration.stateStore == nil && !arguments.isSet("--cert") ? URL(fileURLWithPath: tls.certificateFile).deletingLastPathComponent() : nil
@@ -89,7 +94,9 @@ enum ServeCommand {
             return CommandLineTool.exitUsage
         }
         let format: ConsoleOutputFormat = arguments.isSet("--json") ? .json : .text
-        let console = GatewayConsole(gateway: gateway, qrRenderer: { text, pngFile in try SetupCodeQRRenderer.render(text, pngFile: pngFile) })
+        let console = GatewayConsole(gateway: gateway, qrRenderer: { text, pngFile in
+            try SetupCodeQRRenderer.render(text, pngFile: pngFile, library: qrLibrary)
+        })
         let session = GatewayConsoleSession(console: console, format: format, verbose: arguments.isSet("--verbose"), write: io.out)
         session.announceListening(details: ServeOptions.banner(gateway: gateway, configuration: configuration,
                                                                temporaryTLS: temporaryTLS != nil))
@@ -206,10 +213,30 @@ enum MemoryReturn {
     }
 }
 
-/// The QR codes of `setup-code`, drawn with libqrencode.
+/// The QR codes of `setup-code`, drawn with libqrencode (opened at run time).
 enum SetupCodeQRRenderer {
-    static func render(_ text: String, pngFile: String?) throws -> SetupCodeQR {
-        let code = try QRCode(encoding: text)
+    /// The environment variable that names the libqrencode file to open instead of the usual
+    /// places (`QREncodeLibrary.candidates`).
+    static let libraryEnvironmentVariable = "OPENCLAW_LIBQRENCODE"
+
+    /// libqrencode from `OPENCLAW_LIBQRENCODE`, else from the usual places.
+    static func library(environment: [String: String]) -> Result<QREncodeLibrary, QRCodeError> {
+        guard let path = environment[libraryEnvironmentVariable], !path.isEmpty else { return QREncodeLibrary.system }
+        return Result { () throws(QRCodeError) in try QREncodeLibrary(candidates: [path]) }
+    }
+
+    /// The QR code of `text`, drawn for the terminal and written to `pngFile` if given. Without
+    /// libqrencode a code is still issued, without a QR code, unless a PNG was asked for.
+    static func render(_ text: String, pngFile: String?,
+                       library: Result<QREncodeLibrary, QRCodeError>) throws -> SetupCodeQR? {
+        let found: QREncodeLibrary
+        switch library {
+        case .success(let opened): found = opened
+        case .failure(let error):
+            if pngFile == nil { return nil }
+            throw error
+        }
+        let code = try QRCode(encoding: text, errorCorrection: .medium, library: found)
         if let pngFile {
             let url = URL(fileURLWithPath: pngFile)
             try Data(code.png()).write(to: url, options: .atomic)

@@ -22,6 +22,7 @@ extension Gateway {
     ///   - delay: how long after now (Gateway clock) it is written; zero writes it at once.
     public func postAssistantMessage(_ text: String, sessionKey: String = Gateway.defaultChatSessionKey,
                                      after delay: Duration = .zero) async {
+        recordOperatorAction("post assistant message in \(sessionKey)")
         await core.scriptPostAssistant(text: text, sessionKey: sessionKey, delay: delay)
     }
 

@@ -14,6 +14,7 @@ extension Gateway {
     /// - Returns: the result, `.timedOut`, or `.nodeDisconnected` (also when the node is not connected).
     func invokeAndWait(nodeId: String, command: String, params: JSONValue?, timeoutMs: Int,
                        idempotencyKey: String? = nil, wait: Duration) async -> InvokeOutcome {
+        recordOperatorAction("invoke \(command) on \(nodeId)")
         let ticket = InvokeTicket()
         return await withTaskGroup(of: InvokeOutcome?.self) { group in
             group.addTask {

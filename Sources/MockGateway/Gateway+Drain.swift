@@ -59,7 +59,8 @@ extension Gateway {
     /// Creates an approval from a full draft (kind, session key, decisions), as an agent would.
     /// - Throws: `GatewayError` when the profile cannot hold it.
     public func createApproval(_ draft: ApprovalDraft) async throws(GatewayError) -> ApprovalRecord {
-        try await core.scriptCreateApproval(draft)
+        recordOperatorAction("create approval")
+        return try await core.scriptCreateApproval(draft)
     }
 }
 

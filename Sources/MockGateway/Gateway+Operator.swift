@@ -25,7 +25,8 @@ extension Gateway {
     @discardableResult
     public func createApproval(command: String, allowedDecisions: [ApprovalDecision] = ApprovalDecision.allCases,
                                expiresIn: Duration? = nil) async throws(GatewayError) -> ApprovalRecord {
-        try await core.scriptCreateApproval(ApprovalDraft.exec(
+        recordOperatorAction("create approval: \(command)")
+        return try await core.scriptCreateApproval(ApprovalDraft.exec(
             command, allowedDecisions: allowedDecisions, expiresInMs: expiresIn?.milliseconds))
     }
 
@@ -38,18 +39,21 @@ extension Gateway {
     /// - Returns: `.applied` when this answer won, `.alreadyTerminal` with the winner otherwise.
     @discardableResult
     public func resolveApproval(id: String, decision: ApprovalDecision, surface: String = "console") async -> ApprovalResolution {
-        await core.scriptResolveApproval(id: id, decision: decision, surface: surface)
+        recordOperatorAction("resolve approval \(id): \(decision.rawValue) (\(surface))")
+        return await core.scriptResolveApproval(id: id, decision: decision, surface: surface)
     }
 
     /// Expires a pending approval now.
     /// - Throws: `GatewayError` for an unknown or finished approval.
     public func expireApproval(id: String) async throws(GatewayError) {
+        recordOperatorAction("expire approval \(id)")
         try await core.scriptOperator { state, now in state.approvals.expireNow(id: id, nowMs: now) }
     }
 
     /// Cancels a pending approval (the run was aborted).
     /// - Throws: `GatewayError` for an unknown or finished approval.
     public func cancelApproval(id: String) async throws(GatewayError) {
+        recordOperatorAction("cancel approval \(id)")
         try await core.scriptOperator { state, now in state.approvals.cancel(id: id, nowMs: now) }
     }
 
@@ -82,6 +86,7 @@ extension Gateway {
     @discardableResult
     public func createQuestion(_ prompt: String, options: [String], multiSelect: Bool = false, allowOther: Bool = false,
                                expiresIn: Duration? = nil) async throws(GatewayError) -> QuestionRecord {
+        recordOperatorAction("ask question: \(prompt)")
         let item = QuestionItem(questionId: "q1", header: "Question", question: prompt,
                                 options: options.map { QuestionOption(label: $0) }, multiSelect: multiSelect, isOther: allowOther)
         return try await core.scriptOperator { state, now in
@@ -100,21 +105,24 @@ extension Gateway {
     /// - Throws: `GatewayError` with the `QUESTION_*` reason the wire would get.
     @discardableResult
     public func answerQuestion(id: String, answers: [String: [String]], surface: String = "console") async throws(GatewayError) -> QuestionRecord {
-        try await core.scriptOperator { state, now in state.questions.answer(id: id, answers: answers, as: .surface(surface), nowMs: now) }
+        recordOperatorAction("answer question \(id) (\(surface))")
+        return try await core.scriptOperator { state, now in state.questions.answer(id: id, answers: answers, as: .surface(surface), nowMs: now) }
     }
 
     /// Cancels a question from another surface.
     /// - Throws: `GatewayError` with the `QUESTION_*` reason the wire would get.
     @discardableResult
     public func cancelQuestion(id: String, surface: String = "console") async throws(GatewayError) -> QuestionRecord {
-        try await core.scriptOperator { state, now in state.questions.cancel(id: id, as: .surface(surface), nowMs: now) }
+        recordOperatorAction("cancel question \(id) (\(surface))")
+        return try await core.scriptOperator { state, now in state.questions.cancel(id: id, as: .surface(surface), nowMs: now) }
     }
 
     /// Expires a pending question now.
     /// - Throws: `GatewayError` for an unknown or finished question.
     @discardableResult
     public func expireQuestion(id: String) async throws(GatewayError) -> QuestionRecord {
-        try await core.scriptOperator { state, now in state.questions.expireNow(id: id, nowMs: now) }
+        recordOperatorAction("expire question \(id)")
+        return try await core.scriptOperator { state, now in state.questions.expireNow(id: id, nowMs: now) }
     }
 
     /// Arms a race on question `id`: when the client next sends `question.resolve` for it,

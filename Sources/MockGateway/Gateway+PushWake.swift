@@ -78,7 +78,8 @@ extension Gateway {
     ///   stored registration (nothing is sent, a transcript note says so).
     @discardableResult
     public func wakeNode(nodeId: String, reason: String = GatewayMethod.nodeInvoke.rawValue) async -> NodeWakeAttempt {
-        await core.wakeNode(nodeId: nodeId, reason: reason)
+        recordOperatorAction("wake \(nodeId) (\(reason))")
+        return await core.wakeNode(nodeId: nodeId, reason: reason)
     }
 
     /// The nodes that have a stored push registration, sorted.

@@ -16,6 +16,13 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
 // MARK: - Pairing and tokens
 
 extension Gateway {
+    /// Writes an operator action into the transcript (``TranscriptEntry/Kind/operatorAction``),
+    /// before it takes effect, so that the frames it causes follow it.
+    func recordOperatorAction(_ text: String) {
+        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: clock.nowMs, connectionId: "-",
+                                          kind: .operatorAction, text: text))
+    }
+
     /// The pending pairing requests, oldest first.
     public func pendingPairingRequests() async -> [PairingRequestInfo] {
         await core.pendingRequestInfos()
@@ -47,24 +54,28 @@ extension Gateway {
     ///   already resolved request).
     @discardableResult
     public func approve(requestId: String) async throws(GatewayError) -> PairedDevice {
-        try await core.scriptApprove(requestId: requestId)
+        recordOperatorAction("approve \(requestId)")
+        return try await core.scriptApprove(requestId: requestId)
     }
 
     /// Rejects a pending request.
     /// - Throws: `GatewayError` for an unknown request.
     public func reject(requestId: String) async throws(GatewayError) {
+        recordOperatorAction("reject \(requestId)")
         try await core.scriptReject(requestId: requestId)
     }
 
     /// Removes a paired device: its sessions are closed and its pending requests deleted.
     /// - Throws: `GatewayError` for an unknown device.
     public func removeDevice(_ deviceId: String) async throws(GatewayError) {
+        recordOperatorAction("remove device \(deviceId)")
         try await core.scriptRemove(deviceId: deviceId)
     }
 
     /// Revokes a device's token for a role; its sessions with that role are closed.
     /// - Throws: `GatewayError` for an unknown device or role.
     public func revokeToken(deviceId: String, role: String) async throws(GatewayError) {
+        recordOperatorAction("revoke \(role) token of \(deviceId)")
         try await core.scriptRevoke(deviceId: deviceId, role: role)
     }
 
@@ -73,7 +84,8 @@ extension Gateway {
     /// - Throws: `GatewayError` for an unknown device or role.
     @discardableResult
     public func rotateToken(deviceId: String, role: String) async throws(GatewayError) -> String {
-        try await core.scriptRotate(deviceId: deviceId, role: role)
+        recordOperatorAction("rotate \(role) token of \(deviceId)")
+        return try await core.scriptRotate(deviceId: deviceId, role: role)
     }
 
     /// Issues a setup code (bootstrap token valid 10 minutes, single use) for this Gateway.
@@ -91,7 +103,8 @@ extension Gateway {
     /// ``makeSetupCode(profile:)`` for the profile (``IssuedSetupCode/accessDowngraded`` says
     /// whether `full` was lowered).
     public func issueSetupCode(profile: BootstrapProfile? = nil) async -> IssuedSetupCode {
-        await core.scriptSetupCode(profile: profile)
+        recordOperatorAction("issue a setup code" + (profile.map { " (roles \($0.roles.map(\.rawValue).joined(separator: ",")))" } ?? ""))
+        return await core.scriptSetupCode(profile: profile)
     }
 
     /// The recorded outcome of the setup `setupId` (`device.pair.setupStatus`), if any.
@@ -103,6 +116,7 @@ extension Gateway {
     /// that authenticated with the old secret, or with a device token bound to it, is closed
     /// with 4001 "gateway auth changed", and the next connects are judged against `auth`.
     public func changeSharedSecret(_ auth: GatewayAuthMode) async {
+        recordOperatorAction("change the shared secret")
         await core.changeSharedSecret(auth)
     }
 
@@ -172,7 +186,7 @@ extension Gateway {
                        idempotencyKey: String? = nil, wait: Duration = .seconds(30)) async -> InvokeOutcome {
         // Sending and registering the waiter happen in one actor turn, so a node that answers at
         // once is not missed.
-        await invokeAndWait(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs,
+        return await invokeAndWait(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs,
                             idempotencyKey: idempotencyKey, wait: wait)
     }
 }

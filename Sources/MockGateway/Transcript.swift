@@ -87,7 +87,8 @@ public struct TranscriptFault: Sendable, Hashable {
     }
 }
 
-/// One line of a Gateway transcript: a frame in or out, a connection opening or closing.
+/// One line of a Gateway transcript: a frame in or out, a connection opening or closing, a note,
+/// a fault, an operator action.
 public struct TranscriptEntry: Sendable, Hashable {
     /// What happened.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -109,6 +110,10 @@ public struct TranscriptEntry: Sendable, Hashable {
         /// A scenario step failed here (written by the conformance runner; the text is the
         /// failure message).
         case failure
+        /// An operator action through the Gateway's scripting API (the `serve` console, a
+        /// scenario, a test): `approve`, `reject`, `wake`, ... The text says what was asked for;
+        /// `conn` is `-`. Written before the action, so the frames it causes follow it.
+        case operatorAction = "operator"
     }
 
     /// A transcript line that could not be read.

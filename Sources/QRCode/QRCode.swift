@@ -1,5 +1,11 @@
-import CQRencode
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Why a text could not be encoded as a QR code.
 public struct QRCodeError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -7,8 +13,9 @@ public struct QRCodeError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
 }
 
-/// A QR code symbol made by libqrencode: a square of dark and light modules, with renderings
-/// for a terminal and as a PNG image. `harness serve` shows setup codes with it.
+/// A QR code symbol made by libqrencode (opened at run time, see `QREncodeLibrary`): a square of
+/// dark and light modules, with renderings for a terminal and as a PNG image. `harness serve`
+/// shows setup codes with it.
 public struct QRCode: Sendable, Hashable {
     /// How much damage the symbol survives (a larger level makes a larger symbol).
     public enum ErrorCorrection: Sendable, Hashable {
@@ -27,24 +34,38 @@ public struct QRCode: Sendable, Hashable {
     /// `size * size` modules, row by row; `true` is dark.
     public let modules: [Bool]
 
-    /// Encodes `text` as 8-bit data with the smallest version that fits.
-    /// - Throws: `QRCodeError` when the text is empty or too long for a QR code.
+    /// Encodes `text` as 8-bit data with the smallest version that fits, with libqrencode found
+    /// at run time (`QREncodeLibrary.system`).
+    /// - Throws: `QRCodeError` when libqrencode is not installed, or the text is empty or too
+    ///   long for a QR code.
     public init(encoding text: String, errorCorrection: ErrorCorrection = .medium) throws(QRCodeError) {
+        try self.init(encoding: text, errorCorrection: errorCorrection, library: QREncodeLibrary.system.get())
+    }
+
+    /// Encodes `text` as 8-bit data with `library` (one opened from another place, see
+    /// `QREncodeLibrary.init(candidates:)`).
+    /// - Throws: `QRCodeError` when the text is empty or too long for a QR code.
+    public init(encoding text: String, errorCorrection: ErrorCorrection, library: QREncodeLibrary) throws(QRCodeError) {
         guard !text.isEmpty else { throw QRCodeError(description: "nothing to encode") }
-        let level: QRecLevel = switch errorCorrection {
-        case .low: QR_ECLEVEL_L
-        case .medium: QR_ECLEVEL_M
-        case .quartile: QR_ECLEVEL_Q
-        case .high: QR_ECLEVEL_H
+        // QRecLevel in qrencode.h: QR_ECLEVEL_L = 0, QR_ECLEVEL_M, QR_ECLEVEL_Q, QR_ECLEVEL_H.
+        let level: Int32 = switch errorCorrection {
+        case .low: 0
+        case .medium: 1
+        case .quartile: 2
+        case .high: 3
         }
-        guard let code = QRcode_encodeString8bit(text, 0, level) else {
+        guard let code = library.encodeString8bit(text, 0, level) else {
             throw QRCodeError(description: "libqrencode cannot encode \(text.utf8.count) bytes: \(String(cString: strerror(errno)))")
         }
-        defer { QRcode_free(code) }
-        let width = Int(code.pointee.width)
+        defer { library.free(code) }
+        let symbol = QREncodeLibrary.Symbol(code)
+        let width = symbol.width
+        guard width > 0, let data = symbol.data else {
+            throw QRCodeError(description: "libqrencode returned an empty symbol")
+        }
         size = width
         // Bit 0 of each byte is the module's colour (1 = dark); the other bits describe its role.
-        modules = (0..<(width * width)).map { code.pointee.data[$0] & 1 == 1 }
+        modules = (0..<(width * width)).map { data[$0] & 1 == 1 }
     }
 
     /// Whether the module at `row`, `column` is dark; outside the symbol (the quiet zone) is light.

@@ -1,5 +1,6 @@
 import Conformance
 import Foundation
+import GatewayProtocol
 import MockGateway
 import ReferenceAdapter
 import ReferenceNode
@@ -119,5 +120,64 @@ struct HTMLReportBrowserTests {
         let png = try Data(contentsOf: screenshot)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "a PNG at \(screenshot.path)")
         #expect(png.count > 10_000)
+    }
+
+    /// A `serve` session as `harness report` draws it: a client whose node and operator connects
+    /// are refused eleven times before one console `approve` lets both in. The thirteen
+    /// connections fit a 1,400 px window (closed connections' lifelines are reused), and the
+    /// console's actions are rows.
+    @Test(.enabled(if: Chromium.path != nil || Chromium.required,
+                   "Chromium is not installed (apt-get install chromium); set OPENCLAW_REQUIRE_BROWSER=1 to fail instead of skipping"))
+    func aServeTranscriptShowsTheOperatorsApprovalAndEveryConnection() async throws {
+        let chromium = try #require(Chromium.path, "OPENCLAW_REQUIRE_BROWSER=1 but no chromium was found on the PATH (apt-get install chromium)")
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("html-browser-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        var entries: [TranscriptEntry] = []
+        func add(_ conn: String, _ kind: TranscriptEntry.Kind, _ message: JSONValue? = nil, text: String? = nil) {
+            let t = Int64(entries.count * 40)
+            entries.append(TranscriptEntry(monotonicMs: t, gatewayMs: 1_796_221_740_000 + t, connectionId: conn, kind: kind,
+                                           message: message, closeCode: kind == .close ? 1008 : nil, text: text))
+        }
+        func connect(_ conn: String, role: String, mode: String) {
+            add(conn, .open, text: "127.0.0.1 /")
+            add(conn, .inbound, ["type": "req", "id": .string("c-\(conn)"), "method": "connect",
+                                 "params": ["role": .string(role), "client": ["id": "openclaw-ios", "mode": .string(mode)]]])
+        }
+        for attempt in 1...11 {
+            let conn = String(format: "%08x-0000-4000-8000-%012x", attempt, attempt)
+            connect(conn, role: attempt % 2 == 1 ? "node" : "operator", mode: attempt % 2 == 1 ? "node" : "ui")
+            add(conn, .outbound, ["type": "res", "id": .string("c-\(conn)"), "ok": false,
+                                  "error": ["code": "NOT_PAIRED", "details": ["code": "PAIRING_REQUIRED"]]])
+            add(conn, .close, text: "pairing required")
+        }
+        add("-", .operatorAction, text: "approve 11e344f1-8520-43be-bd91-7a1b7d2960e8")
+        for (conn, role, mode) in [("aaaaaaaa-0000-4000-8000-00000000000a", "node", "node"),
+                                   ("bbbbbbbb-0000-4000-8000-00000000000b", "operator", "ui")] {
+            connect(conn, role: role, mode: mode)
+            add(conn, .outbound, ["type": "res", "id": .string("c-\(conn)"), "ok": true, "payload": ["type": "hello-ok"]])
+        }
+        add("-", .operatorAction, text: "invoke device.info on 3e94a28d")
+        let html = HTMLReporter().render(transcripts: [(document: TranscriptDocument(name: "serve.jsonl", entries: entries), clientLog: [])],
+                                         title: "serve")
+
+        let output = Chromium.outputDirectory
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let page = output.appendingPathComponent("html-report-serve.html")
+        try Data(html.utf8).write(to: page)
+        let profile = work.appendingPathComponent("chromium-profile")
+        let dom = try await Chromium.run(chromium, ["--dump-dom", page.absoluteString], profile: profile)
+        let heads = dom.components(separatedBy: "class=\"lane-head ").count - 1
+        #expect(heads == 4, "operator, Gateway, one lifeline for the refused connects and then the node session, one for the operator session: \(heads)")
+        #expect(heads <= 2 + SequenceDiagram.separateLaneLimit)
+        #expect(dom.contains("▶ operator: approve 11e344f1-8520-43be-bd91-7a1b7d2960e8"))
+        #expect(dom.contains("▶ operator: invoke device.info on 3e94a28d"))
+        #expect(dom.contains("open #3 node · openclaw-ios · node · 00000003"), "a reused lifeline names each connection")
+
+        let screenshot = output.appendingPathComponent("html-report-serve.png")
+        try? FileManager.default.removeItem(at: screenshot)
+        _ = try await Chromium.run(chromium, ["--screenshot=\(screenshot.path)", "--window-size=1400,900", page.absoluteString],
+                                   profile: profile)
+        let png = try Data(contentsOf: screenshot)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "a PNG at \(screenshot.path)")
     }
 }

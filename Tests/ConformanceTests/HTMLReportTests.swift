@@ -11,8 +11,8 @@ import Testing
     static let operatorConnection = "91c7370d-7d42-44cc-a1ad-abf3882d419a"
 
     /// A transcript with every kind of line: a refused node connect carrying markup and a
-    /// `</script>`, a session with ticks to fold, faults, a dropped response, a fragmented binary
-    /// event, the failing step and closes.
+    /// `</script>`, an operator action, a session with ticks to fold, faults, a dropped response,
+    /// a fragmented binary event, the failing step and closes.
     static func sampleEntries() -> [TranscriptEntry] {
         var entries: [TranscriptEntry] = []
         var t: Int64 = 0
@@ -37,6 +37,7 @@ import Testing
                               "error": ["code": "INVALID_REQUEST", "message": "device identity mismatch",
                                         "details": ["code": "DEVICE_AUTH_DEVICE_ID_MISMATCH"]]], wire: text)
         add(node, .close, code: 1008, text: "device identity mismatch")
+        add("-", .operatorAction, text: "approve req-1 <b>")
         add(operatorConnection, .open, text: "127.0.0.1 /")
         add(operatorConnection, .inbound, ["type": "req", "id": "c2", "method": "connect", "params": ["role": "operator"]], wire: text)
         add(operatorConnection, .outbound, ["type": "res", "id": "c2", "ok": true, "payload": ["type": "hello-ok"]], wire: text)
@@ -136,7 +137,7 @@ import Testing
 
     @Test func lanesAreTheScenarioTheGatewayAndEachConnectionByRole() {
         let diagram = SequenceDiagram(entries: Self.sampleEntries())
-        #expect(diagram.lanes.map(\.title) == ["scenario", "Gateway", "#1 node", "#2 operator"])
+        #expect(diagram.lanes.map(\.title) == ["operator · scenario", "Gateway", "#1 node", "#2 operator"])
         #expect(diagram.lanes[2].subtitle == "openclaw-ios · node · 405811ea")
         #expect(diagram.lanes[2].connectionId == Self.node)
         // The node's lifeline ends with its close; the operator's starts with its open.
@@ -145,6 +146,48 @@ import Testing
         #expect(!diagram.isLive(lane: 2, at: nodeClose + 1))
         #expect(!diagram.isLive(lane: 3, at: 1))
         #expect(diagram.isLive(lane: 1, at: 0))
+    }
+
+    @Test func operatorActionsAreRowsOnTheOperatorLifeline() throws {
+        let entries = Self.sampleEntries()
+        let approveAt = try #require(entries.firstIndex { $0.kind == .operatorAction })
+        let diagram = SequenceDiagram(entries: entries)
+        let row = try #require(diagram.rows.first { $0.index == approveAt })
+        #expect(row.kind == .operatorAction && row.lane == 0 && row.label == "approve req-1 <b>")
+        let html = HTMLReporter().render(transcripts: [(document: TranscriptDocument(name: "serve.jsonl", entries: entries), clientLog: [])], title: "serve")
+        #expect(html.contains("<div class=\"row operator\" data-entry=\"\(approveAt)\">"))
+        #expect(html.contains(">▶ operator: approve req-1 &lt;b&gt;</span>"))
+    }
+
+    @Test func manyShortConnectionsShareLifelinesAndFewStayApart() throws {
+        func connection(_ number: Int) -> String { "c0nnecti-0n00-0000-0000-00000000000\(number % 10)\(number / 10)" }
+        var entries: [TranscriptEntry] = []
+        func add(_ conn: String, _ kind: TranscriptEntry.Kind, _ message: JSONValue? = nil) {
+            entries.append(TranscriptEntry(monotonicMs: Int64(entries.count), gatewayMs: Int64(entries.count), connectionId: conn,
+                                           kind: kind, message: message, closeCode: kind == .close ? 1008 : nil))
+        }
+        // A long-lived node connection, and twelve operator connects after one another, each
+        // refused and closed before the next opens.
+        add(connection(0), .open)
+        add(connection(0), .inbound, ["type": "req", "id": "n", "method": "connect", "params": ["role": "node"]])
+        for number in 1...12 {
+            add(connection(number), .open)
+            add(connection(number), .inbound, ["type": "req", "id": "c", "method": "connect", "params": ["role": "operator"]])
+            add(connection(number), .close)
+        }
+        let diagram = SequenceDiagram(entries: entries)
+        #expect(diagram.lanes.count == 4, "operator, Gateway, the node, one lifeline for the twelve in turn: \(diagram.lanes.map(\.title))")
+        #expect(diagram.lanes[2].title == "#1 node")
+        #expect(diagram.lanes[3].spans.map(\.title) == (2...13).map { "#\($0) operator" })
+        #expect(diagram.lanes[3].title == "#2 operator … #13 operator")
+        #expect(diagram.lanes[3].subtitle.hasSuffix(" + 11 later"))
+        let opens = diagram.rows.filter { $0.kind == .open && $0.lane == 3 }.map(\.label)
+        #expect(opens.count == 12 && opens[0] == "open" && opens[1].hasPrefix("open #3 operator · "))
+        // Live while one of its connections is open, idle between the close and the next open.
+        #expect(diagram.isLive(lane: 3, at: 3) && !diagram.isLive(lane: 3, at: 1))
+        // Up to the limit, every connection keeps its own lifeline.
+        let few = SequenceDiagram(entries: Array(entries.prefix(2 + 3 * (SequenceDiagram.separateLaneLimit - 1))))
+        #expect(few.lanes.count == 2 + SequenceDiagram.separateLaneLimit)
     }
 
     @Test func labelsNameMethodsEventsAndOutcomes() {
@@ -197,8 +240,8 @@ import Testing
 
     @Test func timesAreGatewayClockOffsetsAndWallTime() async throws {
         let html = try await Self.render()
-        // The fourth tick is 120 s of Gateway time after the first line, 39 ms of wall time.
-        #expect(html.contains("<span class=\"time clock\" title=\"2026-12-01T09:03:14.139Z\">+120.0 s</span><span class=\"time wall\">42 ms</span>"))
+        // The fourth tick is 120 s of Gateway time after the first line, 45 ms of wall time.
+        #expect(html.contains("<span class=\"time clock\" title=\"2026-12-01T09:03:14.139Z\">+120.0 s</span><span class=\"time wall\">45 ms</span>"))
     }
 }
 
@@ -223,7 +266,7 @@ import Testing
 
         let (status, io) = await Self.run(["report", first.path, second.path, "--html", output.path])
         #expect(status == 0, "\(io.err)")
-        #expect(io.out == "Wrote \(output.path): 2 transcripts, 21 entries\n")
+        #expect(io.out == "Wrote \(output.path): 2 transcripts, 22 entries\n")
         let html = try String(contentsOf: output, encoding: .utf8)
         #expect(html.contains("<article class=\"transcript\" id=\"transcript-0\""))
         #expect(html.contains("<article class=\"transcript\" id=\"transcript-1\""))

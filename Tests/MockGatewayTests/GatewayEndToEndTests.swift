@@ -45,6 +45,31 @@ struct GatewayEndToEndTests {
         }
     }
 
+    @Test func operatorActionsAreTranscriptEntriesBeforeWhatTheyCause() async throws {
+        try await Gateway.withGateway { gateway in
+            let identity = try TestIdentities.make(4)
+            let first = try await TestClient.open(gateway.url, identity: identity)
+            let rejected = try await first.connect(first.connectParams())
+            let requestId = try #require(rejected.error?.details?["requestId"]?.stringValue)
+            _ = await first.connection.waitUntilClosed()
+            try await gateway.approve(requestId: requestId)
+            await #expect(throws: GatewayError.self) { try await gateway.reject(requestId: "no-such-request") }
+            let entries = gateway.transcript.entries
+            let actions = entries.filter { $0.kind == .operatorAction }
+            #expect(actions.map(\.text) == ["approve \(requestId)", "reject no-such-request"], "a refused action is recorded too")
+            #expect(actions.allSatisfy { $0.connectionId == "-" })
+            // It reads back from JSON Lines as the same entry, and comes before the session it let in.
+            let approveAt = try #require(entries.firstIndex { $0.kind == .operatorAction })
+            #expect(entries[approveAt].json["kind"] == "operator")
+            #expect(try TranscriptEntry(json: entries[approveAt].json) == entries[approveAt])
+            let second = try await TestClient.open(gateway.url, identity: identity)
+            #expect(try await second.connect(second.connectParams()).ok)
+            let helloAt = try #require(gateway.transcript.entries.lastIndex { $0.message?["payload"]?["type"] == "hello-ok" })
+            #expect(approveAt < helloAt)
+            await second.close()
+        }
+    }
+
     @Test func identicalRetryRefreshesOneRequestAndChangedRetrySupersedesIt() async throws {
         try await Gateway.withGateway { gateway in
             let identity = try TestIdentities.make(2)

@@ -6,7 +6,8 @@ import TestSupport
 /// The QR symbol, its terminal and PNG renderings, checked with a real decoder (`zbarimg`).
 @Suite("QR code")
 struct QRCodeTests {
-    @Test func symbolsHaveTheStandardSizeAndFinderPatterns() throws {
+    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, QRLibrary.skipMessage))
+    func symbolsHaveTheStandardSizeAndFinderPatterns() throws {
         let code = try QRCode(encoding: "hello")
         #expect(code.size == 21, "a short text fits version 1")
         // The top-left finder pattern: a dark 7x7 ring around a light ring around a dark 3x3.
@@ -19,7 +20,8 @@ struct QRCodeTests {
         #expect(throws: QRCodeError.self) { try QRCode(encoding: String(repeating: "y", count: 4000)) }
     }
 
-    @Test func terminalTextDrawsTwoRowsPerLine() throws {
+    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, QRLibrary.skipMessage))
+    func terminalTextDrawsTwoRowsPerLine() throws {
         let code = try QRCode(encoding: "hello")
         let lines = code.terminalText(border: 2).split(separator: "\n")
         #expect(lines.count == (21 + 4 + 1) / 2)
@@ -28,7 +30,8 @@ struct QRCodeTests {
         #expect(body.count == 25)
     }
 
-    @Test func pngIsWellFormed() throws {
+    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, QRLibrary.skipMessage))
+    func pngIsWellFormed() throws {
         let png = try QRCode(encoding: "hello").png(scale: 2, border: 4)
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         #expect(Array(png[12..<16]) == Array("IHDR".utf8))
@@ -37,12 +40,44 @@ struct QRCodeTests {
         #expect(PNG.adler32(Array("Wikipedia".utf8)) == 0x11E6_0398)
     }
 
-    @Test(.enabled(if: ZBar.path != nil || ZBar.required,
+    @Test func aMissingLibraryIsAnErrorThatSaysWhatToInstall() throws {
+        let missing = "/nonexistent/libqrencode-missing.so.4"
+        #expect {
+            try QREncodeLibrary(candidates: [missing])
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains(missing) && text.contains("apt-get install libqrencode4") && text.contains("brew install qrencode")
+        }
+        // A file that loads but is not libqrencode: the C library has neither function.
+        #if os(Linux)
+        #expect(throws: QRCodeError.self) { try QREncodeLibrary(candidates: ["libc.so.6"]) }
+        #endif
+    }
+
+    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, QRLibrary.skipMessage))
+    func theUsualPlacesFindTheInstalledLibrary() throws {
+        let found = try QREncodeLibrary.system.get()
+        #expect(QREncodeLibrary.candidates.contains(found.path))
+        #expect(try QRCode(encoding: "hello", errorCorrection: .medium, library: found).size == 21)
+    }
+
+    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, QRLibrary.skipMessage),
+          .enabled(if: ZBar.path != nil || ZBar.required,
                    "zbarimg not found (apt-get install zbar-tools); set OPENCLAW_REQUIRE_ZBAR=1 to fail instead of skipping"))
     func zbarDecodesThePNGBackToTheText() async throws {
         let text = "oc-pair://eyJ1cmwiOiJ3c3M6Ly8xOTIuMTY4LjEuMjA6MTg3ODkiLCJib290c3RyYXBUb2tlbiI6ImFiYyJ9"
         #expect(try await ZBar.decode(QRCode(encoding: text).png()) == text)
     }
+}
+
+/// Whether libqrencode is installed (it is opened at run time; the build does not need it).
+enum QRLibrary {
+    static let installed = (try? QREncodeLibrary.system.get()) != nil
+
+    /// `OPENCLAW_REQUIRE_QRENCODE=1` (set by `.ci/run`): a missing library fails the tests.
+    static let required = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_QRENCODE"] == "1"
+
+    static let skipMessage: Comment = "libqrencode not found (apt-get install libqrencode4, brew install qrencode); set OPENCLAW_REQUIRE_QRENCODE=1 to fail instead of skipping"
 }
 
 /// `zbarimg` from Debian's zbar-tools, as an independent decoder.

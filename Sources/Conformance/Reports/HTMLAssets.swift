@@ -51,6 +51,8 @@ enum HTMLAssets {
     .lane-head small { display: block; font-size: 11px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
     .time { color: var(--muted); padding: 0 .4em; white-space: nowrap; text-align: right; font-size: 11.5px; }
     .time.clock { grid-column: 1; } .time.wall { grid-column: 2; }
+    .row > .time { position: sticky; z-index: 2; background: var(--bg); align-self: stretch; display: flex; align-items: center; justify-content: flex-end; }
+    .row > .time.clock { left: 0; } .row > .time.wall { left: 6.5em; }
     .life { align-self: stretch; background: linear-gradient(var(--line), var(--line)) no-repeat center / 1px 100%; }
     .life.idle { background: none; }
     .arrow { position: relative; display: block; height: 1.6em; margin: 0 calc(100% / var(--span) / 2); z-index: 1; }
@@ -77,6 +79,7 @@ enum HTMLAssets {
     .marker.note { color: var(--muted); font-style: italic; }
     .marker.open { color: var(--pass); } .marker.close { color: #8a3b12; font-weight: 600; }
     .marker.fault { color: #9a3412; font-weight: 600; } .row.fault { background: #fff7ed; }
+    .marker.operator { color: #1e40af; font-weight: 600; } .row.operator { background: #eff6ff; }
     .row.failure { background: #fdecea; } .marker.failure { color: var(--fail); font-weight: 700; white-space: normal; }
     details.repeat > summary.row { background: #f6f8fa; } .repeat-label { color: var(--muted); }
     details.repeat[open] > summary.row { border-bottom: 1px dashed var(--line); }

@@ -317,6 +317,8 @@ public struct HTMLReporter: Sendable {
             return "<div class=\"row note\" data-entry=\"\(row.index)\">\(cells)<span class=\"marker note\" style=\"grid-column: \(laneColumn) / -1\">\(Self.escape(row.label))</span></div>\n"
         case .fault:
             return "<div class=\"row fault\" data-entry=\"\(row.index)\">\(cells)<span class=\"marker fault\" style=\"grid-column: \(laneColumn) / -1\">⚡ fault: \(Self.escape(row.label))</span></div>\n"
+        case .operatorAction:
+            return "<div class=\"row operator\" data-entry=\"\(row.index)\">\(cells)<span class=\"marker operator\" style=\"grid-column: \(laneColumn) / -1\">▶ operator: \(Self.escape(row.label))</span></div>\n"
         case .failure:
             return "<div class=\"row failure failing-step\" id=\"failing-step-\(id)\" data-entry=\"\(row.index)\">\(cells)<span class=\"marker failure\" style=\"grid-column: 3 / -1\">✗ \(Self.escape(row.label))</span></div>\n"
         }

@@ -2,9 +2,14 @@ import Foundation
 import GatewayProtocol
 import MockGateway
 
-/// A transcript laid out as a sequence diagram: one lifeline for the scenario (notes, operator
-/// actions), one for the Gateway, one per client connection; one row per transcript entry, runs
-/// of ticks and other long repeats folded into one row.
+/// A transcript laid out as a sequence diagram: one lifeline for the operator and the scenario
+/// (operator actions, notes), one for the Gateway, and lifelines for the client connections; one
+/// row per transcript entry, runs of ticks and other long repeats folded into one row.
+///
+/// When a transcript has more than ``separateLaneLimit`` connections, a connection that opens
+/// after another one closed takes over its lifeline (the lowest free one), so that a run with
+/// many short-lived connections (reconnects, refused connects) stays narrow enough to read: a
+/// lifeline lists the connections it carried, and each `open` row on it names its connection.
 ///
 /// Pure: built from transcript entries, rendered by `HTMLReporter`.
 public struct SequenceDiagram: Sendable, Hashable {
@@ -22,15 +27,33 @@ public struct SequenceDiagram: Sendable, Hashable {
 
         /// What it stands for.
         public var kind: Kind
-        /// The connection id, for connections.
+        /// The first connection's id, for connection lifelines.
         public var connectionId: String?
-        /// The head line: `scenario`, `Gateway`, `#2 operator`.
+        /// The head line: `operator · scenario`, `Gateway`, `#2 operator`; for a lifeline that
+        /// carried several connections one after the other, its first and last connection
+        /// (`#2 operator, #3 node`, `#2 operator … #9 node`).
         public var title: String
-        /// A second line: the client id and mode, the short connection id.
+        /// A second line: the client id and mode, the short connection id (of the first
+        /// connection, `+ N later` when it carried more).
         public var subtitle: String
-        /// The row index of its `open` (connections), if recorded.
+        /// The connections it carried, one after the other, in order.
+        public var spans: [Span]
+
+        /// The row index of its first `open` (connections), if recorded.
+        public var openedAt: Int? { spans.first?.openedAt }
+        /// The row index of its last `close` (connections), if recorded.
+        public var closedAt: Int? { spans.last?.closedAt }
+    }
+
+    /// One connection on a connection lifeline.
+    public struct Span: Sendable, Hashable {
+        /// The connection id.
+        public var connectionId: String
+        /// The connection's number and role: `#3 node`.
+        public var title: String
+        /// The row index of its `open`, if recorded (else its first row).
         public var openedAt: Int?
-        /// The row index of its `close` (connections), if recorded.
+        /// The row index of its `close`, if recorded.
         public var closedAt: Int?
     }
 
@@ -52,6 +75,9 @@ public struct SequenceDiagram: Sendable, Hashable {
         case fault
         /// Where a scenario step failed.
         case failure
+        /// An operator action (console, scenario or test through the scripting API), drawn on
+        /// the operator lifeline.
+        case operatorAction = "operator"
     }
 
     /// One transcript entry as a row.
@@ -89,13 +115,17 @@ public struct SequenceDiagram: Sendable, Hashable {
         case repeated(label: String, rows: [Row])
     }
 
-    /// The lifelines: scenario, Gateway, then connections in the order they opened.
+    /// The lifelines: operator and scenario, Gateway, then connections in the order they
+    /// opened, later connections reusing the lifelines of closed ones.
     public var lanes: [Lane]
     /// The rows, some folded.
     public var items: [Item]
     /// The Gateway clock of the first entry.
     public var startClockMs: Int64
 
+    /// Up to this many connections get a lifeline each; with more, closed connections' lifelines
+    /// are reused (five connection lifelines fit a 1,400 px window).
+    public static let separateLaneLimit = 5
     /// Runs of at least this many ticks fold into one row.
     public static let tickFoldThreshold = 3
     /// Runs of at least this many other identical rows fold into one row.
@@ -104,10 +134,12 @@ public struct SequenceDiagram: Sendable, Hashable {
     /// Lays out `entries`.
     public init(entries: [TranscriptEntry]) {
         var lanes = [
-            Lane(kind: .scenario, connectionId: nil, title: "scenario", subtitle: "notes, operator, faults"),
-            Lane(kind: .gateway, connectionId: nil, title: "Gateway", subtitle: "fake Gateway"),
+            Lane(kind: .scenario, connectionId: nil, title: "operator · scenario", subtitle: "actions, notes, faults", spans: []),
+            Lane(kind: .gateway, connectionId: nil, title: "Gateway", subtitle: "fake Gateway", spans: []),
         ]
         var laneOf: [String: Int] = [:]
+        var connectionCount = 0
+        let reuseLanes = Set(entries.lazy.map(\.connectionId).filter { !$0.isEmpty && $0 != "-" }).count > Self.separateLaneLimit
         // Roles come from each connection's connect frame.
         var connectParams: [String: JSONValue] = [:]
         for entry in entries where entry.kind == .inbound && connectParams[entry.connectionId] == nil {
@@ -115,19 +147,40 @@ public struct SequenceDiagram: Sendable, Hashable {
                 connectParams[entry.connectionId] = entry.message?["params"] ?? .object([:])
             }
         }
-        func connectionLane(_ id: String) -> Int {
-            if let lane = laneOf[id] { return lane }
-            let number = lanes.count - 1
+        func describe(_ id: String) -> String {
             let params = connectParams[id]
-            let role = params?["role"]?.stringValue
             var subtitle: [String] = []
             if let client = params?["client"]?["id"]?.stringValue { subtitle.append(client) }
             if let mode = params?["client"]?["mode"]?.stringValue { subtitle.append(mode) }
             subtitle.append(Self.short(id))
-            lanes.append(Lane(kind: .connection, connectionId: id, title: "#\(number) \(role ?? "(no connect)")",
-                              subtitle: subtitle.joined(separator: " · ")))
+            return subtitle.joined(separator: " · ")
+        }
+        /// The lifeline of connection `id`, first seen at row `index`: a new one, or the lowest
+        /// one whose last connection closed before.
+        func connectionLane(_ id: String, at index: Int) -> Int {
+            if let lane = laneOf[id] { return lane }
+            connectionCount += 1
+            let span = Span(connectionId: id, title: "#\(connectionCount) \(connectParams[id]?["role"]?.stringValue ?? "(no connect)")",
+                            openedAt: index, closedAt: nil)
+            let free = !reuseLanes ? nil : lanes.indices.first { lane in
+                lanes[lane].kind == .connection && lanes[lane].spans.last.map { $0.closedAt.map { $0 < index } ?? false } == true
+            }
+            if let free {
+                lanes[free].spans.append(span)
+                let count = lanes[free].spans.count
+                let spans = lanes[free].spans
+                lanes[free].title = count == 2 ? "\(spans[0].title), \(spans[1].title)" : "\(spans[0].title) … \(span.title)"
+                lanes[free].subtitle = describe(spans[0].connectionId) + " + \(count - 1) later"
+                laneOf[id] = free
+                return free
+            }
+            lanes.append(Lane(kind: .connection, connectionId: id, title: span.title, subtitle: describe(id), spans: [span]))
             laneOf[id] = lanes.count - 1
             return lanes.count - 1
+        }
+        func closeSpan(_ id: String, lane: Int, at index: Int) {
+            guard let position = lanes[lane].spans.lastIndex(where: { $0.connectionId == id }) else { return }
+            lanes[lane].spans[position].closedAt = index
         }
 
         let start = entries.first?.gatewayMs ?? 0
@@ -140,18 +193,22 @@ public struct SequenceDiagram: Sendable, Hashable {
             switch entry.kind {
             case .open:
                 row.kind = .open
-                row.lane = connectionLane(entry.connectionId)
+                row.lane = connectionLane(entry.connectionId, at: index)
                 row.label = "open" + (entry.text.map { " \($0)" } ?? "")
-                if lanes[row.lane].openedAt == nil { lanes[row.lane].openedAt = index }
+                if lanes[row.lane].spans.count > 1,
+                   let span = lanes[row.lane].spans.last(where: { $0.connectionId == entry.connectionId }) {
+                    // A reused lifeline: the row says whose it is from here on.
+                    row.label = "open \(span.title) · \(describe(entry.connectionId))" + (entry.text.map { " \($0)" } ?? "")
+                }
             case .close:
                 row.kind = .close
-                row.lane = connectionLane(entry.connectionId)
+                row.lane = connectionLane(entry.connectionId, at: index)
                 let reason = entry.text.map { $0.isEmpty ? "" : " \($0)" } ?? ""
                 row.label = "close \(entry.closeCode.map(String.init) ?? "?")\(reason)"
-                lanes[row.lane].closedAt = index
+                closeSpan(entry.connectionId, lane: row.lane, at: index)
             case .inbound, .outbound, .dropped:
                 row.kind = entry.kind == .inbound ? .inbound : entry.kind == .outbound ? .outbound : .dropped
-                row.lane = connectionLane(entry.connectionId)
+                row.lane = connectionLane(entry.connectionId, at: index)
                 row.message = entry.message
                 row.label = Self.label(entry.message, connectionId: entry.connectionId, inbound: entry.kind == .inbound,
                                        methods: &requestMethods)
@@ -164,13 +221,16 @@ public struct SequenceDiagram: Sendable, Hashable {
                 }
             case .note:
                 row.kind = .note
-                row.lane = isConnection ? connectionLane(entry.connectionId) : (entry.connectionId == "-" ? 1 : 0)
+                row.lane = isConnection ? connectionLane(entry.connectionId, at: index) : (entry.connectionId == "-" ? 1 : 0)
                 row.repeatSignature = "note \(row.lane) \(Self.signatureText(row.label))"
             case .fault:
                 row.kind = .fault
-                row.lane = isConnection ? connectionLane(entry.connectionId) : 1
+                row.lane = isConnection ? connectionLane(entry.connectionId, at: index) : 1
             case .failure:
                 row.kind = .failure
+                row.lane = 0
+            case .operatorAction:
+                row.kind = .operatorAction
                 row.lane = 0
             }
             rows.append(row)
@@ -190,14 +250,14 @@ public struct SequenceDiagram: Sendable, Hashable {
         }
     }
 
-    /// Whether the connection of `lane` was open at row `index` (always true for the scenario and
+    /// Whether a connection of `lane` was open at row `index` (always true for the operator and
     /// the Gateway).
     public func isLive(lane: Int, at index: Int) -> Bool {
         let lane = lanes[lane]
         guard lane.kind == .connection else { return true }
-        if let opened = lane.openedAt, index < opened { return false }
-        if let closed = lane.closedAt, index > closed { return false }
-        return true
+        return lane.spans.contains { span in
+            (span.openedAt.map { index >= $0 } ?? true) && (span.closedAt.map { index <= $0 } ?? true)
+        }
     }
 
     // MARK: - Labels

@@ -24,13 +24,14 @@ public struct GatewayConsole: Sendable {
     public var invokeWait: Duration
     /// The `timeoutMs` sent with `invoke` (the Gateway gives up after it on its clock).
     public var invokeTimeoutMs: Int
-    /// Draws a setup code's QR code (and writes the PNG file when a path is given); `nil` means
-    /// no QR codes (`harness serve` installs one backed by libqrencode).
-    public var qrRenderer: (@Sendable (_ text: String, _ pngFile: String?) throws -> SetupCodeQR)?
+    /// Draws a setup code's QR code (and writes the PNG file when a path is given), or returns
+    /// `nil` to issue the code without one; `nil` means no QR codes (`harness serve` installs one
+    /// backed by libqrencode).
+    public var qrRenderer: (@Sendable (_ text: String, _ pngFile: String?) throws -> SetupCodeQR?)?
 
     /// Creates a console for `gateway`.
     public init(gateway: Gateway, invokeWait: Duration = .seconds(30), invokeTimeoutMs: Int = 30_000,
-                qrRenderer: (@Sendable (_ text: String, _ pngFile: String?) throws -> SetupCodeQR)? = nil) {
+                qrRenderer: (@Sendable (_ text: String, _ pngFile: String?) throws -> SetupCodeQR?)? = nil) {
         self.gateway = gateway
         self.invokeWait = invokeWait
         self.invokeTimeoutMs = invokeTimeoutMs

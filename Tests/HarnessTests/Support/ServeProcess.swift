@@ -142,10 +142,11 @@ enum ServeProcess {
     }
 
     /// Runs `body` with `harness serve --port 0 --json <extra>` started and its `listening` line
-    /// read; stops the server afterwards (`quit`, then SIGKILL if it does not exit).
-    static func withServe<T: Sendable>(_ extra: [String] = [],
+    /// read, with `environment` added to the test's; stops the server afterwards (`quit`, then
+    /// SIGKILL if it does not exit).
+    static func withServe<T: Sendable>(_ extra: [String] = [], environment: [String: String] = [:],
                                        _ body: (LineProcess, String) async throws -> T) async throws -> T {
-        let serve = try start(["--port", "0", "--json"] + extra)
+        let serve = try start(["--port", "0", "--json"] + extra, environment: environment)
         do {
             let listening = try #require(await serve.object("event", "listening"), "no listening line\n\(serve.transcript)")
             let url = try #require(listening["url"]?.stringValue)
