@@ -247,12 +247,12 @@ extension GatewayCore {
                     // that device's token (§5.5).
                     let sameDevice = session.deviceId == deviceId && session.authMethod == "device-token"
                     reply(change.rotationPayload(includeToken: sameDevice))
-                    events.append(.deviceToken(deviceId: deviceId, role: roleName, action: "rotated"))
+                    events.append(.deviceToken(deviceId: deviceId, role: role, action: .rotated))
                     applyPairingEffects(change.effects)
                 } else {
                     let change = try pairingStore.revokeToken(deviceId: deviceId, role: role, nowMs: nowMs)
                     reply(change.revocationPayload)
-                    events.append(.deviceToken(deviceId: deviceId, role: roleName, action: "revoked"))
+                    events.append(.deviceToken(deviceId: deviceId, role: role, action: .revoked))
                     applyPairingEffects(change.effects)
                 }
             case .nodeList:

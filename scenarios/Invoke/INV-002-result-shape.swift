@@ -32,14 +32,8 @@ let inv002 = Scenario(
     for (command, succeeds) in cases {
         let start = run.mark()
         async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: [:], wait: run.stepTimeout)
-        let id = try await run.waitForEvent("the node.invoke.request for \(command)", from: start) { event in
-            if case .invokeSent(let id, _, let sent, _) = event, sent == command { id } else { nil }
-        }
-        let params = try await run.waitForEvent("the node.invoke.result request for \(command) (id \(id))", from: start) { event -> JSONValue? in
-            guard case .frameIn(_, .request(let request)?, _) = event, request.method == "node.invoke.result",
-                  request.params?["id"]?.stringValue == id else { return nil }
-            return request.params ?? .null
-        }
+        let id = try await run.waitForEvent(.invokeSent(command), from: start)
+        let params = try await run.waitForEvent(.invokeResultRequest(id: id), from: start).params
         let shown = String(params.jsonString.prefix(300))
         try run.expectEqual(params["ok"]?.boolValue, succeeds, "ok of the \(command) result")
         if succeeds {

@@ -20,14 +20,8 @@ let inv003 = Scenario(
     let command = "conformance.unknown.command"
     let start = run.mark()
     async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: ["probe": true], wait: run.stepTimeout)
-    let id = try await run.waitForEvent("the node.invoke.request for \(command)", from: start) { event in
-        if case .invokeSent(let id, _, let sent, _) = event, sent == command { id } else { nil }
-    }
-    let params = try await run.waitForEvent("a node.invoke.result for the unknown command (id \(id))", from: start) { event -> JSONValue? in
-        guard case .frameIn(_, .request(let request)?, _) = event, request.method == "node.invoke.result",
-              request.params?["id"]?.stringValue == id else { return nil }
-        return request.params ?? .null
-    }
+    let id = try await run.waitForEvent(.invokeSent(command), from: start)
+    let params = try await run.waitForEvent(.invokeResultRequest(id: id), from: start).params
     let shown = String(params.jsonString.prefix(300))
     try run.expectEqual(params["ok"]?.boolValue, false, "ok of the result for an unknown command")
     let code = params["error"]?["code"]?.stringValue ?? ""

@@ -24,9 +24,7 @@ let pair004 = Scenario(
     try await run.expectStaysOpen(session.connectionId, "close of the just admitted node session")
     let cursor = run.mark()
     try await run.client.restart()
-    let connect = try await run.untilClient("the first node connect after the restart", from: cursor) { event in
-        ConnectAttempt(event).flatMap { $0.isNode ? $0 : nil }
-    }
+    let connect = try await run.untilClient(.connect(.node).named("the first node connect after the restart"), from: cursor)
     try run.expectEqual(connect.deviceId, deviceId, "the device.id of the first node connect after the restart")
     try run.expect(connect.presents(token), "the first node connect after the restart presents the stored device token",
                    expected: "auth.token or auth.deviceToken = the token from hello-ok",
