@@ -38,10 +38,8 @@ let life005 = Scenario(
     await run.elapse(.milliseconds(2_500))
     await run.gateway.endDrain()
     let lifted = run.mark()
-    try await run.waitForEvent("\(method) sent again and served within 15 s after the drain ended", within: .seconds(15),
-                               from: lifted) { event in
-        if case .requestHandled(_, method, true, _) = event { true } else { false }
-    }
+    try await run.waitForEvent(.served(method).named("\(method) sent again and served within 15 s after the drain ended"),
+                               within: .seconds(15), from: lifted)
     _ = try? await wake
 
     // Every resend of the method, measured from the refusal before it (Gateway clock).

@@ -296,3 +296,33 @@ extension EventMatcher where Output == ClientRequest {
         request(.nodeInvokeResult).filter { $0.request.params?["id"]?.stringValue == id }.named("the node.invoke.result request for #\(id)")
     }
 }
+
+/// A connection the Gateway accepted and challenged (``EventMatcher/connectionOpened``).
+public struct OpenedConnection: Sendable, Hashable {
+    /// The connection id.
+    public var connectionId: String
+    /// The nonce of its `connect.challenge`.
+    public var nonce: String
+
+    /// `(connectionId, nonce)`, for a destructuring `let`.
+    public var fields: (connectionId: String, nonce: String) { (connectionId, nonce) }
+}
+
+extension EventMatcher where Output == OpenedConnection {
+    /// A connection of the client, accepted and challenged.
+    public static var connectionOpened: EventMatcher {
+        EventMatcher("a connection from the client") { event in
+            if case .connectionOpened(let id, _, let nonce) = event { OpenedConnection(connectionId: id, nonce: nonce) } else { nil }
+        }
+    }
+}
+
+extension EventMatcher where Output == GatewayEvent {
+    /// A request for `method` answered with success (any method other than `connect` and the
+    /// node methods with their own events).
+    public static func served(_ method: String) -> EventMatcher {
+        .event("\(method) served") { event in
+            if case .requestHandled(_, method, true, _) = event { true } else { false }
+        }
+    }
+}
