@@ -236,7 +236,8 @@ extension GatewayCore {
             accepted = payload?["token"]?.stringValue?.isEmpty == false
         }
         if accepted, let payload { pushRegistrations[nodeId] = payload }
-        events.append(.pushRegistered(nodeId: nodeId, transport: PushTransport(rawValue: transport), accepted: accepted, gatewayDeviceId: gatewayDeviceId))
+        events.append(.pushRegistered(nodeId: nodeId, transport: PushTransport(rawValue: transport), accepted: accepted,
+                                      gatewayDeviceId: gatewayDeviceId))
     }
 
     // MARK: - Push
@@ -282,7 +283,8 @@ extension GatewayCore {
             delivery.reason = refusal.reason
         }
         pushDeliveries.append(delivery)
-        events.append(.pushSent(nodeId: nodeId, transport: PushTransport(rawValue: delivery.transport), pushType: pushType, accepted: delivery.accepted))
+        events.append(.pushSent(nodeId: nodeId, transport: PushTransport(rawValue: delivery.transport), pushType: pushType,
+                                accepted: delivery.accepted))
         return delivery
     }
 

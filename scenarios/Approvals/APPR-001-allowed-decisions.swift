@@ -30,7 +30,5 @@ let appr001 = Scenario(
     try run.expectEqual(reply, .ok, "the client resolves with an offered decision")
     let attempts = await run.clientResolveAttempts(id: id)
     try run.expectEqual(attempts.map(\.requested), ["allow-once"], "the client's resolve requests for \(id)")
-    let final = await run.gateway.approval(id: id)
-    try run.expectEqual(final.map { "\($0.status.rawValue) \($0.decision?.rawValue ?? "-")" }, "allowed allow-once",
-                        "the approval ends allowed with the client's decision")
+    try await run.expectApproval(id, endsAs: "allowed allow-once", "the approval ends allowed with the client's decision")
 }

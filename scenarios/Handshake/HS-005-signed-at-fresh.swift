@@ -14,10 +14,8 @@ let hs005 = Scenario(
     options: Scenario.Options(needsSession: false)
 ) { run in
     let connectionId = try await run.waitForEvent(.connectionOpened.named("the client's first connection")).connectionId
-    let challengeTs = try await run.waitForEvent("the connect.challenge on \(connectionId)") { event -> Int64? in
-        if case .frameOut(let id, .event(let challenge)) = event, id == connectionId,
-           challenge.event == GatewayEventName.connectChallenge.rawValue { challenge.payload?["ts"]?.int64Value } else { nil }
-    }
+    let challenge = EventMatcher.sentEvent(.connectChallenge, on: connectionId)
+    let challengeTs = try await run.waitForEvent(challenge.map { $0.payload?["ts"]?.int64Value })
     let request = try await run.waitForEvent(.request(.connect, on: connectionId)).request
     let gatewayNowMs = run.gateway.clock.nowMs
     guard let signedAt = request.params?["device"]?["signedAt"]?.int64Value else {

@@ -30,10 +30,7 @@ let inv002 = Scenario(
         run.note("the client does not declare system.notify: only the success shape is checked")
     }
     for (command, succeeds) in cases {
-        let start = run.mark()
-        async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: [:], wait: run.stepTimeout)
-        let id = try await run.waitForEvent(.invokeSent(command), from: start)
-        let params = try await run.waitForEvent(.invokeResultRequest(id: id), from: start).params
+        let params = try await run.invokeResultParams(command, nodeId: nodeId)
         let shown = String(params.jsonString.prefix(300))
         try run.expectEqual(params["ok"]?.boolValue, succeeds, "ok of the \(command) result")
         if succeeds {
@@ -57,6 +54,5 @@ let inv002 = Scenario(
             try run.expect(!message.isEmpty, "the failed \(command) result carries error.message",
                            expected: "error {code, message} with a non-empty string message", actual: shown)
         }
-        _ = await outcome
     }
 }

@@ -18,14 +18,10 @@ let inv003 = Scenario(
 ) { run in
     let nodeId = try await run.nodeId()
     let command = "conformance.unknown.command"
-    let start = run.mark()
-    async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: ["probe": true], wait: run.stepTimeout)
-    let id = try await run.waitForEvent(.invokeSent(command), from: start)
-    let params = try await run.waitForEvent(.invokeResultRequest(id: id), from: start).params
+    let params = try await run.invokeResultParams(command, nodeId: nodeId, params: ["probe": true])
     let shown = String(params.jsonString.prefix(300))
     try run.expectEqual(params["ok"]?.boolValue, false, "ok of the result for an unknown command")
     let code = params["error"]?["code"]?.stringValue ?? ""
     try run.expect(!code.isEmpty, "the refusal of an unknown command carries an error code",
                    expected: "error.code, e.g. INVALID_REQUEST", actual: shown)
-    _ = await outcome
 }

@@ -32,8 +32,7 @@ let inv008 = Scenario(
     _ = await run.gateway.invoke(nodeId: nodeId, command: probe, wait: run.stepTimeout)
 
     let beforeDisconnect = run.mark()
-    try await run.client.stimulate(.disconnect)
-    try await run.waitForEvent(.nodeDisconnected(firstSocket), from: beforeDisconnect)
+    try await run.disconnect(until: .nodeDisconnected(firstSocket))
     _ = await stale
     try await run.client.stimulate(.connect)
     try await run.waitForEvent(.nodeConnected(nodeId).filter { $0.connectionId != firstSocket }.named("the node session on a new socket"),
@@ -41,10 +40,7 @@ let inv008 = Scenario(
 
     // Let the old invoke's command finish on the client (nothing on the wire shows it).
     await run.elapse(.milliseconds(Int64(slowMs + 1_000)))
-    let answer = await run.gateway.invoke(nodeId: nodeId, command: probe, wait: run.stepTimeout)
-    guard case .result = answer else {
-        try run.fail("an invoke on the new socket got no result", expected: "a result for \(probe)", actual: "\(answer)")
-    }
+    try await run.invokeForResult(probe, nodeId: nodeId, "an invoke on the new socket", expected: "a result for \(probe)")
     try await run.expectNoEvent(.invokeResult(id: staleId).filter { $0.connectionId != firstSocket }
         .named("node.invoke.result for the old socket's invoke \(staleId)"), within: .milliseconds(100), from: beforeDisconnect)
 }

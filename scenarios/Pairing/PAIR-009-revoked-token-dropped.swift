@@ -18,12 +18,7 @@ let pair009 = Scenario(
     profiles: .all,
     options: Scenario.Options(sharedToken: "pair009-shared-gateway-token")
 ) { run in
-    let paired = try await run.pairClient()
-    guard let deviceId = paired.deviceId, let token = paired.issuedDeviceToken else {
-        try run.fail("the approved node session has no device token", expected: "hello-ok.auth.deviceToken", actual: "none")
-    }
-
-    try await run.expectStaysOpen(paired.connectionId, "close of the just admitted node session")
+    let (_, deviceId, token) = try await run.pairClientAndKeepToken()
     // Relaunch without the shared token: the stored device token is the client's only credential.
     await run.client.stop()
     let relaunch = run.mark()

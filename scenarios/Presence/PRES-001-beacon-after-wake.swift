@@ -21,17 +21,12 @@ let pres001 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let firstSocket = try await run.nodeSession().connectionId
-    if run.client.supports(.disconnect) {
-        let cursor = run.mark()
-        try await run.client.stimulate(.disconnect)
-        try await run.waitForEvent(.nodeDisconnected(firstSocket), from: cursor)
-    }
+    if run.client.supports(.disconnect) { try await run.disconnect(until: .nodeDisconnected(firstSocket)) }
     let start = run.mark()
     try await run.client.reply(to: .backgroundWake(trigger: "silent_push"))
     let beacon = try await run.waitForEvent(.beaconRequest.named("node.event node.presence.alive after the wake"), from: start)
-    let (connectionId, params) = (beacon.connectionId, beacon.params)
-    let session = run.matches(.session(on: connectionId)).first
-    try run.expectEqual(session?.role ?? "unknown", .node, "the role of the session that carried the beacon")
+    try run.expectOnNodeSession(beacon, "the beacon")
+    let params = beacon.params
     let shown = String(params.jsonString.prefix(300))
     guard let text = params["payloadJSON"]?.stringValue else {
         try run.fail("the beacon's payloadJSON is not a string", expected: "payloadJSON: a JSON object as a string", actual: shown)

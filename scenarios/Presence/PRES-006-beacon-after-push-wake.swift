@@ -33,18 +33,13 @@ let pres006 = Scenario(
                    expected: "a registration the Gateway keeps (relay: gatewayDeviceId \(run.gateway.identity.deviceId))",
                    actual: "ignored (gatewayDeviceId \(registration.gatewayDeviceId ?? "none"))")
 
-    if run.client.supports(.disconnect) {
-        let cursor = run.mark()
-        try await run.client.stimulate(.disconnect)
-        try await run.waitForEvent(.nodeDisconnected(firstSocket), from: cursor)
-    }
+    if run.client.supports(.disconnect) { try await run.disconnect(until: .nodeDisconnected(firstSocket)) }
     let start = run.mark()
     let wake = try await run.wakeThroughPush(nodeId: nodeId)
     try run.expect(wake.isDelivered, "the silent push reached the client",
                    expected: "the push transport accepts the wake", actual: wake.summary)
     let beacon = try await run.waitForEvent(.beaconRequest.named("node.event node.presence.alive after the push"), from: start)
-    let role = run.matches(.session(on: beacon.connectionId)).first?.role
-    try run.expectEqual(role ?? "unknown", .node, "the role of the session that carried the beacon")
+    try run.expectOnNodeSession(beacon, "the beacon")
     let text = beacon.params["payloadJSON"]?.stringValue
     let trigger = text.flatMap { try? JSONValue(parsing: $0) }?["trigger"]?.stringValue
     try run.expectEqual(trigger ?? "none", "silent_push", "the trigger of the beacon sent because of the push")

@@ -22,7 +22,8 @@ let push002 = Scenario(
     try await run.nodeSession()
     try await run.client.stimulate(.pushRegister(transport: PushTransport.relay.rawValue))
     let first = try await run.waitForEvent(.pushRegistered(.relay).named("push.apns.register on the first Gateway"))
-    try run.expectEqual(first.gatewayDeviceId ?? "", run.gateway.identity.deviceId, "gatewayDeviceId of the first registration (precondition)")
+    try run.expectEqual(first.gatewayDeviceId ?? "", run.gateway.identity.deviceId,
+                        "gatewayDeviceId of the first registration (precondition)")
 
     let second = try await run.startGateway { $0.autoApproval = .auto }
     try run.expect(second.identity.deviceId != run.gateway.identity.deviceId, "the two Gateways have different identities (precondition)")

@@ -19,8 +19,7 @@ let ques001 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let operatorSession = try await run.operatorSession()
-    try await run.client.stimulate(.disconnect)
-    try await run.waitForEvent(.closed(operatorSession.connectionId))
+    try await run.disconnect(until: .closed(operatorSession.connectionId))
     let question = try await run.gateway.createQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
                                                         expiresIn: .seconds(900))
     let id = question.id

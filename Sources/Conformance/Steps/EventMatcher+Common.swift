@@ -326,3 +326,30 @@ extension EventMatcher where Output == GatewayEvent {
         }
     }
 }
+
+extension EventMatcher where Output == ClientRequest {
+    /// Any request the client sent.
+    public static var anyRequest: EventMatcher {
+        EventMatcher("a request from the client") { event in
+            if case .frameIn(let id, .request(let request)?, _) = event { ClientRequest(connectionId: id, request: request) } else { nil }
+        }
+    }
+
+    /// A resolve request (`approval.resolve`, `exec.approval.resolve`, `plugin.approval.resolve`,
+    /// ...) for the approval `id`.
+    public static func resolveRequest(id: String) -> EventMatcher {
+        anyRequest.filter { $0.request.method.hasSuffix("approval.resolve") && $0.request.params?["id"]?.stringValue == id }
+            .named("a resolve request for \(id)")
+    }
+}
+
+extension EventMatcher where Output == EventFrame {
+    /// An event frame `name` the Gateway sent (on `connectionId` only, when given).
+    public static func sentEvent(_ name: GatewayEventName, on connectionId: String? = nil) -> EventMatcher {
+        EventMatcher("the \(name)\(connectionId.map { " on \($0)" } ?? "")") { event in
+            guard case .frameOut(let id, .event(let frame)) = event, frame.event == name.rawValue,
+                  connectionId.map({ $0 == id }) ?? true else { return nil }
+            return frame
+        }
+    }
+}

@@ -21,6 +21,19 @@ extension ScenarioRun {
         return try await untilClient(what.map(matcher.named) ?? matcher, from: cursor, within: within, connectFallback: connectFallback)
     }
 
+    /// Pairs a fresh client (``pairClient()``), requires its node session to carry a device
+    /// token, and lets the session stay open long enough for the client to store it (so that a
+    /// restart or relaunch right after can present it).
+    /// - Returns: the node session, its device id and the node token.
+    public func pairClientAndKeepToken() async throws -> (session: SessionInfo, deviceId: String, token: String) {
+        let session = try await pairClient()
+        guard let deviceId = session.deviceId, let token = session.issuedDeviceToken else {
+            try fail("the approved node session has no device token", expected: "hello-ok.auth.deviceToken", actual: "none")
+        }
+        try await expectStaysOpen(session.connectionId, "close of the just admitted node session")
+        return (session, deviceId, token)
+    }
+
     // MARK: - The client still answers an invoke
 
     /// Invokes `probe` (see ``probeCommand()``) on the node of `session` and requires the request
@@ -43,6 +56,56 @@ extension ScenarioRun {
                      expected: "a node.invoke.result on \(connectionId)", actual: "\(result)")
         }
         return start
+    }
+
+    /// Invokes `command` on `nodeId` and waits for the client's `node.invoke.result` request for
+    /// it, as sent (before the Gateway judged it).
+    /// - Returns: the request's `params` (`null` when absent).
+    public func invokeResultParams(_ command: String, nodeId: String, params: JSONValue = [:]) async throws -> JSONValue {
+        let start = mark()
+        async let outcome = gateway.invoke(nodeId: nodeId, command: command, params: params, wait: stepTimeout)
+        let id = try await waitForEvent(.invokeSent(command), from: start)
+        let result = try await waitForEvent(.invokeResultRequest(id: id), from: start).params
+        _ = await outcome
+        return result
+    }
+
+    /// Invokes `command` on `nodeId` (with the step deadline) and returns the client's result.
+    /// - Parameters:
+    ///   - what: names the invoke in the failure message (`"\(what) got no result"`).
+    ///   - expected: what was expected, for the report.
+    /// - Throws: `ScenarioFailure` when no result comes (the invoke timed out, or the node
+    ///   disconnected first).
+    @discardableResult
+    public func invokeForResult(_ command: String, nodeId: String, params: JSONValue? = nil, idempotencyKey: String? = nil,
+                                _ what: String, expected: String = "a result") async throws -> NodeInvokeResult {
+        let outcome = await gateway.invoke(nodeId: nodeId, command: command, params: params, idempotencyKey: idempotencyKey,
+                                           wait: stepTimeout)
+        guard case .result(let result) = outcome else { try fail("\(what) got no result", expected: expected, actual: "\(outcome)") }
+        return result
+    }
+
+    // MARK: - Disconnecting
+
+    /// Sends the `disconnect` stimulus and waits until `gone` (the close of the client's socket:
+    /// ``EventMatcher/closed(_:)``, ``EventMatcher/nodeDisconnected(_:)``).
+    /// - Returns: the matched value.
+    @discardableResult
+    public func disconnect<T: Sendable>(until gone: EventMatcher<T>) async throws -> T {
+        let cursor = mark()
+        try await client.stimulate(.disconnect)
+        return try await waitForEvent(gone, from: cursor)
+    }
+
+    // MARK: - The session a request came on
+
+    /// Requires that `request` came on a node session (of `device`, when given).
+    /// - Returns: the session.
+    @discardableResult
+    public func expectOnNodeSession(_ request: ClientRequest, device: String? = nil, _ what: String) throws -> SessionInfo? {
+        let session = matches(.session(on: request.connectionId)).first
+        try expectEqual(session?.role ?? "unknown", .node, "the role of the session that carried \(what)")
+        return session
     }
 
     // MARK: - What the client answered
@@ -71,6 +134,13 @@ extension ScenarioRun {
         guard attempts.count > earlier.count else { return }
         try fail(message, expected: expected ?? "no further resolve request for \(id)",
                  actual: Self.describeAnswers(Array(attempts.dropFirst(earlier.count))))
+    }
+
+    /// Requires the approval `id` to end as `outcome`: its status and decision, `allowed allow-once`
+    /// (`-` for no decision).
+    public func expectApproval(_ id: String, endsAs outcome: String, _ message: String, on gateway: Gateway? = nil) async throws {
+        let record = await (gateway ?? self.gateway).approval(id: id)
+        try expectEqual(record.map { "\($0.status.rawValue) \($0.decision?.rawValue ?? "-")" }, outcome, message)
     }
 
     /// Resolve attempts as a report shows them: `approval.resolve allow-once → applied; ...`.

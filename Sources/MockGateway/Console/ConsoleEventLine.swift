@@ -113,7 +113,8 @@ public struct ConsoleEventLine: Sendable, Hashable {
                 + optional("signatureVersion", session.signatureVersion))
         case .pairingRequested(let info):
             return ConsoleEventLine("pairing.requested", [s("requestId", info.requestId), s("deviceId", info.deviceId),
-                                                          s("role", info.role.rawValue), list("roles", info.roles.map(\.rawValue)), list("scopes", info.scopes)])
+                                                          s("role", info.role.rawValue), list("roles", info.roles.map(\.rawValue)),
+                                                          list("scopes", info.scopes)])
         case .pairingRefreshed(let info):
             return ConsoleEventLine("pairing.refreshed", [s("requestId", info.requestId), s("deviceId", info.deviceId),
                                                           s("role", info.role.rawValue), list("scopes", info.scopes)])
@@ -121,7 +122,8 @@ public struct ConsoleEventLine: Sendable, Hashable {
             return ConsoleEventLine("pairing.superseded", [list("oldRequestIds", oldRequestIds), s("requestId", newRequestId),
                                                            s("deviceId", deviceId)])
         case .pairingResolved(let requestId, let deviceId, let decision):
-            return ConsoleEventLine("pairing.resolved", [s("requestId", requestId), s("deviceId", deviceId), s("decision", decision.rawValue)])
+            return ConsoleEventLine("pairing.resolved", [s("requestId", requestId), s("deviceId", deviceId),
+                                                         s("decision", decision.rawValue)])
         case .pairingExpired(let requestId, let deviceId):
             return ConsoleEventLine("pairing.expired", [s("requestId", requestId), s("deviceId", deviceId)])
         case .nodeConnected(let nodeId, let connectionId):
