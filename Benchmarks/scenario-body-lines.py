@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """Counts the lines of every scenario body: the trailing closure of `Scenario(...) { run in ... }`
 in scenarios/**/*.swift (the lines strictly between `{ run in` and its closing brace, blank lines
-and comment-only lines left out), and prints each count, the median and the mean.
+and comment-only lines left out, unless --all), and prints each count, the median and the mean.
 
-Usage: Benchmarks/scenario-body-lines.py [DIR]   (default: scenarios)
+Usage: Benchmarks/scenario-body-lines.py [--all] [DIR]   (default: scenarios)
 """
 import pathlib
 import statistics
 import sys
 
 
-def body_lines(text):
+def body_lines(text, count_all=False):
     """Yields (start line, lines) for each `{ run in` closure of `text`."""
     lines = text.split("\n")
     index = 0
@@ -26,7 +26,7 @@ def body_lines(text):
             if end is None:
                 raise SystemExit(f"unbalanced body at line {index + 1}")
             body = [line.strip() for line in lines[index + 1:end]]
-            yield index + 1, sum(1 for line in body if line and not line.startswith("//"))
+            yield index + 1, sum(1 for line in body if count_all or (line and not line.startswith("//")))
             index = end
         index += 1
 
@@ -62,10 +62,13 @@ def scan(line, depth, in_block):
 
 
 def main():
-    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "scenarios")
+    arguments = sys.argv[1:]
+    count_all = "--all" in arguments
+    arguments = [argument for argument in arguments if argument != "--all"]
+    root = pathlib.Path(arguments[0] if arguments else "scenarios")
     counts = []
     for path in sorted(root.rglob("*.swift")):
-        for line, count in body_lines(path.read_text()):
+        for line, count in body_lines(path.read_text(), count_all):
             counts.append(count)
             print(f"{count:4d}  {path}:{line}")
     if not counts:
