@@ -32,9 +32,8 @@ let life005 = Scenario(
               response.error?.details?["reason"]?.stringValue == reason else { return nil }
         return (connectionId, response.id)
     }
-    let method = run.events(from: start).lazy.compactMap { event -> String? in
-        if case .frameIn(connectionId, .request(let request)?, _) = event, request.id == requestId { request.method } else { nil }
-    }.first ?? "?"
+    let method = run.matches(.anyRequest, from: start).first { $0.connectionId == connectionId && $0.request.id == requestId }?
+        .request.method ?? "?"
     await run.elapse(.milliseconds(2_500))
     await run.gateway.endDrain()
     let lifted = run.mark()

@@ -28,12 +28,8 @@ let pair006 = Scenario(
 
     // The changed ask is proven by the Gateway: the device's pending requests are superseded by
     // one new request.
-    let ((superseded, newRequestId), afterSupersession) = try await run.waitForMatch(
-        "the supersession of \(first.requestId) by the changed ask", from: .start
-    ) { event in
-        if case .pairingSuperseded(let old, let new, deviceId) = event, old.contains(first.requestId) { (old, new) } else { nil }
-    }
-    run.note("superseded \(superseded) by \(newRequestId)")
+    let (newRequestId, afterSupersession) = try await run.waitForMatch(.superseded(of: first.requestId), from: .start)
+    run.note("superseded \(first.requestId) by \(newRequestId)")
     let pending = await run.gateway.pendingPairingRequests().filter { $0.deviceId == deviceId }
     guard pending.count == 1, let merged = pending.first else {
         try run.fail("the device does not have exactly one pending request after asking for more scopes",
