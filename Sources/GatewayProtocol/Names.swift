@@ -387,6 +387,27 @@ public struct PushPayloadKind: RawRepresentable, Hashable, Sendable, Codable, Ex
     public static let nodeWake: PushPayloadKind = "node.wake"
 }
 
+/// The `transport` of a push registration (`push.apns.register`) and
+/// of a push the Gateway sends: through the hosted relay, or straight to APNs. Open, so that an
+/// unknown value a client sends is kept as it came.
+public struct PushTransport: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The wire value.
+    public var rawValue: String
+    /// Wraps a wire value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a wire value given as a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The wire value.
+    public var description: String { rawValue }
+
+    /// `relay`: through the hosted push relay, signed with the Gateway's identity.
+    public static let relay: PushTransport = "relay"
+    /// `direct`: straight to APNs with the device's token (the default when absent).
+    public static let direct: PushTransport = "direct"
+}
+
 /// `client.id` (docs/protocol.md §3.4). Upstream it is a closed enum; this type stays open so
 /// that unknown and legacy ids (for example `moltbot-ios`) decode.
 public struct ClientID: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,

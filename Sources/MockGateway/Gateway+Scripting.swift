@@ -227,7 +227,7 @@ extension GatewayCore {
     func scriptRevoke(deviceId: String, role: String) throws(GatewayError) {
         do {
             let change = try pairingStore.revokeToken(deviceId: deviceId, role: GatewayRole(rawValue: role), nowMs: nowMs)
-            events.append(.deviceToken(deviceId: deviceId, role: role, action: "revoked"))
+            events.append(.deviceToken(deviceId: deviceId, role: GatewayRole(rawValue: role), action: .revoked))
             applyPairingEffects(change.effects)
         } catch {
             throw GatewayError(error.errorShape)
@@ -237,7 +237,7 @@ extension GatewayCore {
     func scriptRotate(deviceId: String, role: String) throws(GatewayError) -> String {
         do {
             let change = try pairingStore.rotateToken(deviceId: deviceId, role: GatewayRole(rawValue: role), nowMs: nowMs)
-            events.append(.deviceToken(deviceId: deviceId, role: role, action: "rotated"))
+            events.append(.deviceToken(deviceId: deviceId, role: GatewayRole(rawValue: role), action: .rotated))
             applyPairingEffects(change.effects)
             transcript.redactor.learn(change.token.token)
             return change.token.token

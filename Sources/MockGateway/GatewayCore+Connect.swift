@@ -189,7 +189,7 @@ extension GatewayCore {
                 sharedAuthGeneration: bindsGeneration ? sharedAuthGeneration : nil,
                 reportTokenScopes: profile.helloReportsTokenScopes, nowMs: nowMs)
             if let token = grant.deviceToken {
-                events.append(.deviceToken(deviceId: device.deviceId, role: admitted.role.rawValue, action: "issued"))
+                events.append(.deviceToken(deviceId: device.deviceId, role: admitted.role, action: .issued))
                 _ = token
             }
             establish(connectionId, admitted: admitted, deviceId: device.deviceId, publicKey: device.publicKey, grant: grant,
@@ -297,7 +297,7 @@ extension GatewayCore {
         respond(.success(id: admitted.requestID, payload: (try? hello.json()) ?? .null),
                 method: GatewayMethod.connect.rawValue, to: connectionId)
         events.append(.sessionOpened(SessionInfo(
-            connectionId: connectionId, role: role.rawValue, scopes: grant.scopes, deviceId: deviceId,
+            connectionId: connectionId, role: role, scopes: grant.scopes, deviceId: deviceId,
             clientId: params.client.id.rawValue, clientMode: params.client.mode.rawValue,
             protocolVersion: helloProtocol, authMethod: authMethod,
             signatureVersion: admitted.device.map { $0.payloadVersion.rawValue }, presentedToken: presentedToken,
@@ -364,11 +364,11 @@ extension GatewayCore {
             case .resolved(let resolution):
                 broadcast(event: GatewayEventName.devicePairResolved.rawValue, payload: resolution.eventPayload)
                 events.append(.pairingResolved(requestId: resolution.requestId, deviceId: resolution.deviceId,
-                                               decision: resolution.decision.rawValue))
+                                               decision: PairingResolvedDecision(resolution.decision)))
             case .expired(let request):
                 events.append(.pairingExpired(requestId: request.requestId, deviceId: request.deviceId))
             case .withdrawn(let request):
-                events.append(.pairingResolved(requestId: request.requestId, deviceId: request.deviceId, decision: "withdrawn"))
+                events.append(.pairingResolved(requestId: request.requestId, deviceId: request.deviceId, decision: .withdrawn))
             case .disconnect(let deviceId, let role, let reason):
                 if reason == .deviceRemoved { nodeSurfaces[deviceId] = nil }
                 for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {

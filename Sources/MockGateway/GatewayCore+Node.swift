@@ -118,7 +118,7 @@ extension GatewayCore {
         // A scripted beacon reply (Gateway+PresenceFault.swift) replaces the rules and records nothing.
         if event == NodeEventName.presenceAlive.rawValue, let forced = takeForcedPresenceReply() {
             events.append(.presenceHandled(nodeId: nodeId, trigger: payload?["trigger"]?.stringValue,
-                                           handled: forced.handled, reason: forced.reason))
+                                           handled: forced.handled, reason: NodeEventReason(rawValue: forced.reason)))
             let reply: JSONValue = profile.nodeEventReply == .structured
                 ? ["ok": true, "event": .string(event), "handled": .bool(forced.handled), "reason": .string(forced.reason)]
                 : ["ok": true]
@@ -139,7 +139,8 @@ extension GatewayCore {
             }
         }
         if event == NodeEventName.presenceAlive.rawValue, let handled = decision.handledFlag, let reason = decision.reason {
-            events.append(.presenceHandled(nodeId: nodeId, trigger: payload?["trigger"]?.stringValue, handled: handled, reason: reason))
+            events.append(.presenceHandled(nodeId: nodeId, trigger: payload?["trigger"]?.stringValue, handled: handled,
+                                           reason: NodeEventReason(rawValue: reason)))
         }
         respond(.success(id: request.id, payload: decision.reply), method: request.method, to: connectionId)
     }
@@ -196,7 +197,8 @@ extension GatewayCore {
             accepted = payload?["token"]?.stringValue?.isEmpty == false
         }
         if accepted, let payload { pushRegistrations[nodeId] = payload }
-        events.append(.pushRegistered(nodeId: nodeId, transport: transport, accepted: accepted, gatewayDeviceId: gatewayDeviceId))
+        events.append(.pushRegistered(nodeId: nodeId, transport: PushTransport(rawValue: transport), accepted: accepted,
+                                      gatewayDeviceId: gatewayDeviceId))
     }
 
     // MARK: - Push
@@ -242,7 +244,8 @@ extension GatewayCore {
             delivery.reason = refusal.reason
         }
         pushDeliveries.append(delivery)
-        events.append(.pushSent(nodeId: nodeId, transport: delivery.transport, pushType: pushType, accepted: delivery.accepted))
+        events.append(.pushSent(nodeId: nodeId, transport: PushTransport(rawValue: delivery.transport), pushType: pushType,
+                                accepted: delivery.accepted))
         return delivery
     }
 

@@ -187,12 +187,12 @@ extension GatewayCore {
                 // that device's token (docs/protocol.md §5.5).
                 let sameDevice = call.session.deviceId == deviceId && call.session.authMethod == "device-token"
                 reply(call, change.rotationPayload(includeToken: sameDevice))
-                events.append(.deviceToken(deviceId: deviceId, role: roleName, action: "rotated"))
+                events.append(.deviceToken(deviceId: deviceId, role: role, action: .rotated))
                 applyPairingEffects(change.effects)
             } else {
                 let change = try pairingStore.revokeToken(deviceId: deviceId, role: role, nowMs: nowMs)
                 reply(call, change.revocationPayload)
-                events.append(.deviceToken(deviceId: deviceId, role: roleName, action: "revoked"))
+                events.append(.deviceToken(deviceId: deviceId, role: role, action: .revoked))
                 applyPairingEffects(change.effects)
             }
         }

@@ -24,8 +24,8 @@ public enum GatewayEvent: Sendable, Hashable {
     case pairingRefreshed(PairingRequestInfo)
     /// A changed retry replaced pending requests with a new one.
     case pairingSuperseded(oldRequestIds: [String], newRequestId: String, deviceId: String)
-    /// A pairing request ended (`device.pair.resolved`); `decision` is `approved` or `rejected`.
-    case pairingResolved(requestId: String, deviceId: String, decision: String)
+    /// A pairing request ended: `approved` or `rejected` (`device.pair.resolved`), or `withdrawn`.
+    case pairingResolved(requestId: String, deviceId: String, decision: PairingResolvedDecision)
     /// A pending pairing request expired.
     case pairingExpired(requestId: String, deviceId: String)
     /// A node registered after `hello-ok`.
@@ -42,18 +42,18 @@ public enum GatewayEvent: Sendable, Hashable {
     /// A `node.presence.alive` beacon was answered; `handled` and `reason` as sent (on a
     /// `bareOK` profile, the reply was a bare `{ok:true}` and `handled` is what the Gateway
     /// would have decided).
-    case presenceHandled(nodeId: String, trigger: String?, handled: Bool, reason: String)
+    case presenceHandled(nodeId: String, trigger: String?, handled: Bool, reason: NodeEventReason)
     /// A push registration (`push.apns.register`) was accepted (`accepted`) or ignored.
-    case pushRegistered(nodeId: String, transport: String, accepted: Bool, gatewayDeviceId: String?)
+    case pushRegistered(nodeId: String, transport: PushTransport, accepted: Bool, gatewayDeviceId: String?)
     /// A push went to a node's transport (`push.test`, a silent wake): `relay` or `direct`, `alert` or
     /// `background`, and whether the transport accepted it.
-    case pushSent(nodeId: String, transport: String, pushType: String, accepted: Bool)
+    case pushSent(nodeId: String, transport: PushTransport, pushType: String, accepted: Bool)
     /// A foreground-only command refused in the background was queued for the node to pull.
     case pendingActionQueued(nodeId: String, actionId: String, command: String)
     /// A request other than the ones above was answered.
     case requestHandled(connectionId: String, method: String, ok: Bool, errorCode: String?)
     /// A device token was issued, rotated or revoked.
-    case deviceToken(deviceId: String, role: String, action: String)
+    case deviceToken(deviceId: String, role: GatewayRole, action: DeviceTokenAction)
     /// A fault was injected (for the transcript and reports).
     case faultInjected(description: String)
     /// The Gateway sent `shutdown` and closed every connection with 1012.
@@ -73,7 +73,7 @@ public struct SessionInfo: Sendable, Hashable {
     /// The connection id.
     public var connectionId: String
     /// `role` as granted.
-    public var role: String
+    public var role: GatewayRole
     /// Scopes as granted.
     public var scopes: [String]
     /// The device id, when the connect had a device identity.
@@ -94,7 +94,7 @@ public struct SessionInfo: Sendable, Hashable {
     public var issuedDeviceToken: String?
 
     /// Creates a session description.
-    public init(connectionId: String, role: String, scopes: [String], deviceId: String?, clientId: String,
+    public init(connectionId: String, role: GatewayRole, scopes: [String], deviceId: String?, clientId: String,
                 clientMode: String, protocolVersion: Int, authMethod: String, signatureVersion: String?,
                 presentedToken: String?, issuedDeviceToken: String?) {
         self.connectionId = connectionId
@@ -118,16 +118,16 @@ public struct PairingRequestInfo: Sendable, Hashable {
     /// The device asking.
     public var deviceId: String
     /// The role of the connect that created or last refreshed it.
-    public var role: String
+    public var role: GatewayRole
     /// Every role asked for (merged over superseded requests).
-    public var roles: [String]
+    public var roles: [GatewayRole]
     /// The operator scopes asked for.
     public var scopes: [String]
     /// When it was created (Gateway clock).
     public var createdAtMs: Int64
 
     /// Creates a request description.
-    public init(requestId: String, deviceId: String, role: String, roles: [String], scopes: [String], createdAtMs: Int64) {
+    public init(requestId: String, deviceId: String, role: GatewayRole, roles: [GatewayRole], scopes: [String], createdAtMs: Int64) {
         self.requestId = requestId
         self.deviceId = deviceId
         self.role = role
@@ -138,8 +138,8 @@ public struct PairingRequestInfo: Sendable, Hashable {
 
     /// The description of a pending request of the pairing store.
     public init(_ request: PairingRequest) {
-        self.init(requestId: request.requestId, deviceId: request.deviceId, role: request.role.rawValue,
-                  roles: request.roles.map(\.rawValue), scopes: request.scopes, createdAtMs: request.ts)
+        self.init(requestId: request.requestId, deviceId: request.deviceId, role: request.role,
+                  roles: request.roles, scopes: request.scopes, createdAtMs: request.ts)
     }
 }
 
@@ -184,4 +184,63 @@ public struct OperatorRecordEvent: Sendable, Hashable {
         self.applied = applied
         self.method = method
     }
+}
+
+/// How a pairing request ended, as ``GatewayEvent/pairingResolved(requestId:deviceId:decision:)``
+/// reports it: the two decisions `device.pair.resolved` announces, or `withdrawn` (the request
+/// went away without an announcement).
+public enum PairingResolvedDecision: String, Sendable, Hashable, CustomStringConvertible {
+    /// Approved (manually or silently).
+    case approved
+    /// Rejected, or superseded by a newer request of the same device.
+    case rejected
+    /// Withdrawn without a `device.pair.resolved` announcement.
+    case withdrawn
+
+    /// The decision `device.pair.resolved` announced.
+    public init(_ decision: PairingDecision) {
+        switch decision {
+        case .approved: self = .approved
+        case .rejected: self = .rejected
+        }
+    }
+
+    /// The raw value (`approved`), as transcripts and logs print it.
+    public var description: String { rawValue }
+}
+
+/// What happened to a device token (``GatewayEvent/deviceToken(deviceId:role:action:)``).
+public enum DeviceTokenAction: String, Sendable, Hashable, CustomStringConvertible {
+    /// Issued in `hello-ok`.
+    case issued
+    /// Rotated (`device.token.rotate` or the scripting API).
+    case rotated
+    /// Revoked (`device.token.revoke` or the scripting API).
+    case revoked
+
+    /// The raw value (`issued`), as transcripts and logs print it.
+    public var description: String { rawValue }
+}
+
+/// The `reason` of a structured `node.event` reply (`handled` and `reason`), for example
+/// `persisted` or `throttled` for a `node.presence.alive` beacon. Open: a scripted reply
+/// (``Gateway/forceNextPresenceReply(handled:reason:)``) may carry any reason.
+public struct NodeEventReason: RawRepresentable, Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The wire value.
+    public var rawValue: String
+    /// Wraps a wire value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a wire value given as a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The wire value.
+    public var description: String { rawValue }
+
+    /// `persisted`: the beacon was recorded as the device's last-seen time.
+    public static let persisted: NodeEventReason = "persisted"
+    /// `throttled`: a beacon within the throttle window; handled without a new record.
+    public static let throttled: NodeEventReason = "throttled"
+    /// `pairing_changed`: the sending session's pairing is no longer current.
+    public static let pairingChanged: NodeEventReason = "pairing_changed"
+    /// `persist_failed`: the record could not be written.
+    public static let persistFailed: NodeEventReason = "persist_failed"
 }

@@ -26,7 +26,7 @@ import Testing
             events.append(.connectionClosed(connectionId: id, code: close, reason: "refused"))
         }
 
-        mutating func session(_ id: String, role: String = "node") {
+        mutating func session(_ id: String, role: GatewayRole = .node) {
             events.append(.sessionOpened(SessionInfo(
                 connectionId: id, role: role, scopes: [], deviceId: "d", clientId: "c", clientMode: "node",
                 protocolVersion: 4, authMethod: "none", signatureVersion: "v3", presentedToken: nil, issuedDeviceToken: nil)))

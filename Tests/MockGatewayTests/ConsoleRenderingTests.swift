@@ -44,7 +44,7 @@ struct ConsoleRenderingTests {
         #expect(requested.rendered(.json)
             == #"{"deviceId":"d1","event":"pairing.requested","requestId":"r1","role":"node","roles":["node"],"scopes":[]}"#)
         #expect(requested.rendered(.text) == #"pairing.requested requestId=r1 deviceId=d1 role=node roles=["node"] scopes=[]"#)
-        let resolved = try #require(ConsoleEventLine.describing(.pairingResolved(requestId: "r1", deviceId: "d1", decision: "rejected")))
+        let resolved = try #require(ConsoleEventLine.describing(.pairingResolved(requestId: "r1", deviceId: "d1", decision: .rejected)))
         #expect(resolved.json == ["event": "pairing.resolved", "requestId": "r1", "deviceId": "d1", "decision": "rejected"])
     }
 

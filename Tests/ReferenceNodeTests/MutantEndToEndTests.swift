@@ -9,14 +9,14 @@ extension EndToEnd {
     /// The connection id of the newest session of `role`.
     func sessionConnectionId(role: String) -> String? {
         gateway.events.all.reversed().lazy.compactMap { event -> String? in
-            if case .sessionOpened(let info) = event, info.role == role { return info.connectionId }
+            if case .sessionOpened(let info) = event, info.role.rawValue == role { return info.connectionId }
             return nil
         }.first
     }
 
     /// Sessions opened for `role` so far.
     func sessionCount(role: String) -> Int {
-        gateway.events.all.filter { if case .sessionOpened(let info) = $0 { info.role == role } else { false } }.count
+        gateway.events.all.filter { if case .sessionOpened(let info) = $0 { info.role.rawValue == role } else { false } }.count
     }
 
     /// The `connect` params of the newest connect request.

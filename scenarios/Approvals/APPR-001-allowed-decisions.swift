@@ -22,22 +22,13 @@ let appr001 = Scenario(
     let operatorSession = try await run.operatorSession()
     let id = try await run.openApproval(command: "npm publish", allowedDecisions: [.allowOnce],
                                                   expiresIn: .seconds(1_800), to: operatorSession)
-    // The resolve attempts that came over the wire (the client is the only wire caller).
-    @Sendable func clientAttempts() async -> [ResolveAttempt] {
-        await run.clientResolveAttempts(id: id)
-    }
-
     _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-always"))
-    let notOffered = await clientAttempts()
-    try run.expect(notOffered.isEmpty, "the client sent a decision the approval does not offer",
-                   expected: "no resolve request (allowedDecisions: allow-once, deny)",
-                   actual: notOffered.map { "\($0.channel.rawValue) \($0.requested)" }.joined(separator: "; "))
+    try await run.expectNoClientAnswer(to: id, "the client sent a decision the approval does not offer",
+                                       expected: "no resolve request (allowedDecisions: allow-once, deny)")
 
     let reply = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
     try run.expectEqual(reply, .ok, "the client resolves with an offered decision")
-    let attempts = await clientAttempts()
+    let attempts = await run.clientResolveAttempts(id: id)
     try run.expectEqual(attempts.map(\.requested), ["allow-once"], "the client's resolve requests for \(id)")
-    let final = await run.gateway.approval(id: id)
-    try run.expectEqual(final.map { "\($0.status.rawValue) \($0.decision?.rawValue ?? "-")" }, "allowed allow-once",
-                        "the approval ends allowed with the client's decision")
+    try await run.expectApproval(id, endsAs: "allowed allow-once", "the approval ends allowed with the client's decision")
 }

@@ -22,30 +22,18 @@ let appr002 = Scenario(
 ) { run in
     let operatorSession = try await run.operatorSession()
     let id = try await run.openApproval(command: "npm publish", expiresIn: .seconds(1_800), to: operatorSession)
-    @Sendable func clientAttempts() async -> [ResolveAttempt] {
-        await run.clientResolveAttempts(id: id)
-    }
-    func describe(_ attempts: [ResolveAttempt]) -> String {
-        attempts.map { "\($0.channel.rawValue) \($0.requested) → \($0.result)" }.joined(separator: "; ")
-    }
-
     await run.gateway.raceApproval(id: id, surfaceDecision: .allowAlways, order: .surfaceFirst)
     _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "deny"))
-    let first = await clientAttempts()
-    try run.expect(!first.isEmpty, "the client sent no resolve for the approval",
-                   expected: "one resolve request with deny", actual: "none")
-    try run.expectEqual(first.count, 1, "resolve requests after the loser answer (\(describe(first)))")
-    try run.expectEqual(first[0].result, .lost(winnerStatus: "allowed"), "the client's resolve lost to the watch's allow-always")
+    let first = try await run.oneClientAnswer(to: id, "deny")
+    try run.expectEqual(first.result, .lost(winnerStatus: "allowed"), "the client's resolve lost to the watch's allow-always")
 
     // A retry on a timer would show up now.
     await run.elapse(.seconds(2))
-    let later = await clientAttempts()
-    try run.expectEqual(later.count, 1, "resolve requests after the loser answer, 2 s later (\(describe(later)))")
+    try await run.expectNoClientAnswer(to: id, since: [first], "the client resolved again 2 s after the loser answer")
 
     // The card shows the recorded outcome: tapping it again sends nothing.
     _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
-    let afterTap = await clientAttempts()
-    try run.expectEqual(afterTap.count, 1, "resolve requests after a second tap on the resolved card (\(describe(afterTap)))")
+    try await run.expectNoClientAnswer(to: id, since: [first], "the client resolved again on a second tap on the resolved card")
     let final = await run.gateway.approval(id: id)
     try run.expectEqual(final?.decision, .allowAlways, "the recorded winner is still the watch's decision")
 }

@@ -39,10 +39,8 @@ let appr003 = Scenario(
     // The user taps again while the outcome is unknown (this also brings the operator session back).
     _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "deny"))
     let getMethods: Set<String> = ["approval.get", "exec.approval.get"]
-    @Sendable func isReadBack(_ event: MockGateway.GatewayEvent) -> Bool {
-        guard case .frameIn(_, .request(let request)?, _) = event else { return false }
-        return getMethods.contains(request.method) && request.params?["id"]?.stringValue == id
-    }
+    let readBack = EventMatcher.anyRequest.filter { getMethods.contains($0.request.method) && $0.params["id"]?.stringValue == id }
+        .named("a read-back of \(id) (approval.get or exec.approval.get) after the lost reply")
     // Only a read-back after the lost resolve counts (a client may fetch the record before it).
     let log = run.gateway.events.elements(from: cursor.position)
     let resolves = log.indices.filter { index in
@@ -53,13 +51,12 @@ let appr003 = Scenario(
         try run.fail("the client's first resolve is missing from the event log", expected: "a resolve attempt for \(id)", actual: "none")
     }
     if resolves.count > 1 {
-        let readBack = log[(lost + 1)...].firstIndex(where: isReadBack)
-        try run.expect(readBack.map { $0 < resolves[1] } ?? false,
+        let readBackIndex = log[(lost + 1)...].firstIndex { readBack.match($0) != nil }
+        try run.expect(readBackIndex.map { $0 < resolves[1] } ?? false,
                        "the client decided again after the lost reply without reading the record back",
                        expected: "approval.get or exec.approval.get for \(id) between the lost resolve and any other",
                        actual: "a second resolve (\(log[resolves[1]])) with no read-back before it")
     }
 
-    try await run.waitForEvent("a read-back of \(id) (approval.get or exec.approval.get) after the lost reply",
-                               from: EventCursor(position: cursor.position + lost + 1), where: isReadBack)
+    try await run.waitForEvent(readBack, from: EventCursor(position: cursor.position + lost + 1))
 }

@@ -26,14 +26,9 @@ let appr004 = Scenario(
 
     // Time passes for the client too: a client with its own clock cannot see a Gateway-only jump.
     await run.elapse(.seconds(6))
-    try await run.waitForEvent("the Gateway expiring \(id)", where: { event in
-        guard case .operatorRecord(let change) = event else { return false }
-        return change.id == id && change.action == .resolved && change.status == "expired"
-    })
+    try await run.waitForEvent(.recordResolved(id, status: "expired"))
 
     _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
-    let attempts = await run.clientResolveAttempts(id: id)
-    try run.expect(attempts.isEmpty, "the client tried to resolve an expired approval",
-                   expected: "no resolve request for \(id) after its expiresAtMs",
-                   actual: attempts.map { "\($0.channel.rawValue) \($0.requested) → \($0.result)" }.joined(separator: "; "))
+    try await run.expectNoClientAnswer(to: id, "the client tried to resolve an expired approval",
+                                       expected: "no resolve request for \(id) after its expiresAtMs")
 }

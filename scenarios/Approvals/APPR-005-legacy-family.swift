@@ -24,10 +24,7 @@ let appr005 = Scenario(
 
     let cursor = run.mark()
     let reply = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
-    let unified = run.gateway.events.elements(from: cursor.position).compactMap { event -> String? in
-        guard case .frameIn(_, .request(let request)?, _) = event, request.method.hasPrefix("approval.") else { return nil }
-        return request.method
-    }
+    let unified = run.matches(.anyRequest, from: cursor).map(\.request.method).filter { $0.hasPrefix("approval.") }
     try run.expect(unified.isEmpty, "the client called unified approval methods that this Gateway does not advertise",
                    expected: "only exec.approval.* requests", actual: unified.joined(separator: ", "))
     try run.expectEqual(reply, .ok, "the client resolves through the legacy family")

@@ -26,9 +26,7 @@ let appr006 = Scenario(
     await run.elapse(.milliseconds(200))
     let newGateway = try await run.startGateway(configure: { $0.autoApproval = .auto })
     try await run.client.stimulate(.switchGateway(url: newGateway.url))
-    let newSession = try await run.waitForEvent("the client's operator session on the new Gateway", on: newGateway) { event in
-        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
-    }
+    let newSession = try await run.operatorSession("the client's operator session on the new Gateway", on: newGateway)
 
     _ = try await run.client.reply(to: .resolveApproval(id: oldId, decision: "allow-once"))
     var stray: [String] = []

@@ -41,11 +41,7 @@ let appr007 = Scenario(
                                                                         expiresInMs: 1_800_000, sessionKey: key))
     try await run.awaitOperatorEvent("exec.approval.requested", id: stale.id, to: first)
 
-    let away = run.mark()
-    try await run.client.stimulate(.disconnect)
-    try await run.waitForEvent("the operator socket to close after disconnect", from: away) { event in
-        if case .connectionClosed(first.connectionId, _, _) = event { true } else { false }
-    }
+    try await run.disconnect(until: .closed(first.connectionId))
     _ = await run.gateway.resolveApproval(id: stale.id, decision: .deny, surface: "control-ui")
     let fresh = try await run.gateway.createApproval(ApprovalDraft.exec("git push", allowedDecisions: [.allowOnce],
                                                                         expiresInMs: 1_800_000, sessionKey: key))
@@ -61,17 +57,11 @@ let appr007 = Scenario(
     await run.elapse(.seconds(1))
     let afterReplay = run.mark()
     _ = try await run.client.reply(to: .resolveApproval(id: stale.id, decision: "allow-once"))
-    let staleAttempts = run.events(from: afterReplay).compactMap { event -> String? in
-        guard case .frameIn(_, .request(let request)?, _) = event, request.method.hasSuffix("approval.resolve"),
-              request.params?["id"]?.stringValue == stale.id else { return nil }
-        return request.method
-    }
+    let staleAttempts = run.matches(.resolveRequest(id: stale.id), from: afterReplay).map(\.request.method)
     try run.expect(staleAttempts.isEmpty, "the client resolved an approval the authoritative replay no longer lists",
                    expected: "no resolve for \(stale.id) (denied elsewhere while the client was away)",
                    actual: staleAttempts.joined(separator: ", "))
     let reply = try await run.client.reply(to: .resolveApproval(id: fresh.id, decision: "allow-once"))
     try run.expectEqual(reply, .ok, "the client resolves the approval the replay lists")
-    let final = await run.gateway.approval(id: fresh.id)
-    try run.expectEqual(final.map { "\($0.status.rawValue) \($0.decision?.rawValue ?? "-")" }, "allowed allow-once",
-                        "the replayed approval ends allowed with the client's decision")
+    try await run.expectApproval(fresh.id, endsAs: "allowed allow-once", "the replayed approval ends allowed with the client's decision")
 }

@@ -27,16 +27,11 @@ let appr008 = Scenario(
     try await run.awaitOperatorEvent("plugin.approval.requested", id: record.id, to: operatorSession)
     let start = run.mark()
     let reply = try await run.client.reply(to: .resolveApproval(id: record.id, decision: "allow-once"))
-    let kinds = run.events(from: start).compactMap { event -> String? in
-        guard case .frameIn(_, .request(let request)?, _) = event, request.method == "approval.resolve",
-              request.params?["id"]?.stringValue == record.id else { return nil }
-        return request.params?["kind"]?.stringValue ?? "(none)"
-    }
+    let kinds = run.matches(.resolveRequest(id: record.id), from: start).filter { $0.request.method == "approval.resolve" }
+        .map { $0.params["kind"]?.stringValue ?? "(none)" }
     try run.expect(!kinds.isEmpty, "the client resolved the plugin approval with approval.resolve",
                    expected: "an approval.resolve for \(record.id)", actual: "none (reply \(reply))")
     try run.expect(kinds.allSatisfy { $0 == "plugin" }, "approval.resolve carries the record's kind",
                    expected: "kind plugin", actual: "kind \(kinds.joined(separator: ", "))")
-    let final = await run.gateway.approval(id: record.id)
-    try run.expectEqual(final.map { "\($0.status.rawValue) \($0.decision?.rawValue ?? "-")" }, "allowed allow-once",
-                        "the plugin approval ends allowed with the client's decision")
+    try await run.expectApproval(record.id, endsAs: "allowed allow-once", "the plugin approval ends allowed with the client's decision")
 }

@@ -13,9 +13,7 @@ let hs001 = Scenario(
     // Judges the handshake itself: it runs even when the client never gets a session.
     options: Scenario.Options(needsSession: false)
 ) { run in
-    let (connectionId, nonce) = try await run.waitForEvent("the client's first connection") { event in
-        if case .connectionOpened(let id, _, let nonce) = event { (id, nonce) } else { nil }
-    }
+    let (connectionId, nonce) = try await run.waitForEvent(.connectionOpened.named("the client's first connection")).fields
     let first = try await run.waitForEvent("the first frame on \(connectionId)") { event -> FirstFrame? in
         if case .frameIn(let id, let frame, _) = event, id == connectionId { FirstFrame(frame: frame) } else { nil }
     }

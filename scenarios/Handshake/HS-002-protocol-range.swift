@@ -13,9 +13,7 @@ let hs002 = Scenario(
     // Judges the handshake itself: it runs even when the client never gets a session.
     options: Scenario.Options(needsSession: false)
 ) { run in
-    let request = try await run.waitForEvent("the client's first connect request") { event -> RequestFrame? in
-        if case .frameIn(_, .request(let request)?, _) = event, request.method == GatewayMethod.connect.rawValue { request } else { nil }
-    }
+    let request = try await run.waitForEvent(.request(.connect).named("the client's first connect request")).request
     guard let minimum = request.params?["minProtocol"]?.int64Value, let maximum = request.params?["maxProtocol"]?.int64Value else {
         try run.fail("connect carries no integer minProtocol/maxProtocol", expected: "integers minProtocol and maxProtocol",
                      actual: "minProtocol \(request.params?["minProtocol"]?.jsonString ?? "absent"), maxProtocol \(request.params?["maxProtocol"]?.jsonString ?? "absent")")

@@ -13,13 +13,8 @@ let hs004 = Scenario(
     // Judges the handshake itself: it runs even when the client never gets a session.
     options: Scenario.Options(needsSession: false)
 ) { run in
-    let (connectionId, nonce) = try await run.waitForEvent("the client's first connection") { event in
-        if case .connectionOpened(let id, _, let nonce) = event { (id, nonce) } else { nil }
-    }
-    let request = try await run.waitForEvent("the connect request on \(connectionId)") { event -> RequestFrame? in
-        if case .frameIn(let id, .request(let request)?, _) = event, id == connectionId,
-           request.method == GatewayMethod.connect.rawValue { request } else { nil }
-    }
+    let (connectionId, nonce) = try await run.waitForEvent(.connectionOpened.named("the client's first connection")).fields
+    let request = try await run.waitForEvent(.request(.connect, on: connectionId)).request
     let params: ConnectParams
     switch ConnectParams.validate(request.params) {
     case .success(let valid): params = valid

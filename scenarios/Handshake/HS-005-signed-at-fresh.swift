@@ -13,17 +13,10 @@ let hs005 = Scenario(
     // Judges the handshake itself: it runs even when the client never gets a session.
     options: Scenario.Options(needsSession: false)
 ) { run in
-    let connectionId = try await run.waitForEvent("the client's first connection") { event in
-        if case .connectionOpened(let id, _, _) = event { id } else { nil }
-    }
-    let challengeTs = try await run.waitForEvent("the connect.challenge on \(connectionId)") { event -> Int64? in
-        if case .frameOut(let id, .event(let challenge)) = event, id == connectionId,
-           challenge.event == GatewayEventName.connectChallenge.rawValue { challenge.payload?["ts"]?.int64Value } else { nil }
-    }
-    let request = try await run.waitForEvent("the connect request on \(connectionId)") { event -> RequestFrame? in
-        if case .frameIn(let id, .request(let request)?, _) = event, id == connectionId,
-           request.method == GatewayMethod.connect.rawValue { request } else { nil }
-    }
+    let connectionId = try await run.waitForEvent(.connectionOpened.named("the client's first connection")).connectionId
+    let challenge = EventMatcher.sentEvent(.connectChallenge, on: connectionId)
+    let challengeTs = try await run.waitForEvent(challenge.map { $0.payload?["ts"]?.int64Value })
+    let request = try await run.waitForEvent(.request(.connect, on: connectionId)).request
     let gatewayNowMs = run.gateway.clock.nowMs
     guard let signedAt = request.params?["device"]?["signedAt"]?.int64Value else {
         try run.fail("connect carries no integer device.signedAt", expected: "an integer in milliseconds",

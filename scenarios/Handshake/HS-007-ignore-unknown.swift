@@ -15,7 +15,6 @@ let hs007 = Scenario(
     let probe = try await run.probeCommand()
     let session = try await run.nodeSession()
     let connectionId = session.connectionId
-    guard let nodeId = session.deviceId else { try run.fail("the node session has no device id") }
     let gateway = run.gateway
     await gateway.sendEvent("gateway.future.announcement", payload: [
         "version": 7, "nested": ["list": [1, "two", ["three": .null]], "flag": true],
@@ -25,15 +24,5 @@ let hs007 = Scenario(
         "ts": .int(gateway.clock.nowMs), "uptimeMs": 12_345, "future": ["field": "value"],
     ], to: connectionId, sequenced: true)
 
-    let start = run.mark()
-    async let outcome = gateway.invoke(nodeId: nodeId, command: probe, params: [:], wait: run.stepTimeout)
-    let sentOn = try await run.waitForEvent("the node.invoke.request after the unknown events", from: start) { event in
-        if case .invokeSent(_, _, _, let id) = event { id } else { nil }
-    }
-    try run.expectEqual(sentOn, connectionId, "the node is still on the connection that received the unknown events")
-    let result = await outcome
-    guard case .result = result else {
-        try run.fail("the client did not answer an invoke after receiving unknown events",
-                     expected: "a node.invoke.result on \(connectionId)", actual: "\(result)")
-    }
+    try await run.expectProbeAnswers(probe, on: session, "after the unknown events")
 }

@@ -30,11 +30,6 @@ let hs008 = Scenario(
     let limitMs = 2 * tickIntervalMs + 4_000
     try await run.waitForEvent("the client closing \(connectionId) after the ticks stopped",
                                within: .milliseconds(Int64(limitMs)), from: silent, where: closed)
-    try await run.waitForEvent("a new node session after the silent socket was dropped", within: .seconds(30), from: silent) { event in
-        if case .sessionOpened(let session) = event {
-            session.role == GatewayRole.node.rawValue && session.connectionId != connectionId
-        } else {
-            false
-        }
-    }
+    try await run.waitForEvent(.session(.node).filter { $0.connectionId != connectionId }
+        .named("a new node session after the silent socket was dropped"), within: .seconds(30), from: silent)
 }

@@ -53,7 +53,7 @@ private func waitForNodeSession(_ run: ScenarioRun, within: Duration,
         let (outcome, next) = try await run.waitForMatch("a node session", within: run.remaining(untilMs: deadlineMs),
                                                          from: cursor) { event -> SessionWait? in
             switch event {
-            case .sessionOpened(let info) where info.role == GatewayRole.node.rawValue:
+            case .sessionOpened(let info) where info.role == .node:
                 return .session
             case .handshakeRejected(let id, let error, _):
                 guard let code = error.detailCode, code.hasPrefix("DEVICE_AUTH_") else { return nil }

@@ -27,10 +27,7 @@ let hs013 = Scenario(
     await HandshakeSteps.lockOutLoopback(run, scope: .sharedSecret)
     let start = run.mark()
     try await run.client.start()
-    let refusal = try await run.waitForEvent("a connect refused with AUTH_RATE_LIMITED", within: .seconds(20)) { event in
-        if case .handshakeRejected(_, let error, _) = event,
-           error.detailCode == ConnectErrorDetailCode.authRateLimited.rawValue { error } else { nil }
-    }
+    let refusal = try await run.waitForEvent(.refusal(.authRateLimited), within: .seconds(20)).error
     run.note("refused with retryAfterMs \(refusal.retryAfterMs.map(String.init) ?? "none")")
     _ = try await run.nodeSession("a node session after the lockout", from: start, within: .seconds(40))
     try HandshakeSteps.expectRateLimitRetriesHonoured(run, from: start)

@@ -33,9 +33,7 @@ let hs014 = Scenario(
         if case .connectionClosed(let id, 4001, _) = event, id != session.connectionId { id } else { nil }
     }
     let otherRoles = Set(run.sessions().filter { closed.contains($0.connectionId) }.map(\.role))
-    for role in otherRoles.sorted() {
-        _ = try await run.waitForEvent("a new \(role) session after close 4001", within: .seconds(30), from: after) { event in
-            if case .sessionOpened(let info) = event, info.role == role { info } else { nil }
-        }
+    for role in otherRoles.sorted(by: { $0.rawValue < $1.rawValue }) {
+        try await run.waitForEvent(.session(role).named("a new \(role) session after close 4001"), within: .seconds(30), from: after)
     }
 }

@@ -30,16 +30,7 @@ let inv002 = Scenario(
         run.note("the client does not declare system.notify: only the success shape is checked")
     }
     for (command, succeeds) in cases {
-        let start = run.mark()
-        async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: [:], wait: run.stepTimeout)
-        let id = try await run.waitForEvent("the node.invoke.request for \(command)", from: start) { event in
-            if case .invokeSent(let id, _, let sent, _) = event, sent == command { id } else { nil }
-        }
-        let params = try await run.waitForEvent("the node.invoke.result request for \(command) (id \(id))", from: start) { event -> JSONValue? in
-            guard case .frameIn(_, .request(let request)?, _) = event, request.method == "node.invoke.result",
-                  request.params?["id"]?.stringValue == id else { return nil }
-            return request.params ?? .null
-        }
+        let params = try await run.invokeResultParams(command, nodeId: nodeId)
         let shown = String(params.jsonString.prefix(300))
         try run.expectEqual(params["ok"]?.boolValue, succeeds, "ok of the \(command) result")
         if succeeds {
@@ -63,6 +54,5 @@ let inv002 = Scenario(
             try run.expect(!message.isEmpty, "the failed \(command) result carries error.message",
                            expected: "error {code, message} with a non-empty string message", actual: shown)
         }
-        _ = await outcome
     }
 }

@@ -18,20 +18,10 @@ let inv003 = Scenario(
 ) { run in
     let nodeId = try await run.nodeId()
     let command = "conformance.unknown.command"
-    let start = run.mark()
-    async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: ["probe": true], wait: run.stepTimeout)
-    let id = try await run.waitForEvent("the node.invoke.request for \(command)", from: start) { event in
-        if case .invokeSent(let id, _, let sent, _) = event, sent == command { id } else { nil }
-    }
-    let params = try await run.waitForEvent("a node.invoke.result for the unknown command (id \(id))", from: start) { event -> JSONValue? in
-        guard case .frameIn(_, .request(let request)?, _) = event, request.method == "node.invoke.result",
-              request.params?["id"]?.stringValue == id else { return nil }
-        return request.params ?? .null
-    }
+    let params = try await run.invokeResultParams(command, nodeId: nodeId, params: ["probe": true])
     let shown = String(params.jsonString.prefix(300))
     try run.expectEqual(params["ok"]?.boolValue, false, "ok of the result for an unknown command")
     let code = params["error"]?["code"]?.stringValue ?? ""
     try run.expect(!code.isEmpty, "the refusal of an unknown command carries an error code",
                    expected: "error.code, e.g. INVALID_REQUEST", actual: shown)
-    _ = await outcome
 }

@@ -26,20 +26,15 @@ let inv004 = Scenario(
     let start = run.mark()
     async let slow = run.gateway.invoke(nodeId: nodeId, command: "debug.slow", params: ["durationMs": .int(Int64(slowMs))],
                                         timeoutMs: 60_000, wait: run.stepTimeout * 2)
-    let slowId = try await run.waitForEvent("the node.invoke.request for debug.slow", from: start) { event in
-        if case .invokeSent(let id, _, "debug.slow", _) = event { id } else { nil }
-    }
+    let slowId = try await run.waitForEvent(.invokeSent("debug.slow"), from: start)
     async let quick = run.gateway.invoke(nodeId: nodeId, command: quickCommand, wait: run.stepTimeout)
-    let quickId = try await run.waitForEvent("the node.invoke.request for \(quickCommand)") { event in
-        if case .invokeSent(let id, _, quickCommand, _) = event { id } else { nil }
-    }
+    let quickId = try await run.waitForEvent(.invokeSent(quickCommand))
     let ids: Set<String> = [slowId, quickId]
     let names = [slowId: "debug.slow", quickId: quickCommand]
 
     // The quick command finishes while the slow one still runs.
-    let first = try await run.waitForEvent("a result for \(quickCommand) while debug.slow still runs", from: start) { event in
-        if case .invokeResult(let id, _, _, _, _) = event, ids.contains(id) { id } else { nil }
-    }
+    let first = try await run.waitForEvent(.invokeResult().filter { ids.contains($0.id) }
+        .named("a result for \(quickCommand) while debug.slow still runs"), from: start).id
     try run.expect(first == quickId, "the first result answers \(quickCommand), the invoke that could finish",
                    expected: "a result with id \(quickId) (\(quickCommand))",
                    actual: "a result with id \(first) (\(names[first] ?? "?"))")
@@ -53,13 +48,9 @@ let inv004 = Scenario(
     }
 
     // The slow command finishes after its durationMs; its result must carry its own id.
-    let slowResult = try? await run.waitForEvent("the result for debug.slow", within: .milliseconds(Int64(slowMs)) + run.stepTimeout,
-                                                 from: afterQuick) { event in
-        if case .invokeResult(slowId, _, _, let matched, _) = event { matched } else { nil }
-    }
-    let laterQuick = run.events(from: afterQuick).filter { event in
-        if case .invokeResult(quickId, _, _, _, _) = event { true } else { false }
-    }
+    let slowResult = try? await run.waitForEvent(.invokeResult(id: slowId), within: .milliseconds(Int64(slowMs)) + run.stepTimeout,
+                                                 from: afterQuick).matched
+    let laterQuick = run.matches(.invokeResult(id: quickId), from: afterQuick)
     guard let slowResult else {
         try run.fail("the debug.slow invoke got no result under its own id",
                      expected: "a result with id \(slowId) (debug.slow)",

@@ -25,22 +25,18 @@ let inv005 = Scenario(
     let start = run.mark()
     async let outcome = run.gateway.invoke(nodeId: nodeId, command: "debug.slow", params: ["durationMs": 600_000],
                                            timeoutMs: timeoutMs, wait: run.stepTimeout + run.deadline(ms: timeoutMs))
-    let id = try await run.waitForEvent("the node.invoke.request for debug.slow", from: start) { event in
-        if case .invokeSent(let id, _, "debug.slow", _) = event { id } else { nil }
-    }
+    let id = try await run.waitForEvent(.invokeSent("debug.slow"), from: start)
     // A quick invoke behind it on the same socket: once it is answered, the client has taken the
     // slow one and started its timer.
     _ = await run.gateway.invoke(nodeId: nodeId, command: probe, wait: run.stepTimeout)
 
     // The answer must come before timeoutMs: the wait ends just before it, so the Gateway's own
     // deadline cannot race the client's answer.
-    let (ok, matched) = try await run.waitForEvent("a result for debug.slow (id \(id)) before timeoutMs \(timeoutMs)",
-                                                   within: .milliseconds(Int64(timeoutMs - 1)), from: start) { event in
-        if case .invokeResult(let resultId, _, let ok, let matched, _) = event, resultId == id { (ok, matched) } else { nil }
-    }
-    try run.expect(matched, "the result for debug.slow arrives before the invoke's timeoutMs",
+    let result = try await run.waitForEvent(.invokeResult(id: id).named("a result for debug.slow (id \(id)) before timeoutMs \(timeoutMs)"),
+                                            within: .milliseconds(Int64(timeoutMs - 1)), from: start)
+    try run.expect(result.matched, "the result for debug.slow arrives before the invoke's timeoutMs",
                    expected: "a result within \(timeoutMs) ms of the request", actual: "a result after the Gateway gave up on the invoke")
-    try run.expect(!ok, "a command that cannot finish is answered with an error", expected: "ok:false", actual: "ok:true")
+    try run.expect(!result.ok, "a command that cannot finish is answered with an error", expected: "ok:false", actual: "ok:true")
     if case .result(let result) = await outcome {
         try run.expect(!(result.error?.code ?? "").isEmpty, "the timeout error carries a code",
                        expected: "error.code (e.g. UNAVAILABLE)", actual: result.error.map { "error \($0.code ?? "without a code"): \($0.message ?? "")" } ?? "no error")

@@ -23,10 +23,8 @@ let inv006 = Scenario(
     let key = "conformance-inv006-\(run.random(in: 1_000...9_999))"
     var payloads: [String] = []
     for attempt in 1...2 {
-        let outcome = await run.gateway.invoke(nodeId: nodeId, command: "debug.counter", idempotencyKey: key, wait: run.stepTimeout)
-        guard case .result(let result) = outcome else {
-            try run.fail("invoke \(attempt) with idempotencyKey \(key) got no result", expected: "a result", actual: "\(outcome)")
-        }
+        let result = try await run.invokeForResult("debug.counter", nodeId: nodeId, idempotencyKey: key,
+                                                   "invoke \(attempt) with idempotencyKey \(key)")
         try run.expect(result.ok, "invoke \(attempt) of debug.counter succeeds",
                        expected: "ok:true", actual: "ok:false \(result.error?.code ?? "") \(result.error?.message ?? "")")
         payloads.append(result.payloadJSON ?? result.payload?.jsonString ?? "")

@@ -28,11 +28,8 @@ let inv007 = Scenario(
     let nodeId = try await run.nodeId()
     try await run.client.stimulate(.enterBackground)
     for command in commands {
-        let outcome = await run.gateway.invoke(nodeId: nodeId, command: command, params: [:], wait: run.stepTimeout)
-        guard case .result(let result) = outcome else {
-            try run.fail("\(command) in the background got no result", expected: "ok:false NODE_BACKGROUND_UNAVAILABLE",
-                         actual: "\(outcome)")
-        }
+        let result = try await run.invokeForResult(command, nodeId: nodeId, params: [:], "\(command) in the background",
+                                                   expected: "ok:false NODE_BACKGROUND_UNAVAILABLE")
         try run.expect(!result.ok, "\(command) is refused in the background",
                        expected: "ok:false NODE_BACKGROUND_UNAVAILABLE", actual: "ok:true")
         try run.expectEqual(result.error?.code, "NODE_BACKGROUND_UNAVAILABLE", "the error code of \(command) in the background")

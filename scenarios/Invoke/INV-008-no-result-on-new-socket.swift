@@ -21,38 +21,26 @@ let inv008 = Scenario(
 ) { run in
     try await run.requireDeclared("debug.slow")
     let probe = try await run.probeCommand()
-    let (nodeId, firstSocket) = try await run.waitForEvent("the client's node session") { event in
-        if case .nodeConnected(let nodeId, let connectionId) = event { (nodeId, connectionId) } else { nil }
-    }
+    let node = try await run.waitForEvent(.nodeConnected())
+    let (nodeId, firstSocket) = (node.nodeId, node.connectionId)
     let slowMs = 3_000
     let start = run.mark()
     async let stale = run.gateway.invoke(nodeId: nodeId, command: "debug.slow", params: ["durationMs": .int(Int64(slowMs))],
                                          timeoutMs: 60_000, wait: run.stepTimeout)
-    let staleId = try await run.waitForEvent("the node.invoke.request for debug.slow", from: start) { event in
-        if case .invokeSent(let id, _, "debug.slow", _) = event { id } else { nil }
-    }
+    let staleId = try await run.waitForEvent(.invokeSent("debug.slow"), from: start)
     // A quick invoke behind it on the same socket: once it is answered, the slow one is running.
     _ = await run.gateway.invoke(nodeId: nodeId, command: probe, wait: run.stepTimeout)
 
     let beforeDisconnect = run.mark()
-    try await run.client.stimulate(.disconnect)
-    try await run.waitForEvent("the first node socket to close", from: beforeDisconnect) { event in
-        if case .nodeDisconnected(_, firstSocket) = event { true } else { false }
-    }
+    try await run.disconnect(until: .nodeDisconnected(firstSocket))
     _ = await stale
     try await run.client.stimulate(.connect)
-    try await run.waitForEvent("the node session on a new socket", from: beforeDisconnect) { event in
-        if case .nodeConnected(nodeId, let connectionId) = event { connectionId != firstSocket } else { false }
-    }
+    try await run.waitForEvent(.nodeConnected(nodeId).filter { $0.connectionId != firstSocket }.named("the node session on a new socket"),
+                               from: beforeDisconnect)
 
     // Let the old invoke's command finish on the client (nothing on the wire shows it).
     await run.elapse(.milliseconds(Int64(slowMs + 1_000)))
-    let answer = await run.gateway.invoke(nodeId: nodeId, command: probe, wait: run.stepTimeout)
-    guard case .result = answer else {
-        try run.fail("an invoke on the new socket got no result", expected: "a result for \(probe)", actual: "\(answer)")
-    }
-    try await run.expectNoEvent(within: .milliseconds(100), "node.invoke.result for the old socket's invoke \(staleId)",
-                                from: beforeDisconnect) { event in
-        if case .invokeResult(staleId, _, _, _, let connectionId) = event { connectionId != firstSocket } else { false }
-    }
+    try await run.invokeForResult(probe, nodeId: nodeId, "an invoke on the new socket", expected: "a result for \(probe)")
+    try await run.expectNoEvent(.invokeResult(id: staleId).filter { $0.connectionId != firstSocket }
+        .named("node.invoke.result for the old socket's invoke \(staleId)"), within: .milliseconds(100), from: beforeDisconnect)
 }

@@ -49,18 +49,13 @@ let inv009 = Scenario(
 
     let foreground = run.mark()
     try await run.client.stimulate(.enterForeground)
-    let pulledOn = try await run.waitForEvent("node.pending.pull within 10 s after enter-foreground", within: .seconds(10),
-                                              from: foreground) { event -> String? in
-        if case .frameIn(let connectionId, .request(let request)?, _) = event, request.method == "node.pending.pull" { connectionId } else { nil }
-    }
+    let pulledOn = try await run.waitForEvent(.request(.nodePendingPull).named("node.pending.pull within 10 s after enter-foreground"),
+                                              within: .seconds(10), from: foreground).connectionId
     let session = run.sessions(role: .node).last { $0.connectionId == pulledOn }
     try run.expect(session != nil, "the client pulled the queued actions on its node session",
                    expected: "node.pending.pull on a node session", actual: "node.pending.pull on \(pulledOn)")
-    try await run.waitForEvent("node.pending.ack naming action \(actionId) within 10 s", within: .seconds(10),
-                               from: foreground) { event in
-        guard case .frameIn(_, .request(let request)?, _) = event, request.method == "node.pending.ack" else { return false }
-        return request.params?["ids"]?.arrayValue?.contains(.string(actionId)) == true
-    }
+    try await run.waitForEvent(.request(.nodePendingAck).filter { $0.params["ids"]?.arrayValue?.contains(.string(actionId)) == true }
+        .named("node.pending.ack naming action \(actionId) within 10 s"), within: .seconds(10), from: foreground)
     let left = await run.gateway.pendingActions(nodeId: nodeId)
     try run.expect(left.isEmpty, "the queued actions are acknowledged", expected: "an empty queue",
                    actual: left.map { "\($0.command) \($0.id)" }.joined(separator: ", "))

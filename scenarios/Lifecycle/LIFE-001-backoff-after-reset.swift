@@ -65,7 +65,7 @@ let life001 = Scenario(
     // records that before it reports the session) or it was reset above; it may have come
     // about just before the window ended.
     let recovered: @Sendable (GatewayEvent) -> Bool = { event in
-        guard case .sessionOpened(let session) = event, session.role == GatewayRole.node.rawValue,
+        guard case .sessionOpened(let session) = event, session.role == .node,
               session.connectionId != first, !reset.contains(session.connectionId) else { return false }
         return !gateway.transcript.entries.contains { $0.kind == .dropped && $0.connectionId == session.connectionId }
     }

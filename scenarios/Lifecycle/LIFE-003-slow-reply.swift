@@ -18,25 +18,11 @@ let life003 = Scenario(
     try await run.client.start()
     let probe = try await run.probeCommand()
     let session = try await run.nodeSession("the client's node connect (its hello-ok held back for 2 s)")
-    let connectionId = session.connectionId
-    guard let nodeId = session.deviceId else { try run.fail("the node session has no device id") }
     // The held reply goes out 2 s after the connect (the session is recorded when it is queued).
     await run.elapse(.milliseconds(2_500))
     await gateway.delayResponses(by: nil)
 
     // The invoke is queued behind the held hello-ok, so it arrives after it.
-    let start = run.mark()
-    async let outcome = gateway.invoke(nodeId: nodeId, command: probe, params: [:], wait: run.stepTimeout)
-    let sentOn = try await run.waitForEvent("the node.invoke.request after the slow connect reply", from: start) { event in
-        if case .invokeSent(_, _, _, let id) = event { id } else { nil }
-    }
-    try run.expectEqual(sentOn, connectionId, "the node still uses the connection whose connect reply was slow")
-    let result = await outcome
-    guard case .result = result else {
-        try run.fail("the client gave up on the connection whose connect reply took 2 s",
-                     expected: "a node.invoke.result on \(connectionId)", actual: "\(result)")
-    }
-    try await run.expectNoEvent(within: .zero, "close of \(connectionId)", from: start) { event in
-        if case .connectionClosed(let id, _, _) = event { id == connectionId } else { false }
-    }
+    let start = try await run.expectProbeAnswers(probe, on: session, "after the slow connect reply (2 s)")
+    try await run.expectNoEvent(.closed(session.connectionId), within: .zero, from: start)
 }

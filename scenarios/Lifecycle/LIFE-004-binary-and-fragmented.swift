@@ -15,25 +15,13 @@ let life004 = Scenario(
     let gateway = run.gateway
     let probe = try await run.probeCommand()
     let session = try await run.nodeSession()
-    let connectionId = session.connectionId
-    guard let nodeId = session.deviceId else { try run.fail("the node session has no device id") }
     // Every event until the counters are reset (other broadcasts may come in between).
     let plenty = 10_000
     for (binary, fragmented) in [(true, false), (false, true), (true, true)] {
         let form = [binary ? "binary" : "text", fragmented ? "fragmented" : nil].compactMap { $0 }.joined(separator: ", ")
         await gateway.sendNextEventsAsBinary(binary ? plenty : 0)
         await gateway.fragmentNextEvents(fragmented ? plenty : 0)
-        let start = run.mark()
-        async let outcome = gateway.invoke(nodeId: nodeId, command: probe, params: [:], wait: run.stepTimeout)
-        let sentOn = try await run.waitForEvent("the node.invoke.request sent as \(form)", from: start) { event in
-            if case .invokeSent(_, _, _, let id) = event { id } else { nil }
-        }
-        try run.expectEqual(sentOn, connectionId, "the node is still on its first connection")
-        let result = await outcome
-        guard case .result = result else {
-            try run.fail("the client did not answer a node.invoke.request sent as a \(form) message",
-                         expected: "a node.invoke.result on \(connectionId)", actual: "\(result)")
-        }
+        try await run.expectProbeAnswers(probe, on: session, "sent as a \(form) message")
     }
     await gateway.sendNextEventsAsBinary(0)
     await gateway.fragmentNextEvents(0)

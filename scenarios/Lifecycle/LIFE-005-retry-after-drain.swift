@@ -32,16 +32,13 @@ let life005 = Scenario(
               response.error?.details?["reason"]?.stringValue == reason else { return nil }
         return (connectionId, response.id)
     }
-    let method = run.events(from: start).lazy.compactMap { event -> String? in
-        if case .frameIn(connectionId, .request(let request)?, _) = event, request.id == requestId { request.method } else { nil }
-    }.first ?? "?"
+    let method = run.matches(.anyRequest, from: start).first { $0.connectionId == connectionId && $0.request.id == requestId }?
+        .request.method ?? "?"
     await run.elapse(.milliseconds(2_500))
     await run.gateway.endDrain()
     let lifted = run.mark()
-    try await run.waitForEvent("\(method) sent again and served within 15 s after the drain ended", within: .seconds(15),
-                               from: lifted) { event in
-        if case .requestHandled(_, method, true, _) = event { true } else { false }
-    }
+    try await run.waitForEvent(.served(method).named("\(method) sent again and served within 15 s after the drain ended"),
+                               within: .seconds(15), from: lifted)
     _ = try? await wake
 
     // Every resend of the method, measured from the refusal before it (Gateway clock).

@@ -25,13 +25,9 @@ let outbox002 = Scenario(
     await run.gateway.dropNextChatSendAck(.afterApplying, cutConnection: true)
     try await run.client.stimulate(.sendMessage(text))
 
-    let reconnected = try await run.waitForEvent("the client's operator session reconnecting", from: cursor) { event in
-        if case .sessionOpened(let info) = event, info.role == "operator", info.connectionId != first.connectionId { info } else { nil }
-    }
-    try await run.waitForEvent("a chat.history read on the reconnected operator session", from: cursor, where: { event in
-        guard case .frameIn(let connectionId, .request(let request)?, _) = event else { return false }
-        return connectionId == reconnected.connectionId && request.method == "chat.history"
-    })
+    let reconnected = try await run.waitForEvent(.session(.operator).filter { $0.connectionId != first.connectionId }
+        .named("the client's operator session reconnecting"), from: cursor)
+    try await run.waitForEvent(.request("chat.history", on: reconnected.connectionId), from: cursor)
     try await run.client.stimulate(.goOnline)
 
     let log = run.events(from: cursor)

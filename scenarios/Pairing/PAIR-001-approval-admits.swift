@@ -16,20 +16,14 @@ let pair001 = Scenario(
     tags: ["pairing"],
     profiles: .all
 ) { run in
-    let request = try await run.firstPairingRequest()
-    let deviceId = request.deviceId
-    let refusal = try await run.waitForEvent("the PAIRING_REQUIRED refusal of the first connect", from: .start) { event in
-        if case .handshakeRejected(_, let error, let closeCode) = event,
-           error.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue { (error, closeCode) } else { nil }
-    }
-    try run.expectEqual(refusal.0.code, ErrorCode.notPaired.rawValue, "the refusal's error.code")
-    try run.expectEqual(refusal.1, 1008, "the refused connection's close code")
+    let deviceId = try await run.firstPairingRequest().deviceId
+    let refusal = try await run.waitForEvent(.refusal(.pairingRequired), from: .start)
+    try run.expectEqual(refusal.error.code, ErrorCode.notPaired.rawValue, "the refusal's error.code")
+    try run.expectEqual(refusal.closeCode, 1008, "the refused connection's close code")
 
     let cursor = run.mark()
     try await run.approveNewest(deviceId: deviceId)
-    let session = try await run.untilClient("hello-ok for a node session of the approved device \(deviceId)", from: cursor) { event in
-        if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue, info.deviceId == deviceId { info } else { nil }
-    }
+    let session = try await run.sessionWithConnectFallback(device: deviceId, from: cursor)
     try run.expect(session.issuedDeviceToken != nil, "hello-ok carries auth.deviceToken for the approved node",
                    expected: "a device token", actual: "none")
 }

@@ -16,17 +16,10 @@ let pair004 = Scenario(
     needs: [.restart],
     profiles: .all
 ) { run in
-    let session = try await run.pairClient()
-    guard let deviceId = session.deviceId, let token = session.issuedDeviceToken else {
-        try run.fail("the approved node session has no device token", expected: "hello-ok.auth.deviceToken", actual: "none")
-    }
-
-    try await run.expectStaysOpen(session.connectionId, "close of the just admitted node session")
+    let (_, deviceId, token) = try await run.pairClientAndKeepToken()
     let cursor = run.mark()
     try await run.client.restart()
-    let connect = try await run.untilClient("the first node connect after the restart", from: cursor) { event in
-        ConnectAttempt(event).flatMap { $0.isNode ? $0 : nil }
-    }
+    let connect = try await run.untilClient(.connect(.node).named("the first node connect after the restart"), from: cursor)
     try run.expectEqual(connect.deviceId, deviceId, "the device.id of the first node connect after the restart")
     try run.expect(connect.presents(token), "the first node connect after the restart presents the stored device token",
                    expected: "auth.token or auth.deviceToken = the token from hello-ok",

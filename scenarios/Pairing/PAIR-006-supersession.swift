@@ -28,12 +28,8 @@ let pair006 = Scenario(
 
     // The changed ask is proven by the Gateway: the device's pending requests are superseded by
     // one new request.
-    let ((superseded, newRequestId), afterSupersession) = try await run.waitForMatch(
-        "the supersession of \(first.requestId) by the changed ask", from: .start
-    ) { event in
-        if case .pairingSuperseded(let old, let new, deviceId) = event, old.contains(first.requestId) { (old, new) } else { nil }
-    }
-    run.note("superseded \(superseded) by \(newRequestId)")
+    let (newRequestId, afterSupersession) = try await run.waitForMatch(.superseded(of: first.requestId), from: .start)
+    run.note("superseded \(first.requestId) by \(newRequestId)")
     let pending = await run.gateway.pendingPairingRequests().filter { $0.deviceId == deviceId }
     guard pending.count == 1, let merged = pending.first else {
         try run.fail("the device does not have exactly one pending request after asking for more scopes",
@@ -41,7 +37,7 @@ let pair006 = Scenario(
     }
     try run.expect(merged.requestId != first.requestId, "the changed ask gets a new requestId",
                    expected: "an id other than \(first.requestId)", actual: merged.requestId)
-    try run.expect(merged.roles.contains(GatewayRole.node.rawValue) && merged.scopes.contains(addedScope),
+    try run.expect(merged.roles.contains(.node) && merged.scopes.contains(addedScope),
                    "the new request merges the pending node ask with the new scopes",
                    expected: "roles ⊇ [node], scopes ⊇ [\(addedScope)]", actual: "roles \(merged.roles), scopes \(merged.scopes)")
     try await run.expectThrows("approving the superseded request \(first.requestId) fails") {
@@ -82,9 +78,8 @@ let pair006 = Scenario(
     try await run.gateway.approve(requestId: newest.requestId)
     run.note("approved the newest request \(newest.requestId)")
     for role in roles.sorted() {
-        _ = try await run.untilClient("a \(role) session of \(deviceId) after approving the newest request",
-                                      from: cursor, connectFallback: !retriesBySelf) { event in
-            if case .sessionOpened(let info) = event, info.role == role, info.deviceId == deviceId { info } else { nil }
-        }
+        try await run.sessionWithConnectFallback(GatewayRole(rawValue: role), device: deviceId, from: cursor,
+                                                 "a \(role) session of \(deviceId) after approving the newest request",
+                                                 connectFallback: !retriesBySelf)
     }
 }

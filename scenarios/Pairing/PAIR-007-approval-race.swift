@@ -34,19 +34,12 @@ let pair007 = Scenario(
     guard let requestId = approved else {
         try run.fail("neither approval applied", expected: "one approval applies", actual: "both failed")
     }
-    let resolutions = run.events().filter { event in
-        if case .pairingResolved(let id, _, let decision) = event { id == requestId && decision == "approved" } else { false }
-    }
-    try run.expectEqual(resolutions.count, 1, "the number of device.pair.resolved approved for \(requestId)")
+    try run.expectEqual(run.matches(.pairingResolved(requestId, .approved)).count, 1,
+                        "the number of device.pair.resolved approved for \(requestId)")
 
-    let first = try await run.untilClient("a node session of \(deviceId) after the approval", from: beforeApproval) { event in
-        if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue, info.deviceId == deviceId { info } else { nil }
-    }
-    let afterFirst = run.mark()
-    try await run.expectNoEvent(within: .seconds(3), "second node session of \(deviceId) (the first is \(first.connectionId))",
-                                from: afterFirst) { event in
-        if case .sessionOpened(let info) = event { info.role == GatewayRole.node.rawValue && info.deviceId == deviceId } else { false }
-    }
+    let first = try await run.sessionWithConnectFallback(device: deviceId, from: beforeApproval)
+    try await run.expectNoEvent(.session(.node, device: deviceId).named("second node session (the first is \(first.connectionId))"),
+                                within: .seconds(3), from: run.mark())
     let sessions = run.sessions(role: .node, deviceId: deviceId)
     try run.expectEqual(sessions.count, 1, "the number of node sessions of \(deviceId) after the approval race")
     let tokens = Set(sessions.compactMap(\.issuedDeviceToken))

@@ -23,13 +23,10 @@ let pair008 = Scenario(
     // Connections opened once the reinstall is done are the client's new life; a connect that
     // was already on the wire while it reinstalled may still arrive after the mark.
     let afterReset = run.mark()
-    let request = try await run.untilClient("a pairing request of a new device after the reinstall", from: cursor) { event in
-        if case .pairingRequested(let request) = event, request.deviceId != oldDevice { request } else { nil }
-    }
+    let request = try await run.untilClient(.pairingRequest().filter { $0.deviceId != oldDevice }
+        .named("a pairing request of a new device after the reinstall"), from: cursor)
     try await run.approveNewest(deviceId: request.deviceId)
-    let newSession = try await run.untilClient("a node session of the new device \(request.deviceId)", from: cursor) { event in
-        if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue, info.deviceId == request.deviceId { info } else { nil }
-    }
+    let newSession = try await run.sessionWithConnectFallback(device: request.deviceId, from: cursor)
 
     // Every token the old identity ever got (an operator session may have got its own just
     // before the reinstall).

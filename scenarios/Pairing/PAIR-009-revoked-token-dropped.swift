@@ -18,19 +18,13 @@ let pair009 = Scenario(
     profiles: .all,
     options: Scenario.Options(sharedToken: "pair009-shared-gateway-token")
 ) { run in
-    let paired = try await run.pairClient()
-    guard let deviceId = paired.deviceId, let token = paired.issuedDeviceToken else {
-        try run.fail("the approved node session has no device token", expected: "hello-ok.auth.deviceToken", actual: "none")
-    }
-
-    try await run.expectStaysOpen(paired.connectionId, "close of the just admitted node session")
+    let (_, deviceId, token) = try await run.pairClientAndKeepToken()
     // Relaunch without the shared token: the stored device token is the client's only credential.
     await run.client.stop()
     let relaunch = run.mark()
     try await run.client.start(sharedToken: .some(nil))
-    let session = try await run.untilClient("a node session authenticated with the stored device token", from: relaunch) { event in
-        if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue, info.deviceId == deviceId { info } else { nil }
-    }
+    let session = try await run.sessionWithConnectFallback(device: deviceId, from: relaunch,
+                                                          "a node session authenticated with the stored device token")
     try run.expectEqual(session.authMethod, "device-token", "how the relaunched node session authenticated")
 
     let revocation = run.mark()
@@ -38,16 +32,13 @@ let pair009 = Scenario(
     run.note("revoked the node token of \(deviceId)")
     // A rule about time: within 15 s the revoked token is presented at most once (one attempt
     // may follow the revocation before the refusal teaches the client).
-    let presentingDead: @Sendable (GatewayEvent) -> ConnectAttempt? = { event in
-        ConnectAttempt(event).flatMap { $0.presents(token) ? $0 : nil }
-    }
-    if let again = try? await run.waitForEvents("two connects presenting the revoked token", count: 2, within: .seconds(15),
-                                                from: revocation, presentingDead) {
+    let presentingDead = EventMatcher.connect().filter { $0.presents(token) }.named("a connect presenting the revoked token")
+    if let again = try? await run.waitForEvents(presentingDead, count: 2, within: .seconds(15), from: revocation) {
         try run.fail("the client stops presenting the revoked token after it was refused",
                      expected: "at most one connect with the revoked token within 15 s",
                      actual: "connects \(again.map(\.connectionId).joined(separator: ", ")) presented it")
     }
-    if let attempt = run.connects(from: revocation).first(where: { $0.presents(token) }) {
+    if let attempt = run.matches(presentingDead, from: revocation).first {
         let outcome = try await run.handshakeOutcome(of: attempt.connectionId)
         try run.expect(outcome.refusal != nil, "the Gateway refuses the revoked token", expected: "the connect refused",
                        actual: outcome.summary)

@@ -27,10 +27,8 @@ let pair010 = Scenario(
     try run.expectEqual(closeCode, 1008, "the close code of the removed device's session")
 
     // The closed node session itself must come back and be told to pair again.
-    let reconnect = try await run.untilClient("the node session's reconnect after the removal", from: removal,
-                                              connectFallback: false) { event in
-        ConnectAttempt(event).flatMap { $0.isNode && $0.deviceId == deviceId ? $0 : nil }
-    }
+    let reconnect = try await run.untilClient(.connect(.node, device: deviceId).named("the node session's reconnect after the removal"),
+                                              from: removal, connectFallback: false)
     let outcome = try await run.handshakeOutcome(of: reconnect.connectionId, "the outcome of the node reconnect")
     guard let refusal = outcome.refusal, refusal.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue else {
         try run.fail("the removed device's reconnect is not told to pair", expected: "PAIRING_REQUIRED", actual: outcome.summary)

@@ -23,9 +23,7 @@ let pair013 = Scenario(
     let code = await run.gateway.makeSetupCode()
     let cursor = run.mark()
     try await run.client.reply(to: .setupCode(code.encoded))
-    let session = try await run.untilClient("a node session authenticated with the bootstrap token", from: cursor) { event in
-        if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue { info } else { nil }
-    }
+    let session = try await run.sessionWithConnectFallback(from: cursor, "a node session authenticated with the bootstrap token")
     try run.expectEqual(session.authMethod, "bootstrap-token", "how the setup-code node session authenticated")
     try run.expectEqual(session.presentedToken, code.bootstrapToken, "the token the setup-code connect presented")
     guard let deviceId = session.deviceId, let nodeToken = session.issuedDeviceToken else {
@@ -34,9 +32,7 @@ let pair013 = Scenario(
     let requests = run.pairingRequestIds(deviceId: deviceId)
     try run.expect(requests.isEmpty, "the setup-code connect is approved silently", expected: "no pairing request",
                    actual: "requests \(requests.sorted())")
-    let hello = run.events().lazy.compactMap { event -> JSONValue? in
-        if case .frameOut(let id, .response(let response)) = event, id == session.connectionId, response.ok { response.payload } else { nil }
-    }.first
+    let hello = run.matches(.helloOK(on: session.connectionId)).first
     let handOff = hello?["auth"]?["deviceTokens"]?.arrayValue?.compactMap { $0["deviceToken"]?.stringValue } ?? []
     try run.expect(!handOff.isEmpty, "hello-ok hands off the operator token in auth.deviceTokens",
                    expected: "auth.deviceTokens with a token", actual: hello?["auth"]?.jsonString ?? "no auth")
@@ -45,14 +41,9 @@ let pair013 = Scenario(
     let hasOperator = run.connects(from: cursor).contains { $0.role == GatewayRole.operator.rawValue }
     let restart = run.mark()
     try await run.client.restart()
-    let relaunched = try await run.untilClient("a node session after the restart", from: restart) { event in
-        if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue, info.deviceId == deviceId { info } else { nil }
-    }
+    let relaunched = try await run.sessionWithConnectFallback(device: deviceId, from: restart, "a node session after the restart")
     if hasOperator {
-        _ = try await run.untilClient("an operator session after the restart", from: restart) { event in
-            if case .sessionOpened(let info) = event, info.role == GatewayRole.operator.rawValue, info.deviceId == deviceId { info }
-            else { nil }
-        }
+        try await run.sessionWithConnectFallback(.operator, device: deviceId, from: restart, "an operator session after the restart")
     }
     let afterBootstrap = run.connects(from: cursor).drop { $0.connectionId != session.connectionId }.dropFirst()
     for connect in afterBootstrap {

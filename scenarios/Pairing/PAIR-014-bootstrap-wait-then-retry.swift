@@ -22,30 +22,23 @@ let pair014 = Scenario(
     let code = await run.gateway.makeSetupCode(profile: .voiceNode)
     let cursor = run.mark()
     try await run.client.reply(to: .setupCode(code.encoded))
-    let (first, refusal) = try await run.waitForEvent("a setup-code node connect refused with PAIRING_REQUIRED", from: cursor) {
-        event -> (String, ErrorShape)? in
-        // (A match closure must not read the run's events: it runs while the log is locked.)
-        guard case .handshakeRejected(let id, let error, _) = event,
-              error.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue else { return nil }
-        return (id, error)
-    }
+    let refused = try await run.waitForEvent(.refusal(.pairingRequired), from: cursor)
+    let (first, refusal) = (refused.connectionId, refused.error)
     try run.expect(run.connect(on: first)?.presents(code.bootstrapToken) == true,
                    "the first connect refused with PAIRING_REQUIRED presents the setup code's bootstrap token",
                    expected: "auth.bootstrapToken", actual: run.connect(on: first)?.params["auth"]?.jsonString ?? "no auth")
     try run.expectEqual(refusal.details?["recommendedNextStep"]?.stringValue, RecommendedNextStep.waitThenRetry.rawValue,
                         "recommendedNextStep of the pending setup-code connect")
     let afterFirst = run.mark()
-    let retries = try await run.waitForEvents("two node connects after the wait_then_retry refusal of \(first)", count: 2,
-                                              within: .seconds(20), from: afterFirst) { event in
-        ConnectAttempt(event).flatMap { $0.isNode ? $0 : nil }
-    }
+    let retries = try await run.waitForEvents(.connect(.node).named("a node connect after the wait_then_retry refusal of \(first)"),
+                                              count: 2, within: .seconds(20), from: afterFirst)
     for retry in retries {
         try run.expect(retry.bootstrapToken == code.bootstrapToken, "a retry while wait_then_retry presents the same bootstrap token",
                        expected: "auth.bootstrapToken = the setup code's token",
                        actual: retry.params["auth"]?.jsonString ?? "no auth")
     }
     let pending = await run.gateway.pendingPairingRequests()
-    guard let request = pending.first(where: { $0.role == GatewayRole.node.rawValue || $0.roles.contains(GatewayRole.node.rawValue) })
+    guard let request = pending.first(where: { $0.role == .node || $0.roles.contains(.node) })
     else {
         try run.fail("no pending node pairing request", expected: "the setup-code connect's request", actual: "\(pending.count) pending")
     }

@@ -23,9 +23,7 @@ let pair016 = Scenario(
     let code = await run.gateway.makeSetupCode(profile: .limited)
     let cursor = run.mark()
     try await run.client.reply(to: .setupCode(code.encoded))
-    _ = try await run.untilClient("a node session authenticated with the bootstrap token", from: cursor) { event in
-        if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue { info } else { nil }
-    }
+    try await run.sessionWithConnectFallback(from: cursor, "a node session authenticated with the bootstrap token")
     let relaunch = run.mark()
     try await run.client.restart()
     let operatorSession = try await run.operatorSession("an operator session with the handed-off token", from: relaunch,
@@ -36,11 +34,7 @@ let pair016 = Scenario(
 
     let ask = run.mark()
     try await run.client.reply(to: .requestScopes(["operator.admin"]))
-    _ = try await run.waitForEvent("an operator connect refused with AUTH_SCOPE_MISMATCH", within: .seconds(20), from: ask) {
-        event -> String? in
-        if case .handshakeRejected(let id, let error, _) = event,
-           error.detailCode == ConnectErrorDetailCode.authScopeMismatch.rawValue { id } else { nil }
-    }
+    try await run.waitForEvent(.refusal(.authScopeMismatch), within: .seconds(20), from: ask)
     let restart = run.mark()
     try await run.client.restart()
     let reconnect = try await run.nextConnect(role: .operator, "the operator connect after the restart", from: restart)

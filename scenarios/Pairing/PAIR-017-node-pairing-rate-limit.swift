@@ -27,13 +27,9 @@ let pair017 = Scenario(
     await HandshakeSteps.lockOutLoopback(run, scope: .nodePairing)
     let start = run.mark()
     try await run.client.start()
-    let (refused, refusal) = try await run.waitForEvent("a node connect refused with AUTH_RATE_LIMITED", within: .seconds(20)) {
-        event -> (String, ErrorShape)? in
-        if case .handshakeRejected(let id, let error, _) = event,
-           error.detailCode == ConnectErrorDetailCode.authRateLimited.rawValue { (id, error) } else { nil }
-    }
-    run.note("refused with retryAfterMs \(refusal.retryAfterMs.map(String.init) ?? "none")")
-    let refusedDevice = run.connect(on: refused)?.deviceId
+    let refused = try await run.waitForEvent(.refusal(.authRateLimited), within: .seconds(20))
+    run.note("refused with retryAfterMs \(refused.error.retryAfterMs.map(String.init) ?? "none")")
+    let refusedDevice = run.connect(on: refused.connectionId)?.deviceId
     let session = try await run.nodeSession("a node session after the lockout", from: start, within: .seconds(40))
     try HandshakeSteps.expectRateLimitRetriesHonoured(run, from: start, role: .node)
     try run.expect(session.deviceId == refusedDevice,

@@ -21,24 +21,12 @@ let pres001 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let firstSocket = try await run.nodeSession().connectionId
-    if run.client.supports(.disconnect) {
-        let cursor = run.mark()
-        try await run.client.stimulate(.disconnect)
-        try await run.waitForEvent("the node socket to close after disconnect", from: cursor) { event in
-            if case .nodeDisconnected(_, firstSocket) = event { true } else { false }
-        }
-    }
+    if run.client.supports(.disconnect) { try await run.disconnect(until: .nodeDisconnected(firstSocket)) }
     let start = run.mark()
     try await run.client.reply(to: .backgroundWake(trigger: "silent_push"))
-    let (connectionId, params) = try await run.waitForEvent("node.event node.presence.alive after the wake", from: start) { event -> (String, JSONValue)? in
-        guard case .frameIn(let connectionId, .request(let request)?, _) = event, request.method == "node.event",
-              request.params?["event"]?.stringValue == "node.presence.alive" else { return nil }
-        return (connectionId, request.params ?? .null)
-    }
-    let session = run.gateway.events.elements(from: 0).lazy.compactMap { event -> SessionInfo? in
-        if case .sessionOpened(let info) = event, info.connectionId == connectionId { info } else { nil }
-    }.first
-    try run.expectEqual(session?.role ?? "unknown", "node", "the role of the session that carried the beacon")
+    let beacon = try await run.waitForEvent(.beaconRequest.named("node.event node.presence.alive after the wake"), from: start)
+    try run.expectOnNodeSession(beacon, "the beacon")
+    let params = beacon.params
     let shown = String(params.jsonString.prefix(300))
     guard let text = params["payloadJSON"]?.stringValue else {
         try run.fail("the beacon's payloadJSON is not a string", expected: "payloadJSON: a JSON object as a string", actual: shown)

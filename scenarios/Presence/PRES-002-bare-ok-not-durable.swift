@@ -26,9 +26,7 @@ let pres002 = Scenario(
     for wake in 1...2 {
         let start = run.mark()
         try await run.client.reply(to: .backgroundWake(trigger: "bg_app_refresh"))
-        try await run.waitForEvent("node.presence.alive on the node session after wake \(wake)", from: start) { event in
-            if case .nodeEvent(_, "node.presence.alive", _, _) = event { true } else { false }
-        }
+        try await run.waitForEvent(.nodeEvent(.presenceAlive).named("node.presence.alive after wake \(wake)"), from: start)
         if wake == 1 { await run.elapse(gap) }
     }
 }

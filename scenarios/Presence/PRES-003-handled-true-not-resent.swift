@@ -24,16 +24,13 @@ let pres003 = Scenario(
     let gap: Duration = run.isSimulated ? .seconds(120) : .seconds(2)
     let start = run.mark()
     try await run.client.reply(to: .backgroundWake(trigger: "silent_push"))
-    let (handled, reason) = try await run.waitForEvent("the Gateway's answer to the first beacon", from: start) { event in
-        if case .presenceHandled(_, _, let handled, let reason) = event { (handled, reason) } else { nil }
-    }
-    try run.expect(handled, "the first beacon is recorded (precondition)", expected: "handled:true", actual: "handled:false \(reason)")
+    let answer = try await run.waitForEvent(.presenceAnswered, from: start)
+    try run.expect(answer.handled, "the first beacon is recorded (precondition)", expected: "handled:true",
+                   actual: "handled:false \(answer.reason)")
 
     await run.elapse(gap)
     let second = run.mark()
     try await run.client.reply(to: .backgroundWake(trigger: "bg_app_refresh"))
-    try await run.expectNoEvent(within: .milliseconds(200), "node.presence.alive on a wake soon after a recorded beacon",
-                                from: second) { event in
-        if case .nodeEvent(_, "node.presence.alive", _, _) = event { true } else { false }
-    }
+    try await run.expectNoEvent(.nodeEvent(.presenceAlive).named("node.presence.alive on a wake soon after a recorded beacon"),
+                                within: .milliseconds(200), from: second)
 }

@@ -29,14 +29,9 @@ let pres005 = Scenario(
     let start = run.mark()
     let wokenAtMs = run.gateway.clock.nowMs
     try await run.client.reply(to: .backgroundWake(trigger: "bg_app_refresh"))
-    let (connectionId, requestId) = try await run.waitForEvent("node.presence.alive after the wake", from: start) { event -> (String, String)? in
-        guard case .frameIn(let connectionId, .request(let request)?, _) = event, request.method == "node.event",
-              request.params?["event"]?.stringValue == "node.presence.alive" else { return nil }
-        return (connectionId, request.id)
-    }
-    try await run.waitForEvent("the reply to the beacon", from: start) { event in
-        if case .frameOut(connectionId, .response(let response)) = event { response.id == requestId } else { false }
-    }
+    let beacon = try await run.waitForEvent(.beaconRequest.named("node.presence.alive after the wake"), from: start)
+    let connectionId = beacon.connectionId
+    try await run.waitForEvent(.response(to: beacon), from: start)
     let answeredAtMs = run.gateway.clock.nowMs
     let after = await run.gateway.pairedDevices()
     guard let old = before.first(where: { $0.deviceId == nodeId }), let new = after.first(where: { $0.deviceId == nodeId }) else {
@@ -46,16 +41,14 @@ let pres005 = Scenario(
     // A reconnect for the wake may refresh the record with reason "connect"; only the
     // beacon's own trigger shows that the beacon was stored.
     let storedBeacon = new.lastSeenReason == "bg_app_refresh" && old.lastSeenReason != "bg_app_refresh"
-    let session = run.gateway.events.elements(from: 0).lazy.compactMap { event -> SessionInfo? in
-        if case .sessionOpened(let info) = event, info.connectionId == connectionId { info } else { nil }
-    }.first
-    guard session?.role == "node", session?.deviceId == nodeId else {
+    let session = run.matches(.session(on: connectionId)).first
+    guard session?.role == .node, session?.deviceId == nodeId else {
         // Not a node session of the device: the Gateway must not have stored it.
         try run.expect(!storedBeacon, "the Gateway stored a beacon that came on a session other than the device's node session",
                        expected: "lastSeenReason not bg_app_refresh", actual: "lastSeenReason \(new.lastSeenReason ?? "-")")
         try run.fail("the beacon did not come on the node session authenticated as the client's device",
                      expected: "role node, device \(nodeId)",
-                     actual: "role \(session?.role ?? "?"), device \(session?.deviceId ?? "none")")
+                     actual: "role \(session?.role.rawValue ?? "?"), device \(session?.deviceId ?? "none")")
     }
     if run.profile.nodeEventReply == .structured {
         try run.expectEqual(new.lastSeenReason, "bg_app_refresh", "lastSeenReason after the beacon")

@@ -27,35 +27,20 @@ let pres006 = Scenario(
     let firstSocket = try await run.nodeSession().connectionId
     let nodeId = try await run.nodeId(from: .start)
     let registering = run.mark()
-    try await run.client.stimulate(.pushRegister(transport: "relay"))
-    let (accepted, gatewayDeviceId) = try await run.waitForEvent("push.apns.register on the node session", from: registering) { event in
-        if case .pushRegistered(nodeId, _, let accepted, let gatewayDeviceId) = event { (accepted, gatewayDeviceId) } else { nil }
-    }
-    try run.expect(accepted, "the Gateway keeps the push registration, so that it can wake the client",
+    try await run.client.stimulate(.pushRegister(transport: PushTransport.relay.rawValue))
+    let registration = try await run.waitForEvent(.pushRegistered(node: nodeId), from: registering)
+    try run.expect(registration.accepted, "the Gateway keeps the push registration, so that it can wake the client",
                    expected: "a registration the Gateway keeps (relay: gatewayDeviceId \(run.gateway.identity.deviceId))",
-                   actual: "ignored (gatewayDeviceId \(gatewayDeviceId ?? "none"))")
+                   actual: "ignored (gatewayDeviceId \(registration.gatewayDeviceId ?? "none"))")
 
-    if run.client.supports(.disconnect) {
-        let cursor = run.mark()
-        try await run.client.stimulate(.disconnect)
-        try await run.waitForEvent("the node socket to close after disconnect", from: cursor) { event in
-            if case .nodeDisconnected(_, firstSocket) = event { true } else { false }
-        }
-    }
+    if run.client.supports(.disconnect) { try await run.disconnect(until: .nodeDisconnected(firstSocket)) }
     let start = run.mark()
     let wake = try await run.wakeThroughPush(nodeId: nodeId)
     try run.expect(wake.isDelivered, "the silent push reached the client",
                    expected: "the push transport accepts the wake", actual: wake.summary)
-    let (connectionId, params) = try await run.waitForEvent("node.event node.presence.alive after the push", from: start) { event -> (String, JSONValue)? in
-        guard case .frameIn(let connectionId, .request(let request)?, _) = event, request.method == "node.event",
-              request.params?["event"]?.stringValue == "node.presence.alive" else { return nil }
-        return (connectionId, request.params ?? .null)
-    }
-    let role = run.events().lazy.compactMap { event -> String? in
-        if case .sessionOpened(let info) = event, info.connectionId == connectionId { info.role } else { nil }
-    }.first
-    try run.expectEqual(role ?? "unknown", "node", "the role of the session that carried the beacon")
-    let text = params["payloadJSON"]?.stringValue
+    let beacon = try await run.waitForEvent(.beaconRequest.named("node.event node.presence.alive after the push"), from: start)
+    try run.expectOnNodeSession(beacon, "the beacon")
+    let text = beacon.params["payloadJSON"]?.stringValue
     let trigger = text.flatMap { try? JSONValue(parsing: $0) }?["trigger"]?.stringValue
     try run.expectEqual(trigger ?? "none", "silent_push", "the trigger of the beacon sent because of the push")
 }

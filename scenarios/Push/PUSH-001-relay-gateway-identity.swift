@@ -20,16 +20,10 @@ let push001 = Scenario(
 ) { run in
     try await run.nodeSession()
     let start = run.mark()
-    try await run.client.stimulate(.pushRegister(transport: "relay"))
-    let (transport, accepted, gatewayDeviceId) = try await run.waitForEvent("push.apns.register on the node session", from: start) { event in
-        if case .pushRegistered(_, let transport, let accepted, let gatewayDeviceId) = event {
-            (transport, accepted, gatewayDeviceId)
-        } else {
-            nil
-        }
-    }
-    try run.expectEqual(transport, "relay", "the registration's transport")
-    try run.expectEqual(gatewayDeviceId, run.gateway.identity.deviceId,
+    try await run.client.stimulate(.pushRegister(transport: PushTransport.relay.rawValue))
+    let registration = try await run.waitForEvent(.pushRegistered(), from: start)
+    try run.expectEqual(registration.transport, .relay, "the registration's transport")
+    try run.expectEqual(registration.gatewayDeviceId, run.gateway.identity.deviceId,
                         "gatewayDeviceId is the Gateway's own identity (gateway.identity.get)")
-    try run.expect(accepted, "the Gateway accepts the registration", expected: "accepted", actual: "ignored")
+    try run.expect(registration.accepted, "the Gateway accepts the registration", expected: "accepted", actual: "ignored")
 }

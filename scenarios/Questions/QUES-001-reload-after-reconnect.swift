@@ -19,23 +19,15 @@ let ques001 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let operatorSession = try await run.operatorSession()
-    try await run.client.stimulate(.disconnect)
-    try await run.waitForEvent("the operator session closing", where: { event in
-        if case .connectionClosed(let connectionId, _, _) = event { connectionId == operatorSession.connectionId } else { false }
-    })
+    try await run.disconnect(until: .closed(operatorSession.connectionId))
     let question = try await run.gateway.createQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
                                                         expiresIn: .seconds(900))
     let id = question.id
 
     let cursor = run.mark()
     try await run.client.stimulate(.connect)
-    let reconnected = try await run.waitForEvent("the operator session reconnecting", from: cursor) { event in
-        if case .sessionOpened(let info) = event, info.role == "operator" { info } else { nil }
-    }
-    try await run.waitForEvent("question.list on the reconnected operator session", from: cursor, where: { event in
-        guard case .frameIn(let connectionId, .request(let request)?, _) = event else { return false }
-        return connectionId == reconnected.connectionId && request.method == "question.list"
-    })
+    let reconnected = try await run.operatorSession("the operator session reconnecting", from: cursor)
+    try await run.waitForEvent(.request("question.list", on: reconnected.connectionId), from: cursor)
 
     let reply = try await run.client.reply(to: .answerQuestion(id: id, answer: "Staging"))
     try run.expectEqual(reply, .ok, "the client answers the question asked while it was away")

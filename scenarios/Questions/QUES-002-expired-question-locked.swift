@@ -28,8 +28,6 @@ let ques002 = Scenario(
     try await run.awaitOperatorEvent("question.resolved", id: id, status: "expired", to: operatorSession)
 
     _ = try await run.client.reply(to: .answerQuestion(id: id, answer: "Staging"))
-    let attempts = await run.clientResolveAttempts(id: id)
-    try run.expect(attempts.isEmpty, "the client answered an expired question",
-                   expected: "no question.resolve for \(id) after it expired",
-                   actual: attempts.map { "\($0.requested) → \($0.result)" }.joined(separator: "; "))
+    try await run.expectNoClientAnswer(to: id, "the client answered an expired question",
+                                       expected: "no question.resolve for \(id) after it expired")
 }

@@ -22,29 +22,18 @@ let ques003 = Scenario(
     let operatorSession = try await run.operatorSession()
     let id = try await run.openQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
                                                   expiresIn: .seconds(900), to: operatorSession)
-    @Sendable func clientAttempts() async -> [ResolveAttempt] {
-        await run.clientResolveAttempts(id: id)
-    }
-    func describe(_ attempts: [ResolveAttempt]) -> String {
-        attempts.map { "\($0.requested) → \($0.result)" }.joined(separator: "; ")
-    }
-
     await run.gateway.raceQuestion(id: id, surfaceAnswers: ["q1": ["Production"]], order: .surfaceFirst)
     _ = try await run.client.reply(to: .answerQuestion(id: id, answer: "Staging"))
-    let first = await clientAttempts()
-    try run.expect(!first.isEmpty, "the client sent no answer", expected: "one question.resolve with Staging", actual: "none")
-    try run.expectEqual(first.count, 1, "question.resolve requests after QUESTION_ALREADY_TERMINAL (\(describe(first)))")
-    try run.expectEqual(first[0].result, .lost(winnerStatus: "answered"), "the client's answer lost to the watch's")
+    let first = try await run.oneClientAnswer(to: id, "question.resolve with Staging")
+    try run.expectEqual(first.result, .lost(winnerStatus: "answered"), "the client's answer lost to the watch's")
 
     // A retry on a timer would show up now.
     await run.elapse(.seconds(2))
-    let later = await clientAttempts()
-    try run.expectEqual(later.count, 1, "question.resolve requests 2 s after QUESTION_ALREADY_TERMINAL (\(describe(later)))")
+    try await run.expectNoClientAnswer(to: id, since: [first], "the client answered again 2 s after QUESTION_ALREADY_TERMINAL")
 
     // The card is locked: answering it again sends nothing.
     _ = try await run.client.reply(to: .answerQuestion(id: id, answer: "Staging"))
-    let afterTap = await clientAttempts()
-    try run.expectEqual(afterTap.count, 1, "question.resolve requests after answering the locked card again (\(describe(afterTap)))")
+    try await run.expectNoClientAnswer(to: id, since: [first], "the client sent an answer from the locked card")
     let final = await run.gateway.question(id: id)
     try run.expectEqual(final?.answers, ["q1": ["Production"]], "the recorded answer is still the watch's")
 }

@@ -69,7 +69,7 @@ public enum RootCauseAnalysis {
                 case .sessionOpened(let info):
                     guard let position = index[info.connectionId] else { continue }
                     connections[position].hadSession = true
-                    if connections[position].role == nil { connections[position].role = info.role }
+                    if connections[position].role == nil { connections[position].role = info.role.rawValue }
                     lastSessionIndex = position
                 case .connectionClosed(let id, let code, let reason):
                     guard let position = index[id] else { continue }

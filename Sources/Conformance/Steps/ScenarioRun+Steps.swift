@@ -27,7 +27,7 @@ extension ScenarioRun {
                          on gateway: Gateway? = nil) -> [SessionInfo] {
         events(from: cursor, on: gateway).compactMap { event in
             guard case .sessionOpened(let info) = event else { return nil }
-            if let role, info.role != role.rawValue { return nil }
+            if let role, info.role != role { return nil }
             if let deviceId, info.deviceId != deviceId { return nil }
             return info
         }
@@ -80,7 +80,7 @@ extension ScenarioRun {
     ) async throws -> SessionInfo {
         let description = what ?? "the client's \(role.rawValue) session\(deviceId.map { " of \($0)" } ?? "") (hello-ok)"
         return try await waitForEvent(description, within: within, from: from, on: gateway) { event in
-            guard case .sessionOpened(let info) = event, info.role == role.rawValue else { return nil }
+            guard case .sessionOpened(let info) = event, info.role == role else { return nil }
             if let deviceId, info.deviceId != deviceId { return nil }
             return info
         }
@@ -301,8 +301,6 @@ extension ScenarioRun {
         let deviceId = request.deviceId
         let cursor = mark()
         try await approveNewest(deviceId: deviceId)
-        return try await untilClient("a node session of \(deviceId) after its approval", from: cursor) { event in
-            if case .sessionOpened(let info) = event, info.role == GatewayRole.node.rawValue, info.deviceId == deviceId { info } else { nil }
-        }
+        return try await sessionWithConnectFallback(device: deviceId, from: cursor, "a node session of \(deviceId) after its approval")
     }
 }

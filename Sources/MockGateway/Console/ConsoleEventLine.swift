@@ -105,7 +105,7 @@ public struct ConsoleEventLine: Sendable, Hashable {
                                                            s("message", error.message)]
                 + optional("detailCode", error.details?["code"]?.stringValue) + [i("closeCode", closeCode)])
         case .sessionOpened(let session):
-            return ConsoleEventLine("session.opened", [s("connectionId", session.connectionId), s("role", session.role),
+            return ConsoleEventLine("session.opened", [s("connectionId", session.connectionId), s("role", session.role.rawValue),
                                                        list("scopes", session.scopes)]
                 + optional("deviceId", session.deviceId)
                 + [s("clientId", session.clientId), s("clientMode", session.clientMode), i("protocol", session.protocolVersion),
@@ -113,15 +113,17 @@ public struct ConsoleEventLine: Sendable, Hashable {
                 + optional("signatureVersion", session.signatureVersion))
         case .pairingRequested(let info):
             return ConsoleEventLine("pairing.requested", [s("requestId", info.requestId), s("deviceId", info.deviceId),
-                                                          s("role", info.role), list("roles", info.roles), list("scopes", info.scopes)])
+                                                          s("role", info.role.rawValue), list("roles", info.roles.map(\.rawValue)),
+                                                          list("scopes", info.scopes)])
         case .pairingRefreshed(let info):
             return ConsoleEventLine("pairing.refreshed", [s("requestId", info.requestId), s("deviceId", info.deviceId),
-                                                          s("role", info.role), list("scopes", info.scopes)])
+                                                          s("role", info.role.rawValue), list("scopes", info.scopes)])
         case .pairingSuperseded(let oldRequestIds, let newRequestId, let deviceId):
             return ConsoleEventLine("pairing.superseded", [list("oldRequestIds", oldRequestIds), s("requestId", newRequestId),
                                                            s("deviceId", deviceId)])
         case .pairingResolved(let requestId, let deviceId, let decision):
-            return ConsoleEventLine("pairing.resolved", [s("requestId", requestId), s("deviceId", deviceId), s("decision", decision)])
+            return ConsoleEventLine("pairing.resolved", [s("requestId", requestId), s("deviceId", deviceId),
+                                                         s("decision", decision.rawValue)])
         case .pairingExpired(let requestId, let deviceId):
             return ConsoleEventLine("pairing.expired", [s("requestId", requestId), s("deviceId", deviceId)])
         case .nodeConnected(let nodeId, let connectionId):
@@ -139,12 +141,12 @@ public struct ConsoleEventLine: Sendable, Hashable {
                 + [s("connectionId", connectionId)])
         case .presenceHandled(let nodeId, let trigger, let handled, let reason):
             return ConsoleEventLine("presence.alive", [s("nodeId", nodeId)] + optional("trigger", trigger)
-                + [b("handled", handled), s("reason", reason)])
+                + [b("handled", handled), s("reason", reason.rawValue)])
         case .pushRegistered(let nodeId, let transport, let accepted, let gatewayDeviceId):
-            return ConsoleEventLine("push.registered", [s("nodeId", nodeId), s("transport", transport), b("accepted", accepted)]
+            return ConsoleEventLine("push.registered", [s("nodeId", nodeId), s("transport", transport.rawValue), b("accepted", accepted)]
                 + optional("gatewayDeviceId", gatewayDeviceId))
         case .pushSent(let nodeId, let transport, let pushType, let accepted):
-            return ConsoleEventLine("push.sent", [s("nodeId", nodeId), s("transport", transport), s("pushType", pushType),
+            return ConsoleEventLine("push.sent", [s("nodeId", nodeId), s("transport", transport.rawValue), s("pushType", pushType),
                                                   b("accepted", accepted)])
         case .pendingActionQueued(let nodeId, let actionId, let command):
             return ConsoleEventLine("pending.queued", [s("nodeId", nodeId), s("actionId", actionId), s("command", command)])
@@ -153,7 +155,7 @@ public struct ConsoleEventLine: Sendable, Hashable {
             return ConsoleEventLine("request.handled", [s("connectionId", connectionId), s("method", method), b("ok", ok)]
                 + optional("errorCode", errorCode))
         case .deviceToken(let deviceId, let role, let action):
-            return ConsoleEventLine("device.token", [s("deviceId", deviceId), s("role", role), s("action", action)])
+            return ConsoleEventLine("device.token", [s("deviceId", deviceId), s("role", role.rawValue), s("action", action.rawValue)])
         case .faultInjected(let description):
             return ConsoleEventLine("fault.injected", [s("description", description)])
         case .stateSaveFailed(let message):

@@ -221,7 +221,7 @@ public enum ConsoleResult: Sendable, Hashable {
         case .pending(let requests):
             guard !requests.isEmpty else { return "no pending pairing requests" }
             return requests.map { request in
-                "\(request.requestId)  device \(ConsoleText.short(request.deviceId))  \(request.roles.joined(separator: ","))"
+                "\(request.requestId)  device \(ConsoleText.short(request.deviceId))  \(request.roles.map(\.rawValue).joined(separator: ","))"
                     + (request.scopes.isEmpty ? "" : "  \(request.scopes.count) scope\(request.scopes.count == 1 ? "" : "s")")
             }.joined(separator: "\n")
         case .devices(let devices, let connected):
@@ -380,8 +380,8 @@ public struct ConsoleReply: Sendable, Hashable {
 
 extension PairingRequestInfo {
     var consoleJSON: JSONValue {
-        ["requestId": .string(requestId), "deviceId": .string(deviceId), "role": .string(role),
-         "roles": .consoleList(roles), "scopes": .consoleList(scopes), "createdAtMs": .int(createdAtMs)]
+        ["requestId": .string(requestId), "deviceId": .string(deviceId), "role": .string(role.rawValue),
+         "roles": .consoleList(roles.map(\.rawValue)), "scopes": .consoleList(scopes), "createdAtMs": .int(createdAtMs)]
     }
 }
 
