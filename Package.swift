@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(name: "JSONBench", dependencies: ["GatewayProtocol"], path: "Benchmarks/JSONBench"),
         // Shared by the test targets: child processes without blocking the cooperative pool, the raw
         // wire client and the interop interpreter lookup.
-        .target(name: "TestSupport", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport", "Spawning"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Locking", "GatewayProtocol", "WebSocketTransport", "Spawning", "QRCode"], path: "Tests/TestSupport"),
         .testTarget(name: "SimulationTests", dependencies: ["Locking", "Simulation"]),
         .testTarget(name: "OpenClawCryptoTests", dependencies: ["OpenClawCrypto"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),

@@ -5,18 +5,11 @@
 ///
 /// A string wrapper rather than a closed enum: clients must survive codes they do not know, and
 /// node error codes are free-form.
-public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct ErrorCode: WireName {
     /// The wire value.
     public var rawValue: String
-
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `NOT_LINKED`.
     public static let notLinked: ErrorCode = "NOT_LINKED"
@@ -44,18 +37,11 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
 
 /// A connect-time `error.details.code` (docs/protocol.md §10.2-10.3); clients drive their
 /// reconnect policy from it.
-public struct ConnectErrorDetailCode: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct ConnectErrorDetailCode: WireName {
     /// The wire value.
     public var rawValue: String
-
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `AUTH_REQUIRED`: authentication failed without a specific reason.
     public static let authRequired: ConnectErrorDetailCode = "AUTH_REQUIRED"
@@ -146,18 +132,11 @@ public struct ConnectErrorDetailCode: RawRepresentable, Hashable, Sendable, Coda
 }
 
 /// `error.details.recommendedNextStep` of a connect failure (docs/protocol.md §10.2).
-public struct RecommendedNextStep: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct RecommendedNextStep: WireName {
     /// The wire value.
     public var rawValue: String
-
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `retry_with_device_token`: retry once with the stored device token.
     public static let retryWithDeviceToken: RecommendedNextStep = "retry_with_device_token"
@@ -179,18 +158,11 @@ public struct RecommendedNextStep: RawRepresentable, Hashable, Sendable, Codable
 
 /// The internal reason an authentication attempt failed, sent as `details.authReason`; maps to
 /// a `details.code` (docs/protocol.md §10.3).
-public struct AuthFailureReason: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct AuthFailureReason: WireName {
     /// The wire value.
     public var rawValue: String
-
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `token_missing` → `AUTH_TOKEN_MISSING`.
     public static let tokenMissing: AuthFailureReason = "token_missing"

@@ -11,17 +11,11 @@ public enum ProtocolVersion {
 }
 
 /// A request method name (docs/protocol.md §3, §5.12, §6.2 and §7).
-public struct GatewayMethod: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct GatewayMethod: WireName {
     /// The wire value.
     public var rawValue: String
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `connect`: the handshake request; valid only as the first request.
     public static let connect: GatewayMethod = "connect"
@@ -184,17 +178,11 @@ public struct GatewayMethod: RawRepresentable, Hashable, Sendable, Codable, Expr
 }
 
 /// An event name carried by `type:"event"` frames (docs/protocol.md §11.1, §2.6, §3, §5.7, §6).
-public struct GatewayEventName: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct GatewayEventName: WireName {
     /// The wire value.
     public var rawValue: String
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `connect.challenge` `{nonce, ts}`: the first frame on every socket, without `seq`.
     public static let connectChallenge: GatewayEventName = "connect.challenge"
@@ -269,17 +257,11 @@ public struct GatewayEventName: RawRepresentable, Hashable, Sendable, Codable, E
 
 /// The `event` of a `node.event` request (docs/protocol.md §6.5); any other name is accepted
 /// and answered with `{ok:true}`.
-public struct NodeEventName: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct NodeEventName: WireName {
     /// The wire value.
     public var rawValue: String
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `node.presence.alive`: background alive beacon.
     public static let presenceAlive: NodeEventName = "node.presence.alive"
@@ -306,17 +288,11 @@ public struct NodeEventName: RawRepresentable, Hashable, Sendable, Codable, Expr
 }
 
 /// The `role` of a connection (docs/protocol.md §3.5); `operator` when absent.
-public struct GatewayRole: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct GatewayRole: WireName {
     /// The wire value.
     public var rawValue: String
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `operator`: control surfaces (apps' operator connections, CLI, UIs); the default.
     public static let `operator`: GatewayRole = "operator"
@@ -331,17 +307,11 @@ public struct GatewayRole: RawRepresentable, Hashable, Sendable, Codable, Expres
 
 /// A command a node runs on `node.invoke.request` (`command`); nodes declare theirs in
 /// `connect.params.commands`. Open: every node has its own set.
-public struct NodeCommandName: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct NodeCommandName: WireName {
     /// The wire value.
     public var rawValue: String
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `device.info`.
     public static let deviceInfo: NodeCommandName = "device.info"
@@ -369,17 +339,11 @@ public struct NodeCommandName: RawRepresentable, Hashable, Sendable, Codable, Ex
 
 /// The `openclaw.kind` of an APNs payload the Gateway sends (upstream
 /// `src/infra/push-apns-payloads.ts@09a333a9`).
-public struct PushPayloadKind: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct PushPayloadKind: WireName {
     /// The wire value.
     public var rawValue: String
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `push.test`: the alert of the `push.test` method.
     public static let pushTest: PushPayloadKind = "push.test"
@@ -390,17 +354,11 @@ public struct PushPayloadKind: RawRepresentable, Hashable, Sendable, Codable, Ex
 /// The `transport` of a push registration (`push.apns.register`) and
 /// of a push the Gateway sends: through the hosted relay, or straight to APNs. Open, so that an
 /// unknown value a client sends is kept as it came.
-public struct PushTransport: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct PushTransport: WireName {
     /// The wire value.
     public var rawValue: String
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `relay`: through the hosted push relay, signed with the Gateway's identity.
     public static let relay: PushTransport = "relay"
@@ -410,17 +368,11 @@ public struct PushTransport: RawRepresentable, Hashable, Sendable, Codable, Expr
 
 /// `client.id` (docs/protocol.md §3.4). Upstream it is a closed enum; this type stays open so
 /// that unknown and legacy ids (for example `moltbot-ios`) decode.
-public struct ClientID: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct ClientID: WireName {
     /// The wire value.
     public var rawValue: String
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `webchat-ui`.
     public static let webchatUI: ClientID = "webchat-ui"
@@ -465,17 +417,11 @@ public struct ClientID: RawRepresentable, Hashable, Sendable, Codable, Expressib
 }
 
 /// `client.mode` (docs/protocol.md §3.4); open for the same reason as `ClientID`.
-public struct ClientMode: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct ClientMode: WireName {
     /// The wire value.
     public var rawValue: String
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `webchat`.
     public static let webchat: ClientMode = "webchat"

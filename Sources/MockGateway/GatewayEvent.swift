@@ -225,15 +225,11 @@ public enum DeviceTokenAction: String, Sendable, Hashable, CustomStringConvertib
 /// The `reason` of a structured `node.event` reply (`handled` and `reason`), for example
 /// `persisted` or `throttled` for a `node.presence.alive` beacon. Open: a scripted reply
 /// (``Gateway/forceNextPresenceReply(handled:reason:)``) may carry any reason.
-public struct NodeEventReason: RawRepresentable, Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct NodeEventReason: WireName {
     /// The wire value.
     public var rawValue: String
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `persisted`: the beacon was recorded as the device's last-seen time.
     public static let persisted: NodeEventReason = "persisted"

@@ -198,9 +198,8 @@ struct ServePhoneTests {
         }
     }
 
-    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, QRLibrary.skipMessage),
-          .enabled(if: ZBarImage.path != nil || ZBarImage.required,
-                   "zbarimg not found (apt-get install zbar-tools); set OPENCLAW_REQUIRE_ZBAR=1 to fail instead of skipping"))
+    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, Comment(rawValue: QRLibrary.skipMessage)),
+          .enabled(if: ZBar.path != nil || ZBar.required, Comment(rawValue: ZBar.skipMessage)))
     func theQRCodeScansBackToTheExactSetupCode() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -209,7 +208,7 @@ struct ServePhoneTests {
             let first = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" }, "\(serve.transcript)")
             let code = try #require(first["result"]?["setupCode"]?.stringValue)
             #expect(first["result"]?["qrPng"]?.stringValue == atStart.path)
-            #expect(try await ZBarImage.decode(atStart) == code)
+            #expect(try await ZBar.decode(atStart) == code)
             #expect(try SetupCode(decoding: code).url == url)
 
             let png = directory.appendingPathComponent("node profile.png")
@@ -219,13 +218,13 @@ struct ServePhoneTests {
             let second = try #require(reply["result"]?["setupCode"]?.stringValue)
             #expect(reply["result"]?["profile"] == "node")
             #expect(second != code)
-            #expect(try await ZBarImage.decode(png) == second)
+            #expect(try await ZBar.decode(png) == second)
             let decoded = try SetupCode(decoding: second)
             #expect(decoded.expiresAtMs == reply["result"]?["expiresAtMs"]?.int64Value)
         }
     }
 
-    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, QRLibrary.skipMessage))
+    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, Comment(rawValue: QRLibrary.skipMessage)))
     func theTerminalShowsTheQRCodeAndHidesTheCodeWithoutShowSecrets() async throws {
         let serve = try ServeProcess.start(["--port", "0", "--qr"])
         defer { serve.sendSignal(SIGKILL) }
@@ -367,34 +366,5 @@ struct RunTLSTests {
         await run.kill()
         #expect(status == 2)
         #expect(run.errors.all.contains { $0.contains("--tls needs a client on real sockets") }, "\(run.transcript)")
-    }
-}
-
-/// Whether libqrencode, which `serve --qr` opens at run time, is installed.
-enum QRLibrary {
-    static let installed = (try? QREncodeLibrary.system.get()) != nil
-
-    /// `OPENCLAW_REQUIRE_QRENCODE=1` (set by `.ci/run`): a missing library fails the tests.
-    static let required = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_QRENCODE"] == "1"
-
-    static let skipMessage: Comment = "libqrencode not found (apt-get install libqrencode4, brew install qrencode); set OPENCLAW_REQUIRE_QRENCODE=1 to fail instead of skipping"
-}
-
-/// `zbarimg` from Debian's zbar-tools, the independent QR decoder.
-enum ZBarImage {
-    static let path: String? = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg", "/opt/homebrew/bin/zbarimg"]
-        .first { FileManager.default.isExecutableFile(atPath: $0) }
-
-    /// `OPENCLAW_REQUIRE_ZBAR=1` (set by `.ci/run`): a missing `zbarimg` fails the tests.
-    static let required = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_ZBAR"] == "1"
-
-    /// The text of the one QR code in `file` (without blocking the cooperative pool).
-    static func decode(_ file: URL) async throws -> String {
-        let output = try await AsyncProcess.run(URL(fileURLWithPath: try #require(path, "OPENCLAW_REQUIRE_ZBAR=1 but zbarimg was not found (apt-get install zbar-tools)")), ["--raw", "-q", file.path],
-                                                timeout: .seconds(60))
-        #expect(output.status == 0, "zbarimg: \(output.stderrText)")
-        var text = output.stdoutText
-        while text.hasSuffix("\n") { text.removeLast() }
-        return text
     }
 }

@@ -6,7 +6,7 @@ import TestSupport
 /// The QR symbol, its terminal and PNG renderings, checked with a real decoder (`zbarimg`).
 @Suite("QR code")
 struct QRCodeTests {
-    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, QRLibrary.skipMessage))
+    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, Comment(rawValue: QRLibrary.skipMessage)))
     func symbolsHaveTheStandardSizeAndFinderPatterns() throws {
         let code = try QRCode(encoding: "hello")
         #expect(code.size == 21, "a short text fits version 1")
@@ -20,7 +20,7 @@ struct QRCodeTests {
         #expect(throws: QRCodeError.self) { try QRCode(encoding: String(repeating: "y", count: 4000)) }
     }
 
-    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, QRLibrary.skipMessage))
+    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, Comment(rawValue: QRLibrary.skipMessage)))
     func terminalTextDrawsTwoRowsPerLine() throws {
         let code = try QRCode(encoding: "hello")
         let lines = code.terminalText(border: 2).split(separator: "\n")
@@ -30,7 +30,7 @@ struct QRCodeTests {
         #expect(body.count == 25)
     }
 
-    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, QRLibrary.skipMessage))
+    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, Comment(rawValue: QRLibrary.skipMessage)))
     func pngIsWellFormed() throws {
         let png = try QRCode(encoding: "hello").png(scale: 2, border: 4)
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
@@ -54,51 +54,17 @@ struct QRCodeTests {
         #endif
     }
 
-    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, QRLibrary.skipMessage))
+    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, Comment(rawValue: QRLibrary.skipMessage)))
     func theUsualPlacesFindTheInstalledLibrary() throws {
         let found = try QREncodeLibrary.system.get()
         #expect(QREncodeLibrary.candidates.contains(found.path))
         #expect(try QRCode(encoding: "hello", errorCorrection: .medium, library: found).size == 21)
     }
 
-    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, QRLibrary.skipMessage),
-          .enabled(if: ZBar.path != nil || ZBar.required,
-                   "zbarimg not found (apt-get install zbar-tools); set OPENCLAW_REQUIRE_ZBAR=1 to fail instead of skipping"))
+    @Test(.enabled(if: QRLibrary.installed || QRLibrary.required, Comment(rawValue: QRLibrary.skipMessage)),
+          .enabled(if: ZBar.path != nil || ZBar.required, Comment(rawValue: ZBar.skipMessage)))
     func zbarDecodesThePNGBackToTheText() async throws {
         let text = "oc-pair://eyJ1cmwiOiJ3c3M6Ly8xOTIuMTY4LjEuMjA6MTg3ODkiLCJib290c3RyYXBUb2tlbiI6ImFiYyJ9"
         #expect(try await ZBar.decode(QRCode(encoding: text).png()) == text)
-    }
-}
-
-/// Whether libqrencode is installed (it is opened at run time; the build does not need it).
-enum QRLibrary {
-    static let installed = (try? QREncodeLibrary.system.get()) != nil
-
-    /// `OPENCLAW_REQUIRE_QRENCODE=1` (set by `.ci/run`): a missing library fails the tests.
-    static let required = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_QRENCODE"] == "1"
-
-    static let skipMessage: Comment = "libqrencode not found (apt-get install libqrencode4, brew install qrencode); set OPENCLAW_REQUIRE_QRENCODE=1 to fail instead of skipping"
-}
-
-/// `zbarimg` from Debian's zbar-tools, as an independent decoder.
-enum ZBar {
-    static let path: String? = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg", "/opt/homebrew/bin/zbarimg"]
-        .first { FileManager.default.isExecutableFile(atPath: $0) }
-
-    /// `OPENCLAW_REQUIRE_ZBAR=1` (set by `.ci/run`): a missing `zbarimg` fails the tests.
-    static let required = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_ZBAR"] == "1"
-
-    /// Decodes a PNG with `zbarimg --raw -q` (without blocking the cooperative pool); the
-    /// decoded text without the trailing newline.
-    static func decode(_ png: [UInt8]) async throws -> String {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).png")
-        try Data(png).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let output = try await AsyncProcess.run(URL(fileURLWithPath: try #require(path, "OPENCLAW_REQUIRE_ZBAR=1 but zbarimg was not found (apt-get install zbar-tools)")), ["--raw", "-q", file.path],
-                                                timeout: .seconds(60))
-        #expect(output.status == 0, "zbarimg: \(output.stderrText)")
-        var text = output.stdoutText
-        while text.hasSuffix("\n") { text.removeLast() }
-        return text
     }
 }

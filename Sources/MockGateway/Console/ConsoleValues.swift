@@ -60,6 +60,13 @@ struct ConsoleSeconds: OptionValue, Hashable {
     var duration: Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
 }
 
+/// `text` as a whole number within `range`, or the error that says what was `expected`: the one
+/// parse of every counted console value.
+private func integer(_ text: String, in range: ClosedRange<Int>, expected: String) throws(OptionValueError) -> Int {
+    guard let parsed = Int(text), range.contains(parsed) else { throw OptionValueError(expected: expected) }
+    return parsed
+}
+
 /// `delay`: 1 to 3600000 milliseconds, or `off` (also `0`).
 struct ResponseDelay: OptionValue, Hashable {
     static let placeholder = "milliseconds|off"
@@ -71,10 +78,7 @@ struct ResponseDelay: OptionValue, Hashable {
             milliseconds = nil
             return
         }
-        guard let value = Int(text), (1...3_600_000).contains(value) else {
-            throw OptionValueError(expected: "a number of milliseconds (1 to 3600000) or off")
-        }
-        milliseconds = value
+        milliseconds = try integer(text, in: 1...3_600_000, expected: "a number of milliseconds (1 to 3600000) or off")
     }
 }
 
@@ -84,10 +88,7 @@ struct ConsoleCount: OptionValue, Hashable {
     let value: Int
 
     init(option text: String) throws(OptionValueError) {
-        guard let parsed = Int(text), (1...1_000_000).contains(parsed) else {
-            throw OptionValueError(expected: "a count from 1 to 1000000")
-        }
-        value = parsed
+        value = try integer(text, in: 1...1_000_000, expected: "a count from 1 to 1000000")
     }
 }
 
@@ -97,10 +98,7 @@ struct WholeNumber: OptionValue, Hashable {
     let value: Int
 
     init(option text: String) throws(OptionValueError) {
-        guard let parsed = Int(text), (0...1_000_000).contains(parsed) else {
-            throw OptionValueError(expected: "a whole number from 0 to 1000000")
-        }
-        value = parsed
+        value = try integer(text, in: 0...1_000_000, expected: "a whole number from 0 to 1000000")
     }
 }
 
@@ -110,8 +108,7 @@ struct Milliseconds: OptionValue, Hashable {
     let value: Int
 
     init(option text: String) throws(OptionValueError) {
-        guard let parsed = Int(text), parsed >= 0 else { throw OptionValueError(expected: "a number of milliseconds") }
-        value = parsed
+        value = try integer(text, in: 0...Int.max, expected: "a number of milliseconds")
     }
 }
 

@@ -1,18 +1,14 @@
+import GatewayProtocol
+
 /// An operator scope, such as `operator.read` (docs/protocol.md §7.10).
 ///
 /// A string wrapper rather than a closed enum: clients send scopes the fake Gateway does not know,
 /// and those must still match exactly.
-public struct OperatorScope: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct OperatorScope: WireName {
     /// The wire value.
     public var rawValue: String
     /// Wraps a wire value.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a wire value given as a literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The wire value.
-    public var description: String { rawValue }
 
     /// `operator.admin`: satisfies every operator scope.
     public static let admin: OperatorScope = "operator.admin"

@@ -47,24 +47,20 @@ enum TestSessions {
     /// (`PAIRING_REQUIRED`, then approval through the scripting API), as a real client would.
     static func operatorSession(_ gateway: Gateway, identity: DeviceIdentity, scopes: [String],
                                 token: String? = nil) async throws -> ConnectedSession {
-        let first = try await TestClient.open(gateway.url, identity: identity)
-        let response = try await first.connect(first.operatorParams(scopes: scopes, token: token))
-        if response.ok, let hello = try response.payload?.decode(as: HelloOK.self) {
-            return ConnectedSession(client: first, hello: hello)
-        }
-        guard response.error?.detailCode == "PAIRING_REQUIRED",
-              let requestId = response.error?.details?["requestId"]?.stringValue else {
-            throw Failure.rejected(response.error)
-        }
-        _ = try await first.closed()
-        try await gateway.approve(requestId: requestId)
-        return try await connect(gateway, identity: identity) { $0.operatorParams(scopes: scopes, token: token) }
+        try await pairedSession(gateway, identity: identity) { $0.operatorParams(scopes: scopes, token: token) }
     }
 
     /// Connects as a node, pairing it first when it must be.
     static func nodeSession(_ gateway: Gateway, identity: DeviceIdentity, token: String? = nil) async throws -> ConnectedSession {
+        try await pairedSession(gateway, identity: identity) { $0.connectParams(token: token) }
+    }
+
+    /// Connects with `params`; on `PAIRING_REQUIRED` approves the request through the scripting
+    /// API and connects again.
+    private static func pairedSession(_ gateway: Gateway, identity: DeviceIdentity,
+                                      params: @Sendable (TestClient) -> ConnectParams) async throws -> ConnectedSession {
         let first = try await TestClient.open(gateway.url, identity: identity)
-        let response = try await first.connect(first.connectParams(token: token))
+        let response = try await first.connect(params(first))
         if response.ok, let hello = try response.payload?.decode(as: HelloOK.self) {
             return ConnectedSession(client: first, hello: hello)
         }
@@ -74,6 +70,6 @@ enum TestSessions {
         }
         _ = try await first.closed()
         try await gateway.approve(requestId: requestId)
-        return try await connect(gateway, identity: identity) { $0.connectParams(token: token) }
+        return try await connect(gateway, identity: identity, params)
     }
 }
