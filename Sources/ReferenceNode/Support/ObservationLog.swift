@@ -38,50 +38,59 @@ public enum ClientObservation: Sendable, Hashable {
 }
 
 extension ClientObservation: CustomStringConvertible {
-    /// The observation as one client-log line, e.g. `connected(role: "node", generation: 1)` or
-    /// `ended(role: "node", end: ended with close 1006, decision: ReferenceNode.ReconnectDecision.retry(afterMs: 522))`.
+    /// The observation as one client-log line: its name, then `key=value` fields, e.g.
+    /// `connected role=node generation=1` or
+    /// `ended role=node end="ended with close 1006" decision="retry after 522 ms"`.
     ///
-    /// Written out, character for character, as Swift's default (reflection-based) formatting
-    /// of the enum prints it: strings quoted and escaped as `debugDescription` does, optionals
-    /// as `Optional(…)` or `nil`, the reconnect decision with its qualified type name. Client
-    /// logs and transcripts keep their text; the reflection was a measurable share of a
-    /// conformance run.
+    /// A value is written bare when it is a non-empty run of letters, digits and `._:/@-`, and
+    /// otherwise quoted and escaped as a Swift string literal, so that one line is always one
+    /// observation whatever a Gateway or a client sent; an absent optional is left out.
     public var description: String {
         switch self {
-        case .attemptStarted(let role): "attemptStarted(role: \(Self.quoted(role)))"
-        case .connected(let role, let generation): "connected(role: \(Self.quoted(role)), generation: \(generation))"
+        case .attemptStarted(let role): Self.line("attemptStarted", ("role", role))
+        case .connected(let role, let generation): Self.line("connected", ("role", role), ("generation", "\(generation)"))
         case .ended(let role, let end, let decision):
-            "ended(role: \(Self.quoted(role)), end: \(end), decision: \(Self.describe(decision)))"
-        case .pairingPending(let role, let requestId):
-            "pairingPending(role: \(Self.quoted(role)), requestId: \(Self.quoted(requestId)))"
-        case .invokeAnswered(let id, let ok): "invokeAnswered(id: \(Self.quoted(id)), ok: \(ok))"
-        case .invokeDiscarded(let id, let reason): "invokeDiscarded(id: \(Self.quoted(id)), reason: \(Self.quoted(reason)))"
-        case .beaconSent(let trigger): "beaconSent(trigger: \(Self.quoted(trigger)))"
-        case .beaconReplied(let durable, let reason): "beaconReplied(durable: \(durable), reason: \(Self.quoted(reason)))"
+            Self.line("ended", ("role", role), ("end", "\(end)"), ("decision", Self.describe(decision)))
+        case .pairingPending(let role, let requestId): Self.line("pairingPending", ("role", role), ("requestId", requestId))
+        case .invokeAnswered(let id, let ok): Self.line("invokeAnswered", ("id", id), ("ok", "\(ok)"))
+        case .invokeDiscarded(let id, let reason): Self.line("invokeDiscarded", ("id", id), ("reason", reason))
+        case .beaconSent(let trigger): Self.line("beaconSent", ("trigger", trigger))
+        case .beaconReplied(let durable, let reason): Self.line("beaconReplied", ("durable", "\(durable)"), ("reason", reason))
         case .beaconSkipped: "beaconSkipped"
         case .pushRegistered(let transport, let gatewayDeviceId):
-            "pushRegistered(transport: \(Self.quoted(transport)), gatewayDeviceId: \(Self.quoted(gatewayDeviceId)))"
-        case .approvalChanged(let id): "approvalChanged(id: \(Self.quoted(id)))"
-        case .approvalReadBack(let id): "approvalReadBack(id: \(Self.quoted(id)))"
-        case .questionChanged(let id): "questionChanged(id: \(Self.quoted(id)))"
+            Self.line("pushRegistered", ("transport", transport), ("gatewayDeviceId", gatewayDeviceId))
+        case .approvalChanged(let id): Self.line("approvalChanged", ("id", id))
+        case .approvalReadBack(let id): Self.line("approvalReadBack", ("id", id))
+        case .questionChanged(let id): Self.line("questionChanged", ("id", id))
         case .questionsReloaded: "questionsReloaded"
-        case .seqGap(let role): "seqGap(role: \(Self.quoted(role)))"
-        case .chatChanged(let what): "chatChanged(\(Self.quoted(what)))"
+        case .seqGap(let role): Self.line("seqGap", ("role", role))
+        case .chatChanged(let what): Self.line("chatChanged", ("what", what))
         }
     }
 
-    private static func quoted(_ text: String) -> String { text.debugDescription }
+    /// `name key=value ...`, leaving out absent values.
+    private static func line(_ name: String, _ fields: (String, String?)...) -> String {
+        fields.reduce(into: name) { line, field in
+            if let value = field.1 { line += " \(field.0)=\(Self.value(value))" }
+        }
+    }
 
-    private static func quoted(_ text: String?) -> String { text.map { "Optional(\($0.debugDescription))" } ?? "nil" }
+    /// `text` bare when it is a plain token, else quoted and escaped.
+    private static func value(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._:/@-".unicodeScalars.contains(scalar))
+        }
+        return plain ? text : text.debugDescription
+    }
 
-    /// As `debugPrint` shows a ``ReconnectDecision`` (which has no description of its own).
+    /// A reconnect decision in words.
     private static func describe(_ decision: ReconnectDecision) -> String {
-        let type = "ReferenceNode.ReconnectDecision"
-        return switch decision {
-        case .retry(let afterMs): "\(type).retry(afterMs: \(afterMs))"
-        case .pairingWait(let afterMs, let requestId): "\(type).pairingWait(afterMs: \(afterMs), requestId: \(quoted(requestId)))"
-        case .pause(let reason): "\(type).pause(reason: \(quoted(reason)))"
-        case .idle: "\(type).idle"
+        switch decision {
+        case .retry(let afterMs): "retry after \(afterMs) ms"
+        case .pairingWait(let afterMs, let requestId):
+            "wait for pairing, retry after \(afterMs) ms" + (requestId.map { " (request \($0))" } ?? "")
+        case .pause(let reason): reason.isEmpty ? "pause" : "pause: \(reason)"
+        case .idle: "idle"
         }
     }
 }
