@@ -89,6 +89,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
 
     /// Sends every `node.invoke.result` twice.
     case duplicateInvokeResult = "duplicate-invoke-result"
+    /// Sends every `node.invoke.result` twice back to back, the second without waiting for the
+    /// Gateway's answer to the first (both arrive together).
+    case immediateDuplicateInvokeResult = "immediate-duplicate-invoke-result"
     /// Puts the Gateway's `nodeId` placeholder `"?"` into results instead of its own id.
     case wrongResultNodeId = "wrong-result-node-id"
     /// Sends error results with a `message` but no `code`.
@@ -230,6 +233,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .resetBackoffOnNewRequestId: ["PAIR-002"]
         case .newIdentityAfterRateLimit: ["PAIR-017"]
         case .duplicateInvokeResult: ["INV-001"]
+        case .immediateDuplicateInvokeResult: ["INV-001"]
         case .wrongResultNodeId: ["INV-001"]
         case .errorWithoutCode: ["INV-002"]
         case .unknownCommandSilence: ["INV-003"]
@@ -310,6 +314,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .resetBackoffOnNewRequestId: "A new requestId from supersession is no progress: keep backing off, no storm (GP 6.3, 9.4)."
         case .newIdentityAfterRateLimit: "AUTH_RATE_LIMITED is about the address, not the device: keep the identity and retry after retryAfterMs (connect-node-session.ts)."
         case .duplicateInvokeResult: "Exactly one node.invoke.result per invoke id (GP 7.3-7.4)."
+        case .immediateDuplicateInvokeResult: "Exactly one node.invoke.result per invoke id, also when both would leave at once (GP 7.3-7.4)."
         case .wrongResultNodeId: "Results carry the client's own nodeId (GP 7.4)."
         case .errorWithoutCode: "Error results carry code and message (GP 7.4)."
         case .unknownCommandSilence: "Unknown commands are answered ok:false with an error code (GP 7.4)."

@@ -7,7 +7,7 @@ let hs007 = Scenario(
     title: "unknown events, fields and features are ignored",
     requirement: "The client ignores unknown hello-ok members and features, unknown event names and unknown fields in known events, and keeps its session.",
     source: "gateway-protocol.md §9.2, §3.6",
-    discussion: "Pairs the client automatically; its hello-ok advertises methods, events and snapshot members (sessionDefaults, authMode, pluginSurfaceUrls or canvasHostUrl) a minimal client does not know, but no top-level member beyond the documented ones, since the fake Gateway cannot add any yet. On the node session it then sends events with unknown names (with and without seq, with nested payloads) and a tick carrying unknown fields, and finally invokes device.info: the invoke must reach the same connection and be answered, proving the session survived.",
+    discussion: "Pairs the client automatically; its hello-ok advertises methods, events and snapshot members (sessionDefaults, authMode, pluginSurfaceUrls or canvasHostUrl) a minimal client does not know, but no top-level member beyond the documented ones, since the fake Gateway cannot add any yet. On the node session it then sends events with unknown names (with and without seq, with nested payloads) and a tick carrying unknown fields, and finally invokes a read-only probe command the client declares (device.info, device.status, camera.list, debug.counter, or one named with --probe-command): the invoke must reach the same connection and be answered, proving the session survived.",
     tags: ["handshake", "compatibility"],
     profiles: .all,
     options: Scenario.Options(needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
@@ -26,7 +26,7 @@ let hs007 = Scenario(
     ], to: connectionId, sequenced: true)
 
     let start = run.mark()
-    async let outcome = gateway.invoke(nodeId: nodeId, command: probe, params: [:], wait: run.stepTimeout)
+    async let outcome = gateway.invoke(nodeId: nodeId, command: probe, params: run.probeParams(for: probe), wait: run.stepTimeout)
     let sentOn = try await run.waitForEvent("the node.invoke.request after the unknown events", from: start) { event in
         if case .invokeSent(_, _, _, let id) = event { id } else { nil }
     }

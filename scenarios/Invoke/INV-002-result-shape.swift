@@ -9,7 +9,7 @@ let inv002 = Scenario(
     source: "gateway-protocol.md §7.4",
     discussion: """
         Pairs the client automatically, invokes a harmless command the client declares \
-        (device.info, device.status or debug.counter; it succeeds) and, when declared, \
+        (device.info, device.status, camera.list, debug.counter, or one named with --probe-command; it succeeds) and, when declared, \
         system.notify without a title or body (which fails), and reads the node.invoke.result \
         requests as they \
         arrived on the wire, before the Gateway normalises them: the success must have a string \
@@ -31,7 +31,7 @@ let inv002 = Scenario(
     }
     for (command, succeeds) in cases {
         let start = run.mark()
-        async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: [:], wait: run.stepTimeout)
+        async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: run.probeParams(for: command), wait: run.stepTimeout)
         let id = try await run.waitForEvent("the node.invoke.request for \(command)", from: start) { event in
             if case .invokeSent(let id, _, let sent, _) = event, sent == command { id } else { nil }
         }

@@ -32,7 +32,7 @@ let inv008 = Scenario(
         if case .invokeSent(let id, _, "debug.slow", _) = event { id } else { nil }
     }
     // A quick invoke behind it on the same socket: once it is answered, the slow one is running.
-    _ = await run.gateway.invoke(nodeId: nodeId, command: probe, wait: run.stepTimeout)
+    _ = await run.gateway.invoke(nodeId: nodeId, command: probe, params: run.probeParams(for: probe), wait: run.stepTimeout)
 
     let beforeDisconnect = run.mark()
     try await run.client.stimulate(.disconnect)
@@ -47,7 +47,7 @@ let inv008 = Scenario(
 
     // Let the old invoke's command finish on the client (nothing on the wire shows it).
     await run.elapse(.milliseconds(Int64(slowMs + 1_000)))
-    let answer = await run.gateway.invoke(nodeId: nodeId, command: probe, wait: run.stepTimeout)
+    let answer = await run.gateway.invoke(nodeId: nodeId, command: probe, params: run.probeParams(for: probe), wait: run.stepTimeout)
     guard case .result = answer else {
         try run.fail("an invoke on the new socket got no result", expected: "a result for \(probe)", actual: "\(answer)")
     }

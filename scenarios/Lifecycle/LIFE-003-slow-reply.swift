@@ -26,7 +26,7 @@ let life003 = Scenario(
 
     // The invoke is queued behind the held hello-ok, so it arrives after it.
     let start = run.mark()
-    async let outcome = gateway.invoke(nodeId: nodeId, command: probe, params: [:], wait: run.stepTimeout)
+    async let outcome = gateway.invoke(nodeId: nodeId, command: probe, params: run.probeParams(for: probe), wait: run.stepTimeout)
     let sentOn = try await run.waitForEvent("the node.invoke.request after the slow connect reply", from: start) { event in
         if case .invokeSent(_, _, _, let id) = event { id } else { nil }
     }

@@ -50,6 +50,9 @@ public struct RunConfiguration: Sendable {
     /// `--show-secrets`: keep tokens and passwords in transcripts, client logs and the report
     /// (by default every Gateway's ``MockGateway/SecretRedactor`` removes them).
     public var showSecrets: Bool = false
+    /// `--probe-command`: the client's own commands to probe it with, tried before the built-in
+    /// ``ProbeCommand/readOnly`` set (see ``ScenarioRun/probeCommand()``).
+    public var probeCommands: [ProbeCommand] = []
 
     /// Creates a configuration.
     public init(seed: UInt64 = Seed.random(), slowness: Double = 1, selection: RunSelection = RunSelection(), jobs: Int = 0,
@@ -208,8 +211,6 @@ public struct Runner: Sendable {
     private struct Probe: Sendable {
         var result: ProbeResult
         var announced: Set<StimulusKind>
-        /// The commands of the client's first node connect in the probe (`nil`: it sent none).
-        var declared: [String]?
         /// The probe run's root cause, shared by the runs it decides.
         var rootCause: RootCause?
     }
@@ -228,10 +229,7 @@ public struct Runner: Sendable {
             for profile in profiles {
                 group.addTask {
                     let announced = Locked<Set<StimulusKind>>([])
-                    let declared = Locked<[String]?>(nil)
-                    let scenario = HandshakeProbe.scenario(
-                        announced: { stimuli in announced.withLock { $0 = stimuli } },
-                        declared: { commands in declared.withLock { $0 = commands } })
+                    let scenario = HandshakeProbe.scenario(announced: { stimuli in announced.withLock { $0 = stimuli } })
                     let result = await execute(PlannedRun(scenario: scenario, profile: profile), stateRoot: stateRoot,
                                                transcripts: transcripts)
                     let admitted = result.verdict != .fail
@@ -240,8 +238,7 @@ public struct Runner: Sendable {
                         cause: admitted ? nil : result.message,
                         seeAlso: admitted ? nil : result.actual.flatMap(HandshakeProbe.seeAlso(forKey:)),
                         durationMs: result.durationMs)
-                    return (profile.name, Probe(result: probe, announced: announced.withLock { $0 },
-                                                declared: declared.withLock { $0 }, rootCause: result.rootCause))
+                    return (profile.name, Probe(result: probe, announced: announced.withLock { $0 }, rootCause: result.rootCause))
                 }
             }
             var probes: [String: Probe] = [:]
@@ -252,8 +249,11 @@ public struct Runner: Sendable {
 
     /// The verdict of a run the probe decides: the client never got a session on its profile, so
     /// a scenario that needs one fails at once with the probe's cause (or is unsupported when the
-    /// client lacks a stimulus it needs or does not declare a command it needs, as it would have
-    /// been).
+    /// client lacks a stimulus it needs, which its adapter announced whether or not it got in).
+    ///
+    /// The commands of a refused connect decide nothing here: a client that never gets in has
+    /// never been offered an invoke, so what it declares (or leaves out) cannot make a scenario
+    /// that invokes it `unsupported`; the probe's cause is what keeps it from being judged.
     private static func decidedByProbe(_ planned: PlannedRun, probes: [String: Probe], baseSeed: UInt64) -> RunResult? {
         let scenario = planned.scenario
         guard scenario.options.needsSession, let probe = probes[planned.profile.name], !probe.result.admitted else { return nil }
@@ -263,17 +263,6 @@ public struct Runner: Sendable {
         if !missing.isEmpty {
             result.verdict = .unsupported
             result.message = "the client does not support \(missing.map { "\"\($0)\"" }.joined(separator: ", "))"
-            return result
-        }
-        // A command the client does not declare is never invoked: unsupported, as the body
-        // would have decided from the same connect.
-        let undeclared = scenario.options.missingCommands(declared: probe.declared ?? [])
-        if !undeclared.isEmpty {
-            result.verdict = .unsupported
-            let groups = undeclared.map { $0.joined(separator: " or ") }.joined(separator: "; ")
-            result.message = probe.declared == nil
-                ? "the client sent no node connect in the handshake probe, so it declares no commands (needs \(groups))"
-                : "the client does not declare \(groups) (its connect in the handshake probe)"
             return result
         }
         result.verdict = scenario.level == .must ? .fail : .warn
@@ -431,7 +420,7 @@ public struct Runner: Sendable {
         let run = ScenarioRun(
             scenario: scenario, profile: planned.profile, seed: runSeed, slowness: configuration.slowness,
             stepTimeoutMs: configuration.stepTimeoutMs, gateway: gateway, client: client, stateDirectory: stateDirectory,
-            gatewayFactory: gatewayFactory)
+            probeCommands: configuration.probeCommands, gatewayFactory: gatewayFactory)
         run.note("run \(planned.key) seed \(runSeed) (--seed \(configuration.seed))\(simulated ? ", simulated" : ", real time")")
 
         let deadline = simulated ? .milliseconds(Int64(scenario.options.simulatedTimeoutMs))

@@ -48,13 +48,15 @@ public final class ScenarioRun: Sendable {
     public let client: ScenarioClient
     /// The client's state directory for this run.
     public let stateDirectory: URL
+    /// The commands named with `--probe-command`, tried before the built-in probes.
+    public let configuredProbeCommands: [ProbeCommand]
 
     private let gatewayFactory: GatewayFactory
     // All mutable state is behind this lock.
     private let state: Locked<State>
 
     init(scenario: Scenario, profile: GatewayProfile, seed: UInt64, slowness: Double, stepTimeoutMs: Int,
-         gateway: Gateway, client: ScenarioClient, stateDirectory: URL,
+         gateway: Gateway, client: ScenarioClient, stateDirectory: URL, probeCommands: [ProbeCommand] = [],
          gatewayFactory: @escaping GatewayFactory) {
         self.scenario = scenario
         self.profile = profile
@@ -65,6 +67,7 @@ public final class ScenarioRun: Sendable {
         self.gateway = gateway
         self.client = client
         self.stateDirectory = stateDirectory
+        self.configuredProbeCommands = probeCommands
         self.gatewayFactory = gatewayFactory
         self.state = Locked(State(random: SeededRandom(seed: seed), gateways: [gateway]))
     }
