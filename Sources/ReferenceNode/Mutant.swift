@@ -27,8 +27,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case noTickWatchdog = "no-tick-watchdog"
     /// Treats close 1012 (service restart) as final and stops reconnecting.
     case noReconnectAfterRestart = "no-reconnect-after-restart"
-    /// Ignores `retryAfterMs` on `UNAVAILABLE` / close 1013 and retries after 100 ms ("retry
-    /// shortly" taken as "retry now").
+    /// Ignores `retryAfterMs` on `UNAVAILABLE` / close 1013 and retries after its own backoff
+    /// step, as if the Gateway had given no hint.
     case ignoreRetryAfter = "ignore-retry-after"
     /// Puts a member the closed `connect` schema does not have into `connect.params.client`
     /// (`client.nickname`).
@@ -66,7 +66,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case stopOnPolicyClose = "stop-on-policy-close"
     /// Sends operator scopes on its node connect.
     case nodeSendsScopes = "node-sends-scopes"
-    /// Pauses for good on `PAIRING_REQUIRED` (resumes only on an explicit `connect`).
+    /// Stops for good on `PAIRING_REQUIRED`: no retry, and an explicit `connect` does nothing
+    /// either (pausing until the user acts is allowed; never coming back is not).
     case noPairingRetry = "no-pairing-retry"
     /// Keeps presenting the setup-code bootstrap token after device tokens were issued.
     case reuseBootstrapToken = "reuse-bootstrap-token"
@@ -306,7 +307,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .keepRevokedToken: "Clear a refused device token and fall back to pairing (GP 5.5-5.6)."
         case .stopOnPolicyClose: "Reconnect after a removal closes the session, to get a fresh request (GP 5.6)."
         case .nodeSendsScopes: "Node connects send scopes [] (GP 3.3, 6.4)."
-        case .noPairingRetry: "While pairing is pending, keep retrying with backoff (GP 6.3, 9.4)."
+        case .noPairingRetry: "While pairing is pending, retry with backoff, or at the latest when the user reconnects (GP 6.3, 9.4)."
         case .reuseBootstrapToken: "Never present a bootstrap token after tokens were issued (GP 6.7)."
         case .dropBootstrapWhilePending: "While wait_then_retry, keep reconnecting with the same bootstrap token (docs protocol.md Auth)."
         case .ignoreStoredScopes: "Reuse the scopes stored with the device token (hello-ok.auth.scopes) on reconnect (docs protocol.md Auth)."

@@ -453,6 +453,8 @@ public actor ReferenceClient {
         guard let store else { return .error("the client is not started") }
         switch stimulus {
         case .connect:
+            // The mutant stays stopped after PAIRING_REQUIRED whatever the user does.
+            if configuration.has(.noPairingRetry), currentNode?.isEnded ?? true { return .ok }
             chatOffline = false
             return await connectNow()
         case .disconnect:

@@ -210,9 +210,7 @@ struct ReconnectPolicy: Sendable {
         if error.code == ErrorCode.unavailable.rawValue {
             let backoff = nextBackoffMs()
             guard let retryAfter = error.retryAfterMs else { return (.retry(afterMs: backoff), []) }
-            // The mutant takes "retry shortly" as "retry now"; the Gateway's 500 ms hint equals the
-            // first backoff step, so merely ignoring it would go unnoticed.
-            if mutants.contains(.ignoreRetryAfter) { return (.retry(afterMs: ClientTimers.tightLoopMs), []) }
+            if mutants.contains(.ignoreRetryAfter) { return (.retry(afterMs: backoff), []) }
             return (.retry(afterMs: max(backoff, Int64(retryAfter))), [])
         }
         return (.retry(afterMs: nextBackoffMs()), [])
