@@ -16,9 +16,16 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
     // The state files of a simulated run, by state directory: a restart in the run finds them.
     private let memory = Locked<(directory: URL, files: InMemoryStateFiles, keep: Bool)?>(nil)
 
+    /// Who the client says it is in `connect.client` (the iPhone app by default).
+    public let persona: ClientPersona
+
     /// Creates the adapter.
-    public init(mutants: Set<Mutant> = []) {
+    /// - Parameters:
+    ///   - mutants: the bugs to switch on.
+    ///   - persona: the client it presents itself as (`.nodeHost` for a node host).
+    public init(mutants: Set<Mutant> = [], persona: ClientPersona = .iPhone) {
         self.mutants = mutants
+        self.persona = persona
     }
 
     /// What the reference client can do, in the engine's terms.
@@ -42,7 +49,7 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
         let reference = ReferenceClient(configuration: ReferenceConfiguration(
             gatewayURL: configuration.gatewayURL, sharedToken: configuration.sharedToken,
             stateDirectory: configuration.stateDirectory, seed: configuration.seed, clock: clock, mutants: mutants,
-            connector: configuration.connector, reproducible: true, durableState: false, memoryState: files))
+            persona: persona, connector: configuration.connector, reproducible: true, durableState: false, memoryState: files))
         let previous = client.withLock { current -> ReferenceClient? in
             defer { current = reference }
             return current

@@ -290,6 +290,50 @@ public final class ScenarioRun: Sendable {
         }
     }
 
+    // MARK: Preconditions
+
+    /// Runs a step that only sets the scene for the rule (a refusal to provoke, a session to
+    /// get): when it fails, the rule was never tested, and the failure says so, with what the
+    /// Gateway saw instead ("could not reach the precondition: a connect refused with
+    /// PROTOCOL_MISMATCH; the client's connects were refused with DEVICE_AUTH_NONCE_REQUIRED").
+    /// - Parameters:
+    ///   - what: the precondition, as the failure names it.
+    ///   - step: the step that reaches it.
+    /// - Returns: what the step returned.
+    /// - Throws: the step's `ScenarioFailure`, reworded.
+    public func precondition<T: Sendable>(_ what: String, _ step: () async throws -> T) async throws -> T {
+        do {
+            return try await step()
+        } catch var failure as ScenarioFailure {
+            let cause = Self.preconditionCause(events: gateway.events.all)
+            failure.message = "could not reach the precondition: \(what); \(cause)"
+            failure.actual = [cause, failure.actual].compactMap { $0 }.joined(separator: "; ")
+            throw failure
+        }
+    }
+
+    /// What kept a run from its precondition, from the Gateway's log: the refusal codes its
+    /// connects got, or why it got no refusal at all.
+    static func preconditionCause(events: [MockGateway.GatewayEvent]) -> String {
+        var refusals: [String] = []
+        var sessions = 0
+        for event in events {
+            switch event {
+            case .handshakeRejected(_, let error, _):
+                let code = error.detailCode ?? error.code
+                if !refusals.contains(code) { refusals.append(code) }
+            case .sessionOpened: sessions += 1
+            default: break
+            }
+        }
+        if !refusals.isEmpty {
+            return "the client's connects were refused with \(refusals.joined(separator: ", ")) instead"
+                + (sessions > 0 ? " (and \(sessions) got a session)" : "")
+        }
+        if sessions > 0 { return "the client's connects were admitted (\(sessions) session\(sessions == 1 ? "" : "s")) instead" }
+        return HandshakeProbe.diagnose(events).sentence
+    }
+
     // MARK: Checks
 
     /// Requires `condition`.
