@@ -67,7 +67,7 @@ public enum ConformanceCommands {
                 "id": .string(scenario.id),
                 "level": .string(scenario.level.rawValue),
                 "title": .string(scenario.title),
-                "needs": .array(scenario.needs.sorted().map { .string($0.rawValue) }),
+                "needs": .array(scenario.clientNeeds.sorted().map { .string($0.rawValue) }),
                 "profiles": .array(scenario.profiles.names.map(JSONValue.string)),
             ])
         })
@@ -79,7 +79,7 @@ public enum ConformanceCommands {
         guard !scenarios.isEmpty else { return "No scenarios.\n" }
         let rows = scenarios.map { scenario in
             [scenario.id, scenario.level.rawValue, scenario.profiles.names.joined(separator: ","),
-             scenario.needs.isEmpty ? "-" : scenario.needs.sorted().map(\.rawValue).joined(separator: ","), scenario.title]
+             scenario.clientNeeds.isEmpty ? "-" : scenario.clientNeeds.sorted().map(\.rawValue).joined(separator: ","), scenario.title]
         }
         let header = ["ID", "LEVEL", "PROFILES", "NEEDS", "TITLE"]
         var widths = header.map(\.count)
@@ -121,7 +121,7 @@ public enum ConformanceCommands {
         out += "Level:       \(scenario.level) (a violation yields \(scenario.level == .must ? "fail" : "warn"))\n"
         out += "Source:      \(scenario.source)\n"
         out += "Profiles:    \(scenario.profiles.names.joined(separator: ", "))\n"
-        let needs = scenario.needs.sorted().map(\.rawValue)
+        let needs = scenario.clientNeeds.sorted().map(\.rawValue)
         out += "Needs:       \(needs.isEmpty ? "nothing beyond connecting to the Gateway" : needs.joined(separator: ", "))\n"
         if !scenario.tags.isEmpty { out += "Tags:        \(scenario.tags.sorted().joined(separator: ", "))\n" }
         out += "Client:      \(scenario.options.startsClient ? "started by the runner before the script" : "started by the script")\n"

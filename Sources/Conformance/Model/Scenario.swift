@@ -98,6 +98,10 @@ public struct Scenario: Sendable, Identifiable {
     public let tags: Set<String>
     /// The stimuli the client must support; without them the verdict is `unsupported`.
     public let needs: Set<StimulusKind>
+    /// What the client itself must support of ``needs``: all of it but the stimuli the harness
+    /// provides for any client (``StimulusKind/providedByHarness``, `restart`). What `harness
+    /// list` and `explain` show, and what the runner checks against the announced stimuli.
+    public var clientNeeds: Set<StimulusKind> { needs.subtracting(StimulusKind.providedByHarness) }
     /// The Gateway profiles the scenario runs against.
     public let profiles: ProfileSelection
     /// Runner knobs.

@@ -190,11 +190,13 @@ public struct Runner: Sendable {
         if ownsStateRoot && !configuration.keepState {
             try? fileManager.removeItem(at: stateRoot)
         }
+        var finished = results.compactMap { $0 }
+        let probeResults = Self.pointToShowingScenario(probes.values.map(\.result), results: &finished)
         var report = RunReport(
             seed: configuration.seed, slowness: configuration.slowness, strict: configuration.strict,
             client: driver.summary, transcriptDirectory: transcripts.usedPath, shard: configuration.selection.shard,
-            keptStateDirectory: configuration.keepState ? stateRoot.path : nil, results: results.compactMap { $0 },
-            probes: probes.values.map(\.result).sorted { $0.profile < $1.profile })
+            keptStateDirectory: configuration.keepState ? stateRoot.path : nil, results: finished,
+            probes: probeResults.sorted { $0.profile < $1.profile })
         if report.exitCode == 0, transcripts.removeIfTemporary() {
             // A passing invocation leaves nothing in the temporary directory.
             report.transcriptDirectory = nil
@@ -259,7 +261,7 @@ public struct Runner: Sendable {
         guard scenario.options.needsSession, let probe = probes[planned.profile.name], !probe.result.admitted else { return nil }
         var result = Self.result(for: planned, seed: Seed.derive(baseSeed, planned.key), baseSeed: baseSeed)
         result.decidedByProbe = true
-        let missing = scenario.needs.subtracting(probe.announced.union([.restart])).sorted()
+        let missing = scenario.clientNeeds.subtracting(probe.announced).sorted()
         if !missing.isEmpty {
             result.verdict = .unsupported
             result.message = "the client does not support \(missing.map { "\"\($0)\"" }.joined(separator: ", "))"
@@ -272,6 +274,31 @@ public struct Runner: Sendable {
         result.actual = probe.result.causeKey
         result.rootCause = probe.rootCause
         return result
+    }
+
+    /// Points each failed probe's "see also" at a scenario that really shows its cause in this
+    /// invocation: the handshake scenario the refusal code names when it failed here (or was not
+    /// run), otherwise a scenario that ran on the same profile and failed, preferring one whose
+    /// failure names the refusal code (a client that fails only HS-011 with INVALID_REQUEST is not
+    /// sent to HS-001, which it passed). The runs the probe decided are reworded to match.
+    static func pointToShowingScenario(_ probes: [ProbeResult], results: inout [RunResult]) -> [ProbeResult] {
+        probes.map { probe in
+            guard !probe.admitted, let named = probe.seeAlso else { return probe }
+            let onProfile = results.filter { $0.profile == probe.profile && !$0.decidedByProbe }
+            let showing = onProfile.filter { $0.verdict != .pass && $0.verdict != .unsupported }
+            if showing.contains(where: { $0.id == named }) || !onProfile.contains(where: { $0.id == named }) { return probe }
+            let code = probe.causeKey.flatMap { key in key.hasPrefix("refused:") ? String(key.dropFirst("refused:".count).prefix { $0 != "," }) : nil }
+            let better = showing.first { result in code.map { result.message.contains($0) || (result.actual ?? "").contains($0) } ?? false }
+                ?? showing.first
+            var pointed = probe
+            pointed.seeAlso = better?.id
+            let old = " (see \(named))"
+            let new = better.map { " (see \($0.id))" } ?? ""
+            for index in results.indices where results[index].profile == probe.profile && results[index].decidedByProbe {
+                results[index].message = results[index].message.replacingOccurrences(of: old, with: new)
+            }
+            return pointed
+        }
     }
 
     private enum Outcome: Sendable {
@@ -421,7 +448,7 @@ public struct Runner: Sendable {
             scenario: scenario, profile: planned.profile, seed: runSeed, slowness: configuration.slowness,
             stepTimeoutMs: configuration.stepTimeoutMs, gateway: gateway, client: client, stateDirectory: stateDirectory,
             probeCommands: configuration.probeCommands, gatewayFactory: gatewayFactory)
-        run.note("run \(planned.key) seed \(runSeed) (--seed \(configuration.seed))\(simulated ? ", simulated" : ", real time")")
+        run.note("run \(planned.key) --seed \(configuration.seed)\(simulated ? ", simulated" : ", real time")")
 
         let deadline = simulated ? .milliseconds(Int64(scenario.options.simulatedTimeoutMs))
             : context.scaled(scenario.options.timeoutMs)

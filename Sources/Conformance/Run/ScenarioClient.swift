@@ -49,7 +49,7 @@ public final class ScenarioClient: Sendable {
             return state.configuration
         }
         note("client: start (gateway \(configuration.gatewayURL))")
-        let supported = try await session.start(configuration).union([.restart])
+        let supported = try await session.start(configuration).union(StimulusKind.providedByHarness)
         state.withLock { $0.supported = supported; $0.running = true }
         try checkNeeds(supported)
     }
@@ -87,7 +87,7 @@ public final class ScenarioClient: Sendable {
     /// Restarts the client, keeping its state directory (an app relaunch).
     public func restart() async throws {
         note("client: restart")
-        let supported = try await session.restart(timeout: stimulusTimeout).union([.restart])
+        let supported = try await session.restart(timeout: stimulusTimeout).union(StimulusKind.providedByHarness)
         state.withLock { $0.supported = supported; $0.running = true }
     }
 

@@ -337,19 +337,39 @@ public final class ScenarioRun: Sendable {
     // MARK: Checks
 
     /// Requires `condition`.
-    /// - Throws: `ScenarioFailure` with `message`, `expected` and `actual` when it is false.
+    /// - Throws: `ScenarioFailure` when it is false, whose message says what happened:
+    ///   `message`, then what was expected and what came (``happened(_:expected:actual:)``).
     public func expect(_ condition: Bool, _ message: @autoclosure () -> String, expected: @autoclosure () -> String? = nil,
                        actual: @autoclosure () -> String? = nil, level: RequirementLevel? = nil) throws {
         guard !condition else { return }
-        throw ScenarioFailure(message(), expected: expected(), actual: actual(), level: level)
+        let (expected, actual) = (expected(), actual())
+        throw ScenarioFailure(Self.happened(message(), expected: expected, actual: actual), expected: expected, actual: actual,
+                              level: level)
     }
 
     /// Requires `actual == expected`.
-    /// - Throws: `ScenarioFailure` showing both values (as ``describe(_:)`` writes them).
+    /// - Throws: `ScenarioFailure` showing both values (as ``describe(_:)`` writes them), in the
+    ///   message too.
     public func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ message: @autoclosure () -> String,
                                           level: RequirementLevel? = nil) throws {
         guard actual != expected else { return }
-        throw ScenarioFailure(message(), expected: Self.describe(expected), actual: Self.describe(actual), level: level)
+        let (expected, actual) = (Self.describe(expected), Self.describe(actual))
+        throw ScenarioFailure(Self.happened(message(), expected: expected, actual: actual), expected: expected, actual: actual,
+                              level: level)
+    }
+
+    /// A failed check's message as a report's `failure:` line shows it: what the check was
+    /// about (often worded as the requirement), then what happened ("...: expected 1002, got
+    /// 1008"), each value cut to 100 characters (the `expected:` and `actual:` lines keep them
+    /// whole).
+    static func happened(_ message: String, expected: String?, actual: String?) -> String {
+        func cut(_ text: String) -> String { text.count > 100 ? String(text.prefix(99)) + "…" : text }
+        switch (expected, actual) {
+        case (let expected?, let actual?): return "\(message): expected \(cut(expected)), got \(cut(actual))"
+        case (nil, let actual?): return "\(message): got \(cut(actual))"
+        case (let expected?, nil): return "\(message): expected \(cut(expected))"
+        case (nil, nil): return message
+        }
     }
 
     /// A value as people read it in a report: an optional as its value or `none`, never
