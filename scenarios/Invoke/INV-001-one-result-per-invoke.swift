@@ -30,7 +30,7 @@ let inv001 = Scenario(
     var answered: [(id: String, cursor: EventCursor)] = []
     for command in [probe] + (declared.contains("system.notify") ? ["system.notify"] : []) {
         let start = run.mark()
-        async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: [:], wait: run.stepTimeout)
+        async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: run.probeParams(for: command), wait: run.stepTimeout)
         let id = try await run.waitForEvent("the node.invoke.request for \(command)", from: start) { event in
             if case .invokeSent(let id, _, let sent, _) = event, sent == command { id } else { nil }
         }
