@@ -23,14 +23,14 @@ import Testing
     /// (unless `nodeArguments` has a `--declare` of its own).
     /// - Returns: verdict and message per `ID@profile`.
     static func run(_ scenarios: [String], nodeArguments: [String], harnessArguments: [String] = [],
-                    profile: String? = nil) async throws -> [String: (verdict: String, message: String)] {
+                    profile: String? = nil, nodePipe: String = "") async throws -> [String: (verdict: String, message: String)] {
         let harness = try ServeProcess.executable()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("declared-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("report.json").path
         let declares = nodeArguments.contains("--declare") ? [] : ["--declare", "acme.weather"]
-        let node = ([harness.path, "reference-node"] + declares + nodeArguments).map(shellQuoted).joined(separator: " ")
+        let node = ([harness.path, "reference-node"] + declares + nodeArguments).map(shellQuoted).joined(separator: " ") + nodePipe
         let process = try LineProcess(name: "harness run", executable: harness, arguments: [
             "run", "--node-command", node, "--filter", scenarios.joined(separator: ","), "--jobs", "2", "--json", json,
         ] + harnessArguments + (profile.map { ["--profile", $0] } ?? []))
@@ -99,5 +99,15 @@ import Testing
             #expect(outcome.verdict == "unsupported", "\(key): \(outcome.verdict)")
             #expect(outcome.message.contains("--probe-command"), "\(key): \(outcome.message)")
         }
+    }
+
+    @Test func aNodeWhoseAdapterNamesProbeCommandsInItsHelloIsProbedWithThem() async throws {
+        // The adapter's hello gains "probeCommands" (sed rewrites the reference node's hello line).
+        let probes = #"[{"command":"debug.slow","params":{"durationMs":1}}]"#
+        let pipe = " | sed -u " + Self.shellQuoted(#"s/"type":"hello"/"type":"hello","probeCommands":"# + probes + "/")
+        let verdicts = try await Self.run(["HS-007", "INV-001"], nodeArguments: ["--declare", "debug.slow"], profile: "current",
+                                          nodePipe: pipe)
+        #expect(verdicts.count == 2)
+        for (key, outcome) in verdicts { #expect(outcome.verdict == "pass", "\(key): \(outcome.verdict): \(outcome.message)") }
     }
 }

@@ -30,6 +30,10 @@ public final class ScenarioClient: Sendable {
     /// the harness can restart any client.
     public var supportedStimuli: Set<StimulusKind> { state.withLock { $0.supported } }
 
+    /// The read-only commands the client named as safe to probe it with when it started (an
+    /// adapter's hello `probeCommands`).
+    public var announcedProbeCommands: [ProbeCommand] { session.probeCommands }
+
     /// Whether the client announced `kind`.
     public func supports(_ kind: StimulusKind) -> Bool { supportedStimuli.contains(kind) }
 

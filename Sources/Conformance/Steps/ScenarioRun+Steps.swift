@@ -255,9 +255,15 @@ extension ScenarioRun {
     /// `needsCommands` group: a client that declares none of them needs `--probe-command`.
     public static let probeCommands = ProbeCommand.readOnly.map(\.name)
 
-    /// The probes this run may use, in order: `--probe-command` first, then the built-in ones.
+    /// The probes this run may use, in order: `--probe-command` first, then those the client's
+    /// adapter named in its hello (`probeCommands`), then the built-in ones; a name only once.
     public var probeCandidates: [ProbeCommand] {
-        configuredProbeCommands + ProbeCommand.readOnly.filter { probe in !configuredProbeCommands.contains { $0.name == probe.name } }
+        var candidates: [ProbeCommand] = []
+        for probe in configuredProbeCommands + client.announcedProbeCommands + ProbeCommand.readOnly
+        where !candidates.contains(where: { $0.name == probe.name }) {
+            candidates.append(probe)
+        }
+        return candidates
     }
 
     /// A declared command to invoke as a probe ("is the client still answering on this socket?"):
@@ -276,10 +282,10 @@ extension ScenarioRun {
         return command
     }
 
-    /// The `params` to invoke the probe `command` with: those given with `--probe-command`, or an
-    /// empty object.
+    /// The `params` to invoke the probe `command` with: those given with `--probe-command` or in
+    /// the adapter's hello, or an empty object.
     public func probeParams(for command: String) -> JSONValue {
-        configuredProbeCommands.first { $0.name == command }?.params ?? .object([:])
+        probeCandidates.first { $0.name == command }?.params ?? .object([:])
     }
 
     // MARK: - Pairing
