@@ -10,10 +10,13 @@ import Testing
 /// off), and a run that never reaches a scenario's precondition says so with the cause.
 @Suite("Client kinds and preconditions")
 struct ClientKindAndPreconditionTests {
-    static func run(_ filter: String, mutants: Set<Mutant>, persona: ClientPersona = .iPhone) async throws -> [RunResult] {
+    static func run(_ filter: String, mutants: Set<Mutant>, persona: ClientPersona = .iPhone,
+                    pausesAfterPairingRequired: Bool = false) async throws -> [RunResult] {
         let configuration = RunConfiguration(
-            seed: 20_261_202, slowness: 1, selection: RunSelection(filters: [filter]), jobs: 2, transcripts: .none)
-        let driver = InProcessDriver(name: "reference") { ReferenceNodeUnderTest(mutants: mutants, persona: persona) }
+            seed: 20_261_202, slowness: 1, selection: RunSelection(filters: filter.split(separator: ",").map(String.init)), jobs: 2, transcripts: .none)
+        let driver = InProcessDriver(name: "reference") {
+            ReferenceNodeUnderTest(mutants: mutants, persona: persona, pausesAfterPairingRequired: pausesAfterPairingRequired)
+        }
         let report = try await Runner(scenarios: allScenarios, driver: driver, gatewayFactory: GatewayFactories.standard,
                                       configuration: configuration).run()
         #expect(!report.results.isEmpty)
@@ -56,6 +59,14 @@ struct ClientKindAndPreconditionTests {
             let message = result.message
             #expect(message.hasPrefix("could not reach the precondition: a connect refused with PROTOCOL_MISMATCH; "), "\(message)")
             #expect(message.contains("refused with INVALID_REQUEST"), "\(message)")
+        }
+    }
+
+    @Test func aClientThatWaitsForTheUserAfterPairingRequiredIsGivenTheConnectStimulus() async throws {
+        // As upstream's TypeScript client and OpenClawKit: no retry while the request is pending,
+        // a reconnect when the user asks for one. PAIR-012 waited for a retry that never came.
+        for result in try await Self.run("PAIR-001,PAIR-012", mutants: [], pausesAfterPairingRequired: true) {
+            #expect(result.verdict == .pass, "\(result.key): \(result.verdict): \(result.message)")
         }
     }
 }
