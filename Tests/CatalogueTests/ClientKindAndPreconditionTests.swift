@@ -69,4 +69,21 @@ struct ClientKindAndPreconditionTests {
             #expect(result.verdict == .pass, "\(result.key): \(result.verdict): \(result.message)")
         }
     }
+
+    @Test func theProbePointsAtTheScenarioThatShowsItsCause() async throws {
+        // client.nickname: every connect is refused with INVALID_REQUEST by the closed schema.
+        // HS-001 (connect first) passes; HS-011 (closed schema) shows the cause.
+        let configuration = RunConfiguration(
+            seed: 20_261_203, slowness: 1, selection: RunSelection(filters: ["HS-001", "HS-011", "INV-001"], profileNames: ["current"]),
+            jobs: 2, transcripts: .none)
+        let driver = InProcessDriver(name: "reference") { ReferenceNodeUnderTest(mutants: [.connectMemberOutsideSchema]) }
+        let report = try await Runner(scenarios: allScenarios, driver: driver, gatewayFactory: GatewayFactories.standard,
+                                      configuration: configuration).run()
+        #expect(report.results.first { $0.key == "HS-001@current" }?.verdict == .pass)
+        #expect(report.results.first { $0.key == "HS-011@current" }?.verdict == .fail)
+        #expect(report.probes.first?.seeAlso == "HS-011")
+        let decided = try #require(report.results.first { $0.key == "INV-001@current" })
+        #expect(decided.decidedByProbe)
+        #expect(decided.message.hasSuffix("(see HS-011)"), "\(decided.message)")
+    }
 }
