@@ -338,7 +338,7 @@ extension EventMatcher where Output == ClientRequest {
     /// A resolve request (`approval.resolve`, `exec.approval.resolve`, `plugin.approval.resolve`,
     /// ...) for the approval `id`.
     public static func resolveRequest(id: String) -> EventMatcher {
-        anyRequest.filter { $0.request.method.hasSuffix("approval.resolve") && $0.request.params?["id"]?.stringValue == id }
+        anyRequest.filter { $0.request.method.hasSuffix(GatewayMethod.approvalResolve.rawValue) && $0.request.params?["id"]?.stringValue == id }
             .named("a resolve request for \(id)")
     }
 }
