@@ -54,6 +54,9 @@ public struct GatewayConfiguration: Sendable {
     /// Answer every connect with `UNAVAILABLE` / close 1013 ("gateway starting") until cleared
     /// with `Gateway.setStartingUp(false)`.
     public var startingUp: Bool
+    /// The `retryAfterMs` of the `UNAVAILABLE` answers while ``startingUp`` (default: the real
+    /// Gateway's 500 ms).
+    public var startingUpRetryAfterMs: Int = ConnectAdmission.defaultStartingUpRetryAfterMs
     /// Serve `wss://` with this certificate and key (TLS through OpenSSL; Linux only for now).
     /// Ignored on an in-memory ``network``.
     public var tls: WebSocketTLSServerConfiguration?

@@ -69,6 +69,7 @@ extension GatewayCore {
         var admissionConfiguration = ConnectAdmission.Configuration(
             auth: sharedAuth, profile: profile, isStartingUp: startingUp,
             maxPreauthPayloadBytes: configuration.maxPreauthPayloadBytes)
+        admissionConfiguration.startingUpRetryAfterMs = configuration.startingUpRetryAfterMs
         admissionConfiguration.connection = connectionFacts(state)
         // Rate limits and token checks are done on the Gateway clock; `signedAt` on the clients'
         // time line (see `GatewayClock.peerNowMs`).

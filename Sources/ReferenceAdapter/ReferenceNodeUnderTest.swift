@@ -16,9 +16,23 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
     // The state files of a simulated run, by state directory: a restart in the run finds them.
     private let memory = Locked<(directory: URL, files: InMemoryStateFiles, keep: Bool)?>(nil)
 
+    /// Who the client says it is in `connect.client` (the iPhone app by default).
+    public let persona: ClientPersona
+
+    /// Whether it pauses after `PAIRING_REQUIRED` until an explicit `connect` (a legal variant,
+    /// `ReferenceConfiguration.pausesAfterPairingRequired`).
+    public let pausesAfterPairingRequired: Bool
+
     /// Creates the adapter.
-    public init(mutants: Set<Mutant> = []) {
+    /// - Parameters:
+    ///   - mutants: the bugs to switch on.
+    ///   - persona: the client it presents itself as (`.nodeHost` for a node host).
+    ///   - pausesAfterPairingRequired: wait for the user after `PAIRING_REQUIRED`, as upstream's
+    ///     TypeScript client and OpenClawKit do.
+    public init(mutants: Set<Mutant> = [], persona: ClientPersona = .iPhone, pausesAfterPairingRequired: Bool = false) {
         self.mutants = mutants
+        self.persona = persona
+        self.pausesAfterPairingRequired = pausesAfterPairingRequired
     }
 
     /// What the reference client can do, in the engine's terms.
@@ -39,10 +53,12 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
             memory = (configuration.stateDirectory, files, configuration.keepsState)
             return files
         } : nil
-        let reference = ReferenceClient(configuration: ReferenceConfiguration(
+        var referenceConfiguration = ReferenceConfiguration(
             gatewayURL: configuration.gatewayURL, sharedToken: configuration.sharedToken,
             stateDirectory: configuration.stateDirectory, seed: configuration.seed, clock: clock, mutants: mutants,
-            connector: configuration.connector, reproducible: true, durableState: false, memoryState: files))
+            persona: persona, connector: configuration.connector, reproducible: true, durableState: false, memoryState: files)
+        referenceConfiguration.pausesAfterPairingRequired = pausesAfterPairingRequired
+        let reference = ReferenceClient(configuration: referenceConfiguration)
         let previous = client.withLock { current -> ReferenceClient? in
             defer { current = reference }
             return current

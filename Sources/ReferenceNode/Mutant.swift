@@ -27,8 +27,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case noTickWatchdog = "no-tick-watchdog"
     /// Treats close 1012 (service restart) as final and stops reconnecting.
     case noReconnectAfterRestart = "no-reconnect-after-restart"
-    /// Ignores `retryAfterMs` on `UNAVAILABLE` / close 1013 and retries after 100 ms ("retry
-    /// shortly" taken as "retry now").
+    /// Ignores `retryAfterMs` on `UNAVAILABLE` / close 1013 and retries after its own backoff
+    /// step, as if the Gateway had given no hint.
     case ignoreRetryAfter = "ignore-retry-after"
     /// Puts a member the closed `connect` schema does not have into `connect.params.client`
     /// (`client.nickname`).
@@ -66,7 +66,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case stopOnPolicyClose = "stop-on-policy-close"
     /// Sends operator scopes on its node connect.
     case nodeSendsScopes = "node-sends-scopes"
-    /// Pauses for good on `PAIRING_REQUIRED` (resumes only on an explicit `connect`).
+    /// Stops for good on `PAIRING_REQUIRED`: no retry, and an explicit `connect` does nothing
+    /// either (pausing until the user acts is allowed; never coming back is not).
     case noPairingRetry = "no-pairing-retry"
     /// Keeps presenting the setup-code bootstrap token after device tokens were issued.
     case reuseBootstrapToken = "reuse-bootstrap-token"
@@ -89,6 +90,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
 
     /// Sends every `node.invoke.result` twice.
     case duplicateInvokeResult = "duplicate-invoke-result"
+    /// Sends every `node.invoke.result` twice back to back, the second without waiting for the
+    /// Gateway's answer to the first (both arrive together).
+    case immediateDuplicateInvokeResult = "immediate-duplicate-invoke-result"
     /// Puts the Gateway's `nodeId` placeholder `"?"` into results instead of its own id.
     case wrongResultNodeId = "wrong-result-node-id"
     /// Sends error results with a `message` but no `code`.
@@ -230,6 +234,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .resetBackoffOnNewRequestId: ["PAIR-002"]
         case .newIdentityAfterRateLimit: ["PAIR-017"]
         case .duplicateInvokeResult: ["INV-001"]
+        case .immediateDuplicateInvokeResult: ["INV-001"]
         case .wrongResultNodeId: ["INV-001"]
         case .errorWithoutCode: ["INV-002"]
         case .unknownCommandSilence: ["INV-003"]
@@ -302,7 +307,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .keepRevokedToken: "Clear a refused device token and fall back to pairing (docs/protocol.md §5.5-5.6)."
         case .stopOnPolicyClose: "Reconnect after a removal closes the session, to get a fresh request (docs/protocol.md §5.6)."
         case .nodeSendsScopes: "Node connects send scopes [] (docs/protocol.md §3.5)."
-        case .noPairingRetry: "While pairing is pending, keep retrying with backoff (docs/protocol.md §5.9, §11.3)."
+        case .noPairingRetry: "While pairing is pending, retry with backoff, or at the latest when the user reconnects (docs/protocol.md §5.9, §11.3)."
         case .reuseBootstrapToken: "Never present a bootstrap token after tokens were issued (docs/protocol.md §5.13)."
         case .dropBootstrapWhilePending: "While wait_then_retry, keep reconnecting with the same bootstrap token (docs protocol.md Auth)."
         case .ignoreStoredScopes: "Reuse the scopes stored with the device token (hello-ok.auth.scopes) on reconnect (docs protocol.md Auth)."
@@ -310,6 +315,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .resetBackoffOnNewRequestId: "A new requestId from supersession is no progress: keep backing off, no storm (docs/protocol.md §5.9, §11.3)."
         case .newIdentityAfterRateLimit: "AUTH_RATE_LIMITED is about the address, not the device: keep the identity and retry after retryAfterMs (connect-node-session.ts)."
         case .duplicateInvokeResult: "Exactly one node.invoke.result per invoke id (docs/protocol.md §6.3-6.4)."
+        case .immediateDuplicateInvokeResult: "Exactly one node.invoke.result per invoke id, also when both would leave at once (docs/protocol.md §6.3-6.4)."
         case .wrongResultNodeId: "Results carry the client's own nodeId (docs/protocol.md §6.4)."
         case .errorWithoutCode: "Error results carry code and message (docs/protocol.md §6.4)."
         case .unknownCommandSilence: "Unknown commands are answered ok:false with an error code (docs/protocol.md §6.3)."

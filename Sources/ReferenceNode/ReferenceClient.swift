@@ -400,6 +400,12 @@ public actor ReferenceClient {
         let resultId = configuration.has(.mixedInvokeIds) ? (lastInvokeId ?? request.id) : request.id
         let nodeId = configuration.has(.wrongResultNodeId) ? "?" : (store?.identity.deviceId ?? request.nodeId)
         let params = outcome.resultParams(id: resultId, nodeId: nodeId, configuration: configuration)
+        if configuration.has(.immediateDuplicateInvokeResult) {
+            // Written before the result below, without waiting for any answer: the two frames
+            // reach the Gateway together.
+            try? await target.send(.request(RequestFrame(id: "duplicate-\(resultId)", method: GatewayMethod.nodeInvokeResult.rawValue,
+                                                         params: params)))
+        }
         _ = try? await target.request(GatewayMethod.nodeInvokeResult.rawValue, params: params)
         if configuration.has(.duplicateInvokeResult) {
             _ = try? await target.request(GatewayMethod.nodeInvokeResult.rawValue, params: params)
@@ -448,6 +454,8 @@ public actor ReferenceClient {
         guard let store else { return .error("the client is not started") }
         switch stimulus {
         case .connect:
+            // The mutant stays stopped after PAIRING_REQUIRED whatever the user does.
+            if configuration.has(.noPairingRetry), currentNode?.isEnded ?? true { return .ok }
             chatOffline = false
             return await connectNow()
         case .disconnect:

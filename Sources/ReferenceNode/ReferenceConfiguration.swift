@@ -105,6 +105,10 @@ public struct ReferenceConfiguration: Sendable {
     /// with its own command set: scenarios that need an undeclared command are `unsupported`
     /// for it. The client still answers an invoke of an undeclared command (with an error).
     public var declaredCommands: [String]?
+    /// Pause after `PAIRING_REQUIRED` until an explicit `connect` instead of retrying while the
+    /// request is pending: what upstream's TypeScript Gateway client and OpenClawKit do, and
+    /// allowed (the scenarios give such a client the `connect` stimulus). Off by default.
+    public var pausesAfterPairingRequired: Bool = false
 
     /// Creates a configuration.
     public init(

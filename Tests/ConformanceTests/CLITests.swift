@@ -60,11 +60,25 @@ final class ScriptedConsole: AttachConsole {
     }
 
     @Test func invalidValuesAreRejectedByTheirValidator() async {
-        for (flag, value) in [("--shard", "3/2"), ("--jobs", "0"), ("--seed", "-1"), ("--slowness", "0"), ("--port", "70000")] {
+        for (flag, value) in [("--shard", "3/2"), ("--jobs", "0"), ("--seed", "-1"), ("--slowness", "0"), ("--port", "70000"),
+                              ("--probe-command", "acme.read={bad"), ("--probe-command", "acme.read=[1]"), ("--probe-command", "=")] {
             let (status, io) = await Self.run(["run", flag, value, "--node", "x"])
             #expect(status == 2)
             #expect(io.err.contains("invalid value '\(value)' for '\(flag)'"), "\(io.err)")
         }
+    }
+
+    @Test func probeCommandTakesANameAndAJSONObjectOfParams() throws {
+        let plain = try ProbeCommandOption(option: "acme.read").value
+        #expect(plain == ProbeCommand(name: "acme.read"))
+        let withParams = try ProbeCommandOption(option: #"acme.read={"city":"Oslo","n":2}"#).value
+        #expect(withParams.name == "acme.read")
+        #expect(withParams.params["city"]?.stringValue == "Oslo")
+        let command = try #require(Self.tool.commands.first { $0.name == "run" })
+        let parsed = try Self.tool.parse(["--node", "x", "--probe-command", "a.b", "--probe-command", #"c.d={"x":1}"#], for: command)
+        let configuration = try ConformanceCommands.configuration(from: parsed, context: Self.context)
+        #expect(configuration.probeCommands.map(\.name) == ["a.b", "c.d"])
+        #expect(configuration.probeCommands.last?.params["x"]?.int64Value == 1)
     }
 
     @Test func helpListsEveryFlagOfTheTable() async {

@@ -70,7 +70,7 @@ struct HandshakeProbeTests {
         #expect(report.result("PUSH-001@current")?.decidedByProbe == true)
         // A scenario that judges the handshake itself still runs (and here its body fails).
         let judged = try #require(report.result("HS-004@current"))
-        #expect(!judged.decidedByProbe && judged.message == "the body ran")
+        #expect(!judged.decidedByProbe && judged.message == "the body ran: expected not run, got ran")
     }
 
     @Test func noProbeRunsWhenNoSelectedScenarioNeedsASession() async throws {

@@ -71,12 +71,18 @@ import Testing
 @Suite struct AdapterProtocolDecodingTests {
     @Test func decodesHelloRepliesAndLogs() throws {
         let hello = try AdapterProtocol.decode(#"{"type":"hello","adapterProtocol":1,"client":{"name":"x"},"stimuli":["connect","future-thing"]}"#)
-        guard case .hello(let version, _, let stimuli) = hello else {
+        guard case .hello(let version, _, let stimuli, let probes) = hello else {
             Issue.record("not a hello: \(hello)")
             return
         }
         #expect(version == 1)
         #expect(stimuli == [.connect, "future-thing"])
+        #expect(probes.isEmpty)
+        let named = try AdapterProtocol.decode(
+            #"{"type":"hello","adapterProtocol":1,"stimuli":[],"probeCommands":["acme.read",{"command":"acme.get","params":{"n":1}}]}"#)
+        #expect(named == .hello(version: 1, client: nil, stimuli: [], probeCommands: [
+            ProbeCommand(name: "acme.read"), ProbeCommand(name: "acme.get", params: ["n": 1]),
+        ]))
         #expect(try AdapterProtocol.decode(#"{"type":"reply","id":"3","status":"error","message":"no"}"#)
             == .reply(id: "3", status: "error", message: "no"))
         #expect(try AdapterProtocol.decode(#"{"type":"reply","id":4,"status":"ok"}"#) == .reply(id: "4", status: "ok", message: nil))
@@ -85,7 +91,10 @@ import Testing
 
     @Test func garbageIsAProblemNotACrash() {
         for line in ["", "hello", "[1]", "{}", #"{"type":"reply","status":"ok"}"#, #"{"type":"reply","id":"1","status":"maybe"}"#,
-                     #"{"type":"hello","stimuli":[]}"#, #"{"type":"wat"}"#, "\u{0}\u{1}{{{"] {
+                     #"{"type":"hello","stimuli":[]}"#, #"{"type":"wat"}"#, "\u{0}\u{1}{{{",
+                     #"{"type":"hello","adapterProtocol":1,"stimuli":[],"probeCommands":"acme.read"}"#,
+                     #"{"type":"hello","adapterProtocol":1,"stimuli":[],"probeCommands":[{"params":{}}]}"#,
+                     #"{"type":"hello","adapterProtocol":1,"stimuli":[],"probeCommands":[{"command":"a","params":[1]}]}"#] {
             #expect(throws: AdapterProtocol.DecodingProblem.self) { try AdapterProtocol.decode(line) }
         }
     }

@@ -35,6 +35,8 @@ struct EndToEnd {
                       withSetupCode: Bool = false, startingUp: Bool = false, simulation: (VirtualTimeline, InMemoryNetwork)?,
                       stateDirectory: URL = TestSupport.temporaryDirectory()) async throws -> EndToEnd {
         var configuration = GatewayConfiguration(profile: profile, autoApproval: approval, startingUp: startingUp)
+        // A hint longer than any first backoff step, so that a client ignoring it shows.
+        configuration.startingUpRetryAfterMs = 5_000
         let connector: any WebSocketConnector
         if let (timeline, network) = simulation {
             configuration.clock = .manual(on: timeline)

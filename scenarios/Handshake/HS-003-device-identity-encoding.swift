@@ -5,7 +5,7 @@ import MockGateway
 
 let hs003 = Scenario(
     "HS-003", .must,
-    title: "device.id is the SHA-256 of the raw public key, sent as unpadded base64url",
+    title: "device.publicKey is the raw key in unpadded base64url; device.id is its SHA-256 in lowercase hex",
     requirement: "device.publicKey is the unpadded base64url encoding of the raw 32-byte Ed25519 public key, and device.id is the lowercase hex SHA-256 of those 32 bytes.",
     source: "docs/protocol.md §3.8",
     discussion: "Waits for the client's first connect request and checks its device block: publicKey must be 43 base64url characters (no padding, no '+' or '/') decoding to 32 bytes, and device.id must be the 64-character lowercase hex SHA-256 of those bytes. A real Gateway answers a mismatch with DEVICE_AUTH_DEVICE_ID_MISMATCH.",

@@ -11,7 +11,9 @@ let hs015 = Scenario(
         Makes the Gateway send the first connection's challenge without ts, starts the client and \
         requires no connect request on that connection. The connection ends (the Gateway's \
         handshake timeout, or the client gives up on it); the client must then reconnect and get \
-        a node session within 40 s, and that session's connect must sign with the challenge ts.
+        a node session within 40 s (a client that waits for the user instead, as upstream's \
+        TypeScript client does, gets the connect stimulus then, as in PAIR-001), and that \
+        session's connect must sign with the challenge ts.
         """,
     tags: ["handshake", "challenge"],
     profiles: .all,
@@ -19,10 +21,13 @@ let hs015 = Scenario(
 ) { run in
     await run.gateway.sendNextChallengesWithoutTs(1)
     try await run.client.start()
-    let (malformed, _) = try await run.waitForEvent("the client's first connection") { event in
-        if case .connectionOpened(let id, _, let nonce) = event { (id, nonce) } else { nil }
+    let (malformed, afterFirst) = try await run.waitForMatch("the client's first connection") { event in
+        if case .connectionOpened(let id, _, _) = event { id } else { nil }
     }
-    let session = try await run.nodeSession("a node session on a connection with a valid challenge", within: .seconds(40))
+    // A client may wait for the user after an invalid challenge (upstream's TypeScript client
+    // does): it gets the connect stimulus when it does not reconnect by itself.
+    let session = try await run.sessionWithConnectFallback(from: afterFirst, "a node session on a connection with a valid challenge",
+                                                           within: .seconds(40))
     let onMalformed = run.connects().filter { $0.connectionId == malformed }
     try run.expect(onMalformed.isEmpty, "the client sent a connect after a challenge without ts",
                    expected: "no connect on \(malformed), whose challenge had no ts",

@@ -9,11 +9,16 @@ let inv001 = Scenario(
     source: "docs/protocol.md §6.3-6.4",
     discussion: """
         Pairs the client automatically, then invokes a harmless command the client declares \
-        (device.info, device.status or debug.counter) and, when declared, one that fails \
+        (device.info, device.status, camera.list, debug.counter, or one named with --probe-command) and, when declared, one that fails \
         (system.notify without a title or body); unsupported for a client that declares none of \
         them. Each invoke must be answered by \
         a node.invoke.result carrying the request's id and the client's node id (its device id), \
-        which the Gateway matches to the invoke; no second result for either id may follow.
+        which the Gateway matches to the invoke; no second result for either id may follow. \
+        The absence is proved, not guessed: a closing invoke of the probe command follows on the \
+        same connection, and once its result is in (the Gateway read every frame the client sent \
+        before it), no second result for an earlier id may be in the log, counting from just \
+        after each first result (a duplicate sent back to back with it is seen too); 150 ms more \
+        catch a duplicate sent later still.
         """,
     tags: ["invoke"],
     profiles: .all,
@@ -25,11 +30,11 @@ let inv001 = Scenario(
     var answered: [(id: String, cursor: EventCursor)] = []
     for command in [probe] + (declared.contains("system.notify") ? ["system.notify"] : []) {
         let start = run.mark()
-        async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: [:], wait: run.stepTimeout)
-        let id = try await run.waitForEvent("the node.invoke.request for \(command)", from: start) { event in
-            if case .invokeSent(let id, _, let sent, _) = event, sent == command { id } else { nil }
-        }
-        let (resultNodeId, matched) = try await run.waitForEvent("a node.invoke.result for \(command) (id \(id))", from: start) { event in
+        async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: run.probeParams(for: command), wait: run.stepTimeout)
+        let id = try await run.waitForEvent(.invokeSent(command), from: start)
+        let ((resultNodeId, matched), afterResult) = try await run.waitForMatch(
+            "a node.invoke.result for \(command) (id \(id))", from: start
+        ) { event in
             if case .invokeResult(let resultId, let resultNodeId, _, let matched, _) = event, resultId == id {
                 (resultNodeId, matched)
             } else {
@@ -39,16 +44,33 @@ let inv001 = Scenario(
         try run.expectEqual(resultNodeId, nodeId, "the result of \(command) carries the client's own nodeId")
         try run.expect(matched, "the Gateway matches the result of \(command) to its invoke",
                        expected: "a result the Gateway accepts for invoke \(id)", actual: "a result the Gateway ignored")
-        answered.append((id, run.mark()))
+        // From just after the matched result: a duplicate sent back to back with it may already
+        // be in the log, and must be seen.
+        answered.append((id, afterResult))
         _ = await outcome
     }
-    // A duplicate follows its first result closely; the second invoke's round trip already gave
-    // the first one time to show up.
-    for (index, invoke) in answered.enumerated() {
+    // A closing round trip on the same connection: once its result is in, the Gateway has read
+    // every frame the client sent before it read this invoke, so a duplicate sent together with
+    // (or soon after) an earlier result is in the log whatever the timing of the two frames.
+    let closing = run.mark()
+    _ = await run.gateway.invoke(nodeId: nodeId, command: probe, params: run.probeParams(for: probe), wait: run.stepTimeout)
+    let closingId = try await run.waitForEvent(EventMatcher.invokeSent(probe).named("the closing node.invoke.request for \(probe)"),
+                                               from: closing)
+    let afterClosing = try await run.waitForMatch(
+        EventMatcher.invokeResult(id: closingId).named("the node.invoke.result of the closing \(probe) invoke (id \(closingId))"),
+        from: closing
+    ).next
+    for invoke in answered {
         let id = invoke.id
-        try await run.expectNoEvent(within: .milliseconds(index == answered.count - 1 ? 150 : 0),
-                                    "second node.invoke.result for invoke \(id)", from: invoke.cursor) { event in
+        let seconds = run.events(from: invoke.cursor).filter { event in
             if case .invokeResult(let resultId, _, _, _, _) = event { resultId == id } else { false }
         }
+        try run.expect(seconds.isEmpty, "the client sent a second node.invoke.result for invoke \(id)",
+                       expected: "one node.invoke.result for invoke \(id), none before the closing invoke's result",
+                       actual: "\(seconds.count + 1) results; the second: \(seconds.first?.description ?? "")")
     }
+    // Anything later still counts (a client that sends its duplicate after a delay).
+    let ids = Set(answered.map(\.id))
+    try await run.expectNoEvent(EventMatcher.invokeResult().filter { ids.contains($0.id) }.named("second node.invoke.result"),
+                                within: .milliseconds(150), from: afterClosing)
 }

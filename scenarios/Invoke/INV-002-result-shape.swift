@@ -9,7 +9,7 @@ let inv002 = Scenario(
     source: "docs/protocol.md §6.4",
     discussion: """
         Pairs the client automatically, invokes a harmless command the client declares \
-        (device.info, device.status or debug.counter; it succeeds) and, when declared, \
+        (device.info, device.status, camera.list, debug.counter, or one named with --probe-command; it succeeds) and, when declared, \
         system.notify without a title or body (which fails), and reads the node.invoke.result \
         requests as they \
         arrived on the wire, before the Gateway normalises them: the success must have a string \
@@ -30,7 +30,7 @@ let inv002 = Scenario(
         run.note("the client does not declare system.notify: only the success shape is checked")
     }
     for (command, succeeds) in cases {
-        let params = try await run.invokeResultParams(command, nodeId: nodeId)
+        let params = try await run.invokeResultParams(command, nodeId: nodeId, params: run.probeParams(for: command))
         let shown = String(params.jsonString.prefix(300))
         try run.expectEqual(params["ok"]?.boolValue, succeeds, "ok of the \(command) result")
         if succeeds {

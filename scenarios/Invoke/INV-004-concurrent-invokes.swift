@@ -10,8 +10,8 @@ let inv004 = Scenario(
     discussion: """
         Pairs the client automatically, invokes the test command debug.slow (answers after \
         durationMs of client time; the scenario is unsupported for a client that does not \
-        declare it) and, while it runs, a quick command the client declares (device.info, \
-        device.status or debug.counter). The quick result must arrive first, under its own id and \
+        declare it) and, while it runs, a quick read-only probe command the client declares (device.info, \
+        device.status, camera.list, debug.counter, or one named with --probe-command). The quick result must arrive first, under its own id and \
         not carrying the slow command's payload; then the scenario lets the slow command finish and requires its result \
         under the debug.slow invoke's id, with its own payload (not the other invoke's).
         """,
@@ -27,7 +27,7 @@ let inv004 = Scenario(
     async let slow = run.gateway.invoke(nodeId: nodeId, command: "debug.slow", params: ["durationMs": .int(Int64(slowMs))],
                                         timeoutMs: 60_000, wait: run.stepTimeout * 2)
     let slowId = try await run.waitForEvent(.invokeSent("debug.slow"), from: start)
-    async let quick = run.gateway.invoke(nodeId: nodeId, command: quickCommand, wait: run.stepTimeout)
+    async let quick = run.gateway.invoke(nodeId: nodeId, command: quickCommand, params: run.probeParams(for: quickCommand), wait: run.stepTimeout)
     let quickId = try await run.waitForEvent(.invokeSent(quickCommand))
     let ids: Set<String> = [slowId, quickId]
     let names = [slowId: "debug.slow", quickId: quickCommand]

@@ -29,7 +29,7 @@ let inv008 = Scenario(
                                          timeoutMs: 60_000, wait: run.stepTimeout)
     let staleId = try await run.waitForEvent(.invokeSent("debug.slow"), from: start)
     // A quick invoke behind it on the same socket: once it is answered, the slow one is running.
-    _ = await run.gateway.invoke(nodeId: nodeId, command: probe, wait: run.stepTimeout)
+    _ = await run.gateway.invoke(nodeId: nodeId, command: probe, params: run.probeParams(for: probe), wait: run.stepTimeout)
 
     let beforeDisconnect = run.mark()
     try await run.disconnect(until: .nodeDisconnected(firstSocket))
@@ -40,7 +40,7 @@ let inv008 = Scenario(
 
     // Let the old invoke's command finish on the client (nothing on the wire shows it).
     await run.elapse(.milliseconds(Int64(slowMs + 1_000)))
-    try await run.invokeForResult(probe, nodeId: nodeId, "an invoke on the new socket", expected: "a result for \(probe)")
+    try await run.invokeForResult(probe, nodeId: nodeId, params: run.probeParams(for: probe), "an invoke on the new socket", expected: "a result for \(probe)")
     try await run.expectNoEvent(.invokeResult(id: staleId).filter { $0.connectionId != firstSocket }
         .named("node.invoke.result for the old socket's invoke \(staleId)"), within: .milliseconds(100), from: beforeDisconnect)
 }

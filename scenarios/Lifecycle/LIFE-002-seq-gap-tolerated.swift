@@ -7,7 +7,7 @@ let life002 = Scenario(
     title: "a gap in event seq does not end the session",
     requirement: "A gap in event seq is tolerated: the client keeps its session (it may resynchronise, but does not disconnect).",
     source: "docs/protocol.md §2.5",
-    discussion: "Pairs the client automatically, sends a tick, skips 5 sequence numbers and sends another tick, so the client sees seq jump. Then it invokes device.info: the invoke must go to the same connection and be answered.",
+    discussion: "Pairs the client automatically, sends a tick, skips 5 sequence numbers and sends another tick, so the client sees seq jump. Then it invokes a read-only probe command the client declares (device.info, device.status, camera.list, debug.counter, or one named with --probe-command): the invoke must go to the same connection and be answered.",
     tags: ["lifecycle"],
     profiles: .all,
     options: Scenario.Options(needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })

@@ -67,7 +67,7 @@ public enum ConformanceCommands {
                 "id": .string(scenario.id),
                 "level": .string(scenario.level.rawValue),
                 "title": .string(scenario.title),
-                "needs": .array(scenario.needs.sorted().map { .string($0.rawValue) }),
+                "needs": .array(scenario.clientNeeds.sorted().map { .string($0.rawValue) }),
                 "profiles": .array(scenario.profiles.names.map(JSONValue.string)),
             ])
         })
@@ -79,7 +79,7 @@ public enum ConformanceCommands {
         guard !scenarios.isEmpty else { return "No scenarios.\n" }
         let rows = scenarios.map { scenario in
             [scenario.id, scenario.level.rawValue, scenario.profiles.names.joined(separator: ","),
-             scenario.needs.isEmpty ? "-" : scenario.needs.sorted().map(\.rawValue).joined(separator: ","), scenario.title]
+             scenario.clientNeeds.isEmpty ? "-" : scenario.clientNeeds.sorted().map(\.rawValue).joined(separator: ","), scenario.title]
         }
         let header = ["ID", "LEVEL", "PROFILES", "NEEDS", "TITLE"]
         var widths = header.map(\.count)
@@ -121,7 +121,7 @@ public enum ConformanceCommands {
         out += "Level:       \(scenario.level) (a violation yields \(scenario.level == .must ? "fail" : "warn"))\n"
         out += "Source:      \(scenario.source)\n"
         out += "Profiles:    \(scenario.profiles.names.joined(separator: ", "))\n"
-        let needs = scenario.needs.sorted().map(\.rawValue)
+        let needs = scenario.clientNeeds.sorted().map(\.rawValue)
         out += "Needs:       \(needs.isEmpty ? "nothing beyond connecting to the Gateway" : needs.joined(separator: ", "))\n"
         if !scenario.tags.isEmpty { out += "Tags:        \(scenario.tags.sorted().joined(separator: ", "))\n" }
         out += "Client:      \(scenario.options.startsClient ? "started by the runner before the script" : "started by the script")\n"
@@ -145,6 +145,7 @@ public enum ConformanceCommands {
         .option("--seed", SeedOption.self, help: "Seed every random choice, 0 to 2^53-1, decimal or 0x hex (default: random, printed in the report)."),
         .option("--slowness", SlownessOption.self, help: "Multiply every real-time deadline by X (default 1, or 10 with --attach), for slow machines and clients."),
         .flag("--strict", help: "Count SHOULD violations (warn) as failures."),
+        .option("--probe-command", ProbeCommandOption.self, help: "Probe the client with this command of its own (read-only; PARAMS a JSON object) where a scenario only needs to see that it still answers; tried before device.info, device.status, camera.list, debug.counter.", repeatable: true),
         .flag("--no-probe", help: "Skip the handshake probe that decides at once the scenarios needing a session when the client never gets one."),
         .flag("--keep-state", help: "Keep every run's state directory (the path is printed)."),
         .option("--junit", "FILE", help: "Write a JUnit XML report to FILE."),
@@ -199,6 +200,7 @@ public enum ConformanceCommands {
         }
         configuration.strict = arguments.isSet("--strict")
         configuration.probe = !arguments.isSet("--no-probe")
+        configuration.probeCommands = arguments.allValues("--probe-command").compactMap { try? ProbeCommandOption(option: $0).value }
         configuration.showSecrets = arguments.isSet("--show-secrets")
         configuration.keepState = arguments.isSet("--keep-state")
         if let directory = arguments.value("--transcripts") {
@@ -365,7 +367,8 @@ public enum ConformanceCommands {
     }
 
     /// The options of `run` that choose and shape the client, kept in replay commands.
-    static let replayedFlags: Set<String> = ["--node", "--mutant", "--node-command", "--attach", "--slowness", "--strict", "--port", "--tls"]
+    static let replayedFlags: Set<String> = ["--node", "--mutant", "--node-command", "--attach", "--slowness", "--strict", "--port", "--tls",
+                                             "--probe-command"]
 
     /// The `harness run` invocation without what selects runs or names outputs, e.g.
     /// `harness run --node reference --mutant wrong-device-id`: a run's replay command is this

@@ -8,8 +8,10 @@ public enum AdapterProtocol {
 
     /// A message the client writes on stdout.
     public enum ClientMessage: Sendable, Hashable {
-        /// The first line: the protocol version, who the client is, and the stimuli it supports.
-        case hello(version: Int64, client: JSONValue?, stimuli: [StimulusKind])
+        /// The first line: the protocol version, who the client is, the stimuli it supports, and
+        /// the read-only commands of its own it names as safe to probe it with (optional
+        /// `probeCommands`, empty when absent).
+        case hello(version: Int64, client: JSONValue?, stimuli: [StimulusKind], probeCommands: [ProbeCommand])
         /// The answer to the stimulus `id`: `ok`, `unsupported` or `error`, with an optional message.
         case reply(id: String, status: String, message: String?)
         /// A log line from the client, kept for the report.
@@ -37,7 +39,8 @@ public enum AdapterProtocol {
                 throw DecodingProblem(description: "hello without a \"stimuli\" array")
             }
             let stimuli = names.compactMap(\.stringValue).map(StimulusKind.init(rawValue:))
-            return .hello(version: version, client: object["client"], stimuli: stimuli)
+            return .hello(version: version, client: object["client"], stimuli: stimuli,
+                          probeCommands: try probeCommands(object["probeCommands"]))
         case "reply":
             let id = object["id"]?.stringValue ?? object["id"]?.int64Value.map(String.init)
             guard let id else { throw DecodingProblem(description: "reply without an \"id\"") }
@@ -51,6 +54,25 @@ public enum AdapterProtocol {
             throw DecodingProblem(description: "unknown message type \"\(type)\"")
         case nil:
             throw DecodingProblem(description: "no \"type\"")
+        }
+    }
+
+    /// The hello's `probeCommands`: each a command name, or `{"command": NAME, "params": {...}}`.
+    /// - Throws: `DecodingProblem` for anything else (a hello that names probes wrongly would
+    ///   otherwise leave its scenarios `unsupported` without a word).
+    static func probeCommands(_ value: JSONValue?) throws -> [ProbeCommand] {
+        guard let value, value != .null else { return [] }
+        guard let items = value.arrayValue else { throw DecodingProblem(description: "hello whose \"probeCommands\" is not an array") }
+        return try items.map { item in
+            if let name = item.stringValue, !name.isEmpty { return ProbeCommand(name: name) }
+            guard let name = item["command"]?.stringValue, !name.isEmpty else {
+                throw DecodingProblem(description: "a \"probeCommands\" entry that is neither a command name nor {\"command\": NAME}")
+            }
+            let params = item["params"] ?? .object([:])
+            guard params.objectValue != nil else {
+                throw DecodingProblem(description: "the \"params\" of probe command \(name) is not a JSON object")
+            }
+            return ProbeCommand(name: name, params: params)
         }
     }
 

@@ -115,6 +115,14 @@ public protocol ClientSession: Sendable {
     func stop() async
     /// Output and notes collected so far.
     func diagnostics() -> ClientDiagnostics
+    /// The read-only commands the client named as safe to probe it with when it started (an
+    /// adapter's hello `probeCommands`); empty by default.
+    var probeCommands: [ProbeCommand] { get }
+}
+
+extension ClientSession {
+    /// None: a client names no probe commands unless its session says so.
+    public var probeCommands: [ProbeCommand] { [] }
 }
 
 /// How a run passes time.

@@ -37,6 +37,9 @@ public struct ProcessDriver: ClientDriver {
 }
 
 final class ProcessSession: ClientSession {
+    /// The commands the client's hello named as safe to probe it with.
+    var probeCommands: [ProbeCommand] { state.withLock { $0.probeCommands } }
+
     private struct State: Sendable {
         var child: ChildProcess?
         /// Increments per process start; lines and exits of older processes are ignored.
@@ -46,6 +49,8 @@ final class ProcessSession: ClientSession {
         var pending: [String: (kind: StimulusKind, once: ResumeOnce<StimulusReply>)] = [:]
         var nextID = 0
         var announced: Set<StimulusKind> = []
+        /// The hello's `probeCommands`.
+        var probeCommands: [ProbeCommand] = []
         var configuration: NodeConfiguration?
         var log: [String] = []
         var droppedLogLines = 0
@@ -184,10 +189,13 @@ final class ProcessSession: ClientSession {
             return
         }
         switch message {
-        case .hello(let version, _, let stimuli):
+        case .hello(let version, _, let stimuli, let probeCommands):
             let hello = state.withLock { state -> ResumeOnce<Set<StimulusKind>>? in
                 defer { state.hello = nil }
-                if state.hello != nil { state.announced = Set(stimuli) }
+                if state.hello != nil {
+                    state.announced = Set(stimuli)
+                    state.probeCommands = probeCommands
+                }
                 return state.hello
             }
             guard let hello else {

@@ -48,9 +48,9 @@ public struct Scenario: Sendable, Identifiable {
         /// The node commands the scenario invokes, as groups of which the client must declare at
         /// least one command each in `connect.commands` (a name ending in `*` matches a prefix,
         /// `canvas.*`). A real Gateway invokes only declared commands, so a client that lacks a
-        /// group is `unsupported`; the runner decides it from the handshake probe's connect
-        /// when the client never gets a session, and the body checks it again with
-        /// `run.requireDeclared` / `run.probeCommand` before waiting for anything.
+        /// group is `unsupported`, which the body decides with `run.requireDeclared` /
+        /// `run.probeCommand` before waiting for anything. (A client that never gets a session
+        /// fails with the handshake probe's cause instead: it is never offered an invoke.)
         public var needsCommands: [[String]]
 
         /// Creates options.
@@ -98,6 +98,10 @@ public struct Scenario: Sendable, Identifiable {
     public let tags: Set<String>
     /// The stimuli the client must support; without them the verdict is `unsupported`.
     public let needs: Set<StimulusKind>
+    /// What the client itself must support of ``needs``: all of it but the stimuli the harness
+    /// provides for any client (``StimulusKind/providedByHarness``, `restart`). What `harness
+    /// list` and `explain` show, and what the runner checks against the announced stimuli.
+    public var clientNeeds: Set<StimulusKind> { needs.subtracting(StimulusKind.providedByHarness) }
     /// The Gateway profiles the scenario runs against.
     public let profiles: ProfileSelection
     /// Runner knobs.

@@ -21,6 +21,11 @@ public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, Cu
     public static let disconnect: StimulusKind = "disconnect"
     /// Stop and start the client, keeping its state directory (an app relaunch).
     public static let restart: StimulusKind = "restart"
+
+    /// The stimuli the harness provides for every client, whatever it announces: it can always
+    /// restart a client (stop it and start it again with the same state), so no scenario needs
+    /// the client's support for them.
+    public static let providedByHarness: Set<StimulusKind> = [.restart]
     /// Forget the device identity and stored tokens (a reinstall).
     public static let resetIdentity: StimulusKind = "reset-identity"
     /// Wake in the background for `trigger` (`silent_push`, `bg_app_refresh`, ...).

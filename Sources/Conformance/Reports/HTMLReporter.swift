@@ -224,7 +224,7 @@ public struct HTMLReporter: Sendable {
            let index = report.rootCauseGroups.firstIndex(where: { $0.cause.key == group.cause.key }) {
             fact("root cause", "root-cause", "<a href=\"#cause-\(index + 1)\">\(Self.escape(group.cause.summary))</a> <span class=\"shared\">(\(group.count) run\(group.count == 1 ? "" : "s"))</span>")
         }
-        fact("seed", "seed", "\(result.seed) <span class=\"base-seed\">(--seed \(result.baseSeed))</span>")
+        fact("seed", "seed", "\(result.baseSeed)")
         if result.verdict != .pass {
             fact("replay", "replay", "<code class=\"replay\">\(Self.escape(replayCommand(result)))</code>")
         }

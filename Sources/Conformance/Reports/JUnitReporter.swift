@@ -72,7 +72,7 @@ public struct JUnitReporter: Sendable {
         if let expected = result.expected { lines.append("expected: \(expected)") }
         if let actual = result.actual { lines.append("actual: \(actual)") }
         if let group { lines.append("root cause: \(group.sentence)") }
-        lines.append("seed: \(result.seed) (--seed \(result.baseSeed))")
+        lines.append("seed: \(result.baseSeed) (replay with --filter \(result.id) --profile \(result.profile) --seed \(result.baseSeed))")
         lines.append("transcript: \(result.transcriptPath ?? "(not written)")")
         for note in result.notes { lines.append("note: \(note)") }
         return lines.joined(separator: "\n")

@@ -97,7 +97,9 @@ public struct TerminalReporter: Sendable {
                 let shared = group.count > 1 ? " (\(group.count) runs)" : ""
                 out += "\(indent)root cause:  \(group.cause.summary)\(shared)\n"
             }
-            out += "\(indent)seed:        \(result.seed) (replay with --filter \(result.id) --profile \(result.profile) --seed \(result.baseSeed))\n"
+            // The --seed of the invocation is the one seed that replays the run (its own seed is
+            // derived from it and the run's key).
+            out += "\(indent)seed:        \(result.baseSeed) (replay with --filter \(result.id) --profile \(result.profile) --seed \(result.baseSeed))\n"
             if result.decidedByProbe {
                 out += "\(indent)decided by:  the handshake probe of [\(result.profile)] (the scenario did not run)\n"
             } else {

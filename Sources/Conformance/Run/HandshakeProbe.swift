@@ -39,11 +39,8 @@ public enum HandshakeProbe {
 
     /// The probe as a scenario: a Gateway that approves every device, the client started, any
     /// session within ``timeoutMs``.
-    /// - Parameters:
-    ///   - announced: receives the stimuli the client announced when it started.
-    ///   - declared: receives the commands of the client's first node connect (`nil`: it sent none).
-    static func scenario(announced: @escaping @Sendable (Set<StimulusKind>) -> Void,
-                         declared: @escaping @Sendable ([String]?) -> Void = { _ in }) -> Scenario { Scenario(
+    /// - Parameter announced: receives the stimuli the client announced when it started.
+    static func scenario(announced: @escaping @Sendable (Set<StimulusKind>) -> Void) -> Scenario { Scenario(
         "PROBE-000", .must, title: "the client gets a session from a Gateway that approves every device",
         requirement: "The client completes the handshake (hello-ok) with a Gateway that approves every device.",
         source: "docs/protocol.md §3", profiles: .all,
@@ -56,7 +53,6 @@ public enum HandshakeProbe {
             if case .sessionOpened = event { return true }
             return false
         }
-        declared(run.connects().first(where: \.isNode)?.commands)
         if outcome.match != nil { return }
         let diagnosis = diagnose(run.events())
         throw ScenarioFailure(diagnosis.sentence, expected: "a session (hello-ok)", actual: diagnosis.key)

@@ -50,6 +50,9 @@ public struct RunConfiguration: Sendable {
     /// `--show-secrets`: keep tokens and passwords in transcripts, client logs and the report
     /// (by default every Gateway's ``MockGateway/SecretRedactor`` removes them).
     public var showSecrets: Bool = false
+    /// `--probe-command`: the client's own commands to probe it with, tried before the built-in
+    /// ``ProbeCommand/readOnly`` set (see ``ScenarioRun/probeCommand()``).
+    public var probeCommands: [ProbeCommand] = []
 
     /// Creates a configuration.
     public init(seed: UInt64 = Seed.random(), slowness: Double = 1, selection: RunSelection = RunSelection(), jobs: Int = 0,
@@ -187,11 +190,13 @@ public struct Runner: Sendable {
         if ownsStateRoot && !configuration.keepState {
             try? fileManager.removeItem(at: stateRoot)
         }
+        var finished = results.compactMap { $0 }
+        let probeResults = Self.pointToShowingScenario(probes.values.map(\.result), results: &finished)
         var report = RunReport(
             seed: configuration.seed, slowness: configuration.slowness, strict: configuration.strict,
             client: driver.summary, transcriptDirectory: transcripts.usedPath, shard: configuration.selection.shard,
-            keptStateDirectory: configuration.keepState ? stateRoot.path : nil, results: results.compactMap { $0 },
-            probes: probes.values.map(\.result).sorted { $0.profile < $1.profile })
+            keptStateDirectory: configuration.keepState ? stateRoot.path : nil, results: finished,
+            probes: probeResults.sorted { $0.profile < $1.profile })
         if report.exitCode == 0, transcripts.removeIfTemporary() {
             // A passing invocation leaves nothing in the temporary directory.
             report.transcriptDirectory = nil
@@ -208,8 +213,6 @@ public struct Runner: Sendable {
     private struct Probe: Sendable {
         var result: ProbeResult
         var announced: Set<StimulusKind>
-        /// The commands of the client's first node connect in the probe (`nil`: it sent none).
-        var declared: [String]?
         /// The probe run's root cause, shared by the runs it decides.
         var rootCause: RootCause?
     }
@@ -228,10 +231,7 @@ public struct Runner: Sendable {
             for profile in profiles {
                 group.addTask {
                     let announced = Locked<Set<StimulusKind>>([])
-                    let declared = Locked<[String]?>(nil)
-                    let scenario = HandshakeProbe.scenario(
-                        announced: { stimuli in announced.withLock { $0 = stimuli } },
-                        declared: { commands in declared.withLock { $0 = commands } })
+                    let scenario = HandshakeProbe.scenario(announced: { stimuli in announced.withLock { $0 = stimuli } })
                     let result = await execute(PlannedRun(scenario: scenario, profile: profile), stateRoot: stateRoot,
                                                transcripts: transcripts)
                     let admitted = result.verdict != .fail
@@ -240,8 +240,7 @@ public struct Runner: Sendable {
                         cause: admitted ? nil : result.message,
                         seeAlso: admitted ? nil : result.actual.flatMap(HandshakeProbe.seeAlso(forKey:)),
                         durationMs: result.durationMs)
-                    return (profile.name, Probe(result: probe, announced: announced.withLock { $0 },
-                                                declared: declared.withLock { $0 }, rootCause: result.rootCause))
+                    return (profile.name, Probe(result: probe, announced: announced.withLock { $0 }, rootCause: result.rootCause))
                 }
             }
             var probes: [String: Probe] = [:]
@@ -252,28 +251,20 @@ public struct Runner: Sendable {
 
     /// The verdict of a run the probe decides: the client never got a session on its profile, so
     /// a scenario that needs one fails at once with the probe's cause (or is unsupported when the
-    /// client lacks a stimulus it needs or does not declare a command it needs, as it would have
-    /// been).
+    /// client lacks a stimulus it needs, which its adapter announced whether or not it got in).
+    ///
+    /// The commands of a refused connect decide nothing here: a client that never gets in has
+    /// never been offered an invoke, so what it declares (or leaves out) cannot make a scenario
+    /// that invokes it `unsupported`; the probe's cause is what keeps it from being judged.
     private static func decidedByProbe(_ planned: PlannedRun, probes: [String: Probe], baseSeed: UInt64) -> RunResult? {
         let scenario = planned.scenario
         guard scenario.options.needsSession, let probe = probes[planned.profile.name], !probe.result.admitted else { return nil }
         var result = Self.result(for: planned, seed: Seed.derive(baseSeed, planned.key), baseSeed: baseSeed)
         result.decidedByProbe = true
-        let missing = scenario.needs.subtracting(probe.announced.union([.restart])).sorted()
+        let missing = scenario.clientNeeds.subtracting(probe.announced).sorted()
         if !missing.isEmpty {
             result.verdict = .unsupported
             result.message = "the client does not support \(missing.map { "\"\($0)\"" }.joined(separator: ", "))"
-            return result
-        }
-        // A command the client does not declare is never invoked: unsupported, as the body
-        // would have decided from the same connect.
-        let undeclared = scenario.options.missingCommands(declared: probe.declared ?? [])
-        if !undeclared.isEmpty {
-            result.verdict = .unsupported
-            let groups = undeclared.map { $0.joined(separator: " or ") }.joined(separator: "; ")
-            result.message = probe.declared == nil
-                ? "the client sent no node connect in the handshake probe, so it declares no commands (needs \(groups))"
-                : "the client does not declare \(groups) (its connect in the handshake probe)"
             return result
         }
         result.verdict = scenario.level == .must ? .fail : .warn
@@ -283,6 +274,31 @@ public struct Runner: Sendable {
         result.actual = probe.result.causeKey
         result.rootCause = probe.rootCause
         return result
+    }
+
+    /// Points each failed probe's "see also" at a scenario that really shows its cause in this
+    /// invocation: the handshake scenario the refusal code names when it failed here (or was not
+    /// run), otherwise a scenario that ran on the same profile and failed, preferring one whose
+    /// failure names the refusal code (a client that fails only HS-011 with INVALID_REQUEST is not
+    /// sent to HS-001, which it passed). The runs the probe decided are reworded to match.
+    static func pointToShowingScenario(_ probes: [ProbeResult], results: inout [RunResult]) -> [ProbeResult] {
+        probes.map { probe in
+            guard !probe.admitted, let named = probe.seeAlso else { return probe }
+            let onProfile = results.filter { $0.profile == probe.profile && !$0.decidedByProbe }
+            let showing = onProfile.filter { $0.verdict != .pass && $0.verdict != .unsupported }
+            if showing.contains(where: { $0.id == named }) || !onProfile.contains(where: { $0.id == named }) { return probe }
+            let code = probe.causeKey.flatMap { key in key.hasPrefix("refused:") ? String(key.dropFirst("refused:".count).prefix { $0 != "," }) : nil }
+            let better = showing.first { result in code.map { result.message.contains($0) || (result.actual ?? "").contains($0) } ?? false }
+                ?? showing.first
+            var pointed = probe
+            pointed.seeAlso = better?.id
+            let old = " (see \(named))"
+            let new = better.map { " (see \($0.id))" } ?? ""
+            for index in results.indices where results[index].profile == probe.profile && results[index].decidedByProbe {
+                results[index].message = results[index].message.replacingOccurrences(of: old, with: new)
+            }
+            return pointed
+        }
     }
 
     private enum Outcome: Sendable {
@@ -431,8 +447,8 @@ public struct Runner: Sendable {
         let run = ScenarioRun(
             scenario: scenario, profile: planned.profile, seed: runSeed, slowness: configuration.slowness,
             stepTimeoutMs: configuration.stepTimeoutMs, gateway: gateway, client: client, stateDirectory: stateDirectory,
-            gatewayFactory: gatewayFactory)
-        run.note("run \(planned.key) seed \(runSeed) (--seed \(configuration.seed))\(simulated ? ", simulated" : ", real time")")
+            probeCommands: configuration.probeCommands, gatewayFactory: gatewayFactory)
+        run.note("run \(planned.key) --seed \(configuration.seed)\(simulated ? ", simulated" : ", real time")")
 
         let deadline = simulated ? .milliseconds(Int64(scenario.options.simulatedTimeoutMs))
             : context.scaled(scenario.options.timeoutMs)

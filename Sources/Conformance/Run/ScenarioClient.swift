@@ -30,6 +30,10 @@ public final class ScenarioClient: Sendable {
     /// the harness can restart any client.
     public var supportedStimuli: Set<StimulusKind> { state.withLock { $0.supported } }
 
+    /// The read-only commands the client named as safe to probe it with when it started (an
+    /// adapter's hello `probeCommands`).
+    public var announcedProbeCommands: [ProbeCommand] { session.probeCommands }
+
     /// Whether the client announced `kind`.
     public func supports(_ kind: StimulusKind) -> Bool { supportedStimuli.contains(kind) }
 
@@ -49,7 +53,7 @@ public final class ScenarioClient: Sendable {
             return state.configuration
         }
         note("client: start (gateway \(configuration.gatewayURL))")
-        let supported = try await session.start(configuration).union([.restart])
+        let supported = try await session.start(configuration).union(StimulusKind.providedByHarness)
         state.withLock { $0.supported = supported; $0.running = true }
         try checkNeeds(supported)
     }
@@ -87,7 +91,7 @@ public final class ScenarioClient: Sendable {
     /// Restarts the client, keeping its state directory (an app relaunch).
     public func restart() async throws {
         note("client: restart")
-        let supported = try await session.restart(timeout: stimulusTimeout).union([.restart])
+        let supported = try await session.restart(timeout: stimulusTimeout).union(StimulusKind.providedByHarness)
         state.withLock { $0.supported = supported; $0.running = true }
     }
 

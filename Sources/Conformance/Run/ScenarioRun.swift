@@ -48,13 +48,15 @@ public final class ScenarioRun: Sendable {
     public let client: ScenarioClient
     /// The client's state directory for this run.
     public let stateDirectory: URL
+    /// The commands named with `--probe-command`, tried before the built-in probes.
+    public let configuredProbeCommands: [ProbeCommand]
 
     private let gatewayFactory: GatewayFactory
     // All mutable state is behind this lock.
     private let state: Locked<State>
 
     init(scenario: Scenario, profile: GatewayProfile, seed: UInt64, slowness: Double, stepTimeoutMs: Int,
-         gateway: Gateway, client: ScenarioClient, stateDirectory: URL,
+         gateway: Gateway, client: ScenarioClient, stateDirectory: URL, probeCommands: [ProbeCommand] = [],
          gatewayFactory: @escaping GatewayFactory) {
         self.scenario = scenario
         self.profile = profile
@@ -65,6 +67,7 @@ public final class ScenarioRun: Sendable {
         self.gateway = gateway
         self.client = client
         self.stateDirectory = stateDirectory
+        self.configuredProbeCommands = probeCommands
         self.gatewayFactory = gatewayFactory
         self.state = Locked(State(random: SeededRandom(seed: seed), gateways: [gateway]))
     }
@@ -287,22 +290,86 @@ public final class ScenarioRun: Sendable {
         }
     }
 
+    // MARK: Preconditions
+
+    /// Runs a step that only sets the scene for the rule (a refusal to provoke, a session to
+    /// get): when it fails, the rule was never tested, and the failure says so, with what the
+    /// Gateway saw instead ("could not reach the precondition: a connect refused with
+    /// PROTOCOL_MISMATCH; the client's connects were refused with DEVICE_AUTH_NONCE_REQUIRED").
+    /// - Parameters:
+    ///   - what: the precondition, as the failure names it.
+    ///   - step: the step that reaches it.
+    /// - Returns: what the step returned.
+    /// - Throws: the step's `ScenarioFailure`, reworded.
+    public func precondition<T: Sendable>(_ what: String, _ step: () async throws -> T) async throws -> T {
+        do {
+            return try await step()
+        } catch var failure as ScenarioFailure {
+            let cause = Self.preconditionCause(events: gateway.events.all)
+            failure.message = "could not reach the precondition: \(what); \(cause)"
+            failure.actual = [cause, failure.actual].compactMap { $0 }.joined(separator: "; ")
+            throw failure
+        }
+    }
+
+    /// What kept a run from its precondition, from the Gateway's log: the refusal codes its
+    /// connects got, or why it got no refusal at all.
+    static func preconditionCause(events: [MockGateway.GatewayEvent]) -> String {
+        var refusals: [String] = []
+        var sessions = 0
+        for event in events {
+            switch event {
+            case .handshakeRejected(_, let error, _):
+                let code = error.detailCode ?? error.code
+                if !refusals.contains(code) { refusals.append(code) }
+            case .sessionOpened: sessions += 1
+            default: break
+            }
+        }
+        if !refusals.isEmpty {
+            return "the client's connects were refused with \(refusals.joined(separator: ", ")) instead"
+                + (sessions > 0 ? " (and \(sessions) got a session)" : "")
+        }
+        if sessions > 0 { return "the client's connects were admitted (\(sessions) session\(sessions == 1 ? "" : "s")) instead" }
+        return HandshakeProbe.diagnose(events).sentence
+    }
+
     // MARK: Checks
 
     /// Requires `condition`.
-    /// - Throws: `ScenarioFailure` with `message`, `expected` and `actual` when it is false.
+    /// - Throws: `ScenarioFailure` when it is false, whose message says what happened:
+    ///   `message`, then what was expected and what came (``happened(_:expected:actual:)``).
     public func expect(_ condition: Bool, _ message: @autoclosure () -> String, expected: @autoclosure () -> String? = nil,
                        actual: @autoclosure () -> String? = nil, level: RequirementLevel? = nil) throws {
         guard !condition else { return }
-        throw ScenarioFailure(message(), expected: expected(), actual: actual(), level: level)
+        let (expected, actual) = (expected(), actual())
+        throw ScenarioFailure(Self.happened(message(), expected: expected, actual: actual), expected: expected, actual: actual,
+                              level: level)
     }
 
     /// Requires `actual == expected`.
-    /// - Throws: `ScenarioFailure` showing both values (as ``describe(_:)`` writes them).
+    /// - Throws: `ScenarioFailure` showing both values (as ``describe(_:)`` writes them), in the
+    ///   message too.
     public func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ message: @autoclosure () -> String,
                                           level: RequirementLevel? = nil) throws {
         guard actual != expected else { return }
-        throw ScenarioFailure(message(), expected: Self.describe(expected), actual: Self.describe(actual), level: level)
+        let (expected, actual) = (Self.describe(expected), Self.describe(actual))
+        throw ScenarioFailure(Self.happened(message(), expected: expected, actual: actual), expected: expected, actual: actual,
+                              level: level)
+    }
+
+    /// A failed check's message as a report's `failure:` line shows it: what the check was
+    /// about (often worded as the requirement), then what happened ("...: expected 1002, got
+    /// 1008"), each value cut to 100 characters (the `expected:` and `actual:` lines keep them
+    /// whole).
+    static func happened(_ message: String, expected: String?, actual: String?) -> String {
+        func cut(_ text: String) -> String { text.count > 100 ? String(text.prefix(99)) + "…" : text }
+        switch (expected, actual) {
+        case (let expected?, let actual?): return "\(message): expected \(cut(expected)), got \(cut(actual))"
+        case (nil, let actual?): return "\(message): got \(cut(actual))"
+        case (let expected?, nil): return "\(message): expected \(cut(expected))"
+        case (nil, nil): return message
+        }
     }
 
     /// A value as people read it in a report: an optional as its value or `none`, never

@@ -36,16 +36,17 @@ extension ScenarioRun {
 
     // MARK: - The client still answers an invoke
 
-    /// Invokes `probe` (see ``probeCommand()``) on the node of `session` and requires the request
-    /// to go out on that session's connection and the client to answer it: the client still
-    /// serves the connection `situation` describes (`after the seq gap`).
+    /// Invokes `probe` (see ``probeCommand()``, with its ``probeParams(for:)``) on the node of
+    /// `session` and requires the request to go out on that session's connection and the client
+    /// to answer it: the client still serves the connection `situation` describes (`after the
+    /// seq gap`).
     /// - Returns: the cursor from just before the invoke, for checks about what followed it.
     @discardableResult
     public func expectProbeAnswers(_ probe: String, on session: SessionInfo, _ situation: String) async throws -> EventCursor {
         let connectionId = session.connectionId
         guard let nodeId = session.deviceId else { try fail("the node session has no device id") }
         let start = mark()
-        async let outcome = gateway.invoke(nodeId: nodeId, command: probe, params: [:], wait: stepTimeout)
+        async let outcome = gateway.invoke(nodeId: nodeId, command: probe, params: probeParams(for: probe), wait: stepTimeout)
         let sentOn = try await waitForEvent("the node.invoke.request \(situation)", from: start) { event in
             if case .invokeSent(_, _, _, let id) = event { id } else { nil }
         }

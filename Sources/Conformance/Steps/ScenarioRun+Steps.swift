@@ -251,22 +251,41 @@ extension ScenarioRun {
         guard missing.isEmpty else { try unsupported(undeclared(missing, connect: connect)) }
     }
 
-    /// Commands a scenario may invoke just to see that the client still answers, in order of
-    /// preference: harmless and answered at once.
-    public static let probeCommands = [NodeCommandName.deviceInfo, .deviceStatus, .debugCounter].map(\.rawValue)
+    /// The names of the built-in probe commands (``ProbeCommand/readOnly``), as a scenario's
+    /// `needsCommands` group: a client that declares none of them needs `--probe-command`.
+    public static let probeCommands = ProbeCommand.readOnly.map(\.name)
+
+    /// The probes this run may use, in order: `--probe-command` first, then those the client's
+    /// adapter named in its hello (`probeCommands`), then the built-in ones; a name only once.
+    public var probeCandidates: [ProbeCommand] {
+        var candidates: [ProbeCommand] = []
+        for probe in configuredProbeCommands + client.announcedProbeCommands + ProbeCommand.readOnly
+        where !candidates.contains(where: { $0.name == probe.name }) {
+            candidates.append(probe)
+        }
+        return candidates
+    }
 
     /// A declared command to invoke as a probe ("is the client still answering on this socket?"):
-    /// the first of ``probeCommands`` the node declares. Decided from the first node connect,
-    /// before waiting for a session.
-    /// - Throws: `ScenarioUnsupported` when it declares none of them.
+    /// the first of ``probeCandidates`` the node declares (invoke it with ``probeParams(for:)``).
+    /// Decided from the first node connect, before waiting for a session.
+    /// - Throws: `ScenarioUnsupported` when it declares none of them, saying what to add.
     public func probeCommand() async throws -> String {
         let connect = try await declaration()
         let declared = Set(connect?.commands ?? [])
-        guard let command = Self.probeCommands.first(where: declared.contains) else {
-            guard connect != nil else { try unsupported(undeclared(Self.probeCommands, connect: nil)) }
-            try unsupported("the client declares none of \(Self.probeCommands.joined(separator: ", ")) to probe it with")
+        let names = probeCandidates.map(\.name)
+        guard let command = names.first(where: declared.contains) else {
+            guard connect != nil else { try unsupported(undeclared(names, connect: nil)) }
+            try unsupported("the client declares none of \(names.joined(separator: ", ")) to probe it with; name a read-only "
+                            + "command it declares with --probe-command NAME[=PARAMS]")
         }
         return command
+    }
+
+    /// The `params` to invoke the probe `command` with: those given with `--probe-command` or in
+    /// the adapter's hello, or an empty object.
+    public func probeParams(for command: String) -> JSONValue {
+        probeCandidates.first { $0.name == command }?.params ?? .object([:])
     }
 
     // MARK: - Pairing

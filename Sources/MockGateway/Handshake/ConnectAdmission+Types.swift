@@ -10,6 +10,8 @@ extension ConnectAdmission {
         public var profile: GatewayProfile
         /// Whether the Gateway still starts up (every connect gets `UNAVAILABLE`, close 1013).
         public var isStartingUp: Bool
+        /// The `retryAfterMs` of the `UNAVAILABLE` answer while starting up (upstream's is 500).
+        public var startingUpRetryAfterMs: Int = ConnectAdmission.defaultStartingUpRetryAfterMs
         /// The largest first frame (64 KiB; close 1009 beyond it).
         public var maxPreauthPayloadBytes: Int
         /// The device-proof checks (holds the off-by-default legacy v1 switch).
@@ -39,6 +41,7 @@ extension ConnectAdmission {
             self.init(
                 auth: configuration.auth, profile: configuration.profile, isStartingUp: configuration.startingUp,
                 maxPreauthPayloadBytes: configuration.maxPreauthPayloadBytes)
+            self.startingUpRetryAfterMs = configuration.startingUpRetryAfterMs
         }
     }
 

@@ -148,7 +148,9 @@ public struct ConnectAdmission: Sendable {
 
         // 2. Starting up, before protocol negotiation (connect-admission.ts @0186e586: the
         // `isStartupPending` check comes first).
-        if configuration.isStartingUp { return .rejected(startingUp.with(requestID: requestID)) }
+        if configuration.isStartingUp {
+            return .rejected(startingUp(retryAfterMs: configuration.startingUpRetryAfterMs).with(requestID: requestID))
+        }
 
         // 3. Protocol negotiation.
         let negotiated: Int
@@ -302,13 +304,18 @@ extension ConnectAdmission {
         return .success(highest)
     }
 
+    /// The real Gateway's `retryAfterMs` while it starts up (`startup-unavailable.ts`).
+    public static let defaultStartingUpRetryAfterMs = 500
+
     /// Start-up (`startup-unavailable.ts`; checked before the protocol, see `evaluate`).
-    static let startingUp = Rejection(
-        stage: .startup, requestID: nil,
-        error: ErrorShape(
-            code: ErrorCode.unavailable.rawValue, message: "gateway starting; retry shortly",
-            details: ["reason": "startup-sidecars"], retryable: true, retryAfterMs: 500),
-        closeCode: .tryAgainLater, closeReason: "gateway starting")
+    static func startingUp(retryAfterMs: Int) -> Rejection {
+        Rejection(
+            stage: .startup, requestID: nil,
+            error: ErrorShape(
+                code: ErrorCode.unavailable.rawValue, message: "gateway starting; retry shortly",
+                details: ["reason": "startup-sidecars"], retryable: true, retryAfterMs: retryAfterMs),
+            closeCode: .tryAgainLater, closeReason: "gateway starting")
+    }
 
     /// docs/protocol.md §3.7 step 5.
     static let invalidRole = Rejection(

@@ -91,7 +91,8 @@ actor GatewaySession {
         self.startGate = startGate
         self.signals = signals
         identifiers = IdentifierSource(seed: configuration.reproducible ? seed &+ 0x1D5 : nil)
-        policy = ReconnectPolicy(seed: seed, mutants: configuration.mutants)
+        policy = ReconnectPolicy(seed: seed, mutants: configuration.mutants,
+                                 pausesAfterPairingRequired: configuration.pausesAfterPairingRequired)
     }
 
     // MARK: - Control

@@ -82,10 +82,14 @@ struct ReconnectPolicy: Sendable {
     private(set) var pairingRequestId: String?
     private var random: SeededGenerator
     private let mutants: Set<Mutant>
+    /// Pause after `PAIRING_REQUIRED` until an explicit `connect` (a legal variant, see
+    /// `ReferenceConfiguration.pausesAfterPairingRequired`).
+    private let pausesAfterPairingRequired: Bool
 
-    init(seed: UInt64, mutants: Set<Mutant>) {
+    init(seed: UInt64, mutants: Set<Mutant>, pausesAfterPairingRequired: Bool = false) {
         random = SeededGenerator(seed: seed)
         self.mutants = mutants
+        self.pausesAfterPairingRequired = pausesAfterPairingRequired
     }
 
     /// A session was established: backoff and pairing state start over.
@@ -210,9 +214,7 @@ struct ReconnectPolicy: Sendable {
         if error.code == ErrorCode.unavailable.rawValue {
             let backoff = nextBackoffMs()
             guard let retryAfter = error.retryAfterMs else { return (.retry(afterMs: backoff), []) }
-            // The mutant takes "retry shortly" as "retry now"; the Gateway's 500 ms hint equals the
-            // first backoff step, so merely ignoring it would go unnoticed.
-            if mutants.contains(.ignoreRetryAfter) { return (.retry(afterMs: ClientTimers.tightLoopMs), []) }
+            if mutants.contains(.ignoreRetryAfter) { return (.retry(afterMs: backoff), []) }
             return (.retry(afterMs: max(backoff, Int64(retryAfter))), [])
         }
         return (.retry(afterMs: nextBackoffMs()), [])
@@ -238,7 +240,7 @@ struct ReconnectPolicy: Sendable {
         if mutants.contains(.followSupersededRequest), let previous, let requestId, previous != requestId {
             return (.pause(reason: "pairing request \(previous) was replaced"), [])
         }
-        if mutants.contains(.noPairingRetry) { return (.pause(reason: "pairing required"), []) }
+        if mutants.contains(.noPairingRetry) || pausesAfterPairingRequired { return (.pause(reason: "pairing required"), []) }
         let effects: [ReconnectEffect] = mutants.contains(.pairingChurn) ? [.regenerateIdentity] : []
         return (.pairingWait(afterMs: nextPairingDelayMs(), requestId: pairingRequestId), effects)
     }
