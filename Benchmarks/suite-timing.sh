@@ -6,11 +6,18 @@
 # be shortened, whatever --jobs is). Not a test: nothing here asserts.
 #
 #   Benchmarks/suite-timing.sh [RUNS]      (default 3)
+#
+# HARNESS=PATH measures that binary instead of building one (to compare two builds, such as the
+# commit before a change and after it, on the same machine in one session).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-3}"
-swift build -c release --product harness >/dev/null
-harness="$PWD/.build/release/harness"
+if [ -n "${HARNESS:-}" ]; then
+  harness="$(realpath "$HARNESS")"
+else
+  swift build -c release --product harness >/dev/null
+  harness="$PWD/.build/release/harness"
+fi
 export harness
 
 # One measurement: LABEL then the harness arguments. Prints median wall, median CPU (user+sys of
