@@ -19,20 +19,21 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
     /// Who the client says it is in `connect.client` (the iPhone app by default).
     public let persona: ClientPersona
 
-    /// Whether it pauses after `PAIRING_REQUIRED` until an explicit `connect` (a legal variant,
-    /// `ReferenceConfiguration.pausesAfterPairingRequired`).
-    public let pausesAfterPairingRequired: Bool
+    /// Where it waits for an explicit `connect` instead of reconnecting by itself (legal variants,
+    /// `ReferenceConfiguration.waitsForUser`).
+    public let waitsForUser: UserWaits
 
     /// Creates the adapter.
     /// - Parameters:
     ///   - mutants: the bugs to switch on.
     ///   - persona: the client it presents itself as (`.nodeHost` for a node host).
-    ///   - pausesAfterPairingRequired: wait for the user after `PAIRING_REQUIRED`, as upstream's
-    ///     TypeScript client and OpenClawKit do.
-    public init(mutants: Set<Mutant> = [], persona: ClientPersona = .iPhone, pausesAfterPairingRequired: Bool = false) {
+    ///   - waitsForUser: where to wait for the user (after `PAIRING_REQUIRED`, as upstream's
+    ///     TypeScript client and OpenClawKit do; after an invalid challenge, as the TypeScript
+    ///     client does).
+    public init(mutants: Set<Mutant> = [], persona: ClientPersona = .iPhone, waitsForUser: UserWaits = []) {
         self.mutants = mutants
         self.persona = persona
-        self.pausesAfterPairingRequired = pausesAfterPairingRequired
+        self.waitsForUser = waitsForUser
     }
 
     /// What the reference client can do, in the engine's terms.
@@ -57,7 +58,7 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
             gatewayURL: configuration.gatewayURL, sharedToken: configuration.sharedToken,
             stateDirectory: configuration.stateDirectory, seed: configuration.seed, clock: clock, mutants: mutants,
             persona: persona, connector: configuration.connector, reproducible: true, durableState: false, memoryState: files)
-        referenceConfiguration.pausesAfterPairingRequired = pausesAfterPairingRequired
+        referenceConfiguration.waitsForUser = waitsForUser
         let reference = ReferenceClient(configuration: referenceConfiguration)
         let previous = client.withLock { current -> ReferenceClient? in
             defer { current = reference }

@@ -105,10 +105,10 @@ public struct ReferenceConfiguration: Sendable {
     /// with its own command set: scenarios that need an undeclared command are `unsupported`
     /// for it. The client still answers an invoke of an undeclared command (with an error).
     public var declaredCommands: [String]?
-    /// Pause after `PAIRING_REQUIRED` until an explicit `connect` instead of retrying while the
-    /// request is pending: what upstream's TypeScript Gateway client and OpenClawKit do, and
-    /// allowed (the scenarios give such a client the `connect` stimulus). Off by default.
-    public var pausesAfterPairingRequired: Bool = false
+    /// Where the client stops reconnecting by itself and waits for the user (an explicit
+    /// `connect`) instead of retrying: legal variants that upstream's own clients show, which the
+    /// scenarios give the `connect` stimulus. None by default.
+    public var waitsForUser: UserWaits = []
 
     /// Creates a configuration.
     public init(
@@ -175,4 +175,19 @@ public enum ClientTimers {
     public static let defaultInvokeTimeoutMs: Int64 = 30_000
     /// Minimum interval between durable presence beacons (10 minutes).
     public static let beaconMinimumIntervalMs: Int64 = 600_000
+}
+
+/// Situations in which a client may wait for the user instead of reconnecting by itself.
+public struct UserWaits: OptionSet, Sendable, Hashable {
+    /// The bits.
+    public let rawValue: Int
+    /// Wraps bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// After `PAIRING_REQUIRED`, while the request is pending: upstream's TypeScript Gateway
+    /// client and OpenClawKit do this.
+    public static let afterPairingRequired = UserWaits(rawValue: 1 << 0)
+    /// After a `connect.challenge` without an integer `ts`, which is never signed: upstream's
+    /// TypeScript Gateway client ends the attempt and pauses.
+    public static let afterInvalidChallenge = UserWaits(rawValue: 1 << 1)
 }

@@ -11,11 +11,11 @@ import Testing
 @Suite("Client kinds and preconditions")
 struct ClientKindAndPreconditionTests {
     static func run(_ filter: String, mutants: Set<Mutant>, persona: ClientPersona = .iPhone,
-                    pausesAfterPairingRequired: Bool = false) async throws -> [RunResult] {
+                    waitsForUser: UserWaits = []) async throws -> [RunResult] {
         let configuration = RunConfiguration(
             seed: 20_261_202, slowness: 1, selection: RunSelection(filters: filter.split(separator: ",").map(String.init)), jobs: 2, transcripts: .none)
         let driver = InProcessDriver(name: "reference") {
-            ReferenceNodeUnderTest(mutants: mutants, persona: persona, pausesAfterPairingRequired: pausesAfterPairingRequired)
+            ReferenceNodeUnderTest(mutants: mutants, persona: persona, waitsForUser: waitsForUser)
         }
         let report = try await Runner(scenarios: allScenarios, driver: driver, gatewayFactory: GatewayFactories.standard,
                                       configuration: configuration).run()
@@ -65,7 +65,15 @@ struct ClientKindAndPreconditionTests {
     @Test func aClientThatWaitsForTheUserAfterPairingRequiredIsGivenTheConnectStimulus() async throws {
         // As upstream's TypeScript client and OpenClawKit: no retry while the request is pending,
         // a reconnect when the user asks for one. PAIR-012 waited for a retry that never came.
-        for result in try await Self.run("PAIR-001,PAIR-012", mutants: [], pausesAfterPairingRequired: true) {
+        for result in try await Self.run("PAIR-001,PAIR-012", mutants: [], waitsForUser: .afterPairingRequired) {
+            #expect(result.verdict == .pass, "\(result.key): \(result.verdict): \(result.message)")
+        }
+    }
+
+    @Test func aClientThatWaitsForTheUserAfterAChallengeWithoutTsIsGivenTheConnectStimulus() async throws {
+        // As upstream's TypeScript client: the attempt ends on the invalid challenge and the
+        // client reconnects when the user asks. HS-015 waited for a reconnect that never came.
+        for result in try await Self.run("HS-015", mutants: [], waitsForUser: .afterInvalidChallenge) {
             #expect(result.verdict == .pass, "\(result.key): \(result.verdict): \(result.message)")
         }
     }

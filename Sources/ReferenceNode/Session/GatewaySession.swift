@@ -91,8 +91,7 @@ actor GatewaySession {
         self.startGate = startGate
         self.signals = signals
         identifiers = IdentifierSource(seed: configuration.reproducible ? seed &+ 0x1D5 : nil)
-        policy = ReconnectPolicy(seed: seed, mutants: configuration.mutants,
-                                 pausesAfterPairingRequired: configuration.pausesAfterPairingRequired)
+        policy = ReconnectPolicy(seed: seed, mutants: configuration.mutants, waitsForUser: configuration.waitsForUser)
     }
 
     // MARK: - Control
@@ -328,8 +327,14 @@ actor GatewaySession {
             switch phase {
             case .awaitingChallenge:
                 // Frames that cannot be decoded are skipped while waiting for the challenge.
-                guard case .event(let event)? = frame, event.event == GatewayEventName.connectChallenge.rawValue,
-                      let challenge = parseChallenge(event.payload) else { continue }
+                guard case .event(let event)? = frame, event.event == GatewayEventName.connectChallenge.rawValue else { continue }
+                guard let challenge = parseChallenge(event.payload) else {
+                    // Never signed; a client that waits for the user ends the attempt here.
+                    if configuration.waitsForUser.contains(.afterInvalidChallenge) {
+                        connection.drop(reason: ReconnectPolicy.invalidChallengeReason, closeCode: 1000)
+                    }
+                    continue
+                }
                 timer.cancel()
                 connection.serverOffsetMs = Int64(challenge.ts) - clock.nowMs
                 let (id, request) = connectFrame(challenge: challenge, credentials: credentials)

@@ -82,14 +82,17 @@ struct ReconnectPolicy: Sendable {
     private(set) var pairingRequestId: String?
     private var random: SeededGenerator
     private let mutants: Set<Mutant>
-    /// Pause after `PAIRING_REQUIRED` until an explicit `connect` (a legal variant, see
-    /// `ReferenceConfiguration.pausesAfterPairingRequired`).
-    private let pausesAfterPairingRequired: Bool
+    /// Where to wait for an explicit `connect` instead of retrying (legal variants, see
+    /// `ReferenceConfiguration.waitsForUser`).
+    private let waitsForUser: UserWaits
 
-    init(seed: UInt64, mutants: Set<Mutant>, pausesAfterPairingRequired: Bool = false) {
+    /// The drop reason of an attempt ended on a `connect.challenge` without an integer `ts`.
+    static let invalidChallengeReason = "connect challenge without an integer ts"
+
+    init(seed: UInt64, mutants: Set<Mutant>, waitsForUser: UserWaits = []) {
         random = SeededGenerator(seed: seed)
         self.mutants = mutants
-        self.pausesAfterPairingRequired = pausesAfterPairingRequired
+        self.waitsForUser = waitsForUser
     }
 
     /// A session was established: backoff and pairing state start over.
@@ -142,6 +145,8 @@ struct ReconnectPolicy: Sendable {
         switch end {
         case .stoppedByClient:
             return (.idle, [])
+        case .transportFailure(let reason) where reason == Self.invalidChallengeReason && waitsForUser.contains(.afterInvalidChallenge):
+            return (.pause(reason: reason), [])
         case .transportFailure, .droppedByClient:
             return (.retry(afterMs: nextBackoffMs()), [])
         case .ended(let closeCode, _):
@@ -240,7 +245,7 @@ struct ReconnectPolicy: Sendable {
         if mutants.contains(.followSupersededRequest), let previous, let requestId, previous != requestId {
             return (.pause(reason: "pairing request \(previous) was replaced"), [])
         }
-        if mutants.contains(.noPairingRetry) || pausesAfterPairingRequired { return (.pause(reason: "pairing required"), []) }
+        if mutants.contains(.noPairingRetry) || waitsForUser.contains(.afterPairingRequired) { return (.pause(reason: "pairing required"), []) }
         let effects: [ReconnectEffect] = mutants.contains(.pairingChurn) ? [.regenerateIdentity] : []
         return (.pairingWait(afterMs: nextPairingDelayMs(), requestId: pairingRequestId), effects)
     }
