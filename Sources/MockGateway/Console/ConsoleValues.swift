@@ -31,16 +31,21 @@ struct ConsoleEventTarget: OptionValue, Hashable {
 /// The largest duration the console accepts (about 31 years), so that milliseconds fit in 64 bits.
 let consoleMaximumSeconds: Double = 1_000_000_000
 
+/// `text` as a finite number of seconds up to ``consoleMaximumSeconds`` (above 0, or from 0 when
+/// `allowingZero`), or the error that says what was `expected`.
+private func consoleSeconds(_ text: String, allowingZero: Bool, expected: String) throws(OptionValueError) -> Double {
+    guard let value = Double(text), value.isFinite, value <= consoleMaximumSeconds,
+          allowingZero ? value >= 0 : value > 0 else { throw OptionValueError(expected: expected) }
+    return value
+}
+
 /// A Gateway clock step: 0 to 1000000000 seconds (`advance`).
 struct ClockStep: OptionValue, Hashable {
     static let placeholder = "seconds"
     let seconds: Double
 
     init(option text: String) throws(OptionValueError) {
-        guard let value = Double(text), value.isFinite, (0...consoleMaximumSeconds).contains(value) else {
-            throw OptionValueError(expected: "a number of seconds (0 to 1000000000)")
-        }
-        seconds = value
+        seconds = try consoleSeconds(text, allowingZero: true, expected: "a number of seconds (0 to 1000000000)")
     }
 }
 
@@ -50,10 +55,7 @@ struct ConsoleSeconds: OptionValue, Hashable {
     let seconds: Double
 
     init(option text: String) throws(OptionValueError) {
-        guard let value = Double(text), value.isFinite, value > 0, value <= consoleMaximumSeconds else {
-            throw OptionValueError(expected: "a positive number of seconds (at most 1000000000)")
-        }
-        seconds = value
+        seconds = try consoleSeconds(text, allowingZero: false, expected: "a positive number of seconds (at most 1000000000)")
     }
 
     /// The duration on the Gateway clock, to the millisecond.
@@ -142,10 +144,7 @@ struct CloseCode: OptionValue, Hashable {
     let value: Int
 
     init(option text: String) throws(OptionValueError) {
-        guard let parsed = Int(text), (1000...4999).contains(parsed) else {
-            throw OptionValueError(expected: "a close code (1000 to 4999)")
-        }
-        value = parsed
+        value = try integer(text, in: 1000...4999, expected: "a close code (1000 to 4999)")
     }
 }
 
