@@ -143,8 +143,9 @@ extension GatewayCore {
     }
 
     func faultStatus() -> FaultStatus {
-        FaultStatus(droppedResponses: faults.dropNextResponse.keys.sorted(), responseDelay: faults.responseDelay,
-                    ticksStopped: faults.ticksStopped, startingUp: startingUp, eventsAsBinary: faults.nextEventsAsBinary,
-                    eventsFragmented: faults.nextEventsFragmented, down: !accepting)
+        let plan = faultLayer.plan
+        return FaultStatus(droppedResponses: plan.dropNextResponse.keys.sorted(), responseDelay: plan.responseDelay,
+                           ticksStopped: plan.ticksStopped, startingUp: startingUp, eventsAsBinary: plan.nextEventsAsBinary,
+                           eventsFragmented: plan.nextEventsFragmented, down: !accepting)
     }
 }

@@ -18,16 +18,13 @@ extension Gateway {
 
     /// The drain in force, if any.
     public func currentDrain() async -> GatewayDrain? {
-        await core.faults.drain
+        await core.faultLayer.drain
     }
 }
 
 extension GatewayCore {
     func setDrain(_ drain: GatewayDrain?) {
-        guard faults.drain != drain else { return }
-        faults.drain = drain
-        noteFault(drain.map { "drain (\($0.reason)): refuse new work with UNAVAILABLE, retryAfterMs \(GatewayDrain.retryAfterMs)" }
-            ?? "drain ended: serving requests again")
+        arm(.drain(drain))
     }
 }
 

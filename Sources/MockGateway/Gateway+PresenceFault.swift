@@ -25,13 +25,6 @@ struct PresenceForcedReply: Sendable, Hashable {
 
 extension GatewayCore {
     func armPresenceReply(_ reply: PresenceForcedReply) {
-        faults.forcedPresenceReply = reply
-        noteFault("answer the next node.presence.alive with handled:\(reply.handled) reason:\(reply.reason)")
-    }
-
-    /// Takes the armed presence reply, if any: it applies to one beacon only.
-    func takeForcedPresenceReply() -> PresenceForcedReply? {
-        defer { faults.forcedPresenceReply = nil }
-        return faults.forcedPresenceReply
+        arm(.presenceReply(reply))
     }
 }

@@ -121,14 +121,7 @@ extension GatewayCore {
     }
 
     func armPushRefusal(_ refusal: PushRefusal) {
-        faults.pushRefusal = refusal
-        noteFault("the push transport refuses the next send with \(refusal.status) \(refusal.reason)")
-    }
-
-    /// Takes the armed refusal, if any: it applies to one send only.
-    func takePushRefusal() -> PushRefusal? {
-        defer { faults.pushRefusal = nil }
-        return faults.pushRefusal
+        arm(.pushRefusal(refusal))
     }
 
     func renewPairing(deviceId: String) throws(GatewayError) {

@@ -130,22 +130,6 @@ extension GatewayCore {
         close(connectionId, code: closeCode, reason: closeReason)
     }
 
-    /// Sends a JSON document that is not a well-formed frame (a response echoing a numeric id).
-    func sendJSON(_ json: JSONValue, to connectionId: String, fault: SendFault? = nil) {
-        guard let state = connections[connectionId], !state.closing else { return }
-        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: .outbound, message: json, wire: TranscriptWire(frameKind: .text, frameCount: 1),
-                                          fault: fault.map { Self.transcriptFault($0, binary: false) }))
-        state.outbox.yield(.message(.text(json.jsonString), fault))
-    }
-
-    /// Answers with a JSON document that is not a well-formed frame, as ``respond(_:method:to:)``
-    /// answers a frame: logged as `request.handled` and delayed by `delayResponses`.
-    func respondJSON(_ json: JSONValue, method: String, error: ErrorShape, to connectionId: String) {
-        events.append(.requestHandled(connectionId: connectionId, method: method, ok: false, errorCode: error.code))
-        sendJSON(json, to: connectionId, fault: faults.responseDelay.map { SendFault(delay: $0) })
-    }
-
     func completeConnect(_ admitted: ConnectAdmission.Admitted, bootstrapGrant: BootstrapGrant?, deviceToken: DeviceToken?,
                          on connectionId: String) {
         guard let state = connections[connectionId] else { return }
@@ -193,10 +177,10 @@ extension GatewayCore {
                 events.append(.deviceToken(deviceId: device.deviceId, role: admitted.role, action: .issued))
                 _ = token
             }
-            establish(connectionId, admitted: admitted, deviceId: device.deviceId, publicKey: device.publicKey, grant: grant,
-                      sharedAuthGeneration: sharedGeneration)
+            let delivered = establish(connectionId, admitted: admitted, deviceId: device.deviceId, publicKey: device.publicKey,
+                                      grant: grant, sharedAuthGeneration: sharedGeneration)
             if let bootstrapGrant {
-                finishSetup(bootstrapGrant, deviceId: device.deviceId, deviceName: params.client.displayName)
+                finishSetup(bootstrapGrant, deviceId: device.deviceId, deviceName: params.client.displayName, delivered: delivered)
             }
         }
     }
@@ -238,9 +222,9 @@ extension GatewayCore {
     /// the setup's outcome: `device.pair.setup.completed`, or `device.pair.setup.deliveryUncertain`
     /// when the `hello-ok` could not be delivered (the connection went away, or a fault dropped
     /// the response).
-    func finishSetup(_ grant: BootstrapGrant, deviceId: String, deviceName: String?) {
+    /// - Parameter delivered: whether the `hello-ok` went out (no fault dropped it).
+    func finishSetup(_ grant: BootstrapGrant, deviceId: String, deviceName: String?, delivered: Bool) {
         guard bootstrapTokens.consume(grant.token, nowMs: nowMs) else { return }
-        let delivered = lastConnectResponseDelivered
         guard profile.hasSetupCodeLifecycle,
               let outcome = bootstrapTokens.recordOutcome(grant.token, deviceId: deviceId, deviceName: deviceName,
                                                           delivery: delivered ? .completed : .deliveryUncertain, nowMs: nowMs)
@@ -252,9 +236,11 @@ extension GatewayCore {
     }
 
     /// Sends `hello-ok`, registers the session (and the node), starts ticking.
+    /// - Returns: whether the `hello-ok` went out (`false` when a fault dropped it).
+    @discardableResult
     func establish(_ connectionId: String, admitted: ConnectAdmission.Admitted, deviceId: String?, publicKey: String?,
-                   grant: HelloAuthGrant, sharedAuthGeneration: Int?) {
-        guard var state = connections[connectionId] else { return }
+                   grant: HelloAuthGrant, sharedAuthGeneration: Int?) -> Bool {
+        guard var state = connections[connectionId] else { return false }
         let params = admitted.params
         let role = admitted.role
         let nodeId = role == .node ? (deviceId ?? params.client.id.rawValue) : nil
@@ -294,8 +280,7 @@ extension GatewayCore {
             policy: HelloPolicy(maxPayload: configuration.maxPayloadBytes, maxBufferedBytes: configuration.maxBufferedBytes,
                                 tickIntervalMs: configuration.tickIntervalMs),
             pluginSurfaceUrls: canvas.pluginSurfaceUrls, canvasHostUrl: canvas.canvasHostUrl)
-        lastConnectResponseDelivered = !faultsWillDropResponse(to: GatewayMethod.connect.rawValue)
-        respond(.success(id: admitted.requestID, payload: (try? hello.json()) ?? .null),
+        let delivered = respond(.success(id: admitted.requestID, payload: (try? hello.json()) ?? .null),
                 method: GatewayMethod.connect.rawValue, to: connectionId)
         events.append(.sessionOpened(SessionInfo(
             connectionId: connectionId, role: role, scopes: grant.scopes, deviceId: deviceId,
@@ -308,7 +293,7 @@ extension GatewayCore {
             nextTickMs = nowMs + Int64(configuration.tickIntervalMs)
         }
 
-        guard let nodeId else { return }
+        guard let nodeId else { return delivered }
         let replaced = nodes.register(RegisteredNode(
             nodeId: nodeId, connectionId: connectionId, clientId: params.client.id.rawValue,
             clientMode: params.client.mode.rawValue, displayName: params.client.displayName, platform: params.client.platform,
@@ -324,11 +309,7 @@ extension GatewayCore {
         let triggers = (try? JSONValue(encoding: VoiceWakeChangedEvent(triggers: configuration.voiceWakeTriggers))) ?? .null
         sendTargeted(event: GatewayEventName.voicewakeChanged.rawValue, payload: triggers, to: connectionId)
         broadcastPresence()
-    }
-
-    /// Whether the response to `method` is about to be dropped by a fault.
-    func faultsWillDropResponse(to method: String) -> Bool {
-        faults.dropNextResponse[method] != nil
+        return delivered
     }
 
     /// Changes the shared secret: the generation moves on, every session that depends on the

@@ -158,8 +158,9 @@ extension GatewayCore {
                  ConnectAdmission.connectAfterHandshakeError, to: connectionId)
             return
         }
-        if let drain = faults.drain, !drain.admits(method: request.method) {
-            fail(request.id, method: request.method, drain.refusal(method: request.method), to: connectionId)
+        // A drain refuses new work (FaultLayer).
+        if let refusal = faultLayer.intercept(request, on: connectionId) {
+            perform(refusal)
             return
         }
         handleMethodRequest(request, session: session, on: connectionId)
@@ -173,19 +174,16 @@ extension GatewayCore {
     // MARK: - Fault setters
 
     func setDropNextResponse(method: String, cut: Bool) {
-        faults.dropNextResponse[method] = cut
-        noteFault("drop the next response to \(method)\(cut ? " and cut the connection" : "")")
+        arm(.dropNextResponse(method: method, cut: cut))
     }
 
     func setResponseDelay(_ delay: Duration?) {
-        faults.responseDelay = delay
-        noteFault(delay.map { "delay responses by \($0)" } ?? "respond without delay")
+        arm(.responseDelay(delay))
     }
 
     func setTicksStopped(_ stopped: Bool) {
-        faults.ticksStopped = stopped
+        arm(.ticksStopped(stopped))
         if !stopped { nextTickMs = nowMs + Int64(configuration.tickIntervalMs) }
-        noteFault(stopped ? "ticks stopped" : "ticks resumed")
     }
 
     /// One gap per connection: the skip is consumed by each connection's next sequenced event.
@@ -197,18 +195,15 @@ extension GatewayCore {
     }
 
     func setNextEventsAsBinary(_ count: Int) {
-        faults.nextEventsAsBinary = max(0, count)
-        noteFault("send the next \(count) event\(count == 1 ? "" : "s") as binary messages")
+        arm(.eventsAsBinary(count))
     }
 
     func setNextEventsFragmented(_ count: Int) {
-        faults.nextEventsFragmented = max(0, count)
-        noteFault("fragment the next \(count) event\(count == 1 ? "" : "s") into 3 frames with pings between")
+        arm(.eventsFragmented(count))
     }
 
     func setChallengesWithoutTs(_ count: Int) {
-        faults.challengesWithoutTs = max(0, count)
-        noteFault("send the next \(count) connect.challenge\(count == 1 ? "" : "s") without ts")
+        arm(.challengesWithoutTs(count))
     }
 
     func setStartingUp(_ on: Bool) {
@@ -217,14 +212,6 @@ extension GatewayCore {
     }
 
     func setAccepting(_ on: Bool) { accepting = on }
-
-    /// Records an injected fault: a `fault` transcript line (on `connectionId`, or `-` for the
-    /// whole Gateway) and a `faultInjected` event.
-    func noteFault(_ description: String, on connectionId: String = "-") {
-        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: .fault, text: description))
-        events.append(.faultInjected(description: description))
-    }
 
     func sendCustomEvent(_ event: String, payload: JSONValue?, to connectionId: String, sequenced: Bool) {
         if sequenced {

@@ -99,32 +99,11 @@ extension GatewayCore {
 
     func handleNodeEvent(_ call: MethodCall) {
         let (request, session, nodeId, connectionId) = (call.request, call.session, call.nodeId, call.connectionId)
-        guard let params = request.params?.objectValue, let event = params["event"]?.stringValue, !event.isEmpty else {
+        guard let parsed = NodeEventRequest(params: request.params) else {
             return invalid(call, "event must be a non-empty string")
         }
-        // payloadJSON must be a string by schema, but `null` is accepted: Swift's generic sender
-        // can produce it (docs/protocol.md §6.5).
-        let payloadJSON: String?
-        if let text = params["payloadJSON"]?.stringValue {
-            payloadJSON = text
-        } else if let payload = params["payload"], !payload.isNull {
-            payloadJSON = payload.jsonString
-        } else {
-            payloadJSON = nil
-        }
-        events.append(.nodeEvent(nodeId: nodeId, event: event, payloadJSON: payloadJSON, connectionId: connectionId))
-        let payload = payloadJSON.flatMap { try? JSONValue(parsing: $0) }
-
-        // A scripted beacon reply (Gateway+PresenceFault.swift) replaces the rules and records nothing.
-        if event == NodeEventName.presenceAlive.rawValue, let forced = takeForcedPresenceReply() {
-            events.append(.presenceHandled(nodeId: nodeId, trigger: payload?["trigger"]?.stringValue,
-                                           handled: forced.handled, reason: NodeEventReason(rawValue: forced.reason)))
-            let reply: JSONValue = profile.nodeEventReply == .structured
-                ? ["ok": true, "event": .string(event), "handled": .bool(forced.handled), "reason": .string(forced.reason)]
-                : ["ok": true]
-            respond(.success(id: request.id, payload: reply), method: request.method, to: connectionId)
-            return
-        }
+        let (event, payload) = (parsed.event, parsed.payload)
+        events.append(.nodeEvent(nodeId: nodeId, event: event, payloadJSON: parsed.payloadJSON, connectionId: connectionId))
         let facts = nodeEventFacts(session: session, nodeId: nodeId, on: connectionId)
         var decision = NodeEventRules.decide(event: event, payload: payload, facts: facts)
         for effect in decision.effects {
@@ -237,12 +216,9 @@ extension GatewayCore {
         if !delivery.accepted {
             delivery.status = 403
             delivery.reason = "InvalidGatewaySignature"
-        } else if let refusal = takePushRefusal() {
-            // A scripted refusal (Gateway.refuseNextPush): the transport answers as APNs would.
-            delivery.accepted = false
-            delivery.status = refusal.status
-            delivery.reason = refusal.reason
         }
+        // A scripted refusal (Gateway.refuseNextPush) answers as APNs would.
+        delivery = faultLayer.rewrite(delivery)
         pushDeliveries.append(delivery)
         events.append(.pushSent(nodeId: nodeId, transport: PushTransport(rawValue: delivery.transport), pushType: pushType,
                                 accepted: delivery.accepted))

@@ -51,28 +51,6 @@ struct ConnectionState: Sendable {
     var invalidFrames = 0
 }
 
-/// Faults that change how the Gateway answers, consumed as they apply.
-struct FaultPlan: Sendable {
-    /// Methods whose next response is dropped, with whether the connection is then cut.
-    var dropNextResponse: [String: Bool] = [:]
-    /// A delay added before every response (real time).
-    var responseDelay: Duration?
-    /// Ticks are not sent while `true`.
-    var ticksStopped = false
-    /// How the next outbound event frames are sent: as binary, fragmented.
-    var nextEventsAsBinary = 0
-    var nextEventsFragmented = 0
-    /// The reply the next `node.presence.alive` gets instead of the server algorithm.
-    var forcedPresenceReply: PresenceForcedReply?
-    /// How many of the next connections get a `connect.challenge` without `ts`.
-    var challengesWithoutTs = 0
-    /// The drain in force: requests other than continuations are refused (`GatewayDrain`).
-    var drain: GatewayDrain?
-    /// How the push transport answers the next send instead of accepting it
-    /// (`Gateway.refuseNextPush(status:reason:)`).
-    var pushRefusal: PushRefusal?
-}
-
 /// How a scripting-API invoke ended.
 public enum InvokeOutcome: Sendable, Hashable {
     /// The node answered.
@@ -101,7 +79,8 @@ actor GatewayCore {
     var capabilityRandom: SeededRandom
     var connections: [String: ConnectionState] = [:]
     var nodes = NodeRegistry()
-    var faults = FaultPlan()
+    /// The armed faults, and the layer that applies them to what the rules decide.
+    var faultLayer = FaultLayer()
     var nextTickMs: Int64
     var startingUp: Bool
     var accepting = true
@@ -121,8 +100,6 @@ actor GatewayCore {
     /// public key: later node sessions of the same key are "paired reconnects", not counted by
     /// the node-pairing rate limit.
     var nodeSurfaces: [String: String] = [:]
-    /// Whether the `hello-ok` just sent went out (no fault dropped it), for a setup code's outcome.
-    var lastConnectResponseDelivered = true
     var operatorState: OperatorState
     var operatorWaiters: [PendingOperatorWaiter] = []
     var armedRaces: [RaceArm] = []
@@ -222,16 +199,8 @@ actor GatewayCore {
         // The challenge carries no seq (docs/protocol.md §2.5). Its `ts` is on the clients'
         // time line, against which `signedAt` is judged too: skipping Gateway time (an advance)
         // never makes a client that signs with its own clock look stale.
-        if faults.challengesWithoutTs > 0 {
-            // A malformed challenge (a client must treat a challenge without an integer `ts` as
-            // invalid: docs gateway/protocol.md "Handshake").
-            faults.challengesWithoutTs -= 1
-            noteFault("\(GatewayEventName.connectChallenge) without ts", on: connectionId)
-            send(.event(EventFrame(event: GatewayEventName.connectChallenge.rawValue, payload: ["nonce": .string(nonce)])),
-                 to: connectionId)
-        } else {
-            send(.event(ConnectChallenge(nonce: nonce, ts: Int(clock.peerNowMs)).eventFrame), to: connectionId)
-        }
+        // (A fault may strip `ts`: FaultLayer.)
+        send(.event(ConnectChallenge(nonce: nonce, ts: Int(clock.peerNowMs)).eventFrame), to: connectionId)
         return (connectionId, stream)
     }
 
@@ -259,106 +228,7 @@ actor GatewayCore {
         events.append(.connectionClosed(connectionId: connectionId, code: code, reason: info.reason))
     }
 
-    // MARK: - Sending
-
-    /// Queues a frame on a connection and records it.
-    func send(_ frame: Frame, to connectionId: String, fault: SendFault? = nil) {
-        guard let state = connections[connectionId], !state.closing else { return }
-        var fault = fault
-        var binary = false
-        if case .event = frame {
-            if faults.nextEventsAsBinary > 0, frame.eventName != GatewayEventName.connectChallenge.rawValue {
-                faults.nextEventsAsBinary -= 1
-                binary = true
-            }
-            if faults.nextEventsFragmented > 0, frame.eventName != GatewayEventName.connectChallenge.rawValue {
-                faults.nextEventsFragmented -= 1
-                fault = SendFault.fragmented(into: 3, interleavingPings: true)
-            }
-        }
-        let wire = TranscriptWire(frameKind: binary ? .binary : .text, frameCount: max(1, fault?.fragmentCount ?? 1))
-        // Built once for the transcript and the wire (`Frame.encoded()` is `json.encoded()`).
-        let json = frame.json
-        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: fault?.drop == true ? .dropped : .outbound, message: json,
-                                          wire: wire, fault: Self.transcriptFault(fault, binary: binary)))
-        events.append(.frameOut(connectionId: connectionId, frame: frame))
-        let data = json.encoded()
-        let message: WebSocketMessage = binary ? .binary(Array(data)) : .text(String(decoding: data, as: UTF8.self))
-        state.outbox.yield(.message(message, fault))
-    }
-
-    /// What the transcript says about a send fault (every outbound binary message is a fault:
-    /// the Gateway sends text).
-    static func transcriptFault(_ fault: SendFault?, binary: Bool) -> TranscriptFault {
-        let fragments = fault.map(\.fragmentCount) ?? 1
-        return TranscriptFault(dropped: fault?.drop ?? false, delayMs: fault?.delay.map(\.milliseconds),
-                               fragmentedInto: fragments > 1 ? fragments : nil,
-                               pingsBetween: fragments > 1 && fault?.interleavedPings == true, binary: binary)
-    }
-
-    /// Sends an event that carries the connection's next `seq`.
-    func sendSequenced(event: String, payload: JSONValue?, stateVersion: StateVersion? = nil, to connectionId: String) {
-        guard var state = connections[connectionId], state.session != nil else { return }
-        state.seq += 1 + state.pendingSeqSkip
-        state.pendingSeqSkip = 0
-        connections[connectionId] = state
-        send(.event(EventFrame(event: event, payload: payload, seq: state.seq, stateVersion: stateVersion)), to: connectionId)
-    }
-
-    /// Sends a targeted event without `seq` (docs/protocol.md §2.5: `node.invoke.request`
-    /// carried none in the protocol 3 era; clients tolerate both).
-    func sendTargeted(event: String, payload: JSONValue?, to connectionId: String) {
-        send(.event(EventFrame(event: event, payload: payload)), to: connectionId)
-    }
-
-    /// Answers a request, applying response faults.
-    func respond(_ response: ResponseFrame, method: String, to connectionId: String) {
-        events.append(.requestHandled(connectionId: connectionId, method: method, ok: response.ok, errorCode: response.error?.code))
-        if let cut = faults.dropNextResponse.removeValue(forKey: method) {
-            transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                              kind: .dropped, message: Frame.response(response).json,
-                                              text: "response to \(method) dropped (fault)",
-                                              wire: TranscriptWire(frameKind: .text), fault: TranscriptFault(dropped: true)))
-            events.append(.faultInjected(description: "dropped the response to \(method) on \(connectionId)"))
-            if cut { abort(connectionId) }
-            return
-        }
-        let fault = faults.responseDelay.map { SendFault(delay: $0) }
-        send(.response(response), to: connectionId, fault: fault)
-    }
-
-    /// Answers with an error.
-    func fail(_ requestId: String, method: String, _ error: ErrorShape, to connectionId: String) {
-        respond(.failure(id: requestId, error: error), method: method, to: connectionId)
-    }
-
-    /// Closes a connection with a close frame after what is already queued.
-    func close(_ connectionId: String, code: Int, reason: String) {
-        guard var state = connections[connectionId], !state.closing else { return }
-        state.closing = true
-        connections[connectionId] = state
-        state.outbox.yield(.close(WebSocketCloseCode(UInt16(clamping: code)), CloseReason.truncate(reason)))
-    }
-
-    /// Drops a connection without a close frame (TCP reset), after what is already queued.
-    func abort(_ connectionId: String) {
-        guard var state = connections[connectionId], !state.closing else { return }
-        state.closing = true
-        connections[connectionId] = state
-        state.outbox.yield(.abort)
-    }
-
     // MARK: - Broadcasts
-
-    /// Sends an event to every session allowed to see it (docs/protocol.md §2.6).
-    func broadcast(event: String, payload: JSONValue?, stateVersion: StateVersion? = nil) {
-        for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
-            guard let session = state.session, !state.closing else { continue }
-            guard EventScopeGate.allows(event: event, role: session.role, scopes: session.scopes) else { continue }
-            sendSequenced(event: event, payload: payload, stateVersion: stateVersion, to: connectionId)
-        }
-    }
 
     /// The presence list of `hello-ok.snapshot` and `presence` events.
     func presenceEntries() -> [PresenceEntry] {
@@ -385,7 +255,7 @@ actor GatewayCore {
     /// what `processTimers` at `floor` left due is not due again).
     func nextDeadlineMs(after floor: Int64? = nil) -> Int64? {
         var candidates: [Int64] = []
-        if !faults.ticksStopped, connections.values.contains(where: { $0.session != nil }) { candidates.append(nextTickMs) }
+        if !faultLayer.holdsTicks, connections.values.contains(where: { $0.session != nil }) { candidates.append(nextTickMs) }
         // A connection already closing has no handshake deadline any more (processTimers skips it).
         candidates += connections.values.compactMap { $0.session == nil && !$0.closing ? $0.handshakeDeadlineMs : nil }
         if let invoke = nodes.nextInvokeDeadlineMs { candidates.append(invoke) }
@@ -408,12 +278,10 @@ actor GatewayCore {
             }
         }
         if nextTickMs <= now {
-            if !faults.ticksStopped {
-                // Several intervals may pass in one advance; a client needs one tick at the current
-                // time, not a burst of stale ones.
-                let tick = (try? JSONValue(encoding: TickEvent(ts: Int(now)))) ?? .null
-                broadcast(event: GatewayEventName.tick.rawValue, payload: tick)
-            }
+            // Several intervals may pass in one advance; a client needs one tick at the current
+            // time, not a burst of stale ones. (A fault may hold ticks back: FaultLayer.)
+            let tick = (try? JSONValue(encoding: TickEvent(ts: Int(now)))) ?? .null
+            broadcast(event: GatewayEventName.tick.rawValue, payload: tick)
             let interval = Int64(max(1, configuration.tickIntervalMs))
             nextTickMs = now + interval - ((now - nextTickMs) % interval)
         }

@@ -22,6 +22,11 @@ extension GatewayCore {
             fail(request.id, method: request.method, error, to: connectionId)
         case .serve(let spec):
             let call = MethodCall(request: request, session: session, connectionId: connectionId)
+            // A scripted answer armed by a fault replaces the handler (FaultLayer).
+            if let scripted = faultLayer.answerInstead(of: call, replyStyle: profile.nodeEventReply) {
+                perform(scripted)
+                return
+            }
             switch spec.handler {
             case .core(let handler)?:
                 handler(self, call)

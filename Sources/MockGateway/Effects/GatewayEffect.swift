@@ -1,0 +1,50 @@
+import GatewayProtocol
+import WebSocketTransport
+
+/// How one outbound message goes on the wire: as the Gateway sends it (``plain``), or altered by
+/// a fault (``FaultLayer``): delayed, fragmented, sent as a binary message.
+struct WireTreatment: Sendable, Hashable {
+    /// The send fault (delay, fragments, pings between them), `nil` for a plain send.
+    var fault: SendFault?
+    /// Whether the message goes out as a binary message (the Gateway sends text).
+    var binary = false
+
+    /// A plain text message.
+    static let plain = WireTreatment()
+}
+
+/// What a Gateway rule decided to do, as data: the rules (and the state machines that hold
+/// their state) return effects, ``FaultLayer`` rewrites them, and `GatewayCore.perform(_:)` is
+/// the one place that runs them (GatewayCore+Effects.swift).
+///
+/// Rules produce effects with ``WireTreatment/plain``; only the fault layer produces
+/// ``dropResponse(_:method:to:)`` and non-plain treatments.
+enum GatewayEffect: Sendable, Hashable {
+    /// A frame on one connection (an event, or a frame that answers no request).
+    case send(Frame, to: String, wire: WireTreatment = .plain)
+    /// The answer to a request of `method`: logged as `requestHandled`, then sent.
+    case respond(ResponseFrame, method: String, to: String, wire: WireTreatment = .plain)
+    /// An answer that is not a well-formed frame (a connect refusal that echoes an odd id):
+    /// logged as `requestHandled` with `errorCode`, then sent as text.
+    case respondJSON(JSONValue, method: String, errorCode: String?, to: String, wire: WireTreatment = .plain)
+    /// A JSON document sent as text, no fault applies (an invalid frame's answer echoing a
+    /// non-string id, logged by its rule).
+    case sendJSON(JSONValue, to: String)
+    /// A response a fault lost: logged as `requestHandled`, recorded as dropped, never sent.
+    case dropResponse(ResponseFrame, method: String, to: String)
+    /// A close frame after what is already queued on the connection.
+    case close(String, code: Int, reason: String)
+    /// The connection dropped without a close frame (TCP reset) after what is queued.
+    case abort(String)
+    /// An event to every session allowed to see it (docs/protocol.md §2.6), each with its
+    /// connection's next `seq`.
+    case broadcast(event: String, payload: JSONValue?, stateVersion: StateVersion?)
+    /// An entry in the Gateway event log.
+    case log(GatewayEvent)
+    /// A `note` transcript line on a connection (`-` for the whole Gateway).
+    case note(String, on: String)
+    /// An injected fault: a `fault` transcript line and a `faultInjected` event.
+    case noteFault(String, on: String)
+    /// The durable state is written to the state directory (when it has one).
+    case persist
+}
