@@ -8,6 +8,9 @@ struct ChatState: Sendable {
     var ackDrops: [(drop: ChatAckDrop, cut: Bool)] = []
     /// After this many more applied-and-acked `chat.send`s the connection is cut (mid-flush).
     var cutAfterSends: Int?
+    /// Who receives `session.message` for which session (`sessions.messages.subscribe`,
+    /// `sessions.subscribe`).
+    var messageSubscriptions = SessionMessageSubscriptions()
 }
 
 extension GatewayCore {

@@ -290,7 +290,7 @@ extension GatewayCore {
             issuedDeviceToken: grant.deviceToken?.token)))
         if !connections.values.contains(where: { $0.session != nil && $0.id != connectionId }) {
             // The first session starts the tick schedule.
-            nextTickMs = nowMs + Int64(configuration.tickIntervalMs)
+            perform(ticks.handle(.restart(nowMs: nowMs)))
         }
 
         guard let nodeId else { return delivered }

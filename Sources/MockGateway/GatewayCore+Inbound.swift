@@ -183,7 +183,7 @@ extension GatewayCore {
 
     func setTicksStopped(_ stopped: Bool) {
         arm(.ticksStopped(stopped))
-        if !stopped { nextTickMs = nowMs + Int64(configuration.tickIntervalMs) }
+        if !stopped { perform(ticks.handle(.restart(nowMs: nowMs))) }
     }
 
     /// One gap per connection: the skip is consumed by each connection's next sequenced event.

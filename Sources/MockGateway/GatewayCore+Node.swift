@@ -167,17 +167,7 @@ extension GatewayCore {
     /// `push.apns.register` (docs/protocol.md §9.1): relay registrations count only when
     /// they name this Gateway's identity.
     func handlePushRegistration(payload: JSONValue?, nodeId: String) {
-        let transport = payload?["transport"]?.stringValue ?? "direct"
-        let gatewayDeviceId = payload?["gatewayDeviceId"]?.stringValue
-        let accepted: Bool
-        if transport == "relay" {
-            accepted = gatewayDeviceId == identity.deviceId
-        } else {
-            accepted = payload?["token"]?.stringValue?.isEmpty == false
-        }
-        if accepted, let payload { pushRegistrations[nodeId] = payload }
-        events.append(.pushRegistered(nodeId: nodeId, transport: PushTransport(rawValue: transport), accepted: accepted,
-                                      gatewayDeviceId: gatewayDeviceId))
+        perform(push.handle(.register(nodeId: nodeId, payload: payload, gatewayDeviceId: identity.deviceId)))
     }
 
     // MARK: - Push
@@ -219,9 +209,7 @@ extension GatewayCore {
         }
         // A scripted refusal (Gateway.refuseNextPush) answers as APNs would.
         delivery = faultLayer.rewrite(delivery)
-        pushDeliveries.append(delivery)
-        events.append(.pushSent(nodeId: nodeId, transport: PushTransport(rawValue: delivery.transport), pushType: pushType,
-                                accepted: delivery.accepted))
+        perform(push.handle(.delivered(delivery)))
         return delivery
     }
 

@@ -65,101 +65,65 @@ public enum InvokeOutcome: Sendable, Hashable {
 /// actor: inbound messages are handed in by per-connection reader tasks, outbound frames are
 /// queued to per-connection writer tasks, so the actor never waits on the network.
 actor GatewayCore {
-    let configuration: GatewayConfiguration
-    let profile: GatewayProfile
-    let clock: GatewayClock
-    let events: EventLog<GatewayEvent>
-    let transcript: Transcript
-    let identity: DeviceIdentity
-    let startedAtMs: Int64
+    // One stored value per surface (see docs/architecture.md, "The fake Gateway"): new state
+    // goes into the value of its surface (or a new value for a new surface), not here.
+    // GatewayCore+State.swift gives the rules short names for the members they use.
 
+    let configuration: GatewayConfiguration
+    /// The event log, the transcript and the Gateway's identity.
+    let environment: GatewayEnvironment
+    /// The core's random stream (connection ids, nonces, invoke ids).
     var random: SeededRandom
-    /// A separate stream for canvas capabilities, so that minting them leaves the ids drawn from
-    /// ``random`` as they were.
-    var capabilityRandom: SeededRandom
-    var connections: [String: ConnectionState] = [:]
-    var nodes = NodeRegistry()
+    /// The sockets, their sessions, accepting and starting up.
+    var connectionTable: ConnectionTable
+    /// When the next tick is due.
+    var ticks: TickSchedule
     /// The armed faults, and the layer that applies them to what the rules decide.
     var faultLayer = FaultLayer()
-    var nextTickMs: Int64
-    var startingUp: Bool
-    var accepting = true
-    var invokeWaiters: [String: CheckedContinuation<InvokeOutcome, Never>] = [:]
-    var invokeOperatorCallers: [String: OperatorInvokeCaller] = [:]
-    var presenceVersion = 1
-    var pairingStore: PairingStore
-    var bootstrapTokens: BootstrapTokenStore
-    /// The shared-secret mode in force (it starts as `configuration.auth` and changes with
-    /// `Gateway.changeSharedSecret`).
-    var sharedAuth: GatewayAuthMode
-    /// Bumped whenever the shared secret changes.
-    var sharedAuthGeneration = 0
-    /// Failed authentications per (scope, address).
-    var authRateLimiter: AuthRateLimiter
-    /// The devices whose node capability surface was requested (their first node session), by
-    /// public key: later node sessions of the same key are "paired reconnects", not counted by
-    /// the node-pairing rate limit.
-    var nodeSurfaces: [String: String] = [:]
-    var operatorState: OperatorState
-    var operatorWaiters: [PendingOperatorWaiter] = []
-    var armedRaces: [RaceArm] = []
-    var pushRegistrations: [String: JSONValue] = [:]
-    /// The generation of the state directory this Gateway started from (0 without one).
-    let generation: Int
-    /// The SHA-256 fingerprint of the TLS certificate when serving `wss://`, for setup codes.
-    let tlsFingerprint: String?
-    /// The last state-save failure reported, so that a failing disk is reported once per message.
-    var lastSaveFailure: String?
-    var pendingActions = PendingActionQueue()
+    /// Pairing, device and bootstrap tokens, the shared secret, rate limits.
+    var access: AccessState
+    /// Nodes, invokes, pending actions, presence.
+    var nodeState: NodeState
+    /// Approvals, questions, waiters, races, approval subscriptions.
+    var operatorSurface: OperatorSurface
+    /// The chat store, the chat faults and `session.message` subscriptions.
     var chat = ChatState()
-    /// When a presence beacon was last persisted, per device and pairing generation
-    /// (`NodeEventFacts.presenceThrottleKey`).
-    var presencePersistStamps: [String: Int64] = [:]
-    /// The latest input activity of each node (`node.presence.activity`), by node id.
-    var nodeActivity: [String: NodeActivity] = [:]
-    var approvalSubscriptions = ApprovalSubscriptions()
-    /// Who receives `session.message` for which session (`sessions.messages.subscribe`,
-    /// `sessions.subscribe`).
-    var messageSubscriptions = SessionMessageSubscriptions()
-    var pushDeliveries: [PushDelivery] = []
+    /// Push registrations and deliveries.
+    var push = PushState()
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity,
          restoring restored: GatewayPersistentState? = nil, tlsFingerprint: String? = nil) {
-        self.tlsFingerprint = tlsFingerprint
         self.configuration = configuration
-        self.profile = configuration.profile
-        self.clock = configuration.clock
-        self.events = events
-        self.transcript = transcript
-        self.identity = identity
         var random = SeededRandom(seed: configuration.seed)
         let systemSecrets = configuration.secretsFromSystemRandom
+        let pairing: PairingStore
+        let bootstrapTokens: BootstrapTokenStore
         if let restored {
-            self.pairingStore = PairingStore(restoring: restored.pairing, random: SeededRandom(seed: random.next()),
-                                             systemSecrets: systemSecrets,
-                                             supersessionComparesRole: configuration.profile.supersessionComparesRole,
-                                             setupCodeApprovalRequiresMobileClient: configuration.profile.setupCodeApprovalRequiresMobileClient)
-            self.bootstrapTokens = BootstrapTokenStore(restoring: restored.bootstrapTokens, outcomes: restored.setupOutcomes,
-                                                       random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
+            pairing = PairingStore(restoring: restored.pairing, random: SeededRandom(seed: random.next()),
+                                   systemSecrets: systemSecrets,
+                                   supersessionComparesRole: configuration.profile.supersessionComparesRole,
+                                   setupCodeApprovalRequiresMobileClient: configuration.profile.setupCodeApprovalRequiresMobileClient)
+            bootstrapTokens = BootstrapTokenStore(restoring: restored.bootstrapTokens, outcomes: restored.setupOutcomes,
+                                                  random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
         } else {
-            self.pairingStore = PairingStore(
+            pairing = PairingStore(
                 random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets,
                 supersessionComparesRole: configuration.profile.supersessionComparesRole,
                 setupCodeApprovalRequiresMobileClient: configuration.profile.setupCodeApprovalRequiresMobileClient)
-            self.bootstrapTokens = BootstrapTokenStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
+            bootstrapTokens = BootstrapTokenStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
         }
-        self.generation = restored?.generation ?? 0
-        self.sharedAuth = configuration.auth
-        self.authRateLimiter = AuthRateLimiter(configuration: configuration.authRateLimit)
-        self.operatorState = OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
-                                           random: SeededRandom(seed: random.next()))
+        self.access = AccessState(pairing: pairing, bootstrapTokens: bootstrapTokens, sharedAuth: configuration.auth,
+                                  authRateLimiter: AuthRateLimiter(configuration: configuration.authRateLimit))
+        self.operatorSurface = OperatorSurface(state: OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
+                                                                    random: SeededRandom(seed: random.next())))
         self.random = random
-        // Derived from the seed without drawing from `random`.
-        self.capabilityRandom = SeededRandom(seed: configuration.seed ^ 0xCA7A_5CA9_0000_0001)
+        // The capability stream is derived from the seed without drawing from `random`.
+        self.nodeState = NodeState(capabilityRandom: SeededRandom(seed: configuration.seed ^ 0xCA7A_5CA9_0000_0001))
         let now = configuration.clock.nowMs
-        self.startedAtMs = now
-        self.nextTickMs = now + Int64(configuration.tickIntervalMs)
-        self.startingUp = configuration.startingUp
+        self.environment = GatewayEnvironment(events: events, transcript: transcript, identity: identity, startedAtMs: now,
+                                              generation: restored?.generation ?? 0, tlsFingerprint: tlsFingerprint)
+        self.ticks = TickSchedule(intervalMs: configuration.tickIntervalMs, nowMs: now)
+        self.connectionTable = ConnectionTable(startingUp: configuration.startingUp)
     }
 
     var nowMs: Int64 { clock.nowMs }
@@ -232,21 +196,11 @@ actor GatewayCore {
 
     /// The presence list of `hello-ok.snapshot` and `presence` events.
     func presenceEntries() -> [PresenceEntry] {
-        var entries = [PresenceEntry(ts: Int(nowMs), host: "mock-gateway", mode: "gateway")]
-        for node in nodes.nodes.values.sorted(by: { $0.nodeId < $1.nodeId }) {
-            entries.append(PresenceEntry(
-                ts: Int(node.connectedAtMs), ip: node.remoteIp, version: node.version, platform: node.platform,
-                deviceFamily: node.deviceFamily, modelIdentifier: node.modelIdentifier, mode: node.clientMode,
-                reason: "connect", deviceId: node.nodeId, roles: ["node"], scopes: []))
-        }
-        return entries
+        nodeState.presenceEntries(nowMs: nowMs)
     }
 
     func broadcastPresence() {
-        presenceVersion += 1
-        let payload = PresenceEvent(presence: presenceEntries()).json
-        broadcast(event: GatewayEventName.presence.rawValue, payload: payload,
-                  stateVersion: StateVersion(presence: presenceVersion, health: 1))
+        perform(nodeState.presenceChanged(nowMs: nowMs))
     }
 
     // MARK: - Timers
@@ -255,9 +209,9 @@ actor GatewayCore {
     /// what `processTimers` at `floor` left due is not due again).
     func nextDeadlineMs(after floor: Int64? = nil) -> Int64? {
         var candidates: [Int64] = []
-        if !faultLayer.holdsTicks, connections.values.contains(where: { $0.session != nil }) { candidates.append(nextTickMs) }
+        if !faultLayer.holdsTicks, connectionTable.hasSessions { candidates.append(ticks.nextTickMs) }
         // A connection already closing has no handshake deadline any more (processTimers skips it).
-        candidates += connections.values.compactMap { $0.session == nil && !$0.closing ? $0.handshakeDeadlineMs : nil }
+        candidates += connectionTable.handshakeDeadlines
         if let invoke = nodes.nextInvokeDeadlineMs { candidates.append(invoke) }
         if let pairing = pairingStore.nextExpiryMs { candidates.append(pairing) }
         if let record = operatorState.nextDeadlineMs { candidates.append(record) }
@@ -270,21 +224,9 @@ actor GatewayCore {
     /// Runs everything that is due at the current Gateway time.
     func processTimers() {
         let now = nowMs
-        for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) where state.session == nil && !state.closing {
-            if let deadline = state.handshakeDeadlineMs, deadline <= now {
-                // Protocol-3-era servers closed with 1000 and no reason; the newest close code is
-                // unconfirmed (docs/protocol.md §10.5). 1000 is what clients already handle.
-                close(connectionId, code: 1000, reason: "")
-            }
-        }
-        if nextTickMs <= now {
-            // Several intervals may pass in one advance; a client needs one tick at the current
-            // time, not a burst of stale ones. (A fault may hold ticks back: FaultLayer.)
-            let tick = (try? JSONValue(encoding: TickEvent(ts: Int(now)))) ?? .null
-            broadcast(event: GatewayEventName.tick.rawValue, payload: tick)
-            let interval = Int64(max(1, configuration.tickIntervalMs))
-            nextTickMs = now + interval - ((now - nextTickMs) % interval)
-        }
+        perform(connectionTable.expiredHandshakes(nowMs: now))
+        // (A fault may hold ticks back: FaultLayer.)
+        perform(ticks.handle(.clock(nowMs: now)))
         for invoke in nodes.expireInvokes(nowMs: now) { finishInvoke(invoke.id, with: .timedOut) }
         expirePairingRequests(nowMs: now)
         expireOperatorRecords(nowMs: now)

@@ -1,0 +1,148 @@
+import GatewayProtocol
+
+/// Short names for the members of the surface state values the rules use (the values are the
+/// stored properties of `GatewayCore`; this file holds no state).
+extension GatewayCore {
+    /// The Gateway generation it acts as.
+    nonisolated var profile: GatewayProfile { configuration.profile }
+    /// The Gateway clock.
+    nonisolated var clock: GatewayClock { configuration.clock }
+    /// The event log.
+    nonisolated var events: EventLog<GatewayEvent> { environment.events }
+    /// The wire transcript.
+    nonisolated var transcript: Transcript { environment.transcript }
+    /// The Gateway's identity.
+    nonisolated var identity: DeviceIdentity { environment.identity }
+    /// When the Gateway started.
+    nonisolated var startedAtMs: Int64 { environment.startedAtMs }
+    /// The state directory generation.
+    nonisolated var generation: Int { environment.generation }
+    /// The TLS certificate fingerprint.
+    nonisolated var tlsFingerprint: String? { environment.tlsFingerprint }
+
+    /// Every open socket by connection id.
+    var connections: [String: ConnectionState] {
+        get { connectionTable.byId }
+        _modify { yield &connectionTable.byId }
+    }
+    /// Whether new sockets are taken.
+    var accepting: Bool {
+        get { connectionTable.accepting }
+        _modify { yield &connectionTable.accepting }
+    }
+    /// Whether connects are refused as starting up.
+    var startingUp: Bool {
+        get { connectionTable.startingUp }
+        _modify { yield &connectionTable.startingUp }
+    }
+    /// The connected nodes and pending invokes.
+    var nodes: NodeRegistry {
+        get { nodeState.registry }
+        _modify { yield &nodeState.registry }
+    }
+    /// Scripting-API callers waiting for invokes.
+    var invokeWaiters: [String: CheckedContinuation<InvokeOutcome, Never>] {
+        get { nodeState.invokeWaiters }
+        _modify { yield &nodeState.invokeWaiters }
+    }
+    /// Operator `node.invoke` requests waiting for invokes.
+    var invokeOperatorCallers: [String: OperatorInvokeCaller] {
+        get { nodeState.invokeOperatorCallers }
+        _modify { yield &nodeState.invokeOperatorCallers }
+    }
+    /// The presence state version.
+    var presenceVersion: Int {
+        get { nodeState.presenceVersion }
+        _modify { yield &nodeState.presenceVersion }
+    }
+    /// Queued foreground actions.
+    var pendingActions: PendingActionQueue {
+        get { nodeState.pendingActions }
+        _modify { yield &nodeState.pendingActions }
+    }
+    /// When beacons were last persisted.
+    var presencePersistStamps: [String: Int64] {
+        get { nodeState.presencePersistStamps }
+        _modify { yield &nodeState.presencePersistStamps }
+    }
+    /// Nodes' latest input activity.
+    var nodeActivity: [String: NodeActivity] {
+        get { nodeState.nodeActivity }
+        _modify { yield &nodeState.nodeActivity }
+    }
+    /// The canvas capability random stream.
+    var capabilityRandom: SeededRandom {
+        get { nodeState.capabilityRandom }
+        _modify { yield &nodeState.capabilityRandom }
+    }
+    /// Paired devices, pending requests, device tokens.
+    var pairingStore: PairingStore {
+        get { access.pairing }
+        _modify { yield &access.pairing }
+    }
+    /// Setup codes' bootstrap tokens.
+    var bootstrapTokens: BootstrapTokenStore {
+        get { access.bootstrapTokens }
+        _modify { yield &access.bootstrapTokens }
+    }
+    /// The shared-secret mode in force.
+    var sharedAuth: GatewayAuthMode {
+        get { access.sharedAuth }
+        _modify { yield &access.sharedAuth }
+    }
+    /// The shared secret's generation.
+    var sharedAuthGeneration: Int {
+        get { access.sharedAuthGeneration }
+        _modify { yield &access.sharedAuthGeneration }
+    }
+    /// Failed authentications per scope and address.
+    var authRateLimiter: AuthRateLimiter {
+        get { access.authRateLimiter }
+        _modify { yield &access.authRateLimiter }
+    }
+    /// Devices whose node surface was requested.
+    var nodeSurfaces: [String: String] {
+        get { access.nodeSurfaces }
+        _modify { yield &access.nodeSurfaces }
+    }
+    /// The last state-save failure reported.
+    var lastSaveFailure: String? {
+        get { access.lastSaveFailure }
+        _modify { yield &access.lastSaveFailure }
+    }
+    /// Approvals and questions.
+    var operatorState: OperatorState {
+        get { operatorSurface.state }
+        _modify { yield &operatorSurface.state }
+    }
+    /// Parked operator requests.
+    var operatorWaiters: [PendingOperatorWaiter] {
+        get { operatorSurface.waiters }
+        _modify { yield &operatorSurface.waiters }
+    }
+    /// Armed races.
+    var armedRaces: [RaceArm] {
+        get { operatorSurface.armedRaces }
+        _modify { yield &operatorSurface.armedRaces }
+    }
+    /// Approval replay subscriptions.
+    var approvalSubscriptions: ApprovalSubscriptions {
+        get { operatorSurface.approvalSubscriptions }
+        _modify { yield &operatorSurface.approvalSubscriptions }
+    }
+    /// `session.message` subscriptions.
+    var messageSubscriptions: SessionMessageSubscriptions {
+        get { chat.messageSubscriptions }
+        _modify { yield &chat.messageSubscriptions }
+    }
+    /// Nodes' push registrations.
+    var pushRegistrations: [String: JSONValue] {
+        get { push.registrations }
+        _modify { yield &push.registrations }
+    }
+    /// Every push handed to a transport.
+    var pushDeliveries: [PushDelivery] {
+        get { push.deliveries }
+        _modify { yield &push.deliveries }
+    }
+}
