@@ -145,6 +145,7 @@ actor GatewayCore {
     /// `sessions.subscribe`).
     var messageSubscriptions = SessionMessageSubscriptions()
     var pushDeliveries: [PushDelivery] = []
+    var nodePolicyState = NodePolicyState()
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity,
          restoring restored: GatewayPersistentState? = nil, tlsFingerprint: String? = nil) {
