@@ -7,9 +7,8 @@ import Testing
 /// a dangerous, an undeclared, a denied and a not-declared command is refused with upstream's
 /// message and `details {reason, command}` and never reaches the node; `system.execApprovals.*`
 /// is refused even for an unknown node; the console's `invoke` refuses too and `invoke --force`
-/// sends anyway. Breaks tried: the dispatch check removed from `nodeInvoke` (every check fails),
-/// the deny list ignored (`denied-location-get` fails), the dangerous filter dropped
-/// (`dangerous-declared-camera-snap` fails).
+/// sends anyway. Break tried: the dispatch check removed from `nodeInvoke` (the peer's first
+/// check waits for a refusal that never comes and the test fails).
 @Suite(.enabled(if: InteropPython.shouldRun, "Python with websockets and cryptography not found (.venv or OPENCLAW_PYTHON)"))
 struct NodeCommandPolicyInteropTests {
     @Test func pythonPeerSeesUpstreamsRefusalsAndTheConsoleObeysThePolicy() async throws {

@@ -5,8 +5,9 @@ import Testing
 /// The node command policy's tables and decisions against upstream's lists
 /// (src/gateway/node-command-policy.ts, src/infra/node-commands.ts; docs/fidelity.md cites the
 /// revisions). Each table is spelled out here independently of the implementation, so a changed
-/// entry fails (tried: `camera.snap` added to the iOS defaults, the Canvas defaults on iOS, deny
-/// applied before allow, the Talk rule keyed on caps only).
+/// entry fails (tried: deny applied before allow fails `dangerousCommandsNeedAllowAndDenyAlwaysWins`).
+/// The filter that keeps dangerous commands out of the non-`allow` sources cannot be seen from
+/// these tables: no built-in default list holds a dangerous command.
 @Suite("Node command policy")
 struct NodeCommandPolicyTests {
     static func node(platform: String?, family: String?, caps: [String] = [], commands: [String],

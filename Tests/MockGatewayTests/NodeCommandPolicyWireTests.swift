@@ -5,10 +5,10 @@ import Testing
 
 /// The node command policy over real sockets (docs/protocol.md §6.7): what an operator's
 /// `node.invoke` and the console's `invoke` are refused before anything reaches the node, and the
-/// `talk.event` mirror. Breaks tried, each failing a test here: the dispatch check removed from
-/// `nodeInvoke` (every refusal test), the dangerous filter dropped (camera.snap delivered), deny
-/// applied before allow (deny-wins test), the admin check removed (browser.proxy delivered), the
-/// `talk.event` scope gate set to `operator.write` (the reader gets no event).
+/// `talk.event` mirror. Breaks tried, each failing the tests named: the dispatch check removed from
+/// `nodeInvoke` (every refusal test but the console's), the admin check removed (the
+/// execApprovals/admin test), the `talk.event` scope gate set to `operator.write` (the talk test:
+/// the reader gets no event).
 @Suite("Node command policy on the wire")
 struct NodeCommandPolicyWireTests {
     /// An iPhone node declaring `commands` (and `caps`), connected with auto approval.

@@ -13,7 +13,7 @@ let inv010 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let session = try await run.nodeSession()
-    let declared = try await run.declaredCommands()
+    let declared = try await run.nextConnect(role: .node, "the client's first node connect", from: .start).commands
     let cursor = run.mark()
     await run.gateway.reset(connectionId: session.connectionId)
     let again = try await run.nextConnect(role: .node, "the node's connect after the reset", from: cursor, within: .seconds(30))
