@@ -251,6 +251,9 @@ public struct GatewayEventName: WireName {
     public static let chat: GatewayEventName = "chat"
     /// `talk.mode`: the talk mode changed (operators with `operator.write`).
     public static let talkMode: GatewayEventName = "talk.mode"
+    /// `talk.event` `{nodeId, command, talkEvent}`: a node's push-to-talk capture changed after a
+    /// successful `talk.ptt.*` invoke (operators with `operator.read`).
+    public static let talkEvent: GatewayEventName = "talk.event"
     /// `update.available`: a newer Gateway build exists (every authenticated socket).
     public static let updateAvailable: GatewayEventName = "update.available"
 }
@@ -335,6 +338,101 @@ public struct NodeCommandName: WireName {
     public static let debugSlow: NodeCommandName = "debug.slow"
     /// `debug.counter`: a harness-only command of the reference client that counts its runs.
     public static let debugCounter: NodeCommandName = "debug.counter"
+    /// `canvas.hide`.
+    public static let canvasHide: NodeCommandName = "canvas.hide"
+    /// `camera.clip` (dangerous: needs `gateway.nodes.commands.allow`).
+    public static let cameraClip: NodeCommandName = "camera.clip"
+    /// `camera.ptz.status` (macOS).
+    public static let cameraPtzStatus: NodeCommandName = "camera.ptz.status"
+    /// `camera.ptz.control` (dangerous).
+    public static let cameraPtzControl: NodeCommandName = "camera.ptz.control"
+    /// `screen.snapshot` (desktops).
+    public static let screenSnapshot: NodeCommandName = "screen.snapshot"
+    /// `desktop.stream` (desktops).
+    public static let desktopStream: NodeCommandName = "desktop.stream"
+    /// `computer.act` (desktop computer use).
+    public static let computerAct: NodeCommandName = "computer.act"
+    /// `mobile.ui.observe` (Android Accessibility Control).
+    public static let mobileUiObserve: NodeCommandName = "mobile.ui.observe"
+    /// `mobile.ui.act` (Android Accessibility Control).
+    public static let mobileUiAct: NodeCommandName = "mobile.ui.act"
+    /// `notifications.list` (Android).
+    public static let notificationsList: NodeCommandName = "notifications.list"
+    /// `notifications.actions` (Android).
+    public static let notificationsActions: NodeCommandName = "notifications.actions"
+    /// `device.permissions` (Android).
+    public static let devicePermissions: NodeCommandName = "device.permissions"
+    /// `device.health` (Android).
+    public static let deviceHealth: NodeCommandName = "device.health"
+    /// `device.apps`.
+    public static let deviceApps: NodeCommandName = "device.apps"
+    /// `contacts.search`.
+    public static let contactsSearch: NodeCommandName = "contacts.search"
+    /// `contacts.add` (dangerous).
+    public static let contactsAdd: NodeCommandName = "contacts.add"
+    /// `calendar.events`.
+    public static let calendarEvents: NodeCommandName = "calendar.events"
+    /// `calendar.add` (dangerous).
+    public static let calendarAdd: NodeCommandName = "calendar.add"
+    /// `callLog.search` (Android).
+    public static let callLogSearch: NodeCommandName = "callLog.search"
+    /// `reminders.list`.
+    public static let remindersList: NodeCommandName = "reminders.list"
+    /// `reminders.add` (dangerous).
+    public static let remindersAdd: NodeCommandName = "reminders.add"
+    /// `photos.latest`.
+    public static let photosLatest: NodeCommandName = "photos.latest"
+    /// `motion.activity`.
+    public static let motionActivity: NodeCommandName = "motion.activity"
+    /// `motion.pedometer`.
+    public static let motionPedometer: NodeCommandName = "motion.pedometer"
+    /// `health.summary` `{period:"today"}` (iOS HealthKit; dangerous: opt-in, node error `HEALTH_ACCESS_DISABLED` when sharing is off).
+    public static let healthSummary: NodeCommandName = "health.summary"
+    /// `sms.send` (dangerous).
+    public static let smsSend: NodeCommandName = "sms.send"
+    /// `sms.search` (dangerous).
+    public static let smsSearch: NodeCommandName = "sms.search"
+    /// `talk.ptt.start`: push-to-talk capture starts (mirrored as `talk.event`).
+    public static let talkPttStart: NodeCommandName = "talk.ptt.start"
+    /// `talk.ptt.stop`.
+    public static let talkPttStop: NodeCommandName = "talk.ptt.stop"
+    /// `talk.ptt.cancel`.
+    public static let talkPttCancel: NodeCommandName = "talk.ptt.cancel"
+    /// `talk.ptt.once`.
+    public static let talkPttOnce: NodeCommandName = "talk.ptt.once"
+    /// `watch.status` (the iPhone's relay to its Watch).
+    public static let watchStatus: NodeCommandName = "watch.status"
+    /// `watch.notify` (the iPhone's relay to its Watch).
+    public static let watchNotify: NodeCommandName = "watch.notify"
+    /// `system.run.prepare` (node hosts).
+    public static let systemRunPrepare: NodeCommandName = "system.run.prepare"
+    /// `system.run` (node hosts).
+    public static let systemRun: NodeCommandName = "system.run"
+    /// `system.which` (node hosts).
+    public static let systemWhich: NodeCommandName = "system.which"
+    /// `system.execApprovals.get`: never invocable through `node.invoke`.
+    public static let systemExecApprovalsGet: NodeCommandName = "system.execApprovals.get"
+    /// `system.execApprovals.set`: never invocable through `node.invoke`.
+    public static let systemExecApprovalsSet: NodeCommandName = "system.execApprovals.set"
+    /// `fs.listDir` (node hosts; admin-only).
+    public static let fsListDir: NodeCommandName = "fs.listDir"
+    /// `terminal.upload` (node hosts; admin-only).
+    public static let terminalUpload: NodeCommandName = "terminal.upload"
+    /// `browser.proxy` (node hosts; admin-only).
+    public static let browserProxy: NodeCommandName = "browser.proxy"
+    /// `browser.proxy.upload.v1` (node hosts; admin-only).
+    public static let browserProxyUploadV1: NodeCommandName = "browser.proxy.upload.v1"
+    /// `mcp.tools.call.v1` (node hosts).
+    public static let mcpToolsCallV1: NodeCommandName = "mcp.tools.call.v1"
+    /// `agent.cli.claude.run.v1` (node hosts).
+    public static let agentCliClaudeRunV1: NodeCommandName = "agent.cli.claude.run.v1"
+    /// The private worker controls (`worker.*.v1`): never part of an invocable command surface.
+    public static let privateWorkerControls: [NodeCommandName] = [
+        "worker.bundle.install.v1", "worker.launch.v1", "worker.status.v1",
+        "worker.cancel.v1", "worker.environment.stop.v1", "worker.workspace.exec.v1",
+        "worker.workspace.retain.v1", "worker.desktop.stream.v1", "worker.desktop.launch.v1",
+        "worker.desktop.computer.v1", "worker.portal.stream.v1",
+    ]
 }
 
 /// The `openclaw.kind` of an APNs payload the Gateway sends (upstream

@@ -45,6 +45,12 @@ enum ServeCommand {
                     validate: { entry in
                         do { _ = try IPNetwork(parsing: entry); return nil } catch { return "\(error)" }
                     }),
+            .option("--node-command-allow", "COMMAND",
+                    help: "gateway.nodes.commands.allow: let nodes run this command (needed for dangerous ones such as camera.snap).",
+                    repeatable: true),
+            .option("--node-command-deny", "COMMAND",
+                    help: "gateway.nodes.commands.deny: never send this command to a node (wins over --node-command-allow).",
+                    repeatable: true),
             .option("--tick-interval-ms", "N", help: "Tick interval in milliseconds (default 30000).",
                     validate: { Int($0).map { $0 > 0 } == true ? nil : "expected a positive number of milliseconds" }),
             .option("--transcript", "FILE", help: "Also write every frame to this JSON Lines file."),
@@ -287,6 +293,8 @@ enum ServeOptions {
             transcriptFile: transcriptFile,
             memoryBudget: memoryBudget)
         if let interval = arguments.value("--tick-interval-ms").flatMap(Int.init) { configuration.tickIntervalMs = interval }
+        configuration.nodeCommands = NodeCommandPolicy(allow: arguments.allValues("--node-command-allow"),
+                                                       deny: arguments.allValues("--node-command-deny"))
         // `gateway.auth.rateLimit.exemptLoopback: false`: a client on this machine can then be
         // rate-limited (AUTH_RATE_LIMITED), which is how the limits are tested locally.
         if arguments.isSet("--rate-limit-loopback") { configuration.authRateLimit.exemptLoopback = false }

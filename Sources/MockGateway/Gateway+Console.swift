@@ -10,11 +10,13 @@ extension Gateway {
     ///   - command: the command name.
     ///   - params: sent as `paramsJSON`.
     ///   - timeoutMs: `timeoutMs` of the request; the Gateway gives up after it on its clock.
+    ///   - transcriptLine: the operator-action line to record instead of `invoke <command> on
+    ///     <node>` (an invoke sent although the node command policy refuses it says so).
     ///   - wait: how long to wait in real time before giving up (`.timedOut`).
     /// - Returns: the result, `.timedOut`, or `.nodeDisconnected` (also when the node is not connected).
     func invokeAndWait(nodeId: String, command: String, params: JSONValue?, timeoutMs: Int,
-                       idempotencyKey: String? = nil, wait: Duration) async -> InvokeOutcome {
-        recordOperatorAction("invoke \(command) on \(nodeId)")
+                       idempotencyKey: String? = nil, transcriptLine: String? = nil, wait: Duration) async -> InvokeOutcome {
+        recordOperatorAction(transcriptLine ?? "invoke \(command) on \(nodeId)")
         let ticket = InvokeTicket()
         return await withTaskGroup(of: InvokeOutcome?.self) { group in
             group.addTask {

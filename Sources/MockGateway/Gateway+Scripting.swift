@@ -182,12 +182,23 @@ extension Gateway {
     ///     (virtual time in a simulated run, real time otherwise).
     /// - Returns: the result, `.timedOut`, or `.nodeDisconnected` (also when the node is not
     ///   connected at all).
+    ///
+    /// This is the harness's own stimulus, which probes how a client handles any command
+    /// (undeclared ones included): like the console's `invoke --force` it is sent even when the
+    /// node command policy would refuse it, and the transcript then says so. Operators'
+    /// `node.invoke` and the console's `invoke` obey the policy; ``nodeCommandRefusal(nodeId:command:)``
+    /// tells what the policy says.
     public func invoke(nodeId: String, command: String, params: JSONValue? = nil, timeoutMs: Int = 30_000,
                        idempotencyKey: String? = nil, wait: Duration = .seconds(30)) async -> InvokeOutcome {
+        let refusal = await nodeCommandRefusal(nodeId: nodeId, command: command)
         // Sending and registering the waiter happen in one actor turn, so a node that answers at
         // once is not missed.
         return await invokeAndWait(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs,
-                            idempotencyKey: idempotencyKey, wait: wait)
+                                   idempotencyKey: idempotencyKey,
+                                   transcriptLine: refusal.map {
+                                       "invoke \(command) on \(nodeId), sent although the node command policy refuses it (\($0.message))"
+                                   },
+                                   wait: wait)
     }
 }
 

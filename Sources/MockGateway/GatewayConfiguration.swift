@@ -51,6 +51,9 @@ public struct GatewayConfiguration: Sendable {
     public var memoryBudget: GatewayMemoryBudget
     /// The wake words sent in `voicewake.changed` after a node connects.
     public var voiceWakeTriggers: [String]
+    /// `gateway.nodes.commands.allow` / `deny`: the node command policy's configuration
+    /// (docs/protocol.md §6.7; default: the platform allowlists only).
+    public var nodeCommands = NodeCommandPolicy()
     /// Answer every connect with `UNAVAILABLE` / close 1013 ("gateway starting") until cleared
     /// with `Gateway.setStartingUp(false)`.
     public var startingUp: Bool

@@ -74,6 +74,7 @@ extension GatewayCore {
         case .completed(let pending, let result):
             events.append(.invokeResult(id: pending.id, nodeId: nodeId, ok: result.ok, matched: true, connectionId: connectionId))
             respond(.success(id: request.id, payload: ["ok": true]), method: request.method, to: connectionId)
+            emitTalkEvent(nodeId: pending.nodeId, command: pending.command, result: result)
             finishInvoke(pending.id, with: .result(result), queued: queueForegroundAction(pending, result: result))
         }
     }

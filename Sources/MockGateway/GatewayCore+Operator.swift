@@ -214,7 +214,9 @@ extension GatewayCore {
         }
         guard let idempotencyKey = call.string("idempotencyKey") else { return invalid(call, "idempotencyKey required") }
         let timeoutMs = params?["timeoutMs"]?.int64Value.map { Int(max(0, $0)) } ?? NodeInvokeRequest.defaultTimeoutMs
+        if let refusal = nodeInvokePreflight(call, command: command) { return fail(call, refusal) }
         guard nodes.nodes[nodeId] != nil else { return fail(call, OperatorInvokeReply.notConnected(nodeId: nodeId)) }
+        if let refusal = nodeCommandRefusal(nodeId: nodeId, command: command) { return fail(call, refusal) }
         if let invokeId = startInvoke(nodeId: nodeId, command: command, params: params?["params"],
                                       timeoutMs: timeoutMs, idempotencyKey: idempotencyKey) {
             invokeOperatorCallers[invokeId] = OperatorInvokeCaller(

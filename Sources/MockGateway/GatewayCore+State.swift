@@ -65,7 +65,12 @@ extension GatewayCore {
         get { nodeState.presencePersistStamps }
         _modify { yield &nodeState.presencePersistStamps }
     }
-    /// Nodes' latest input activity.
+    /// The console's node command policy and the `talk.event` sequence numbers.
+    var nodePolicyState: NodePolicyState {
+        get { nodeState.policy }
+        _modify { yield &nodeState.policy }
+    }
+    /// The latest input activity of each node, by node id.
     var nodeActivity: [String: NodeActivity] {
         get { nodeState.nodeActivity }
         _modify { yield &nodeState.nodeActivity }

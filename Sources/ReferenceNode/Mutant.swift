@@ -111,6 +111,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case staleSocketResult = "stale-socket-result"
     /// Never pulls the foreground actions the Gateway queued while the app was in the background.
     case noPendingDrain = "no-pending-drain"
+    /// Declares one more command (`health.summary`) on every node reconnect than on its first
+    /// connect, as a client that rebuilds its command list from stale feature state would.
+    case commandsDrift = "commands-drift"
 
     // MARK: Presence beacons
 
@@ -243,6 +246,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noIdempotency: ["INV-006"]
         case .ignoreBackground: ["INV-007"]
         case .staleSocketResult: ["INV-008"]
+        case .commandsDrift: ["INV-010"]
         case .noPendingDrain: ["INV-009"]
         case .noWakeBeacon: ["PRES-001"]
         case .okTrueIsDurable: ["PRES-002"]
@@ -324,6 +328,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noIdempotency: "A repeated idempotencyKey returns the first result (docs/protocol.md §6.3)."
         case .ignoreBackground: "Foreground-only commands fail with NODE_BACKGROUND_UNAVAILABLE in the background (docs/protocol.md §6.4)."
         case .staleSocketResult: "Never send a result for an invoke of a previous socket (docs/protocol.md §6.1)."
+        case .commandsDrift: "Declare the same commands on every reconnect unless a feature changed (docs/protocol.md §6.7)."
         case .noPendingDrain: "Back in the foreground, pull the queued actions (node.pending.pull) and ack them (docs/protocol.md §6.4, §6.9)."
         case .noWakeBeacon: "Send node.presence.alive after a background wake (docs/protocol.md §6.6)."
         case .okTrueIsDurable: "A bare {ok:true} is not a durable beacon (docs/protocol.md §6.6)."

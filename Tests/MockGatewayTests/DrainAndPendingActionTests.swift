@@ -119,7 +119,11 @@ struct DrainAndPendingActionTests {
     }
 
     @Test func aBackgroundRefusalOfAnIOSNodeIsQueuedPulledAndAcked() async throws {
-        try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto)) { gateway in
+        // camera.snap is dangerous: the operator's invoke reaches the node only with the opt-in
+        // (docs/protocol.md §6.7).
+        var configuration = GatewayConfiguration(autoApproval: .auto)
+        configuration.nodeCommands = NodeCommandPolicy(allow: ["camera.snap"])
+        try await Gateway.withGateway(configuration) { gateway in
             let identity = try TestIdentities.make(0x62)
             let node = try await TestSessions.connect(gateway, identity: identity) { client in
                 var params = client.connectParams()

@@ -67,15 +67,25 @@ extension ConsoleCommandSpec {
             arguments: [PositionalSpec("nodeId|latest", ConsoleReference.self, help: "the node"),
                         PositionalSpec("command", help: "the node command"),
                         PositionalSpec("paramsJSON", JSONArgument.self, help: "the params", optional: true)],
+            options: [.flag("--force", help: "send it even if the node command policy refuses it (the transcript says so)")],
             restOfLine: true,
-            summary: "invoke a node command and wait for its result (latest: the most recently connected node)",
+            summary: "invoke a node command and wait for its result (latest: the most recently connected node); the node command policy applies",
             example: #"invoke latest location.get {"desiredAccuracy":"balanced"}"#
         ) { command, console in
             let nodeId = try await console.nodeId(command.required(0, as: ConsoleReference.self))
             let name = try command.text(1)
             let params = command.argument(2, as: JSONArgument.self)?.value
+            let refusal = await console.gateway.nodeCommandRefusal(nodeId: nodeId, command: name)
+            if let refusal, !command.isSet("--force") {
+                let reason = refusal.details?["reason"]?.stringValue.map { " (reason: \($0))" } ?? ""
+                throw ConsoleError("invoke: \(refusal.code) \(refusal.message)\(reason); --force sends it anyway")
+            }
             switch await console.gateway.invokeAndWait(nodeId: nodeId, command: name, params: params,
-                                                       timeoutMs: console.invokeTimeoutMs, wait: console.invokeWait) {
+                                                       timeoutMs: console.invokeTimeoutMs,
+                                                       transcriptLine: refusal.map {
+                                                           "invoke --force \(name) on \(nodeId): node command policy bypassed (\($0.message))"
+                                                       },
+                                                       wait: console.invokeWait) {
             case .result(let result):
                 return .invoked(nodeId: nodeId, command: name, result: result)
             case .timedOut:
@@ -83,6 +93,33 @@ extension ConsoleCommandSpec {
             case .nodeDisconnected:
                 throw ConsoleError("invoke: node \(nodeId) is not connected (or disconnected before answering)")
             }
+        },
+        ConsoleCommandSpec(
+            "node-commands",
+            arguments: [PositionalSpec("show|allow|deny|unallow|undeny|reset", help: "what to do (default show)", optional: true),
+                        PositionalSpec("command", help: "the node command", optional: true)],
+            summary: "show or change the node command policy: gateway.nodes.commands.allow and deny (deny wins)",
+            example: "node-commands allow camera.snap"
+        ) { command, console in
+            var policy = await console.gateway.nodeCommandPolicy()
+            let action = (try? command.text(0)) ?? "show"
+            if action == "show" { return .nodeCommandPolicy(policy) }
+            if action == "reset" {
+                policy = NodeCommandPolicy()
+            } else {
+                guard let name = try? command.text(1), !name.isEmpty else {
+                    throw ConsoleError("node-commands \(action): name the node command")
+                }
+                switch action {
+                case "allow": if !policy.allow.contains(name) { policy.allow.append(name) }
+                case "deny": if !policy.deny.contains(name) { policy.deny.append(name) }
+                case "unallow": policy.allow.removeAll { $0 == name }
+                case "undeny": policy.deny.removeAll { $0 == name }
+                default: throw ConsoleError("node-commands: expected show, allow, deny, unallow, undeny or reset, not '\(action)'")
+                }
+            }
+            await console.gateway.setNodeCommandPolicy(policy)
+            return .nodeCommandPolicy(policy)
         },
         ConsoleCommandSpec(
             "setup-code",

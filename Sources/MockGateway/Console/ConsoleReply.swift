@@ -92,6 +92,8 @@ public enum ConsoleResult: Sendable, Hashable {
     case drained(GatewayDrain?)
     /// `wake`: the silent push that was sent and what its transport answered.
     case woken(NodeWakeAttempt)
+    /// `node-commands`: the node command policy now in force.
+    case nodeCommandPolicy(NodeCommandPolicy)
 
     /// The result with its secrets replaced by `<redacted>`: what is printed without
     /// `--show-secrets`.
@@ -197,6 +199,8 @@ public enum ConsoleResult: Sendable, Hashable {
         case .drained(let drain):
             return ["drain": drain.map { .string($0.rawValue) } ?? .null, "reason": drain.map { .string($0.reason) } ?? .null,
                     "retryAfterMs": drain == nil ? .null : .int(Int64(GatewayDrain.retryAfterMs))]
+        case .nodeCommandPolicy(let policy):
+            return ["allow": .array(policy.allow.map(JSONValue.string)), "deny": .array(policy.deny.map(JSONValue.string))]
         case .woken(let attempt):
             var object: [String: JSONValue] = [
                 "nodeId": .string(attempt.nodeId), "path": .string(attempt.path.rawValue),
@@ -260,6 +264,9 @@ public enum ConsoleResult: Sendable, Hashable {
             return "\(entry.usage)\n  \(entry.summary)\n  example: \(entry.example)"
         case .faultArmed(let description):
             return "fault armed: \(description)"
+        case .nodeCommandPolicy(let policy):
+            func list(_ commands: [String]) -> String { commands.isEmpty ? "(none)" : commands.joined(separator: ", ") }
+            return "node commands: allow \(list(policy.allow)); deny \(list(policy.deny)) (deny wins; dangerous commands need allow)"
         case .eventSent(let name, let connectionIds):
             return "sent \(name) to \(connectionIds.count) connection\(connectionIds.count == 1 ? "" : "s")"
         case .approved(let requestId, let device):

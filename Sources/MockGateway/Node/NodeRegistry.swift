@@ -22,7 +22,8 @@ public struct RegisteredNode: Sendable, Hashable {
     public var modelIdentifier: String?
     /// Declared capability categories.
     public var caps: [String]
-    /// Declared commands. The fake Gateway allows everything a node declares (docs/protocol.md §6.7; upstream filters them).
+    /// Declared commands (`connect.commands`); the node command policy decides which of them an
+    /// operator may invoke (docs/protocol.md §6.7, `NodeCommandPolicy`).
     public var commands: [String]
     /// Declared permission toggles.
     public var permissions: [String: Bool]

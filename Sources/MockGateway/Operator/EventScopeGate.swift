@@ -52,7 +52,7 @@ public enum EventScopeGate {
         }
         if family("plugin") { return [.write] }
         if event == GatewayEventName.talkMode.rawValue { return [.write] }
-        if event == GatewayEventName.voicewakeChanged.rawValue { return [.read] }
+        if event == GatewayEventName.voicewakeChanged.rawValue || event == GatewayEventName.talkEvent.rawValue { return [.read] }
         if family("chat") || family("agent") || family("session") || family("sessions") || event == GatewayEventName.nodePresence.rawValue {
             return [.read]
         }

@@ -22,6 +22,8 @@ struct NodeState: Sendable {
     /// A separate random stream for canvas capabilities, so that minting them leaves the ids
     /// drawn from the core's stream as they were.
     var capabilityRandom: SeededRandom
+    /// The node command policy set from the console, and the `talk.event` sequence numbers.
+    var policy = NodePolicyState()
 
     /// The presence list of `hello-ok.snapshot` and `presence` events: the Gateway, then every
     /// node by id.

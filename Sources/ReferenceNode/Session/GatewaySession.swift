@@ -69,6 +69,8 @@ actor GatewaySession {
     private var useDeviceTokenRetry = false
     private var skipNextWait = false
     private var waitingForPairing = false
+    /// Node connect frames built so far (the `commands-drift` mutant widens every one after the first).
+    private var nodeConnectFrames = 0
 
     /// The session's state.
     private(set) var status: SessionStatus = .idle
@@ -278,6 +280,16 @@ actor GatewaySession {
         }
     }
 
+    /// The commands of this node connect: always the same list, except under the
+    /// `commands-drift` mutant.
+    private func declaredCommands() -> [String] {
+        guard role == .node else { return commands }
+        nodeConnectFrames += 1
+        let added = NodeCommandName.healthSummary.rawValue
+        guard configuration.has(.commandsDrift), nodeConnectFrames > 1, !commands.contains(added) else { return commands }
+        return commands + [added]
+    }
+
     private func parseChallenge(_ payload: JSONValue?) -> ConnectChallenge? {
         ConnectBuilder.challenge(payload, configuration: configuration, fallbackNowMs: clock.nowMs)
     }
@@ -288,7 +300,7 @@ actor GatewaySession {
                                            added: addedScopes, configuration: configuration)
         let params = ConnectBuilder.params(
             role: role, identity: store.identity, challenge: challenge, auth: ConnectBuilder.auth(for: credentials).auth,
-            scopes: scopes, commands: commands, configuration: configuration, fallbackNowMs: clock.nowMs)
+            scopes: scopes, commands: declaredCommands(), configuration: configuration, fallbackNowMs: clock.nowMs)
         let id = identifiers.requestId()
         let json = ConnectBuilder.json(params, configuration: configuration)
         return (id, .request(RequestFrame(id: id, method: GatewayMethod.connect.rawValue, params: json)))
