@@ -67,13 +67,27 @@ struct JSONTreeGenerator {
             for _ in 0 ..< count { members[string()] = value(depth: depth + 1, maxDepth: maxDepth) }
             return .object(members)
         }
-        switch random.int(0 ... 9) {
+        switch random.int(0 ... 10) {
         case 0: return .null
         case 1: return .bool(random.chance(0.5))
         case 2, 3: return .int(int())
         case 4, 5: return .double(double())
+        case 6: return .string(utf16: utf16WithLoneSurrogates())
         default: return .string(string())
         }
+    }
+
+    /// The UTF-16 code units of a string with lone surrogates among them (or, by chance, only
+    /// pairs): what a JavaScript string can hold and a Swift `String` cannot.
+    mutating func utf16WithLoneSurrogates() -> [UInt16] {
+        var units: [UInt16] = []
+        for _ in 0 ..< random.int(1 ... 4) {
+            units.append(contentsOf: string().utf16)
+            let lone = random.chance(0.5) ? random.int(0xD800 ... 0xDBFF) : random.int(0xDC00 ... 0xDFFF)
+            units.append(UInt16(lone))
+        }
+        if random.chance(0.5) { units.append(contentsOf: string().utf16) }
+        return units
     }
 
     mutating func int() -> Int64 {
@@ -150,6 +164,7 @@ struct JSONTextGenerator {
         case .int(let integer): output += intText(integer)
         case .double(let double): output += doubleText(double)
         case .string(let string): output += stringText(string)
+        case .illFormedString(let string): output += unitsText(string.utf16)
         case .array(let items):
             output += "[" + whitespace()
             for (index, item) in items.enumerated() {
@@ -257,6 +272,30 @@ struct JSONTextGenerator {
 }
 
 extension JSONTextGenerator {
+    /// A string literal of UTF-16 code units: well-formed runs as `stringText(_:)` writes them,
+    /// each lone surrogate as an escape.
+    fileprivate mutating func unitsText(_ units: [UInt16]) -> String {
+        var output = "\""
+        var run: [UInt16] = []
+        func flush() {
+            output += stringText(String(decoding: run, as: UTF16.self)).dropFirst().dropLast()
+            run.removeAll()
+        }
+        var index = 0
+        while index < units.count {
+            if let length = JSONValue.IllFormedString.scalarLength(at: index, in: units) {
+                run.append(contentsOf: units[index ..< index + length])
+                index += length
+            } else {
+                flush()
+                output += "\\u" + String(units[index], radix: 16, uppercase: random.chance(0.5))
+                index += 1
+            }
+        }
+        flush()
+        return output + "\""
+    }
+
     /// A `\uXXXX` escape of a surrogate that may end up lone (or pair with a neighbour).
     fileprivate mutating func loneSurrogateEscape() -> String {
         let unit = random.chance(0.5) ? random.int(0xD800 ... 0xDBFF) : random.int(0xDC00 ... 0xDFFF)
