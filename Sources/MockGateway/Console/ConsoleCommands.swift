@@ -161,11 +161,10 @@ struct PendingReply: ConsoleRendering {
     var json: JSONValue { ["requests": .array(requests.map(\.consoleJSON))] }
 
     var text: String {
-        guard !requests.isEmpty else { return "no pending pairing requests" }
-        return requests.map { request in
+        ConsoleText.lines(requests, empty: "no pending pairing requests") { request in
             "\(request.requestId)  device \(ConsoleText.short(request.deviceId))  \(request.roles.map(\.rawValue).joined(separator: ","))"
                 + (request.scopes.isEmpty ? "" : "  \(request.scopes.count) scope\(request.scopes.count == 1 ? "" : "s")")
-        }.joined(separator: "\n")
+        }
     }
 }
 
@@ -179,15 +178,14 @@ struct DevicesReply: ConsoleRendering {
     }
 
     var text: String {
-        guard !devices.isEmpty else { return "no paired devices" }
-        return devices.map { device in
+        ConsoleText.lines(devices, empty: "no paired devices") { device in
             var line = "\(ConsoleText.short(device.deviceId))  \(device.roles.map(\.rawValue).joined(separator: ","))"
             if let name = device.label ?? device.displayName { line += "  \(ConsoleText.quoteIfNeeded(String(name.prefix(24))))" }
             if let platform = device.platform { line += "  \(ConsoleText.quoteIfNeeded(String(platform.prefix(16))))" }
             line += "  via \(device.approvedVia.rawValue)"
             if connected.contains(device.deviceId) { line += "  (node connected)" }
             return line
-        }.joined(separator: "\n")
+        }
     }
 }
 
@@ -208,14 +206,13 @@ struct NodesReply: ConsoleRendering {
     }
 
     var text: String {
-        guard !nodes.isEmpty else { return "no connected nodes" }
-        return nodes.map { node in
+        ConsoleText.lines(nodes, empty: "no connected nodes") { node in
             var line = "\(ConsoleText.short(node.nodeId))"
             if let name = node.displayName { line += "  \(ConsoleText.quoteIfNeeded(String(name.prefix(24))))" }
             line += "  \(ConsoleText.quoteIfNeeded(String(node.platform.prefix(16))))  \(node.commands.count) commands"
             line += "  \(node.remoteIp)  connection \(ConsoleText.short(node.connectionId))"
             return line
-        }.joined(separator: "\n")
+        }
     }
 }
 
@@ -237,13 +234,12 @@ struct ConnectionsReply: ConsoleRendering {
     }
 
     var text: String {
-        guard !connections.isEmpty else { return "no open connections" }
-        return connections.map { connection in
+        ConsoleText.lines(connections, empty: "no open connections") { connection in
             var line = "\(connection.connectionId)  \(connection.remoteAddress)  "
             line += connection.role.map { "\($0)" + (connection.deviceId.map { " \(ConsoleText.short($0))" } ?? "") } ?? "handshake"
             if connection.closing { line += "  (closing)" }
             return line
-        }.joined(separator: "\n")
+        }
     }
 }
 
@@ -572,14 +568,9 @@ extension ConsoleCommandSpec {
             await console.gateway.resumeTicks()
             return .faultArmed("ticks resumed")
         },
-        ConsoleCommandSpec(
-            "skip-seq", arguments: [PositionalSpec("N", ConsoleCount.self, help: "the gap")],
-            summary: "fault: one gap of N numbers in every connection's seq", example: "skip-seq 3"
-        ) { command, console in
-            let count = try command.required(0, as: ConsoleCount.self).value
-            await console.gateway.skipSequenceNumbers(count)
-            return .faultArmed("the next seq of every open connection skips \(count)")
-        },
+        countFault("skip-seq", help: "the gap", summary: "fault: one gap of N numbers in every connection's seq",
+                   example: "skip-seq 3", arm: { await $0.skipSequenceNumbers($1) },
+                   armed: { "the next seq of every open connection skips \($0)" }),
         ConsoleCommandSpec(
             "starting", arguments: [PositionalSpec("on|off", OnOff.self, help: "on or off")],
             summary: "fault: answer connects with UNAVAILABLE and close 1013", example: "starting on"
@@ -608,22 +599,13 @@ extension ConsoleCommandSpec {
             await console.gateway.close(connectionId: connectionId, code: code, reason: (try? command.text(2)) ?? "")
             return .faultArmed("connection \(connectionId) closed with \(code)")
         },
-        ConsoleCommandSpec(
-            "send-binary", arguments: [PositionalSpec("N", ConsoleCount.self, help: "how many event frames")],
-            summary: "fault: send the next N event frames as binary messages", example: "send-binary 1"
-        ) { command, console in
-            let count = try command.required(0, as: ConsoleCount.self).value
-            await console.gateway.sendNextEventsAsBinary(count)
-            return .faultArmed("the next \(count) event frames go as binary messages")
-        },
-        ConsoleCommandSpec(
-            "fragment", arguments: [PositionalSpec("N", ConsoleCount.self, help: "how many event frames")],
-            summary: "fault: send the next N event frames in three fragments with pings between them", example: "fragment 1"
-        ) { command, console in
-            let count = try command.required(0, as: ConsoleCount.self).value
-            await console.gateway.fragmentNextEvents(count)
-            return .faultArmed("the next \(count) event frames go in three fragments with pings between them")
-        },
+        countFault("send-binary", help: "how many event frames", summary: "fault: send the next N event frames as binary messages",
+                   example: "send-binary 1", arm: { await $0.sendNextEventsAsBinary($1) },
+                   armed: { "the next \($0) event frames go as binary messages" }),
+        countFault("fragment", help: "how many event frames",
+                   summary: "fault: send the next N event frames in three fragments with pings between them",
+                   example: "fragment 1", arm: { await $0.fragmentNextEvents($1) },
+                   armed: { "the next \($0) event frames go in three fragments with pings between them" }),
         ConsoleCommandSpec(
             "presence-reply",
             arguments: [PositionalSpec("true|false", Handled.self, help: "handled"), PositionalSpec("reason", help: "the reason")],
@@ -688,6 +670,21 @@ extension ConsoleCommandSpec {
                 + "were closed with 4001 gateway auth changed")
         },
     ]
+}
+
+extension ConsoleCommandSpec {
+    /// A fault command that takes one count `N` (`skip-seq`, `send-binary`, `fragment`): it arms
+    /// the fault with `arm` and replies `faultArmed` with the sentence `armed` makes of the count.
+    static func countFault(_ name: String, help: String, summary: String, example: String,
+                           arm: @escaping @Sendable (Gateway, Int) async -> Void,
+                           armed: @escaping @Sendable (Int) -> String) -> ConsoleCommandSpec {
+        ConsoleCommandSpec(name, arguments: [PositionalSpec("N", ConsoleCount.self, help: help)], summary: summary,
+                           example: example) { command, console in
+            let count = try command.required(0, as: ConsoleCount.self).value
+            await arm(console.gateway, count)
+            return .faultArmed(armed(count))
+        }
+    }
 }
 
 // MARK: Replies of the fault commands

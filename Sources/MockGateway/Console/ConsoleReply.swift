@@ -264,6 +264,11 @@ public enum ConsoleText {
         return plain ? text : JSONValue.string(text).jsonString
     }
 
+    /// One line per item, or `empty` when there are none (the listings: `pending`, `devices`, ...).
+    static func lines<Item>(_ items: [Item], empty: String, _ line: (Item) -> String) -> String {
+        items.isEmpty ? empty : items.map(line).joined(separator: "\n")
+    }
+
     /// `2` rather than `2.0`.
     static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
