@@ -51,10 +51,11 @@ extension JSONValue {
     ///   tab, LF, CR) around it; no trailing comma, no byte-order mark (U+FEFF is not JSON
     ///   whitespace, so `JSON.parse` refuses it).
     /// - A repeated object key keeps its last value.
-    /// - A `\u` escape of a lone UTF-16 surrogate is accepted, as `JSON.parse` accepts it; a Swift
-    ///   `String` cannot hold one, so each lone surrogate becomes U+FFFD (the replacement a
-    ///   WebSocket or `TextEncoder` makes of it when the string is sent on). A surrogate pair
-    ///   written as two escapes is the one character it encodes.
+    /// - A `\u` escape of a lone UTF-16 surrogate is accepted and kept, as `JSON.parse` keeps it:
+    ///   a string value holding one is `.illFormedString` (its UTF-16 code units), which
+    ///   `encoded()` writes back as `JSON.stringify` does. An object key is a Swift `String`, so
+    ///   a lone surrogate in a key becomes U+FFFD. A surrogate pair written as two escapes is the
+    ///   one character it encodes.
     /// - A number is a JavaScript number: the IEEE double nearest to the literal (`1e400` is
     ///   infinity, `1e-400` is 0, `9007199254740993` is 9007199254740992), kept as
     ///   `JSONValue.number(_:)` keeps it (`.int` for whole numbers up to 2^53 in magnitude).
@@ -114,7 +115,11 @@ struct JSONParser {
         skipWhitespace()
         guard index < bytes.count else { throw error(.unexpectedEnd, "the document ends where a value was expected") }
         switch bytes[index] {
-        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "\""):
+            switch try parseString() {
+            case .text(let text): return .string(text)
+            case .units(let units): return JSONValue.string(utf16: units)
+            }
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "t"):
@@ -182,7 +187,7 @@ struct JSONParser {
             guard bytes[index] == UInt8(ascii: "\"") else {
                 throw error(.unexpectedCharacter, "unexpected \(describe(bytes[index])) in an object (expected a string key)")
             }
-            let key = try parseString()
+            let key = try parseString().key
             skipWhitespace()
             guard index < bytes.count else { throw error(.unexpectedEnd, "the document ends inside an object") }
             guard bytes[index] == UInt8(ascii: ":") else {
@@ -226,8 +231,25 @@ struct JSONParser {
 
     // MARK: Strings
 
+    /// A parsed string: text, or UTF-16 code units when it holds a lone surrogate.
+    private enum ParsedString {
+        case text(String)
+        case units([UInt16])
+
+        /// The string as an object key (a Swift `String`: a lone surrogate becomes U+FFFD).
+        var key: String {
+            switch self {
+            case .text(let text): text
+            case .units(let units): String(decoding: units, as: UTF16.self)
+            }
+        }
+    }
+
+    /// A lone surrogate escape: where its code unit goes in the UTF-8 buffer of the string.
+    private typealias LoneSurrogate = (offset: Int, unit: UInt16)
+
     /// Parses a string starting at its opening quote.
-    private mutating func parseString() throws(ParseError) -> String {
+    private mutating func parseString() throws(ParseError) -> ParsedString {
         let start = index + 1
         var cursor = start
         // Fast path: no escapes.
@@ -247,11 +269,12 @@ struct JSONParser {
                 throw error(.invalidEncoding, "a string is not valid UTF-8")
             }
             index = cursor + 1
-            return String(decoding: run, as: UTF8.self)
+            return .text(String(decoding: run, as: UTF8.self))
         }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(cursor - start + 16)
         buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start ..< cursor]))
+        var lone: [LoneSurrogate] = []
         index = cursor
         while true {
             guard index < bytes.count else { throw error(.unexpectedEnd, "the document ends inside a string") }
@@ -264,9 +287,9 @@ struct JSONParser {
                     throw error(.invalidEncoding, "a string is not valid UTF-8")
                 }
                 index = closing + 1
-                return String(decoding: buffer, as: UTF8.self)
+                return lone.isEmpty ? .text(String(decoding: buffer, as: UTF8.self)) : .units(Self.units(buffer, lone))
             case UInt8(ascii: "\\"):
-                try parseEscape(into: &buffer)
+                try parseEscape(into: &buffer, lone: &lone)
             case 0 ..< 0x20:
                 throw error(.invalidString, "unescaped control character \(describe(byte)) in a string")
             default:
@@ -276,8 +299,23 @@ struct JSONParser {
         }
     }
 
+    /// The UTF-16 code units of valid UTF-8 `buffer` with each lone surrogate put back at its
+    /// offset (an offset between two scalars).
+    private static func units(_ buffer: [UInt8], _ lone: [LoneSurrogate]) -> [UInt16] {
+        var units: [UInt16] = []
+        units.reserveCapacity(buffer.count + lone.count)
+        var start = 0
+        for surrogate in lone {
+            units.append(contentsOf: String(decoding: buffer[start ..< surrogate.offset], as: UTF8.self).utf16)
+            units.append(surrogate.unit)
+            start = surrogate.offset
+        }
+        units.append(contentsOf: String(decoding: buffer[start...], as: UTF8.self).utf16)
+        return units
+    }
+
     /// Parses one escape sequence starting at its backslash.
-    private mutating func parseEscape(into buffer: inout [UInt8]) throws(ParseError) {
+    private mutating func parseEscape(into buffer: inout [UInt8], lone: inout [LoneSurrogate]) throws(ParseError) {
         index += 1
         guard index < bytes.count else { throw error(.unexpectedEnd, "the document ends inside an escape sequence") }
         let escaped = bytes[index]
@@ -291,22 +329,22 @@ struct JSONParser {
         case UInt8(ascii: "u"):
             index += 1
             let unit = try parseHex4()
-            var scalar = Unicode.Scalar(unit) ?? Self.replacement
-            // A high surrogate pairs with a low one in the escape right after it; any other lone
-            // surrogate, which `JSON.parse` keeps, is U+FFFD (`JSONValue.parse(_:)`).
-            if UTF16.isLeadSurrogate(unit), let trail = pendingTrailSurrogate() {
+            if let scalar = Unicode.Scalar(unit) {
+                UTF8Validation.append(scalar, to: &buffer)
+            } else if UTF16.isLeadSurrogate(unit), let trail = pendingTrailSurrogate() {
+                // A high surrogate pairs with a low one in the escape right after it.
                 index += 6
-                scalar = UTF16.decode(UTF16.EncodedScalar([unit, trail]))
+                UTF8Validation.append(UTF16.decode(UTF16.EncodedScalar([unit, trail])), to: &buffer)
+            } else {
+                // Any other surrogate is lone, and `JSON.parse` keeps it (`JSONValue.parse(_:)`).
+                lone.append((buffer.count, unit))
             }
-            UTF8Validation.append(scalar, to: &buffer)
             return
         default:
             throw error(.invalidString, "invalid escape \\\(describeEscape(escaped)) in a string")
         }
         index += 1
     }
-
-    private static let replacement: Unicode.Scalar = "\u{FFFD}"
 
     /// The low surrogate of a `\uXXXX` escape at `index`, if one is there (not moving).
     private func pendingTrailSurrogate() -> UInt16? {

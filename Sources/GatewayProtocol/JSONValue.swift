@@ -19,13 +19,17 @@ public enum JSONValue: Sendable, Hashable {
     /// Any other number: a fraction, a magnitude beyond 2^53, or a non-finite value (written as
     /// `null`, as `JSON.stringify` writes it).
     case double(Double)
-    /// A string. It cannot hold a lone UTF-16 surrogate, which a JavaScript string can: parsing
-    /// replaces one with U+FFFD.
+    /// A string of well-formed Unicode (every string a Swift `String` can hold).
     case string(String)
+    /// A string holding at least one lone UTF-16 surrogate, which a JavaScript string can hold
+    /// and a Swift `String` cannot (`"\ud800"` parsed). `JSONValue.string(utf16:)` makes
+    /// `.string` of well-formed code units, so each JavaScript string has one representation.
+    case illFormedString(IllFormedString)
     /// An array.
     case array([JSONValue])
     /// An object. Member order is not kept (a repeated key keeps its last value, as in
-    /// JavaScript); encoding sorts members by key for reproducible output.
+    /// JavaScript); encoding sorts members by key for reproducible output. Keys are Swift
+    /// strings: parsing keeps a lone surrogate in a key as U+FFFD.
     case object([String: JSONValue])
 }
 
@@ -53,7 +57,8 @@ extension JSONValue: Codable {
         }
     }
 
-    /// Encodes the value; integers stay integers.
+    /// Encodes the value; integers stay integers; an ill-formed string is encoded well-formed
+    /// (each lone surrogate as U+FFFD), since an `Encoder` takes only a `String`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -62,6 +67,7 @@ extension JSONValue: Codable {
         case .int(let value): try container.encode(value)
         case .double(let value): try container.encode(value)
         case .string(let value): try container.encode(value)
+        case .illFormedString(let value): try container.encode(value.wellFormed)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
         }
@@ -91,8 +97,75 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 }
 
 extension JSONValue {
-    /// The string, when this is a string.
-    public var stringValue: String? { if case .string(let v) = self { v } else { nil } }
+    /// A string that holds at least one lone UTF-16 surrogate: its UTF-16 code units, as a
+    /// JavaScript string holds them. `JSONValue.encoded()` writes each lone surrogate as
+    /// `JSON.stringify` does, as the escape `\udxxx`.
+    public struct IllFormedString: Sendable, Hashable, CustomStringConvertible {
+        /// The UTF-16 code units (at least one of them a lone surrogate).
+        public let utf16: [UInt16]
+
+        /// The string of `utf16`, or `nil` when the code units are well-formed UTF-16 (a
+        /// `String` holds those: `.string`).
+        public init?(utf16: some Sequence<UInt16>) {
+            let units = Array(utf16)
+            guard Self.hasLoneSurrogate(units) else { return nil }
+            self.utf16 = units
+        }
+
+        /// The string with each lone surrogate replaced by U+FFFD (what a WebSocket or
+        /// `TextEncoder` makes of it when it is sent on as UTF-8).
+        public var wellFormed: String { String(decoding: utf16, as: UTF16.self) }
+
+        /// `wellFormed`.
+        public var description: String { wellFormed }
+
+        /// Whether `units` hold a surrogate that is not half of a pair.
+        static func hasLoneSurrogate(_ units: [UInt16]) -> Bool {
+            var index = 0
+            while index < units.count {
+                guard let length = scalarLength(at: index, in: units) else { return true }
+                index += length
+            }
+            return false
+        }
+
+        /// How many code units the scalar at `index` takes (1, or 2 for a surrogate pair), or
+        /// `nil` when the unit there is a lone surrogate.
+        static func scalarLength(at index: Int, in units: [UInt16]) -> Int? {
+            let unit = units[index]
+            if UTF16.isLeadSurrogate(unit) {
+                return index + 1 < units.count && UTF16.isTrailSurrogate(units[index + 1]) ? 2 : nil
+            }
+            return UTF16.isTrailSurrogate(unit) ? nil : 1
+        }
+    }
+
+    /// The string of UTF-16 code units, as JavaScript holds strings: `.string` when they are
+    /// well-formed, `.illFormedString` when they hold a lone surrogate.
+    public static func string(utf16: some Sequence<UInt16>) -> JSONValue {
+        let units = Array(utf16)
+        if let illFormed = IllFormedString(utf16: units) { return .illFormedString(illFormed) }
+        return .string(String(decoding: units, as: UTF16.self))
+    }
+
+    /// The string, when this is a string; an ill-formed one with each lone surrogate as U+FFFD
+    /// (`IllFormedString.wellFormed`).
+    public var stringValue: String? {
+        switch self {
+        case .string(let v): v
+        case .illFormedString(let v): v.wellFormed
+        default: nil
+        }
+    }
+
+    /// The UTF-16 code units of a string, lone surrogates kept, when this is a string.
+    public var utf16Value: [UInt16]? {
+        switch self {
+        case .string(let v): Array(v.utf16)
+        case .illFormedString(let v): v.utf16
+        default: nil
+        }
+    }
     /// The boolean, when this is a boolean.
     public var boolValue: Bool? { if case .bool(let v) = self { v } else { nil } }
     /// The array, when this is an array.

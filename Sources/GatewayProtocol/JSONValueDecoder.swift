@@ -9,7 +9,8 @@ import Foundation
 /// - numbers convert as `JSONDecoder` converts the text (see `JSONNumber`): `Int` from `5.0`,
 ///   not from `5.5`; `Float` from `0.1` rounded from the text;
 /// - `Date` defers to its own `Decodable` conformance, `Data` is a base64 string, `URL` a string,
-///   `Decimal` a number;
+///   `Decimal` a number; an `.illFormedString` reads as its well-formed `String` (each lone
+///   surrogate U+FFFD, what `JSONDecoder` makes of the escape);
 /// - a repeated key cannot occur (a `JSONValue` object has unique keys);
 /// - errors are the `DecodingError`s `JSONDecoder` throws, with the same kinds, paths and
 ///   descriptions ("No value associated with key …", "Expected to decode Int but found a string
@@ -128,7 +129,7 @@ final class JSONValueDecoder: Decoder {
 
     static func string(_ value: JSONValue, _ path: JSONErrorPath) throws -> String {
         try checkNotNull(value, String.self, path)
-        guard case .string(let string) = value else { throw typeMismatch(String.self, value, path) }
+        guard let string = value.stringValue else { throw typeMismatch(String.self, value, path) }
         return string
     }
 
@@ -170,7 +171,7 @@ final class JSONValueDecoder: Decoder {
 
     static func data(_ value: JSONValue, _ path: JSONErrorPath) throws -> Data {
         try checkNotNull(value, Data.self, path)
-        guard case .string(let string) = value else { throw typeMismatch(String.self, value, path) }
+        guard let string = value.stringValue else { throw typeMismatch(String.self, value, path) }
         guard let data = Data(base64Encoded: string) else {
             throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: path.keys, debugDescription: "Encountered Data is not valid Base64."))
         }
@@ -253,7 +254,7 @@ extension JSONValue {
         case .bool: "bool"
         case .int: "number"
         case .double(let double): double.isFinite ? "number" : "null"
-        case .string: "a string"
+        case .string, .illFormedString: "a string"
         case .array: "an array"
         case .object: "a dictionary"
         }

@@ -6,8 +6,8 @@ import Foundation
 /// - members sorted by the UTF-8 bytes of their keys (`JSON.stringify` writes them in the
 ///   object's own order, which a `JSONValue` does not keep; see docs/fidelity.md, "JSON");
 /// - strings with `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control characters as `\u00xx`
-///   (lower-case hex), everything else (slashes, DEL, U+2028, non-ASCII) as raw UTF-8 (a Swift
-///   `String` holds no lone surrogate, which `JSON.stringify` would write as `\udxxx`);
+///   (lower-case hex), a lone surrogate of an `.illFormedString` as `\udxxx` (lower-case hex),
+///   everything else (slashes, DEL, U+2028, non-ASCII) as raw UTF-8;
 /// - doubles as `JavaScriptNumber.text(_:)`, non-finite ones as `null`; integers in decimal (a
 ///   parsed `.int` is at most 2^53 in magnitude, where the two agree; one built in code beyond
 ///   that is written in full, the exact value rather than the double JavaScript would round it
@@ -36,6 +36,7 @@ struct JSONWriter {
         case .int(let integer): write(integer)
         case .double(let double): append(JavaScriptNumber.text(double))
         case .string(let string): write(string)
+        case .illFormedString(let string): write(string.utf16)
         case .array(let items):
             guard depth < Self.maximumWriteDepth else { throw TooDeep() }
             bytes.append(UInt8(ascii: "["))
@@ -108,6 +109,36 @@ struct JSONWriter {
 
     private mutating func write(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
+        appendEscaped(string)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes UTF-16 code units as `JSON.stringify` writes a string: well-formed runs as
+    /// `write(_:)` writes a `String`, each lone surrogate as `\udxxx`.
+    private mutating func write(_ units: [UInt16]) {
+        bytes.append(UInt8(ascii: "\""))
+        var runStart = 0
+        var index = 0
+        while index < units.count {
+            if let length = JSONValue.IllFormedString.scalarLength(at: index, in: units) {
+                index += length
+            } else {
+                let unit = units[index]
+                if index > runStart { appendEscaped(String(decoding: units[runStart ..< index], as: UTF16.self)) }
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u")])
+                for shift in stride(from: 12, through: 0, by: -4) {
+                    bytes.append(Self.hexDigits[Int(unit >> UInt16(shift) & 0x0F)])
+                }
+                index += 1
+                runStart = index
+            }
+        }
+        if units.count > runStart { appendEscaped(String(decoding: units[runStart...], as: UTF16.self)) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes the contents of a string, escaped, without its quotes.
+    private mutating func appendEscaped(_ string: String) {
         var string = string
         string.withUTF8 { utf8 in
             var runStart = 0
@@ -141,7 +172,6 @@ struct JSONWriter {
             }
             if count > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart ..< count])) }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 }
 

@@ -187,8 +187,8 @@ public struct NodeInvokeResult: Sendable, Hashable, Codable {
         ok = try container.decode(Bool.self, forKey: .ok)
         payload = try container.decodeIfPresent(JSONValue.self, forKey: .payload)
         switch try container.decodeIfPresent(JSONValue.self, forKey: .payloadJSON) {
-        case .string(let text)?:
-            payloadJSON = text
+        case let value? where value.stringValue != nil:
+            payloadJSON = value.stringValue
         case nil, .null?:
             payloadJSON = nil
         case let other?:

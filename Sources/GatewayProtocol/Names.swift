@@ -258,6 +258,57 @@ public struct GatewayEventName: WireName {
     public static let updateAvailable: GatewayEventName = "update.available"
 }
 
+/// A family of Gateway events: the dotted stem of every event under it (`device.pair` holds
+/// `device.pair.requested` and `device.pair.resolved`), by which broadcasts are scoped
+/// (docs/protocol.md §2.6).
+public struct GatewayEventFamily: WireName {
+    /// The wire value.
+    public var rawValue: String
+    /// Wraps a wire value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// `device.pair.*`.
+    public static let devicePair: GatewayEventFamily = "device.pair"
+    /// `node.pair.*`.
+    public static let nodePair: GatewayEventFamily = "node.pair"
+    /// `exec.approval.*`.
+    public static let execApproval: GatewayEventFamily = "exec.approval"
+    /// `plugin.approval.*`.
+    public static let pluginApproval: GatewayEventFamily = "plugin.approval"
+    /// `openclaw.approval.*`.
+    public static let openclawApproval: GatewayEventFamily = "openclaw.approval"
+    /// `question.*`.
+    public static let question: GatewayEventFamily = "question"
+    /// `plugin.*`.
+    public static let plugin: GatewayEventFamily = "plugin"
+    /// `chat` and `chat.*`.
+    public static let chat: GatewayEventFamily = "chat"
+    /// `agent` and `agent.*`.
+    public static let agent: GatewayEventFamily = "agent"
+    /// `session.*`.
+    public static let session: GatewayEventFamily = "session"
+    /// `sessions.*`.
+    public static let sessions: GatewayEventFamily = "sessions"
+
+    /// Whether `event` is the stem itself or an event under it.
+    public func contains(_ event: String) -> Bool {
+        event == rawValue || event.hasPrefix(rawValue + ".")
+    }
+}
+
+/// A key of `connect.params.permissions`: a permission a node reports it holds.
+public struct NodePermissionKey: WireName {
+    /// The wire value.
+    public var rawValue: String
+    /// Wraps a wire value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// `camera.capture`.
+    public static let cameraCapture: NodePermissionKey = "camera.capture"
+    /// `location`.
+    public static let location: NodePermissionKey = "location"
+}
+
 /// The `event` of a `node.event` request (docs/protocol.md §6.5); any other name is accepted
 /// and answered with `{ok:true}`.
 public struct NodeEventName: WireName {

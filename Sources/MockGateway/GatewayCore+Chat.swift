@@ -14,10 +14,6 @@ struct ChatState: Sendable {
 }
 
 extension GatewayCore {
-    /// The chat events it sends to operator sessions with `operator.read` (`session.message` to
-    /// subscribers only).
-    static let chatEvents: [GatewayEventName] = [.chat, .sessionMessage]
-
     /// `chat.history` `{sessionKey, limit?}`.
     func chatHistory(_ call: MethodCall) {
         switch ChatStore.historyRequest(call.params) {

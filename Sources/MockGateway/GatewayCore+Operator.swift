@@ -11,21 +11,9 @@ struct PendingOperatorWaiter: Sendable {
 }
 
 extension GatewayCore {
-    /// The events `hello-ok.features.events` advertises.
+    /// The events `hello-ok.features.events` advertises (``EventRegistry``).
     func advertisedEvents(role: GatewayRole) -> [String] {
-        var events: [GatewayEventName] = [.tick, .presence, .health, .heartbeat, .shutdown]
-        if role == .node {
-            events += [.nodeInvokeRequest, .voicewakeChanged]
-        } else {
-            events += [.devicePairRequested, .devicePairResolved, .execApprovalRequested, .execApprovalResolved]
-            if profile.hasSetupCodeLifecycle { events += [.devicePairSetupCompleted, .devicePairSetupDeliveryUncertain] }
-            if profile.hasUnifiedApprovals { events += [.sessionApproval] }
-            if profile.hasQuestions { events += [.questionRequested, .questionResolved] }
-            // `node.presence` comes with the structured `node.presence.activity` handler.
-            if profile.nodeEventReply == .structured { events += [.nodePresence] }
-            events += Self.chatEvents
-        }
-        return events.map(\.rawValue).sorted()
+        EventRegistry.standard.advertised(role: role, profile: profile)
     }
 
     /// Sends an operator outcome's reply and applies its effects.

@@ -8,8 +8,8 @@ import Testing
 ///
 /// Every input must be accepted by both or refused by both, and an accepted one must be written
 /// the same, byte for byte, up to the documented differences of a `JSONValue` (docs/fidelity.md,
-/// "JSON"): members sorted by key, lone surrogates as U+FFFD, keys equal to Swift (canonically
-/// equivalent, or equal once lone surrogates are replaced) merged, nesting beyond
+/// "JSON"): members sorted by key, lone surrogates of keys as U+FFFD, keys equal to Swift
+/// (canonically equivalent, or equal once lone surrogates are replaced) merged, nesting beyond
 /// `maximumParseDepth` refused. The generated inputs come from a seed, random on each run unless
 /// `OPENCLAW_JSON_SEED` is set; a failure prints the seed that reproduces it.
 @Suite("JSON differential against Node.js", .enabled(if: NodeJSONOracle.shouldRun, "no node (set OPENCLAW_NODE, or install Node.js)"))
@@ -89,10 +89,39 @@ struct JSONDifferentialTests {
         print("JSON differential: seed \(Self.seed), \(accepted) of \(inputs.count) generated documents accepted by JSON.parse")
     }
 
+    /// Documents full of lone surrogates (in string values, next to pairs and escapes; in keys
+    /// where the text generator adds them):
+    /// `JSON.parse` keeps each in the string and `JSON.stringify` writes it back as `\udxxx`;
+    /// so do we.
+    @Test func generatedDocumentsWithLoneSurrogatesAgreeWithJSONParse() async throws {
+        var trees = JSONTreeGenerator(seed: Self.seed &+ 7)
+        var texts = JSONTextGenerator(seed: Self.seed &+ 8)
+        var inputs: [Data] = []
+        while inputs.count < 1_500 {
+            let units = trees.utf16WithLoneSurrogates()
+            let key = trees.utf16WithLoneSurrogates()
+            let value: JSONValue = [String(decoding: key, as: UTF16.self): .string(utf16: units), "list": [.string(utf16: units), trees.value(maxDepth: 3)]]
+            inputs.append(value.encoded())
+            inputs.append(Data(texts.text(for: value).utf8))
+        }
+        let (seen, accepted) = try await Self.compare(inputs, seed: Self.seed)
+        #expect(seen[.disagree(""), default: 0] == 0, "OPENCLAW_JSON_SEED=\(Self.seed)")
+        // Half the inputs are `encoded()` text, which both accept; the other half have trailing
+        // commas now and then.
+        #expect(accepted > 1_000, "\(accepted) of \(inputs.count) accepted (OPENCLAW_JSON_SEED=\(Self.seed))")
+        // Lone surrogates did reach the values: a parser that replaced them would disagree here.
+        let illFormed = inputs.prefix(200).filter { input in
+            guard let value = try? JSONValue.parse(input) else { return false }
+            if case .illFormedString = value["list"]?.arrayValue?.first { return true }
+            return false
+        }
+        #expect(illFormed.count > 80, "\(illFormed.count) of 200 (OPENCLAW_JSON_SEED=\(Self.seed))")
+    }
+
     /// Values built in code (any double, any string, nesting) are written as `JSON.stringify`
     /// writes the value `JSON.parse` reads back from our text, and read back by us as that value.
     @Test func writtenValuesAreWhatJSONStringifyWrites() async throws {
-        var trees = JSONTreeGenerator(seed: Self.seed, allowNonFinite: true)
+        var trees = JSONTreeGenerator(seed: Self.seed, allowNonFinite: true, allowIllFormedStrings: true)
         let values = (0 ..< 1_500).map { _ in javaScriptValue(trees.value()) }
         let written = values.map { $0.encoded() }
         let answers = try await NodeJSONOracle.answers(written)
@@ -159,15 +188,33 @@ struct JSONRFC8259Tests {
         #expect(try JSONValue.parse(#""e\u0301""#).stringValue.map { Array($0.unicodeScalars) } == ["e", "\u{301}"])
     }
 
-    @Test func loneSurrogatesAreAcceptedAsReplacementCharacters() throws {
-        let cases: [(String, JSONValue)] = [
-            (#""\uD800""#, "\u{FFFD}"), (#""\uDC00""#, "\u{FFFD}"), (#""\uD800\u0041""#, "\u{FFFD}A"),
-            (#""\uDC00\uD800""#, "\u{FFFD}\u{FFFD}"), (#""\uD800\uD800\uDC00""#, "\u{FFFD}\u{10000}"),
-            (#""a\uD800""#, "a\u{FFFD}"), (#""\uD800\"""#, "\u{FFFD}\""), (#"{"\uD800":1}"#, ["\u{FFFD}": 1]),
+    @Test func loneSurrogatesAreKeptAndWrittenBackAsJSONStringifyWritesThem() throws {
+        // Input, the UTF-16 code units JavaScript keeps, and what `JSON.stringify` writes.
+        let cases: [(String, [UInt16], String)] = [
+            (#""\uD800""#, [0xD800], #""\ud800""#), (#""\uDC00""#, [0xDC00], #""\udc00""#),
+            (#""\uD800\u0041""#, [0xD800, 0x41], #""\ud800A""#),
+            (#""\uDC00\uD800""#, [0xDC00, 0xD800], #""\udc00\ud800""#),
+            (#""\uD800\uD800\uDC00""#, [0xD800, 0xD800, 0xDC00], "\"\\ud800\u{10000}\""),
+            (#""a\uDBFF""#, [0x61, 0xDBFF], #""a\udbff""#), (#""\uD800\"""#, [0xD800, 0x22], #""\ud800\"""#),
+            (#""é\udfff\n""#, [0xE9, 0xDFFF, 0x0A], #""é\udfff\n""#),
         ]
-        for (text, value) in cases {
-            #expect(try JSONValue.parse(text) == value, "\(text)")
+        for (text, units, written) in cases {
+            let value = try JSONValue.parse(text)
+            #expect(value.utf16Value == units, "\(text)")
+            #expect(value == JSONValue.string(utf16: units), "\(text)")
+            #expect(value.jsonString == written, "\(text)")
+            #expect(value.stringValue == String(decoding: units, as: UTF16.self), "\(text): read as a String, U+FFFD")
+            #expect(try JSONValue.parse(value.jsonString) == value, "\(text): written and read back")
         }
+        // Distinct JavaScript strings stay distinct, and each has one representation.
+        #expect(try JSONValue.parse(#""\uD800""#) != JSONValue.parse(#""\uDBFF""#))
+        #expect(try JSONValue.parse(#""\uD800""#) != .string("\u{FFFD}"))
+        #expect(JSONValue.string(utf16: Array("a😀".utf16)) == .string("a😀"))
+        #expect(JSONValue.IllFormedString(utf16: Array("a😀".utf16)) == nil)
+        // An ill-formed string decodes as a well-formed `String`, as `JSONDecoder` reads the escape.
+        #expect(try JSONValue.parse(#"{"s":"x\uD800"}"#).decode(as: [String: String].self) == ["s": "x\u{FFFD}"])
+        // An object key is a Swift `String`: a lone surrogate in it is U+FFFD (docs/fidelity.md).
+        #expect(try JSONValue.parse(#"{"\uD800":1}"#) == ["\u{FFFD}": 1])
         // A surrogate as raw bytes (CESU-8) is not UTF-8: a WebSocket text frame cannot hold it.
         #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(Data([0x22, 0xED, 0xA0, 0x80, 0x22])) }
         // A broken escape after a high surrogate is still an error.

@@ -18,18 +18,10 @@ struct WireNameLiteralTests {
     /// A string that ends with a dot is a family prefix (`"camera."`), not a name.
     static let dottedName = #""(node|chat|sessions|session|agents|agent|approval|exec|question|push|device|talk|voicewake|config|health|models|skills|cron|gateway|system|canvas|camera|screen|location|plugin|openclaw|connect|update|wizard|debug)\.[A-Za-z][A-Za-z.]*[A-Za-z]""#
 
-    /// A quoted top-level error code of the catalogue (`"INVALID_REQUEST"`).
-    static let errorCode = "\"(" + ErrorCode.allKnown.map(\.rawValue).joined(separator: "|") + ")\""
-
-    /// Literals that look like wire names and are not, each with its reason.
-    static let allowed: [String: Set<String>] = [
-        // Event-family stems the scope gate matches events against (`device.pair.*`), not names.
-        "MockGateway/Operator/EventScopeGate.swift": [
-            "\"device.pair\"", "\"node.pair\"", "\"exec.approval\"", "\"plugin.approval\"", "\"openclaw.approval\"",
-        ],
-        // A node permission key of `connect.params.permissions`, not a method, event or command.
-        "ReferenceNode/Handshake/ConnectBuilder.swift": ["\"camera.capture\""],
-    ]
+    /// A quoted top-level error code or connect detail code of the catalogue
+    /// (`"INVALID_REQUEST"`, `"DEVICE_AUTH_NONCE_REQUIRED"`).
+    static let errorCode = "\"(" + (ErrorCode.allKnown.map(\.rawValue) + ConnectErrorDetailCode.allKnown.map(\.rawValue))
+        .joined(separator: "|") + ")\""
 
     /// The quoted wire names in `text` outside comments, as `file:line: literal`. The first
     /// argument of `ConsoleEventLine(` is a console event-line name (the console's own
@@ -43,7 +35,6 @@ struct WireNameLiteralTests {
             for match in pattern.matches(in: line, range: range) {
                 guard match.range(at: 1).location == NSNotFound, let literal = Range(match.range(at: 2), in: line) else { continue }
                 let quoted = String(line[literal])
-                if allowed[file]?.contains(quoted) == true { continue }
                 found.append("\(file):\(index + 1): \(quoted)")
             }
         }
@@ -65,7 +56,7 @@ struct WireNameLiteralTests {
         #expect(found.isEmpty, "use the constants of Sources/GatewayProtocol/Names.swift:\n\(found.joined(separator: "\n"))")
     }
 
-    @Test("the scan finds quoted names in code, and skips comments, prefixes, console lines and the allowlist")
+    @Test("the scan finds quoted names and detail codes in code, and skips comments, prefixes and console lines")
     func scanFindsLiterals() throws {
         let code = """
             let method = "node.list"
@@ -74,11 +65,11 @@ struct WireNameLiteralTests {
             let prefix = "camera."
             ConsoleEventLine("node.event", [])
             if family("device.pair") { }
+            case "DEVICE_AUTH_NONCE_REQUIRED": "HS-004"
             """
         #expect(try Self.violations(in: code, file: "MockGateway/Example.swift") == [
             "MockGateway/Example.swift:1: \"node.list\"", "MockGateway/Example.swift:2: \"INVALID_REQUEST\"",
-            "MockGateway/Example.swift:6: \"device.pair\"",
+            "MockGateway/Example.swift:6: \"device.pair\"", "MockGateway/Example.swift:7: \"DEVICE_AUTH_NONCE_REQUIRED\"",
         ])
-        #expect(try Self.violations(in: code, file: "MockGateway/Operator/EventScopeGate.swift").count == 2)
     }
 }

@@ -47,9 +47,8 @@ let appr003 = Scenario(
         guard case .operatorRecord(let change) = log[index] else { return false }
         return change.id == id && change.action == .resolveAttempt && change.method != ResolveAttempt.Channel.script.rawValue
     }
-    guard let lost = resolves.first else {
-        try run.fail("the client's first resolve is missing from the event log", expected: "a resolve attempt for \(id)", actual: "none")
-    }
+    let lost = try run.required(resolves.first, "the client's first resolve is missing from the event log",
+                                expected: "a resolve attempt for \(id)", actual: "none")
     if resolves.count > 1 {
         let readBackIndex = log[(lost + 1)...].firstIndex { readBack.match($0) != nil }
         try run.expect(readBackIndex.map { $0 < resolves[1] } ?? false,

@@ -18,10 +18,8 @@ let hs005 = Scenario(
     let challengeTs = try await run.waitForEvent(challenge.map { $0.payload?["ts"]?.int64Value })
     let request = try await run.waitForEvent(.request(.connect, on: connectionId)).request
     let gatewayNowMs = run.gateway.clock.nowMs
-    guard let signedAt = request.params?["device"]?["signedAt"]?.int64Value else {
-        try run.fail("connect carries no integer device.signedAt", expected: "an integer in milliseconds",
-                     actual: request.params?["device"]?["signedAt"]?.jsonString ?? "absent")
-    }
+    let signedAt = try run.required(request.params?["device"]?["signedAt"]?.int64Value, "connect carries no integer device.signedAt",
+                                    expected: "an integer in milliseconds", actual: request.params?["device"]?["signedAt"]?.jsonString ?? "absent")
     let skewMs = (signedAt - gatewayNowMs).magnitude
     try run.expect(
         signedAt == challengeTs || skewMs <= UInt64(DeviceProofVerifier.signatureSkewMs),

@@ -48,14 +48,12 @@ let inv004 = Scenario(
     }
 
     // The slow command finishes after its durationMs; its result must carry its own id.
-    let slowResult = try? await run.waitForEvent(.invokeResult(id: slowId), within: .milliseconds(Int64(slowMs)) + run.stepTimeout,
-                                                 from: afterQuick).matched
+    let slowMatch = try? await run.waitForEvent(.invokeResult(id: slowId), within: .milliseconds(Int64(slowMs)) + run.stepTimeout,
+                                                from: afterQuick).matched
     let laterQuick = run.matches(.invokeResult(id: quickId), from: afterQuick)
-    guard let slowResult else {
-        try run.fail("the debug.slow invoke got no result under its own id",
-                     expected: "a result with id \(slowId) (debug.slow)",
-                     actual: laterQuick.isEmpty ? "no result" : "a result under the id of \(quickCommand) (\(quickId)): the ids mixed")
-    }
+    let slowResult = try run.required(slowMatch, "the debug.slow invoke got no result under its own id",
+                                      expected: "a result with id \(slowId) (debug.slow)",
+                                      actual: laterQuick.isEmpty ? "no result" : "a result under the id of \(quickCommand) (\(quickId)): the ids mixed")
     try run.expect(laterQuick.isEmpty, "\(quickCommand) is answered exactly once",
                    expected: "one result with id \(quickId)", actual: "\(laterQuick.count + 1) results with that id")
     try run.expect(slowResult, "the Gateway matches the debug.slow result to its invoke",

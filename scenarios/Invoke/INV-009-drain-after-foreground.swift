@@ -23,9 +23,7 @@ let inv009 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let nodeId = try await run.nodeId()
-    guard let node = await run.gateway.connectedNodes().first(where: { $0.nodeId == nodeId }) else {
-        try run.fail("the client's node is not registered")
-    }
+    let node = try run.required(await run.gateway.connectedNodes().first(where: { $0.nodeId == nodeId }), "the client's node is not registered")
     let platform = node.platform.lowercased()
     guard platform.hasPrefix("ios") || platform.hasPrefix("ipados") else {
         try run.unsupported("the Gateway queues foreground actions only for iOS and iPadOS nodes (platform \"\(node.platform)\")")

@@ -72,9 +72,8 @@ let pair006 = Scenario(
     // Approving the newest request lets every session of the device in.
     let roles = Set(run.connects().filter { $0.deviceId == deviceId }.map(\.role))
     let cursor = run.mark()
-    guard let newest = await run.gateway.pendingPairingRequests().last(where: { $0.deviceId == deviceId }) else {
-        try run.fail("the device has no pending request to approve", expected: "the newest request of \(deviceId)", actual: "none")
-    }
+    let newest = try run.required(await run.gateway.pendingPairingRequests().last(where: { $0.deviceId == deviceId }),
+                                  "the device has no pending request to approve", expected: "the newest request of \(deviceId)", actual: "none")
     try await run.gateway.approve(requestId: newest.requestId)
     run.note("approved the newest request \(newest.requestId)")
     for role in roles.sorted() {

@@ -31,9 +31,7 @@ let pair007 = Scenario(
         try run.expectEqual(applied, 1, "the number of simultaneous approvals of \(requestId) that applied")
         approved = requestId
     }
-    guard let requestId = approved else {
-        try run.fail("neither approval applied", expected: "one approval applies", actual: "both failed")
-    }
+    let requestId = try run.required(approved, "neither approval applied", expected: "one approval applies", actual: "both failed")
     try run.expectEqual(run.matches(.pairingResolved(requestId, .approved)).count, 1,
                         "the number of device.pair.resolved approved for \(requestId)")
 

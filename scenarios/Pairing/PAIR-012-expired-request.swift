@@ -40,10 +40,8 @@ let pair012 = Scenario(
             .named("a retry of a session refused before the expiry (\(refusedBefore.sorted()))"),
         from: afterExpiry)
     let outcome = try await run.handshakeOutcome(of: retry.connectionId)
-    guard let told = run.toldRequestId(on: retry.connectionId) else {
-        try run.fail("the retry after the expiry is not told to pair", expected: "PAIRING_REQUIRED with a requestId",
-                     actual: outcome.summary)
-    }
+    let told = try run.required(run.toldRequestId(on: retry.connectionId), "the retry after the expiry is not told to pair",
+                                expected: "PAIRING_REQUIRED with a requestId", actual: outcome.summary)
     try run.expect(!known.contains(told) || run.events(from: afterExpiry).contains { event in
         if case .pairingRequested(let request) = event { request.requestId == told } else { false }
     }, "the retry after the expiry gets a new requestId", expected: "a request created after the expiry", actual: told)

@@ -28,9 +28,8 @@ let pres001 = Scenario(
     try run.expectOnNodeSession(beacon, "the beacon")
     let params = beacon.params
     let shown = String(params.jsonString.prefix(300))
-    guard let text = params["payloadJSON"]?.stringValue else {
-        try run.fail("the beacon's payloadJSON is not a string", expected: "payloadJSON: a JSON object as a string", actual: shown)
-    }
+    let text = try run.required(params["payloadJSON"]?.stringValue, "the beacon's payloadJSON is not a string",
+                                expected: "payloadJSON: a JSON object as a string", actual: shown)
     guard let payload = try? JSONValue(parsing: text), payload.objectValue != nil else {
         try run.fail("the beacon's payloadJSON is not a JSON object", expected: "a JSON object as text", actual: String(text.prefix(200)))
     }

@@ -114,14 +114,17 @@ public enum HandshakeProbe {
 
     /// The handshake scenario that judges a refusal code in detail.
     static func seeAlso(for code: String) -> String? {
+        typealias Detail = ConnectErrorDetailCode
         switch code {
-        case "DEVICE_AUTH_NONCE_REQUIRED", "DEVICE_AUTH_NONCE_MISMATCH", "DEVICE_AUTH_SIGNATURE_INVALID": "HS-004"
-        case "DEVICE_AUTH_SIGNATURE_EXPIRED": "HS-005"
-        case "DEVICE_AUTH_DEVICE_ID_MISMATCH", "DEVICE_AUTH_PUBLIC_KEY_INVALID", "DEVICE_IDENTITY_REQUIRED": "HS-003"
-        case "PROTOCOL_MISMATCH": "HS-002"
-        case ErrorCode.invalidRequest.rawValue: "HS-001"
-        case ErrorCode.unavailable.rawValue: "HS-010"
-        default: nil
+        case Detail.deviceAuthNonceRequired.rawValue, Detail.deviceAuthNonceMismatch.rawValue,
+             Detail.deviceAuthSignatureInvalid.rawValue: return "HS-004"
+        case Detail.deviceAuthSignatureExpired.rawValue: return "HS-005"
+        case Detail.deviceAuthDeviceIdMismatch.rawValue, Detail.deviceAuthPublicKeyInvalid.rawValue,
+             Detail.deviceIdentityRequired.rawValue: return "HS-003"
+        case Detail.protocolMismatch.rawValue: return "HS-002"
+        case ErrorCode.invalidRequest.rawValue: return "HS-001"
+        case ErrorCode.unavailable.rawValue: return "HS-010"
+        default: return nil
         }
     }
 }

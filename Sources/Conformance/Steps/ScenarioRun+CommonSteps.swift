@@ -137,6 +137,26 @@ extension ScenarioRun {
                  actual: Self.describeAnswers(Array(attempts.dropFirst(earlier.count))))
     }
 
+    /// `value`, or a failure when there is none: the one-line form of
+    /// `guard let x = value else { try run.fail(message, expected:, actual:) }`.
+    public func required<Value>(_ value: Value?, _ message: @autoclosure () -> String, expected: @autoclosure () -> String? = nil,
+                                actual: @autoclosure () -> String? = nil) throws -> Value {
+        guard let value else { try fail(message(), expected: expected(), actual: actual()) }
+        return value
+    }
+
+    /// Requires that `first`, the client's answer to the approval or question `id`, stays its
+    /// only one: no retry on a timer (2 s of client time pass) and nothing when the user acts on
+    /// the settled card again (`again`: a terminal card offers no decisions).
+    /// - Parameters:
+    ///   - subject: what the client resolved, for the failure messages (`question`, `approval`).
+    public func expectAnswerStaysFinal(_ id: String, first: ResolveAttempt, again: Stimulus, subject: String) async throws {
+        await elapse(.seconds(2))
+        try await expectNoClientAnswer(to: id, since: [first], "the client resolved the \(subject) again 2 s after its answer lost")
+        _ = try await client.reply(to: again)
+        try await expectNoClientAnswer(to: id, since: [first], "the client resolved the \(subject) again from the settled card")
+    }
+
     /// Requires the approval `id` to end as `outcome`: its status and decision, `allowed allow-once`
     /// (`-` for no decision).
     public func expectApproval(_ id: String, endsAs outcome: String, _ message: String, on gateway: Gateway? = nil) async throws {

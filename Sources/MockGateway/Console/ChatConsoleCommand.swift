@@ -115,3 +115,5 @@ public enum ChatConsoleResult: Sendable, Hashable {
         }
     }
 }
+
+extension ChatConsoleResult: ConsoleRendering {}

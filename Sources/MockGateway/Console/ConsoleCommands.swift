@@ -2,8 +2,9 @@ import ArgumentParsing
 import Foundation
 import GatewayProtocol
 
-// The console's commands, one spec each (see `ConsoleCommandSpec`). The order of the lists is
-// the order of `help` and of the command table in docs/harness-serve.md.
+// The console's commands, one spec each (see `ConsoleCommandSpec`), each list followed by the
+// reply types its commands render (`ConsoleRendering`). The order of the lists is the order of
+// `help` and of the command table in docs/harness-serve.md.
 
 extension ConsoleCommandSpec {
     /// Listings, pairing, node commands, setup codes, the clock and restarts.
@@ -171,7 +172,241 @@ extension ConsoleCommandSpec {
             return .faultArmed("accepting connections again")
         },
     ]
+}
 
+// MARK: Replies of the pairing commands, in the order of the list
+
+extension ConsoleStatus: ConsoleRendering {
+    /// `status`.
+    var json: JSONValue {
+        ["url": .string(url), "devices": .int(Int64(devices)), "nodes": .int(Int64(nodes)),
+         "pending": .int(Int64(pending)), "connections": .int(Int64(connections)), "faults": .consoleList(faults.descriptions)]
+    }
+
+    var text: String {
+        let armed = faults.descriptions
+        return "\(url)  \(devices) device\(devices == 1 ? "" : "s")  \(nodes) node\(nodes == 1 ? "" : "s")"
+            + "  \(pending) pending  \(connections) connection\(connections == 1 ? "" : "s")"
+            + "  faults: \(armed.isEmpty ? "none" : armed.joined(separator: ", "))"
+    }
+}
+
+/// `pending`.
+struct PendingReply: ConsoleRendering {
+    let requests: [PairingRequestInfo]
+
+    var json: JSONValue { ["requests": .array(requests.map(\.consoleJSON))] }
+
+    var text: String {
+        ConsoleText.lines(requests, empty: "no pending pairing requests") { request in
+            "\(request.requestId)  device \(ConsoleText.short(request.deviceId))  \(request.roles.map(\.rawValue).joined(separator: ","))"
+                + (request.scopes.isEmpty ? "" : "  \(request.scopes.count) scope\(request.scopes.count == 1 ? "" : "s")")
+        }
+    }
+}
+
+/// `devices`.
+struct DevicesReply: ConsoleRendering {
+    let devices: [PairedDevice]
+    let connected: Set<String>
+
+    var json: JSONValue {
+        ["devices": .array(devices.map { $0.consoleJSON(connected: connected.contains($0.deviceId)) })]
+    }
+
+    var text: String {
+        ConsoleText.lines(devices, empty: "no paired devices") { device in
+            var line = "\(ConsoleText.short(device.deviceId))  \(device.roles.map(\.rawValue).joined(separator: ","))"
+            if let name = device.label ?? device.displayName { line += "  \(ConsoleText.quoteIfNeeded(String(name.prefix(24))))" }
+            if let platform = device.platform { line += "  \(ConsoleText.quoteIfNeeded(String(platform.prefix(16))))" }
+            line += "  via \(device.approvedVia.rawValue)"
+            if connected.contains(device.deviceId) { line += "  (node connected)" }
+            return line
+        }
+    }
+}
+
+/// `nodes`.
+struct NodesReply: ConsoleRendering {
+    let nodes: [RegisteredNode]
+
+    var json: JSONValue {
+        ["nodes": .array(nodes.map { node in
+            var object: [String: JSONValue] = [
+                "nodeId": .string(node.nodeId), "connectionId": .string(node.connectionId), "clientId": .string(node.clientId),
+                "platform": .string(node.platform), "version": .string(node.version), "commands": .consoleList(node.commands),
+                "remoteIp": .string(node.remoteIp), "connectedAtMs": .int(node.connectedAtMs),
+            ]
+            if let name = node.displayName { object["displayName"] = .string(name) }
+            return .object(object)
+        })]
+    }
+
+    var text: String {
+        ConsoleText.lines(nodes, empty: "no connected nodes") { node in
+            var line = "\(ConsoleText.short(node.nodeId))"
+            if let name = node.displayName { line += "  \(ConsoleText.quoteIfNeeded(String(name.prefix(24))))" }
+            line += "  \(ConsoleText.quoteIfNeeded(String(node.platform.prefix(16))))  \(node.commands.count) commands"
+            line += "  \(node.remoteIp)  connection \(ConsoleText.short(node.connectionId))"
+            return line
+        }
+    }
+}
+
+/// `connections`.
+struct ConnectionsReply: ConsoleRendering {
+    let connections: [ConnectionSummary]
+
+    var json: JSONValue {
+        ["connections": .array(connections.map { connection in
+            var object: [String: JSONValue] = [
+                "connectionId": .string(connection.connectionId), "remoteAddress": .string(connection.remoteAddress),
+                "closing": .bool(connection.closing),
+            ]
+            if let role = connection.role { object["role"] = .string(role) }
+            if let deviceId = connection.deviceId { object["deviceId"] = .string(deviceId) }
+            if let clientId = connection.clientId { object["clientId"] = .string(clientId) }
+            return .object(object)
+        })]
+    }
+
+    var text: String {
+        ConsoleText.lines(connections, empty: "no open connections") { connection in
+            var line = "\(connection.connectionId)  \(connection.remoteAddress)  "
+            line += connection.role.map { "\($0)" + (connection.deviceId.map { " \(ConsoleText.short($0))" } ?? "") } ?? "handshake"
+            if connection.closing { line += "  (closing)" }
+            return line
+        }
+    }
+}
+
+/// `approve`.
+struct ApprovedReply: ConsoleRendering {
+    let requestId: String
+    let device: PairedDevice
+
+    var json: JSONValue {
+        ["requestId": .string(requestId), "deviceId": .string(device.deviceId),
+         "roles": .array(device.roles.map { .string($0.rawValue) }), "scopes": .consoleList(device.scopes),
+         "approvedVia": .string(device.approvedVia.rawValue)]
+    }
+
+    var text: String {
+        "approved \(requestId): device \(device.deviceId) roles \(device.roles.map(\.rawValue).joined(separator: ","))"
+    }
+}
+
+/// `reject`.
+struct RejectedReply: ConsoleRendering {
+    let requestId: String
+    let deviceId: String?
+
+    var json: JSONValue {
+        var object: [String: JSONValue] = ["requestId": .string(requestId)]
+        if let deviceId { object["deviceId"] = .string(deviceId) }
+        return .object(object)
+    }
+
+    var text: String { "rejected \(requestId)" }
+}
+
+/// `remove`.
+struct RemovedReply: ConsoleRendering {
+    let deviceId: String
+
+    var json: JSONValue { ["deviceId": .string(deviceId)] }
+    var text: String { "removed \(deviceId)" }
+}
+
+/// `revoke`.
+struct RevokedReply: ConsoleRendering {
+    let deviceId: String
+    let role: String
+
+    var json: JSONValue { ["deviceId": .string(deviceId), "role": .string(role)] }
+    var text: String { "revoked the \(role) token of \(deviceId)" }
+}
+
+/// `invoke`.
+struct InvokedReply: ConsoleRendering {
+    let nodeId: String
+    let command: String
+    let result: NodeInvokeResult
+
+    var json: JSONValue {
+        var object: [String: JSONValue] = ["id": .string(result.id), "nodeId": .string(nodeId),
+                                           "command": .string(command), "ok": .bool(result.ok)]
+        if let payload = result.payload { object["payload"] = payload }
+        if let payloadJSON = result.payloadJSON { object["payloadJSON"] = .string(payloadJSON) }
+        if let error = result.error, let value = try? JSONValue(encoding: error) { object["error"] = value }
+        return .object(object)
+    }
+
+    var text: String {
+        var line = "\(command) on \(nodeId): ok=\(result.ok)"
+        if let payloadJSON = result.payloadJSON { line += " payloadJSON=\(payloadJSON)" }
+        if let payload = result.payload { line += " payload=\(payload.jsonString)" }
+        if let error = result.error, let value = try? JSONValue(encoding: error) { line += " error=\(value.jsonString)" }
+        return line
+    }
+}
+
+/// `setup-code`.
+struct SetupCodeReply: ConsoleRendering {
+    let issued: IssuedSetupCode
+    let profile: String
+    let qr: SetupCodeQR?
+
+    var json: JSONValue {
+        let code = issued.code
+        var object: [String: JSONValue] = [
+            "setupCode": .string(code.encoded), "url": .string(code.url), "link": .string(code.link),
+            "bootstrapToken": .string(code.bootstrapToken), "profile": .string(profile), "setupId": .string(issued.setupId),
+            "access": .string(issued.access.rawValue), "expiresAtMs": .int(issued.expiresAtMs),
+        ]
+        if let fingerprint = code.tlsFingerprint { object["tlsFingerprint"] = .string(fingerprint) }
+        if let png = qr?.pngFile { object["qrPng"] = .string(png) }
+        if issued.accessDowngraded { object["accessDowngraded"] = true }
+        return .object(object)
+    }
+
+    var text: String {
+        let code = issued.code
+        var lines: [String] = []
+        if let qr { lines.append(qr.terminalText) }
+        let hidden = code.isRedacted ? " (scan the QR code, or run serve with --show-secrets to see it)" : ""
+        lines.append("setup code \(code.encoded)\(hidden)")
+        lines.append("link \(code.link)")
+        lines.append("url \(code.url)")
+        lines.append("profile \(profile), access \(issued.access.rawValue), setup \(issued.setupId), expires at \(issued.expiresAtMs)")
+        if issued.accessDowngraded {
+            lines.append("""
+                access lowered from full to limited (no operator.admin): the code travels over plain ws:// on the LAN, \
+                where anyone on the network can read its bootstrap token; serve with --tls for a full-access code
+                """)
+        }
+        if let fingerprint = code.tlsFingerprint { lines.append("tls fingerprint \(fingerprint)") }
+        if let png = qr?.pngFile { lines.append("qr png \(png)") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `advance`.
+struct AdvancedReply: ConsoleRendering {
+    let seconds: Double
+    let nowMs: Int64
+
+    var json: JSONValue { ["seconds": .double(seconds), "nowMs": .int(nowMs)] }
+    var text: String { "advanced \(ConsoleText.number(seconds)) s; gateway time is now \(nowMs)" }
+}
+
+/// `restart` without `--stay-down`.
+struct RestartedReply: ConsoleRendering {
+    var json: JSONValue { ["restarted": true] }
+    var text: String { "restarted: sent shutdown, closed every connection with 1012, accepting again" }
+}
+
+extension ConsoleCommandSpec {
     /// Exec approvals and questions, answered by the console as a surface of its own.
     static let operatorCommands: [ConsoleCommandSpec] = [
         ConsoleCommandSpec(
@@ -289,7 +524,58 @@ extension ConsoleCommandSpec {
                 + (clientFirst ? "right after it" : "just before it"))
         },
     ]
+}
 
+// MARK: Replies of the approval and question commands
+
+/// `approval`.
+struct ApprovalCreatedReply: ConsoleRendering {
+    let record: ApprovalRecord
+
+    var json: JSONValue { record.snapshot() }
+    var text: String {
+        "approval \(record.id) pending, decisions \(record.allowedDecisions.map(\.rawValue).joined(separator: ",")), expires at \(record.expiresAtMs)"
+    }
+}
+
+/// `resolve-approval`, `expire-approval`.
+struct ApprovalResolvedReply: ConsoleRendering {
+    let applied: Bool
+    let record: ApprovalRecord
+
+    var json: JSONValue {
+        var object = record.snapshot().objectValue ?? [:]
+        object["applied"] = .bool(applied)
+        return .object(object)
+    }
+
+    var text: String {
+        let outcome = "\(record.status.rawValue)" + (record.decision.map { " (\($0.rawValue))" } ?? "")
+        return applied ? "approval \(record.id) \(outcome)" : "approval \(record.id) was already \(outcome)"
+    }
+}
+
+/// `question`.
+struct QuestionCreatedReply: ConsoleRendering {
+    let record: QuestionRecord
+
+    var json: JSONValue { record.json }
+    var text: String { "question \(record.id) pending, expires at \(record.expiresAtMs)" }
+}
+
+/// `answer-question`, `cancel-question`, `expire-question`.
+struct QuestionResolvedReply: ConsoleRendering {
+    let record: QuestionRecord
+
+    var json: JSONValue { record.json }
+    var text: String {
+        var line = "question \(record.id) \(record.status.rawValue)"
+        if let answers = record.answers { line += " " + QuestionRecord.answersJSON(answers).jsonString }
+        return line
+    }
+}
+
+extension ConsoleCommandSpec {
     /// Transport and protocol faults, and events of your own.
     static let faultCommands: [ConsoleCommandSpec] = [
         ConsoleCommandSpec(
@@ -319,14 +605,9 @@ extension ConsoleCommandSpec {
             await console.gateway.resumeTicks()
             return .faultArmed("ticks resumed")
         },
-        ConsoleCommandSpec(
-            "skip-seq", arguments: [PositionalSpec("N", ConsoleCount.self, help: "the gap")],
-            summary: "fault: one gap of N numbers in every connection's seq", example: "skip-seq 3"
-        ) { command, console in
-            let count = try command.required(0, as: ConsoleCount.self).value
-            await console.gateway.skipSequenceNumbers(count)
-            return .faultArmed("the next seq of every open connection skips \(count)")
-        },
+        countFault("skip-seq", help: "the gap", summary: "fault: one gap of N numbers in every connection's seq",
+                   example: "skip-seq 3", arm: { await $0.skipSequenceNumbers($1) },
+                   armed: { "the next seq of every open connection skips \($0)" }),
         ConsoleCommandSpec(
             "starting", arguments: [PositionalSpec("on|off", OnOff.self, help: "on or off")],
             summary: "fault: answer connects with UNAVAILABLE and close 1013", example: "starting on"
@@ -355,22 +636,13 @@ extension ConsoleCommandSpec {
             await console.gateway.close(connectionId: connectionId, code: code, reason: (try? command.text(2)) ?? "")
             return .faultArmed("connection \(connectionId) closed with \(code)")
         },
-        ConsoleCommandSpec(
-            "send-binary", arguments: [PositionalSpec("N", ConsoleCount.self, help: "how many event frames")],
-            summary: "fault: send the next N event frames as binary messages", example: "send-binary 1"
-        ) { command, console in
-            let count = try command.required(0, as: ConsoleCount.self).value
-            await console.gateway.sendNextEventsAsBinary(count)
-            return .faultArmed("the next \(count) event frames go as binary messages")
-        },
-        ConsoleCommandSpec(
-            "fragment", arguments: [PositionalSpec("N", ConsoleCount.self, help: "how many event frames")],
-            summary: "fault: send the next N event frames in three fragments with pings between them", example: "fragment 1"
-        ) { command, console in
-            let count = try command.required(0, as: ConsoleCount.self).value
-            await console.gateway.fragmentNextEvents(count)
-            return .faultArmed("the next \(count) event frames go in three fragments with pings between them")
-        },
+        countFault("send-binary", help: "how many event frames", summary: "fault: send the next N event frames as binary messages",
+                   example: "send-binary 1", arm: { await $0.sendNextEventsAsBinary($1) },
+                   armed: { "the next \($0) event frames go as binary messages" }),
+        countFault("fragment", help: "how many event frames",
+                   summary: "fault: send the next N event frames in three fragments with pings between them",
+                   example: "fragment 1", arm: { await $0.fragmentNextEvents($1) },
+                   armed: { "the next \($0) event frames go in three fragments with pings between them" }),
         ConsoleCommandSpec(
             "presence-reply",
             arguments: [PositionalSpec("true|false", Handled.self, help: "handled"), PositionalSpec("reason", help: "the reason")],
@@ -435,7 +707,101 @@ extension ConsoleCommandSpec {
                 + "were closed with 4001 gateway auth changed")
         },
     ]
+}
 
+extension ConsoleCommandSpec {
+    /// A fault command that takes one count `N` (`skip-seq`, `send-binary`, `fragment`): it arms
+    /// the fault with `arm` and replies `faultArmed` with the sentence `armed` makes of the count.
+    static func countFault(_ name: String, help: String, summary: String, example: String,
+                           arm: @escaping @Sendable (Gateway, Int) async -> Void,
+                           armed: @escaping @Sendable (Int) -> String) -> ConsoleCommandSpec {
+        ConsoleCommandSpec(name, arguments: [PositionalSpec("N", ConsoleCount.self, help: help)], summary: summary,
+                           example: example) { command, console in
+            let count = try command.required(0, as: ConsoleCount.self).value
+            await arm(console.gateway, count)
+            return .faultArmed(armed(count))
+        }
+    }
+}
+
+// MARK: Replies of the fault commands
+
+/// A fault command (and `race-*`, `restart --stay-down`, `resume`, `change-auth`): what was
+/// armed; the `fault.injected` line confirms it.
+struct FaultArmedReply: ConsoleRendering {
+    let description: String
+
+    var json: JSONValue { ["fault": .string(description)] }
+    var text: String { "fault armed: \(description)" }
+}
+
+/// `event`.
+struct EventSentReply: ConsoleRendering {
+    let name: String
+    let connectionIds: [String]
+
+    var json: JSONValue { ["event": .string(name), "connectionIds": .consoleList(connectionIds)] }
+    var text: String { "sent \(name) to \(connectionIds.count) connection\(connectionIds.count == 1 ? "" : "s")" }
+}
+
+/// `drain`.
+struct DrainedReply: ConsoleRendering {
+    let drain: GatewayDrain?
+
+    var json: JSONValue {
+        ["drain": drain.map { .string($0.rawValue) } ?? .null, "reason": drain.map { .string($0.reason) } ?? .null,
+         "retryAfterMs": drain == nil ? .null : .int(Int64(GatewayDrain.retryAfterMs))]
+    }
+
+    var text: String {
+        guard let drain else { return "drain ended: serving requests again" }
+        return "draining (\(drain.reason)): new requests get UNAVAILABLE with retryAfterMs \(GatewayDrain.retryAfterMs) until 'drain off'"
+    }
+}
+
+/// `node-commands`.
+struct NodeCommandPolicyReply: ConsoleRendering {
+    let policy: NodeCommandPolicy
+
+    var json: JSONValue {
+        ["allow": .array(policy.allow.map(JSONValue.string)), "deny": .array(policy.deny.map(JSONValue.string))]
+    }
+
+    var text: String {
+        func list(_ commands: [String]) -> String { commands.isEmpty ? "(none)" : commands.joined(separator: ", ") }
+        return "node commands: allow \(list(policy.allow)); deny \(list(policy.deny)) (deny wins; dangerous commands need allow)"
+    }
+}
+
+/// `wake`.
+struct WokenReply: ConsoleRendering {
+    let attempt: NodeWakeAttempt
+
+    var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "nodeId": .string(attempt.nodeId), "path": .string(attempt.path.rawValue),
+            "delivered": .bool(attempt.isDelivered), "wakeReason": .string(attempt.reason),
+        ]
+        if let delivery = attempt.delivery {
+            object["transport"] = .string(delivery.transport)
+            object["pushType"] = .string(delivery.pushType)
+            object["accepted"] = .bool(delivery.accepted)
+            object["status"] = .int(Int64(delivery.status))
+            if let priority = delivery.priority { object["priority"] = .int(Int64(priority)) }
+            if let reason = delivery.reason { object["reason"] = .string(reason) }
+            if let payload = delivery.payload { object["payload"] = payload }
+        }
+        return .object(object)
+    }
+
+    var text: String {
+        var line = attempt.summary
+        if let payload = attempt.delivery?.payload { line += "\npayload \(payload.jsonString)" }
+        return line + "\nno real APNs or relay is contacted: a real device is not woken"
+    }
+}
+
+extension ConsoleCommandSpec {
     /// The console's own commands.
     static let consoleCommands: [ConsoleCommandSpec] = [
         ConsoleCommandSpec(
@@ -450,4 +816,38 @@ extension ConsoleCommandSpec {
         },
         ConsoleCommandSpec("quit", aliases: ["exit"], summary: "stop the server", example: "quit") { _, _ in .quitting },
     ]
+}
+
+// MARK: Replies of the console's own commands
+
+/// `help`.
+struct HelpReply: ConsoleRendering {
+    let commands: [ConsoleCommandHelp]
+
+    var json: JSONValue {
+        ["commands": .array(commands.map {
+            ["name": .string($0.name), "usage": .string($0.usage), "summary": .string($0.summary)]
+        })]
+    }
+
+    var text: String {
+        let width = (commands.map(\.usage.count).max() ?? 0) + 2
+        return commands.map { $0.usage.padding(toLength: width, withPad: " ", startingAt: 0) + $0.summary }
+            .joined(separator: "\n")
+    }
+}
+
+/// `help <command>`.
+extension ConsoleCommandHelp: ConsoleRendering {
+    var json: JSONValue {
+        ["name": .string(name), "usage": .string(usage), "summary": .string(summary), "example": .string(example)]
+    }
+
+    var text: String { "\(usage)\n  \(summary)\n  example: \(example)" }
+}
+
+/// `quit`.
+struct QuittingReply: ConsoleRendering {
+    var json: JSONValue { .object([:]) }
+    var text: String { "stopping" }
 }

@@ -46,6 +46,7 @@ public struct ConsoleEventLine: Sendable, Hashable {
             let value: String
             switch field.value {
             case .string(let text): value = ConsoleText.quoteIfNeeded(text)
+            case .illFormedString(let text): value = ConsoleText.quoteIfNeeded(text.wellFormed)
             default: value = field.value.jsonString
             }
             return "\(field.key)=\(value)"

@@ -107,232 +107,54 @@ public enum ConsoleResult: Sendable, Hashable {
         }
     }
 
-    /// The result as a JSON object (the `result` member of `command.ok`).
-    public var json: JSONValue {
+    /// The reply type that renders this result: each is declared next to its command's spec
+    /// (`ConsoleCommands.swift`, `ChatConsoleCommand.swift`), so that a command's arguments,
+    /// handler and output are in one place.
+    var rendering: any ConsoleRendering {
         switch self {
-        case .pending(let requests):
-            return ["requests": .array(requests.map(\.consoleJSON))]
-        case .devices(let devices, let connected):
-            return ["devices": .array(devices.map { $0.consoleJSON(connected: connected.contains($0.deviceId)) })]
-        case .approved(let requestId, let device):
-            return ["requestId": .string(requestId), "deviceId": .string(device.deviceId),
-                    "roles": .array(device.roles.map { .string($0.rawValue) }), "scopes": .consoleList(device.scopes),
-                    "approvedVia": .string(device.approvedVia.rawValue)]
-        case .rejected(let requestId, let deviceId):
-            var object: [String: JSONValue] = ["requestId": .string(requestId)]
-            if let deviceId { object["deviceId"] = .string(deviceId) }
-            return .object(object)
-        case .removed(let deviceId):
-            return ["deviceId": .string(deviceId)]
-        case .revoked(let deviceId, let role):
-            return ["deviceId": .string(deviceId), "role": .string(role)]
-        case .invoked(let nodeId, let command, let result):
-            var object: [String: JSONValue] = ["id": .string(result.id), "nodeId": .string(nodeId),
-                                               "command": .string(command), "ok": .bool(result.ok)]
-            if let payload = result.payload { object["payload"] = payload }
-            if let payloadJSON = result.payloadJSON { object["payloadJSON"] = .string(payloadJSON) }
-            if let error = result.error, let value = try? JSONValue(encoding: error) { object["error"] = value }
-            return .object(object)
-        case .setupCode(let issued, let profile, let qr):
-            let code = issued.code
-            var object: [String: JSONValue] = [
-                "setupCode": .string(code.encoded), "url": .string(code.url), "link": .string(code.link),
-                "bootstrapToken": .string(code.bootstrapToken), "profile": .string(profile), "setupId": .string(issued.setupId),
-                "access": .string(issued.access.rawValue), "expiresAtMs": .int(issued.expiresAtMs),
-            ]
-            if let fingerprint = code.tlsFingerprint { object["tlsFingerprint"] = .string(fingerprint) }
-            if let png = qr?.pngFile { object["qrPng"] = .string(png) }
-            if issued.accessDowngraded { object["accessDowngraded"] = true }
-            return .object(object)
-        case .nodes(let nodes):
-            return ["nodes": .array(nodes.map { node in
-                var object: [String: JSONValue] = [
-                    "nodeId": .string(node.nodeId), "connectionId": .string(node.connectionId), "clientId": .string(node.clientId),
-                    "platform": .string(node.platform), "version": .string(node.version), "commands": .consoleList(node.commands),
-                    "remoteIp": .string(node.remoteIp), "connectedAtMs": .int(node.connectedAtMs),
-                ]
-                if let name = node.displayName { object["displayName"] = .string(name) }
-                return .object(object)
-            })]
-        case .connections(let connections):
-            return ["connections": .array(connections.map { connection in
-                var object: [String: JSONValue] = [
-                    "connectionId": .string(connection.connectionId), "remoteAddress": .string(connection.remoteAddress),
-                    "closing": .bool(connection.closing),
-                ]
-                if let role = connection.role { object["role"] = .string(role) }
-                if let deviceId = connection.deviceId { object["deviceId"] = .string(deviceId) }
-                if let clientId = connection.clientId { object["clientId"] = .string(clientId) }
-                return .object(object)
-            })]
-        case .status(let status):
-            return ["url": .string(status.url), "devices": .int(Int64(status.devices)), "nodes": .int(Int64(status.nodes)),
-                    "pending": .int(Int64(status.pending)), "connections": .int(Int64(status.connections)),
-                    "faults": .consoleList(status.faults.descriptions)]
-        case .helpCommand(let entry):
-            return ["name": .string(entry.name), "usage": .string(entry.usage), "summary": .string(entry.summary),
-                    "example": .string(entry.example)]
-        case .faultArmed(let description):
-            return ["fault": .string(description)]
-        case .eventSent(let name, let connectionIds):
-            return ["event": .string(name), "connectionIds": .consoleList(connectionIds)]
-        case .advanced(let seconds, let nowMs):
-            return ["seconds": .double(seconds), "nowMs": .int(nowMs)]
-        case .restarted:
-            return ["restarted": true]
-        case .help(let commands):
-            return ["commands": .array(commands.map {
-                ["name": .string($0.name), "usage": .string($0.usage), "summary": .string($0.summary)]
-            })]
-        case .quitting:
-            return .object([:])
-        case .approvalCreated(let record):
-            return record.snapshot()
-        case .approvalResolved(let applied, let record):
-            var object = record.snapshot().objectValue ?? [:]
-            object["applied"] = .bool(applied)
-            return .object(object)
-        case .questionCreated(let record), .questionResolved(let record):
-            return record.json
-        case .chat(let result):
-            return result.json
-        case .drained(let drain):
-            return ["drain": drain.map { .string($0.rawValue) } ?? .null, "reason": drain.map { .string($0.reason) } ?? .null,
-                    "retryAfterMs": drain == nil ? .null : .int(Int64(GatewayDrain.retryAfterMs))]
-        case .nodeCommandPolicy(let policy):
-            return ["allow": .array(policy.allow.map(JSONValue.string)), "deny": .array(policy.deny.map(JSONValue.string))]
-        case .woken(let attempt):
-            var object: [String: JSONValue] = [
-                "nodeId": .string(attempt.nodeId), "path": .string(attempt.path.rawValue),
-                "delivered": .bool(attempt.isDelivered), "wakeReason": .string(attempt.reason),
-            ]
-            if let delivery = attempt.delivery {
-                object["transport"] = .string(delivery.transport)
-                object["pushType"] = .string(delivery.pushType)
-                object["accepted"] = .bool(delivery.accepted)
-                object["status"] = .int(Int64(delivery.status))
-                if let priority = delivery.priority { object["priority"] = .int(Int64(priority)) }
-                if let reason = delivery.reason { object["reason"] = .string(reason) }
-                if let payload = delivery.payload { object["payload"] = payload }
-            }
-            return .object(object)
+        case .pending(let requests): PendingReply(requests: requests)
+        case .devices(let devices, let connected): DevicesReply(devices: devices, connected: connected)
+        case .approved(let requestId, let device): ApprovedReply(requestId: requestId, device: device)
+        case .rejected(let requestId, let deviceId): RejectedReply(requestId: requestId, deviceId: deviceId)
+        case .removed(let deviceId): RemovedReply(deviceId: deviceId)
+        case .revoked(let deviceId, let role): RevokedReply(deviceId: deviceId, role: role)
+        case .invoked(let nodeId, let command, let result): InvokedReply(nodeId: nodeId, command: command, result: result)
+        case .setupCode(let issued, let profile, let qr): SetupCodeReply(issued: issued, profile: profile, qr: qr)
+        case .nodes(let nodes): NodesReply(nodes: nodes)
+        case .connections(let connections): ConnectionsReply(connections: connections)
+        case .status(let status): status
+        case .helpCommand(let entry): entry
+        case .faultArmed(let description): FaultArmedReply(description: description)
+        case .eventSent(let name, let connectionIds): EventSentReply(name: name, connectionIds: connectionIds)
+        case .advanced(let seconds, let nowMs): AdvancedReply(seconds: seconds, nowMs: nowMs)
+        case .restarted: RestartedReply()
+        case .help(let commands): HelpReply(commands: commands)
+        case .quitting: QuittingReply()
+        case .approvalCreated(let record): ApprovalCreatedReply(record: record)
+        case .approvalResolved(let applied, let record): ApprovalResolvedReply(applied: applied, record: record)
+        case .questionCreated(let record): QuestionCreatedReply(record: record)
+        case .questionResolved(let record): QuestionResolvedReply(record: record)
+        case .chat(let result): result
+        case .drained(let drain): DrainedReply(drain: drain)
+        case .nodeCommandPolicy(let policy): NodeCommandPolicyReply(policy: policy)
+        case .woken(let attempt): WokenReply(attempt: attempt)
         }
     }
 
+    /// The result as a JSON object (the `result` member of `command.ok`).
+    public var json: JSONValue { rendering.json }
+
     /// The result as text for a person at a terminal (may span lines).
-    public var text: String {
-        switch self {
-        case .pending(let requests):
-            guard !requests.isEmpty else { return "no pending pairing requests" }
-            return requests.map { request in
-                "\(request.requestId)  device \(ConsoleText.short(request.deviceId))  \(request.roles.map(\.rawValue).joined(separator: ","))"
-                    + (request.scopes.isEmpty ? "" : "  \(request.scopes.count) scope\(request.scopes.count == 1 ? "" : "s")")
-            }.joined(separator: "\n")
-        case .devices(let devices, let connected):
-            guard !devices.isEmpty else { return "no paired devices" }
-            return devices.map { device in
-                var line = "\(ConsoleText.short(device.deviceId))  \(device.roles.map(\.rawValue).joined(separator: ","))"
-                if let name = device.label ?? device.displayName { line += "  \(ConsoleText.quoteIfNeeded(String(name.prefix(24))))" }
-                if let platform = device.platform { line += "  \(ConsoleText.quoteIfNeeded(String(platform.prefix(16))))" }
-                line += "  via \(device.approvedVia.rawValue)"
-                if connected.contains(device.deviceId) { line += "  (node connected)" }
-                return line
-            }.joined(separator: "\n")
-        case .nodes(let nodes):
-            guard !nodes.isEmpty else { return "no connected nodes" }
-            return nodes.map { node in
-                var line = "\(ConsoleText.short(node.nodeId))"
-                if let name = node.displayName { line += "  \(ConsoleText.quoteIfNeeded(String(name.prefix(24))))" }
-                line += "  \(ConsoleText.quoteIfNeeded(String(node.platform.prefix(16))))  \(node.commands.count) commands"
-                line += "  \(node.remoteIp)  connection \(ConsoleText.short(node.connectionId))"
-                return line
-            }.joined(separator: "\n")
-        case .connections(let connections):
-            guard !connections.isEmpty else { return "no open connections" }
-            return connections.map { connection in
-                var line = "\(connection.connectionId)  \(connection.remoteAddress)  "
-                line += connection.role.map { "\($0)" + (connection.deviceId.map { " \(ConsoleText.short($0))" } ?? "") } ?? "handshake"
-                if connection.closing { line += "  (closing)" }
-                return line
-            }.joined(separator: "\n")
-        case .status(let status):
-            let faults = status.faults.descriptions
-            return "\(status.url)  \(status.devices) device\(status.devices == 1 ? "" : "s")  \(status.nodes) node\(status.nodes == 1 ? "" : "s")"
-                + "  \(status.pending) pending  \(status.connections) connection\(status.connections == 1 ? "" : "s")"
-                + "  faults: \(faults.isEmpty ? "none" : faults.joined(separator: ", "))"
-        case .helpCommand(let entry):
-            return "\(entry.usage)\n  \(entry.summary)\n  example: \(entry.example)"
-        case .faultArmed(let description):
-            return "fault armed: \(description)"
-        case .nodeCommandPolicy(let policy):
-            func list(_ commands: [String]) -> String { commands.isEmpty ? "(none)" : commands.joined(separator: ", ") }
-            return "node commands: allow \(list(policy.allow)); deny \(list(policy.deny)) (deny wins; dangerous commands need allow)"
-        case .eventSent(let name, let connectionIds):
-            return "sent \(name) to \(connectionIds.count) connection\(connectionIds.count == 1 ? "" : "s")"
-        case .approved(let requestId, let device):
-            return "approved \(requestId): device \(device.deviceId) roles \(device.roles.map(\.rawValue).joined(separator: ","))"
-        case .rejected(let requestId, _):
-            return "rejected \(requestId)"
-        case .removed(let deviceId):
-            return "removed \(deviceId)"
-        case .revoked(let deviceId, let role):
-            return "revoked the \(role) token of \(deviceId)"
-        case .invoked(let nodeId, let command, let result):
-            var line = "\(command) on \(nodeId): ok=\(result.ok)"
-            if let payloadJSON = result.payloadJSON { line += " payloadJSON=\(payloadJSON)" }
-            if let payload = result.payload { line += " payload=\(payload.jsonString)" }
-            if let error = result.error, let value = try? JSONValue(encoding: error) { line += " error=\(value.jsonString)" }
-            return line
-        case .setupCode(let issued, let profile, let qr):
-            let code = issued.code
-            var lines: [String] = []
-            if let qr { lines.append(qr.terminalText) }
-            let hidden = code.isRedacted ? " (scan the QR code, or run serve with --show-secrets to see it)" : ""
-            lines.append("setup code \(code.encoded)\(hidden)")
-            lines.append("link \(code.link)")
-            lines.append("url \(code.url)")
-            lines.append("profile \(profile), access \(issued.access.rawValue), setup \(issued.setupId), expires at \(issued.expiresAtMs)")
-            if issued.accessDowngraded {
-                lines.append("""
-                    access lowered from full to limited (no operator.admin): the code travels over plain ws:// on the LAN, \
-                    where anyone on the network can read its bootstrap token; serve with --tls for a full-access code
-                    """)
-            }
-            if let fingerprint = code.tlsFingerprint { lines.append("tls fingerprint \(fingerprint)") }
-            if let png = qr?.pngFile { lines.append("qr png \(png)") }
-            return lines.joined(separator: "\n")
-        case .advanced(let seconds, let nowMs):
-            return "advanced \(ConsoleText.number(seconds)) s; gateway time is now \(nowMs)"
-        case .restarted:
-            return "restarted: sent shutdown, closed every connection with 1012, accepting again"
-        case .help(let commands):
-            let width = (commands.map(\.usage.count).max() ?? 0) + 2
-            return commands.map { $0.usage.padding(toLength: width, withPad: " ", startingAt: 0) + $0.summary }
-                .joined(separator: "\n")
-        case .quitting:
-            return "stopping"
-        case .approvalCreated(let record):
-            return "approval \(record.id) pending, decisions \(record.allowedDecisions.map(\.rawValue).joined(separator: ",")), expires at \(record.expiresAtMs)"
-        case .approvalResolved(let applied, let record):
-            let outcome = "\(record.status.rawValue)" + (record.decision.map { " (\($0.rawValue))" } ?? "")
-            return applied ? "approval \(record.id) \(outcome)" : "approval \(record.id) was already \(outcome)"
-        case .questionCreated(let record):
-            return "question \(record.id) pending, expires at \(record.expiresAtMs)"
-        case .questionResolved(let record):
-            var line = "question \(record.id) \(record.status.rawValue)"
-            if let answers = record.answers { line += " " + QuestionRecord.answersJSON(answers).jsonString }
-            return line
-        case .chat(let result):
-            return result.text
-        case .drained(let drain):
-            guard let drain else { return "drain ended: serving requests again" }
-            return "draining (\(drain.reason)): new requests get UNAVAILABLE with retryAfterMs \(GatewayDrain.retryAfterMs) until 'drain off'"
-        case .woken(let attempt):
-            var line = attempt.summary
-            if let payload = attempt.delivery?.payload { line += "\npayload \(payload.jsonString)" }
-            return line + "\nno real APNs or relay is contacted: a real device is not woken"
-        }
-    }
+    public var text: String { rendering.text }
+}
+
+/// How a console command's reply is written: the `result` member of `command.ok`, and the text
+/// for a terminal. Each command's reply type conforms next to the command's spec.
+protocol ConsoleRendering: Sendable {
+    /// The `result` member of `command.ok`.
+    var json: JSONValue { get }
+    /// The text for a person at a terminal (may span lines).
+    var text: String { get }
 }
 
 /// The console's answer to one line.
@@ -443,6 +265,11 @@ public enum ConsoleText {
     static func quoteIfNeeded(_ text: String) -> String {
         let plain = !text.isEmpty && !text.contains { $0.isWhitespace || $0 == "\"" || $0 == "=" }
         return plain ? text : JSONValue.string(text).jsonString
+    }
+
+    /// One line per item, or `empty` when there are none (the listings: `pending`, `devices`, ...).
+    static func lines<Item>(_ items: [Item], empty: String, _ line: (Item) -> String) -> String {
+        items.isEmpty ? empty : items.map(line).joined(separator: "\n")
     }
 
     /// `2` rather than `2.0`.

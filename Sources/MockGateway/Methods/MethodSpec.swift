@@ -10,8 +10,8 @@ enum MethodCaller: Sendable, Hashable {
     case `operator`(MethodScopeRequirement)
 }
 
-/// Which Gateway generations serve a method: a predicate on ``GatewayProfile`` written as a
-/// value, so that a test can walk it.
+/// Which Gateway generations serve a method (or emit an event, ``EventSpec``): a predicate on
+/// ``GatewayProfile`` written as a value, so that a test can walk it.
 enum MethodAvailability: Sendable, Hashable {
     /// Every profile.
     case always
@@ -25,6 +25,8 @@ enum MethodAvailability: Sendable, Hashable {
     case olderNodeMethods
     /// Profiles with the setup-code lifecycle (`hasSetupCodeLifecycle`).
     case setupCodeLifecycle
+    /// Profiles with structured `node.event` results (`nodeEventReply == .structured`).
+    case structuredNodeEvents
     /// No profile: the method is classified (its role and scope are known, so a node calling it
     /// is refused by role) but this Gateway does not serve it.
     case never
@@ -38,6 +40,7 @@ enum MethodAvailability: Sendable, Hashable {
         case .newerNodeMethods: profile.hasNewerNodeMethods
         case .olderNodeMethods: !profile.hasNewerNodeMethods
         case .setupCodeLifecycle: profile.hasSetupCodeLifecycle
+        case .structuredNodeEvents: profile.nodeEventReply == .structured
         case .never: false
         }
     }
@@ -49,7 +52,7 @@ enum MethodAvailability: Sendable, Hashable {
         case .always: true
         case .unifiedApprovals: features.unifiedApprovals
         case .questions: features.questions
-        case .newerNodeMethods, .olderNodeMethods, .setupCodeLifecycle, .never: false
+        case .newerNodeMethods, .olderNodeMethods, .setupCodeLifecycle, .structuredNodeEvents, .never: false
         }
     }
 }

@@ -36,24 +36,24 @@ public enum EventScopeGate {
     /// The scopes of which any one admits a session to `event`, or `nil` for an unrestricted or
     /// unknown event.
     public static func requirement(forEvent event: String) -> [OperatorScope]? {
-        func family(_ prefix: String) -> Bool { event == prefix || event.hasPrefix(prefix + ".") }
-        if family("device.pair") || family("node.pair") { return [.pairing] }
-        if family("exec.approval") || family("plugin.approval") || family("openclaw.approval")
+        func family(_ family: GatewayEventFamily) -> Bool { family.contains(event) }
+        if family(.devicePair) || family(.nodePair) { return [.pairing] }
+        if family(.execApproval) || family(.pluginApproval) || family(.openclawApproval)
             || event == GatewayEventName.sessionApproval.rawValue
         {
             // A session subscription alone never grants approval visibility
             // (docs/protocol.md §7.3).
             return [.approvals]
         }
-        if family("question") {
+        if family(.question) {
             // The same scopes that admit question.list (docs/protocol.md §7.7).
             let requirement = OperatorMethodPolicy.requirement(for: GatewayMethod.questionList.rawValue)
             return [requirement.scope] + requirement.alsoAdmittedBy
         }
-        if family("plugin") { return [.write] }
+        if family(.plugin) { return [.write] }
         if event == GatewayEventName.talkMode.rawValue { return [.write] }
         if event == GatewayEventName.voicewakeChanged.rawValue || event == GatewayEventName.talkEvent.rawValue { return [.read] }
-        if family("chat") || family("agent") || family("session") || family("sessions") || event == GatewayEventName.nodePresence.rawValue {
+        if family(.chat) || family(.agent) || family(.session) || family(.sessions) || event == GatewayEventName.nodePresence.rawValue {
             return [.read]
         }
         return nil

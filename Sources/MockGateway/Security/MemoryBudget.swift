@@ -71,6 +71,7 @@ extension JSONValue {
             switch value {
             case .null, .bool, .int, .double: total += 24
             case .string(let text): total += 24 + Self.heapBytes(text)
+            case .illFormedString(let text): total += 56 + 2 * text.utf16.count
             case .array(let items):
                 total += 64 + 24 * items.count
                 stack.append(contentsOf: items)

@@ -269,7 +269,7 @@ public final class SecretRedactor: Sendable {
         switch value {
         case .object(let members):
             for (key, member) in members {
-                if case .string(let text) = member {
+                if let text = member.stringValue {
                     if isSecretKey(key) {
                         found(text)
                     } else if key == "payloadJSON" || key == "paramsJSON", let inner = try? JSONValue(parsing: text) {
@@ -299,7 +299,7 @@ public final class SecretRedactor: Sendable {
             var result: [String: JSONValue]?
             for (key, member) in members {
                 let replacement: JSONValue?
-                if case .string(let text) = member {
+                if let text = member.stringValue {
                     if isSecretKey(key) {
                         replacement = text == placeholder ? nil : .string(placeholder)
                     } else if key == "payloadJSON" || key == "paramsJSON", let inner = try? JSONValue(parsing: text),
@@ -328,8 +328,9 @@ public final class SecretRedactor: Sendable {
                 result?[index] = replacement
             }
             return result.map(JSONValue.array)
-        case .string(let text):
-            return changedValues(text, known: known).map(JSONValue.string)
+        case .string, .illFormedString:
+            // An ill-formed string is searched as its well-formed text (lone surrogates U+FFFD).
+            return value.stringValue.flatMap { changedValues($0, known: known) }.map(JSONValue.string)
         default:
             return nil
         }

@@ -137,7 +137,7 @@ enum ConnectBuilder {
         var params = ConnectParams(
             minProtocol: protocolRange.lowerBound, maxProtocol: protocolRange.upperBound, client: client, role: role,
             scopes: scopes, caps: role == .node ? nodeCaps : [], commands: role == .node ? commands : nil,
-            permissions: role == .node ? ["camera.capture": true, "location": true] : nil,
+            permissions: role == .node ? [NodePermissionKey.cameraCapture.rawValue: true, NodePermissionKey.location.rawValue: true] : nil,
             auth: auth, locale: persona.locale, userAgent: persona.userAgent)
         params.device = proof(for: params, identity: identity, challenge: challenge, configuration: configuration,
                               fallbackNowMs: fallbackNowMs)

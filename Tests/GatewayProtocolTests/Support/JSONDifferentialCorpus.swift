@@ -111,7 +111,7 @@ enum JSONDifferentialCorpus {
     /// repeated keys and trailing commas; number literals of every shape; byte-order marks;
     /// nesting around the depth limit; and byte-level mutations of all of these.
     static func generated(seed: UInt64, count: Int) -> [Data] {
-        var trees = JSONTreeGenerator(seed: seed)
+        var trees = JSONTreeGenerator(seed: seed, allowIllFormedStrings: true)
         var texts = JSONTextGenerator(seed: seed &+ 1)
         var random = TestRandom(seed: seed &+ 2)
         let alphabet = Array(#"{}[]:,"\ -+.eE0123456789tnfu/abxD"#.utf8)

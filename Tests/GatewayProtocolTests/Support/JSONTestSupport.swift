@@ -29,10 +29,14 @@ struct JSONTreeGenerator {
     var random: TestRandom
     /// Whether NaN and infinities may appear (they have no JSON form).
     var allowNonFinite = false
+    /// Whether strings with lone surrogates (`.illFormedString`) may appear; Foundation's coders,
+    /// the reference of the Codable bridges' tests, have no such strings.
+    var allowIllFormedStrings = false
 
-    init(seed: UInt64, allowNonFinite: Bool = false) {
+    init(seed: UInt64, allowNonFinite: Bool = false, allowIllFormedStrings: Bool = false) {
         random = TestRandom(seed: seed)
         self.allowNonFinite = allowNonFinite
+        self.allowIllFormedStrings = allowIllFormedStrings
     }
 
     static let interestingStrings: [String] = [
@@ -72,8 +76,22 @@ struct JSONTreeGenerator {
         case 1: return .bool(random.chance(0.5))
         case 2, 3: return .int(int())
         case 4, 5: return .double(double())
+        case 6 where allowIllFormedStrings && random.chance(0.3): return .string(utf16: utf16WithLoneSurrogates())
         default: return .string(string())
         }
+    }
+
+    /// The UTF-16 code units of a string with lone surrogates among them (or, by chance, only
+    /// pairs): what a JavaScript string can hold and a Swift `String` cannot.
+    mutating func utf16WithLoneSurrogates() -> [UInt16] {
+        var units: [UInt16] = []
+        for _ in 0 ..< random.int(1 ... 4) {
+            units.append(contentsOf: string().utf16)
+            let lone = random.chance(0.5) ? random.int(0xD800 ... 0xDBFF) : random.int(0xDC00 ... 0xDFFF)
+            units.append(UInt16(lone))
+        }
+        if random.chance(0.5) { units.append(contentsOf: string().utf16) }
+        return units
     }
 
     mutating func int() -> Int64 {
@@ -150,6 +168,7 @@ struct JSONTextGenerator {
         case .int(let integer): output += intText(integer)
         case .double(let double): output += doubleText(double)
         case .string(let string): output += stringText(string)
+        case .illFormedString(let string): output += unitsText(string.utf16)
         case .array(let items):
             output += "[" + whitespace()
             for (index, item) in items.enumerated() {
@@ -257,6 +276,30 @@ struct JSONTextGenerator {
 }
 
 extension JSONTextGenerator {
+    /// A string literal of UTF-16 code units: well-formed runs as `stringText(_:)` writes them,
+    /// each lone surrogate as an escape.
+    fileprivate mutating func unitsText(_ units: [UInt16]) -> String {
+        var output = "\""
+        var run: [UInt16] = []
+        func flush() {
+            output += stringText(String(decoding: run, as: UTF16.self)).dropFirst().dropLast()
+            run.removeAll()
+        }
+        var index = 0
+        while index < units.count {
+            if let length = JSONValue.IllFormedString.scalarLength(at: index, in: units) {
+                run.append(contentsOf: units[index ..< index + length])
+                index += length
+            } else {
+                flush()
+                output += "\\u" + String(units[index], radix: 16, uppercase: random.chance(0.5))
+                index += 1
+            }
+        }
+        flush()
+        return output + "\""
+    }
+
     /// A `\uXXXX` escape of a surrogate that may end up lone (or pair with a neighbour).
     fileprivate mutating func loneSurrogateEscape() -> String {
         let unit = random.chance(0.5) ? random.int(0xD800 ... 0xDBFF) : random.int(0xDC00 ... 0xDFFF)

@@ -12,12 +12,13 @@ import TestSupport
 /// - `ERR` when it is refused;
 /// - `OK depth merged base64` otherwise, where `depth` is the deepest nesting of arrays and
 ///   objects, `merged` is 1 when two keys of one object are one key to Swift (they differ only
-///   in lone surrogates, see below, or only in Unicode normalisation: Swift compares strings by
+///   in lone surrogates of keys, see below, or only in Unicode normalisation: Swift compares strings by
 ///   canonical equivalence), and the base64 is the UTF-8 of the value as `JSON.stringify` writes it, in the form
 ///   `JSONValue.encoded()` promises: object members sorted by the UTF-8 bytes of their keys, and
-///   every lone surrogate replaced by U+FFFD (the two documented differences between a
-///   `JSONValue` and a JavaScript value; docs/fidelity.md, "JSON"). Numbers, strings, `null`
-///   for non-finite numbers: `JSON.stringify`'s own.
+///   every lone surrogate of a key replaced by U+FFFD (the two documented differences between a
+///   `JSONValue` and a JavaScript value; docs/fidelity.md, "JSON"). Numbers, strings (lone
+///   surrogates of string values as `\udxxx`), `null` for non-finite numbers:
+///   `JSON.stringify`'s own.
 ///
 /// `node` is `OPENCLAW_NODE`, else the first `node` or `nodejs` on `PATH`. CI sets
 /// `OPENCLAW_REQUIRE_NODE=1`, which turns a missing `node` from a skip into a failure.
@@ -74,7 +75,7 @@ enum NodeJSONOracle {
         const wellFormed = (s) => s.replace(lone, '\ufffd');
         const utf8Order = (a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
         function canonical(value, depth, seen) {
-          if (typeof value === 'string') return JSON.stringify(wellFormed(value));
+          if (typeof value === 'string') return JSON.stringify(value);
           if (value === null || typeof value !== 'object') return JSON.stringify(value);
           seen.depth = Math.max(seen.depth, depth + 1);
           if (Array.isArray(value)) return '[' + value.map((item) => canonical(item, depth + 1, seen)).join(',') + ']';
