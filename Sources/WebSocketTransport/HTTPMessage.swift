@@ -177,7 +177,8 @@ public struct HTTPResponse: Sendable, Hashable {
             let name = field.name.lowercased()
             guard name != "content-length", name != "connection", name != "transfer-encoding" else { continue }
             // A field value never carries a line break into the head.
-            let value = field.value.filter { $0 != "\r" && $0 != "\n" }
+            // (By scalar: "\r\n" is one Character, equal to neither "\r" nor "\n".)
+            let value = String(String.UnicodeScalarView(field.value.unicodeScalars.filter { $0 != "\r" && $0 != "\n" }))
             text += "\(field.name): \(value)\r\n"
         }
         let bodyless = status == 204 || status == 304 || (100..<200).contains(status)

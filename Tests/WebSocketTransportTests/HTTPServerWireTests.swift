@@ -64,8 +64,9 @@ struct HTTPServerWireTests {
             #expect(results[7].rawStatusLine == "HTTP/1.1 501 Not Implemented" && results[7].closed, "\(results[7])")
             // Pipelined: three responses, in order, then the close the last one asked for.
             let pipelined = results[8].raw ?? ""
-            let statusLines = pipelined.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }
-            #expect(statusLines == ["HTTP/1.1 200 OK", "HTTP/1.1 200 OK", "HTTP/1.1 200 OK"], "\(results[8])")
+            // (A body without a final line break runs into the next status line.)
+            #expect(pipelined.components(separatedBy: "HTTP/1.1 200 OK\r\n").count - 1 == 3, "\(results[8])")
+            #expect(!pipelined.contains("HTTP/1.1 4") && !pipelined.contains("HTTP/1.1 5"), "\(results[8])")
             let first = pipelined.range(of: "hello /hello/1")
             let second = pipelined.range(of: "\r\n\r\nab")
             let third = pipelined.range(of: "hello /hello/3")
@@ -151,9 +152,13 @@ struct InMemoryHTTPTests {
             Array("GET /hello?name=1 HTTP/1.1\r\nHost: a\r\n\r\nGET /hello?name=2 HTTP/1.1\r\nHost: a\r\n\r\nBAD\r\n\r\n".utf8),
             host: "127.0.0.1", port: listener.port)
         let text = String(decoding: raw, as: UTF8.self)
-        #expect(text.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.1") }
-            == ["HTTP/1.1 200 OK", "HTTP/1.1 200 OK", "HTTP/1.1 400 Bad Request"])
-        #expect(text.range(of: "hi 1")!.lowerBound < text.range(of: "hi 2")!.lowerBound)
+        #expect(text.components(separatedBy: "HTTP/1.1 200 OK\r\n").count - 1 == 2, "\(text)")
+        #expect(text.contains("HTTP/1.1 400 Bad Request\r\n"), "\(text)")
+        if let one = text.range(of: "hi 1"), let two = text.range(of: "hi 2"), let bad = text.range(of: "HTTP/1.1 400") {
+            #expect(one.lowerBound < two.lowerBound && two.lowerBound < bad.lowerBound)
+        } else {
+            Issue.record("missing responses: \(text)")
+        }
         listener.close()
         await #expect(throws: WebSocketError.self) {
             try await network.send(HTTPRequest(method: "GET", target: "/"), to: base + "/hello")
