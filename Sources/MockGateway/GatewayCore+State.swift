@@ -65,6 +65,16 @@ extension GatewayCore {
         get { nodeState.presencePersistStamps }
         _modify { yield &nodeState.presencePersistStamps }
     }
+    /// The canvas capabilities handed out, per session.
+    var canvasCapabilities: CanvasCapabilityLedger {
+        get { nodeState.canvasCapabilities }
+        _modify { yield &nodeState.canvasCapabilities }
+    }
+    /// Whether the canvas host has A2UI assets.
+    var a2uiAvailable: Bool {
+        get { nodeState.a2uiAvailable }
+        set { nodeState.a2uiAvailable = newValue }
+    }
     /// The console's node command policy and the `talk.event` sequence numbers.
     var nodePolicyState: NodePolicyState {
         get { nodeState.policy }

@@ -172,6 +172,7 @@ actor GatewayCore {
     func closed(_ connectionId: String, info: WebSocketCloseInfo) {
         guard let state = connections.removeValue(forKey: connectionId) else { return }
         state.outbox.finish()
+        canvasCapabilities.drop(connectionId: connectionId)
         let code = Int(info.code.rawValue)
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
                                           kind: .close, closeCode: code, text: info.reason))

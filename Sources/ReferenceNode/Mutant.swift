@@ -114,6 +114,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     /// Declares one more command (`health.summary`) on every node reconnect than on its first
     /// connect, as a client that rebuilds its command list from stale feature state would.
     case commandsDrift = "commands-drift"
+    /// Fails `canvas.present` when the canvas page answers 401, instead of refreshing the
+    /// capability (`node.pluginSurface.refresh`) and loading the page again.
+    case noCanvasRefresh = "no-canvas-refresh"
 
     // MARK: Presence beacons
 
@@ -248,6 +251,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .staleSocketResult: ["INV-008"]
         case .commandsDrift: ["INV-010"]
         case .noPendingDrain: ["INV-009"]
+        case .noCanvasRefresh: ["INV-011"]
         case .noWakeBeacon: ["PRES-001"]
         case .okTrueIsDurable: ["PRES-002"]
         case .beaconEveryWake: ["PRES-003"]
@@ -330,6 +334,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .staleSocketResult: "Never send a result for an invoke of a previous socket (docs/protocol.md §6.1)."
         case .commandsDrift: "Declare the same commands on every reconnect unless a feature changed (docs/protocol.md §6.7)."
         case .noPendingDrain: "Back in the foreground, pull the queued actions (node.pending.pull) and ack them (docs/protocol.md §6.4, §6.9)."
+        case .noCanvasRefresh: "After a 401 from the canvas page, refresh the capability (node.pluginSurface.refresh) and load the fresh URL (docs/protocol.md §6.10)."
         case .noWakeBeacon: "Send node.presence.alive after a background wake (docs/protocol.md §6.6)."
         case .okTrueIsDurable: "A bare {ok:true} is not a durable beacon (docs/protocol.md §6.6)."
         case .beaconEveryWake: "After handled:true, do not resend within 10 minutes (docs/protocol.md §6.6)."
