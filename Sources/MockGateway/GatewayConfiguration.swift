@@ -51,6 +51,9 @@ public struct GatewayConfiguration: Sendable {
     public var memoryBudget: GatewayMemoryBudget
     /// The wake words sent in `voicewake.changed` after a node connects.
     public var voiceWakeTriggers: [String]
+    /// The agents the Gateway knows, each with its workspace directory (`agents.workspace.*`);
+    /// by default the one agent `main` without a workspace.
+    public var agents: AgentRoster = .standard
     /// Answer every connect with `UNAVAILABLE` / close 1013 ("gateway starting") until cleared
     /// with `Gateway.setStartingUp(false)`.
     public var startingUp: Bool

@@ -135,6 +135,9 @@ actor GatewayCore {
     var lastSaveFailure: String?
     var pendingActions = PendingActionQueue()
     var chat = ChatState()
+    /// The apps' surfaces (agents, workspace, voice wake, unserved-method reports), made from the
+    /// configuration on first use (`GatewayCore+Apps.swift`).
+    var appSurfacesState: AppSurfaces?
     /// When a presence beacon was last persisted, per device and pairing generation
     /// (`NodeEventFacts.presenceThrottleKey`).
     var presencePersistStamps: [String: Int64] = [:]

@@ -43,6 +43,7 @@ extension GatewayEvent: CustomStringConvertible {
             "\(change.kind) \(change.id) \(change.action.rawValue)\(change.method.map { " via \($0)" } ?? "") → \(change.status)"
         case .chatMessageStored(let message):
             "\(message.role.rawValue) message #\(message.seq) stored in \(message.sessionKey)"
+        case .methodUnserved(let method, let id): "\(method) called on \(id) is not served by this Gateway"
         }
     }
 

@@ -66,6 +66,10 @@ public enum GatewayEvent: Sendable, Hashable {
     /// A row was appended to a chat transcript (a `chat.send` applied, or the scripted agent's
     /// reply or post), whether or not any connection was subscribed to its `session.message`.
     case chatMessageStored(ChatMessage)
+    /// A client called a method this Gateway does not serve (it was answered `unknown method`);
+    /// logged once per method name for the life of the Gateway, with the first connection that
+    /// called it.
+    case methodUnserved(method: String, connectionId: String)
 }
 
 /// A session that completed the handshake.

@@ -169,6 +169,8 @@ public struct ConsoleEventLine: Sendable, Hashable {
         case .chatMessageStored(let message):
             return ConsoleEventLine("chat.stored", [s("sessionKey", message.sessionKey), s("role", message.role.rawValue),
                                                     s("messageId", message.id), Field("seq", .int(Int64(message.seq)))])
+        case .methodUnserved(let method, let connectionId):
+            return ConsoleEventLine("method.unserved", [s("method", method), s("connectionId", connectionId)])
         }
     }
 
