@@ -101,3 +101,41 @@ struct UnservedMethodReportTests {
         }
     }
 }
+
+/// The console commands of the apps' fixtures (`voicewake`, `workspace`), through
+/// `GatewayConsole.handle` as `harness serve` runs them.
+@Suite("Console: voicewake and workspace")
+struct AppConsoleCommandTests {
+    @Test("voicewake shows and replaces the triggers (broadcast to a connected operator); bad JSON is refused")
+    func voicewake() async throws {
+        try await Gateway.withGateway { gateway in
+            let console = GatewayConsole(gateway: gateway)
+            let reader = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xB8),
+                                                                scopes: [OperatorScope.read.rawValue])
+            let shown = try #require(await console.handle("voicewake"))
+            #expect(shown.result == .voiceWake(["openclaw", "claude"]))
+            let set = try #require(await console.handle(#"voicewake [" hey claw ", "computer"]"#))
+            #expect(set.result == .voiceWake(["hey claw", "computer"]))
+            let changed = try await reader.client.event(GatewayEventName.voicewakeChanged.rawValue)
+            #expect(changed.payload == ["triggers": ["hey claw", "computer"]])
+            #expect(await console.handle(#"voicewake {"triggers":[]}"#)?.errorMessage == "voicewake: expected a JSON array of strings")
+        }
+    }
+
+    @Test("workspace sets and clears an agent's directory; a missing directory is refused")
+    func workspace() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("console-workspace-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await Gateway.withGateway { gateway in
+            let console = GatewayConsole(gateway: gateway)
+            let set = try #require(await console.handle("workspace \(directory.path) --agent coder"))
+            #expect(set.result == .workspace(agentId: "coder", directory: directory.path))
+            #expect(await gateway.agents().agent("coder")?.workspaceDirectory == directory.path)
+            let cleared = try #require(await console.handle("workspace off --agent coder"))
+            #expect(cleared.result == .workspace(agentId: "coder", directory: nil))
+            #expect(await console.handle("workspace /no/such/directory")?.errorMessage
+                == "workspace: /no/such/directory is not a directory")
+        }
+    }
+}

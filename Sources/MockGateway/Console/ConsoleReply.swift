@@ -92,6 +92,10 @@ public enum ConsoleResult: Sendable, Hashable {
     case drained(GatewayDrain?)
     /// `wake`: the silent push that was sent and what its transport answered.
     case woken(NodeWakeAttempt)
+    /// `voicewake`: the voice wake triggers now.
+    case voiceWake([String])
+    /// `workspace`: the agent and its workspace directory now (`nil`: none).
+    case workspace(agentId: String, directory: String?)
 
     /// The result with its secrets replaced by `<redacted>`: what is printed without
     /// `--show-secrets`.
@@ -197,6 +201,10 @@ public enum ConsoleResult: Sendable, Hashable {
         case .drained(let drain):
             return ["drain": drain.map { .string($0.rawValue) } ?? .null, "reason": drain.map { .string($0.reason) } ?? .null,
                     "retryAfterMs": drain == nil ? .null : .int(Int64(GatewayDrain.retryAfterMs))]
+        case .voiceWake(let triggers):
+            return ["triggers": .array(triggers.map(JSONValue.string))]
+        case .workspace(let agentId, let directory):
+            return ["agentId": .string(agentId), "directory": directory.map(JSONValue.string) ?? .null]
         case .woken(let attempt):
             var object: [String: JSONValue] = [
                 "nodeId": .string(attempt.nodeId), "path": .string(attempt.path.rawValue),
@@ -320,6 +328,10 @@ public enum ConsoleResult: Sendable, Hashable {
         case .drained(let drain):
             guard let drain else { return "drain ended: serving requests again" }
             return "draining (\(drain.reason)): new requests get UNAVAILABLE with retryAfterMs \(GatewayDrain.retryAfterMs) until 'drain off'"
+        case .voiceWake(let triggers):
+            return "voice wake triggers: " + triggers.map { ConsoleText.quoteIfNeeded($0) }.joined(separator: ", ")
+        case .workspace(let agentId, let directory):
+            return directory.map { "agent \(agentId) browses \($0)" } ?? "agent \(agentId) has no workspace"
         case .woken(let attempt):
             var line = attempt.summary
             if let payload = attempt.delivery?.payload { line += "\npayload \(payload.jsonString)" }
