@@ -171,6 +171,13 @@ public struct GatewayMethod: WireName {
     public static let agentsWorkspaceList: GatewayMethod = "agents.workspace.list"
     /// `agents.workspace.get` `{agentId, path}`: a preview of one workspace file (operators).
     public static let agentsWorkspaceGet: GatewayMethod = "agents.workspace.get"
+    /// `agents.files.list` `{agentId}`: the agent's bootstrap files (operators).
+    public static let agentsFilesList: GatewayMethod = "agents.files.list"
+    /// `agents.files.get` `{agentId, name}`: one bootstrap file with its content and hash.
+    public static let agentsFilesGet: GatewayMethod = "agents.files.get"
+    /// `agents.files.set` `{agentId, name, content, expectedHash? | expectedMissing?}`: writes a
+    /// bootstrap file, compare-and-set on its SHA-256 (operators, `operator.admin`).
+    public static let agentsFilesSet: GatewayMethod = "agents.files.set"
     /// `voicewake.get`: the voice wake triggers (operators).
     public static let voicewakeGet: GatewayMethod = "voicewake.get"
     /// `voicewake.set` `{triggers}`: replaces the voice wake triggers and broadcasts
@@ -286,6 +293,8 @@ public struct WorkspaceErrorType: WireName {
     public static let fileTooLarge: WorkspaceErrorType = "workspace_file_too_large"
     /// The file is neither UTF-8 text nor a supported image by its bytes.
     public static let fileUnsupported: WorkspaceErrorType = "workspace_file_unsupported"
+    /// `agents.files.set`: the file's hash is not the expected one (`details {name, currentHash?}`).
+    public static let agentFileConflict: WorkspaceErrorType = "agent_file_conflict"
 }
 
 /// The `event` of a `node.event` request (docs/protocol.md §6.5); any other name is accepted

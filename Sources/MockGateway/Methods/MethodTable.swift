@@ -148,6 +148,9 @@ extension MethodRegistry {
         .operator(.agentsWorkspaceGet, read) { core, call in
             core.answer(call, AgentWorkspaceBrowser.get(call.params, agents: core.appSurfaces.agents))
         },
+        .operator(.agentsFilesList, read) { core, call in core.answer(call, AgentFiles.list(call.params, agents: core.appSurfaces.agents)) },
+        .operator(.agentsFilesGet, read) { core, call in core.answer(call, AgentFiles.get(call.params, agents: core.appSurfaces.agents)) },
+        .operator(.agentsFilesSet, admin) { core, call in core.answer(call, AgentFiles.set(call.params, agents: core.appSurfaces.agents)) },
         .operator(.voicewakeGet, read) { core, call in core.reply(call, core.appSurfaces.voiceWake.getResult) },
         .operator(.voicewakeSet, write) { core, call in core.voicewakeSet(call) },
     ]
