@@ -105,7 +105,8 @@ struct ServeInteropTests {
 
     /// The apps' surfaces as an independent client sees them (`gateway_wire_checks.py --suite
     /// apps`): agent workspace browsing over `--workspace DIR` (order, limits, previews, links,
-    /// big files, fake images, typed errors), `voicewake.get/set` with `voicewake.changed` to an
+    /// big files, fake images, typed errors), `agents.files.*` with the hash compare-and-set,
+    /// `voicewake.get/set` with `voicewake.changed` to an
     /// operator and a node, and an unserved method, which serve reports once as `method.unserved`.
     @Test func pythonWireChecksOfTheAppsSurfacesPass() async throws {
         let secret = "interop-apps-secret"
@@ -120,7 +121,7 @@ struct ServeInteropTests {
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let checks = ["workspace-list-order", "workspace-list-limits", "workspace-previews", "workspace-too-large",
                               "workspace-links-refused", "workspace-unsupported", "workspace-invalid-requests",
-                              "voicewake-set-broadcast", "unserved-method"]
+                              "voicewake-set-broadcast", "agent-files-compare-and-set", "unserved-method"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")

@@ -17,7 +17,8 @@ Suites, each against its own `harness serve` (the flags it needs):
   and shared-secret rate limits.
 * `apps` (`--auth token:SECRET --pairing auto --workspace DIR`, with `--workspace-dir DIR`
   here): `agents.workspace.list/get` on a workspace this script fills (order, limits, previews,
-  links, big files, fake images, the typed errors), `voicewake.get/set` with the
+  links, big files, fake images, the typed errors), `agents.files.*` with the hash
+  compare-and-set, `voicewake.get/set` with the
   `voicewake.changed` broadcast, and one method the fake does not serve (`tasks.list`), which
   the driving test expects `harness serve` to report once.
 
@@ -34,6 +35,7 @@ and features.capabilities.
 import argparse
 import asyncio
 import base64
+import hashlib
 import json
 import os
 import sys
@@ -729,6 +731,31 @@ async def apps_suite(url, secret, workspace):
               and refused.get("error") == {"code": "INVALID_REQUEST", "message": "voicewake.set requires triggers: string[]"})
         return ok, {"before": before, "result": result, "after": after, "refused": refused.get("error")}
     await checked("voicewake-set-broadcast", voicewake)
+
+    async def agent_files():
+        admin = await admitted(url, Identity(os.urandom(32)), "an admin", client=OPERATOR_CLIENT, role="operator",
+                               scopes=["operator.admin"], auth=auth)
+        try:
+            missing = await request_ok(admin, "agents.files.get", {"agentId": "main", "name": "USER.md"})
+            created = await request_ok(admin, "agents.files.set", {"agentId": "main", "name": "USER.md", "content": "me",
+                                                                   "expectedMissing": True})
+            digest = hashlib.sha256(b"me").hexdigest()
+            stale = await admin.request("agents.files.set", {"agentId": "main", "name": "USER.md", "content": "other",
+                                                             "expectedHash": "0" * 64}, timeout=TIMEOUT)
+            current = await request_ok(admin, "agents.files.get", {"agentId": "main", "name": "USER.md"})
+            updated = await request_ok(admin, "agents.files.set", {"agentId": "main", "name": "USER.md", "content": "me2",
+                                                                   "expectedHash": digest})
+            error = stale.get("error") or {}
+            ok = ((missing.get("file") or {}).get("missing") is True and (missing.get("file") or {}).get("expectedAbsent") is True
+                  and (created.get("file") or {}).get("hash") == digest
+                  and error.get("message") == 'agent file "USER.md" changed since it was read'
+                  and details(error) == {"type": "agent_file_conflict", "name": "USER.md", "currentHash": digest}
+                  and (current.get("file") or {}).get("content") == "me"
+                  and (updated.get("file") or {}).get("hash") == hashlib.sha256(b"me2").hexdigest())
+            return ok, {"missing": missing.get("file"), "stale": error, "current": current.get("file")}
+        finally:
+            await admin.close()
+    await checked("agent-files-compare-and-set", agent_files)
 
     async def unserved():
         first = await reader.request("tasks.list", {}, timeout=TIMEOUT)
