@@ -164,6 +164,26 @@ public struct GatewayMethod: WireName {
     /// `question.list` (operators; questions).
     public static let questionList: GatewayMethod = "question.list"
 
+    // MARK: Agent workspace and voice wake (the apps' Files card and Voice settings)
+
+    /// `agents.workspace.list` `{agentId, path?, offset?, limit?}`: one directory of an agent
+    /// workspace (operators, read-only browsing).
+    public static let agentsWorkspaceList: GatewayMethod = "agents.workspace.list"
+    /// `agents.workspace.get` `{agentId, path}`: a preview of one workspace file (operators).
+    public static let agentsWorkspaceGet: GatewayMethod = "agents.workspace.get"
+    /// `agents.files.list` `{agentId}`: the agent's bootstrap files (operators).
+    public static let agentsFilesList: GatewayMethod = "agents.files.list"
+    /// `agents.files.get` `{agentId, name}`: one bootstrap file with its content and hash.
+    public static let agentsFilesGet: GatewayMethod = "agents.files.get"
+    /// `agents.files.set` `{agentId, name, content, expectedHash? | expectedMissing?}`: writes a
+    /// bootstrap file, compare-and-set on its SHA-256 (operators, `operator.admin`).
+    public static let agentsFilesSet: GatewayMethod = "agents.files.set"
+    /// `voicewake.get`: the voice wake triggers (operators).
+    public static let voicewakeGet: GatewayMethod = "voicewake.get"
+    /// `voicewake.set` `{triggers}`: replaces the voice wake triggers and broadcasts
+    /// `voicewake.changed` (operators).
+    public static let voicewakeSet: GatewayMethod = "voicewake.set"
+
     /// Method-name prefixes of admin-only families (approval policy files, config, wizard,
     /// update): every method under one needs `operator.admin`, and a node calling one is refused
     /// by role.
@@ -307,6 +327,28 @@ public struct NodePermissionKey: WireName {
     public static let cameraCapture: NodePermissionKey = "camera.capture"
     /// `location`.
     public static let location: NodePermissionKey = "location"
+}
+
+/// The `details.type` of an `agents.workspace.*` refusal (upstream
+/// `src/gateway/server-methods/agents-workspace.ts`): every one travels as `INVALID_REQUEST`.
+public struct WorkspaceErrorType: WireName {
+    /// The wire value.
+    public var rawValue: String
+    /// Wraps a wire value.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The path is absolute or leaves the workspace (`details.path` is the path as sent).
+    public static let pathInvalid: WorkspaceErrorType = "workspace_path_invalid"
+    /// `agents.workspace.list` of a path that is not a directory of the workspace.
+    public static let pathNotFound: WorkspaceErrorType = "workspace_path_not_found"
+    /// `agents.workspace.get` of a path that is not a regular file (or is a link).
+    public static let fileNotFound: WorkspaceErrorType = "workspace_file_not_found"
+    /// The file is larger than its preview cap (`details {maxBytes, path, size}`).
+    public static let fileTooLarge: WorkspaceErrorType = "workspace_file_too_large"
+    /// The file is neither UTF-8 text nor a supported image by its bytes.
+    public static let fileUnsupported: WorkspaceErrorType = "workspace_file_unsupported"
+    /// `agents.files.set`: the file's hash is not the expected one (`details {name, currentHash?}`).
+    public static let agentFileConflict: WorkspaceErrorType = "agent_file_conflict"
 }
 
 /// The `event` of a `node.event` request (docs/protocol.md §6.5); any other name is accepted

@@ -57,6 +57,7 @@ enum ServeCommand {
             .option("--seed", SeedOption.self,
                     help: "Seed of every random choice (request ids, tokens), 0 to 2^53-1, decimal or 0x hex: secrets become predictable."),
             .option("--state-dir", "DIR", help: "Keep the identity, paired devices, tokens, pending requests, setup outcomes and TLS material here."),
+            .option("--workspace", "DIR", help: "The workspace directory of agent main, browsed read-only by agents.workspace.list/get (the apps' Files card)."),
             .flag("--tls", help: "Serve wss:// with a self-signed certificate (kept in --state-dir, else new every run); Linux only."),
             .option("--cert", "FILE", help: "Serve wss:// with this PEM certificate (chain) instead (implies --tls); needs --key."),
             .option("--key", "FILE", help: "The PEM private key of --cert; needs --cert."),
@@ -298,6 +299,13 @@ enum ServeOptions {
         // `gateway.auth.rateLimit.exemptLoopback: false`: a client on this machine can then be
         // rate-limited (AUTH_RATE_LIMITED), which is how the limits are tested locally.
         if arguments.isSet("--rate-limit-loopback") { configuration.authRateLimit.exemptLoopback = false }
+        if let workspace = arguments.value("--workspace") {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: workspace, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw Invalid(description: "--workspace \(workspace): not a directory")
+            }
+            configuration.agents.setWorkspace(workspace, forAgent: AgentRoster.mainAgentId)
+        }
         if let directory = arguments.value("--state-dir") {
             do {
                 configuration.stateStore = try GatewayStateStore(directory: URL(fileURLWithPath: directory))

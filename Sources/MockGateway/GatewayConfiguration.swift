@@ -54,6 +54,9 @@ public struct GatewayConfiguration: Sendable {
     /// `gateway.nodes.commands.allow` / `deny`: the node command policy's configuration
     /// (docs/protocol.md §6.7; default: the platform allowlists only).
     public var nodeCommands = NodeCommandPolicy()
+    /// The agents the Gateway knows, each with its workspace directory (`agents.workspace.*`);
+    /// by default the one agent `main` without a workspace.
+    public var agents: AgentRoster = .standard
     /// Answer every connect with `UNAVAILABLE` / close 1013 ("gateway starting") until cleared
     /// with `Gateway.setStartingUp(false)`.
     public var startingUp: Bool

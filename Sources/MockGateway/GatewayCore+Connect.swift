@@ -307,8 +307,7 @@ extension GatewayCore {
             events.append(.nodeDisconnected(nodeId: nodeId, connectionId: replaced))
         }
         events.append(.nodeConnected(nodeId: nodeId, connectionId: connectionId))
-        let triggers = (try? JSONValue(encoding: VoiceWakeChangedEvent(triggers: configuration.voiceWakeTriggers))) ?? .null
-        sendTargeted(event: GatewayEventName.voicewakeChanged.rawValue, payload: triggers, to: connectionId)
+        sendTargeted(event: GatewayEventName.voicewakeChanged.rawValue, payload: appSurfaces.voiceWake.getResult, to: connectionId)
         broadcastPresence()
         return delivered
     }

@@ -90,6 +90,9 @@ actor GatewayCore {
     var chat = ChatState()
     /// Push registrations and deliveries.
     var push = PushState()
+    /// The apps' surfaces (agents, workspace, voice wake, unserved-method reports), made from the
+    /// configuration on first use (`GatewayCore+Apps.swift`).
+    var appSurfacesState: AppSurfaces?
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity,
          restoring restored: GatewayPersistentState? = nil, tlsFingerprint: String? = nil) {

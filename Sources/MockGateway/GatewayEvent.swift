@@ -68,6 +68,10 @@ public enum GatewayEvent: Sendable, Hashable {
     case chatMessageStored(ChatMessage)
     /// The canvas host answered an HTTP request (capability-scoped or with a Bearer secret).
     case canvasRequest(CanvasRequestInfo)
+    /// A client called a method this Gateway does not serve (it was answered `unknown method`);
+    /// logged once per method name for the life of the Gateway, with the first connection that
+    /// called it.
+    case methodUnserved(method: String, connectionId: String)
 }
 
 /// A session that completed the handshake.

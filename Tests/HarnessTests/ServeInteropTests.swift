@@ -103,6 +103,37 @@ struct ServeInteropTests {
         }
     }
 
+    /// The apps' surfaces as an independent client sees them (`gateway_wire_checks.py --suite
+    /// apps`): agent workspace browsing over `--workspace DIR` (order, limits, previews, links,
+    /// big files, fake images, typed errors), `agents.files.*` with the hash compare-and-set,
+    /// `voicewake.get/set` with `voicewake.changed` to an
+    /// operator and a node, and an unserved method, which serve reports once as `method.unserved`.
+    @Test func pythonWireChecksOfTheAppsSurfacesPass() async throws {
+        let secret = "interop-apps-secret"
+        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("serve-workspace-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
+        defer {
+            try? FileManager.default.removeItem(at: workspace)
+            try? FileManager.default.removeItem(atPath: workspace.path + "-outside")
+        }
+        try await ServeProcess.withServe(["--auth", "token:\(secret)", "--pairing", "auto", "--workspace", workspace.path]) { serve, url in
+            try await withPeer("gateway_wire_checks.py", [url, secret, "--suite", "apps", "--workspace-dir", workspace.path]) { peer in
+                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+                let checks = ["workspace-list-order", "workspace-list-limits", "workspace-previews", "workspace-too-large",
+                              "workspace-links-refused", "workspace-unsupported", "workspace-invalid-requests",
+                              "voicewake-set-broadcast", "agent-files-compare-and-set", "unserved-method"]
+                for check in checks {
+                    let line = try #require(await peer.object("check", check), context())
+                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
+                }
+                _ = try #require(await peer.object("step", "done"), context())
+                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+                let unserved = serve.objects.all.filter { $0["event"] == "method.unserved" }
+                #expect(unserved.count == 1 && unserved.first?["method"] == "tasks.list", context())
+            }
+        }
+    }
+
     @Test func pythonNodePairsThroughTheConsoleIsInvokedAndSendsAPresenceBeacon() async throws {
         try await ServeProcess.withServe { serve, url in
             try await withPeer("gateway_node_peer.py", [url, "--timeout", "60"]) { peer in

@@ -15,6 +15,12 @@ Suites, each against its own `harness serve` (the flags it needs):
   `{"step": "awaiting_auth_change"}` (type `change-auth token:NEW`, NEW from `--new-secret`).
 * `rate-limits` (`--auth token:SECRET --pairing auto --rate-limit-loopback`): the node-pairing
   and shared-secret rate limits.
+* `apps` (`--auth token:SECRET --pairing auto --workspace DIR`, with `--workspace-dir DIR`
+  here): `agents.workspace.list/get` on a workspace this script fills (order, limits, previews,
+  links, big files, fake images, the typed errors), `agents.files.*` with the hash
+  compare-and-set, `voicewake.get/set` with the
+  `voicewake.changed` broadcast, and one method the fake does not serve (`tasks.list`), which
+  the driving test expects `harness serve` to report once.
 
 Each check opens its own connection and prints one JSON line:
 
@@ -29,6 +35,7 @@ and features.capabilities.
 import argparse
 import asyncio
 import base64
+import hashlib
 import json
 import os
 import sys
@@ -591,12 +598,183 @@ async def rate_limit_suite(url, secret):
     await checked("auth-failure-rate-limit", auth_failures)
 
 
+# ---------------------------------------------------------------------------------------------
+# The apps suite (`--pairing auto --workspace DIR`): the agent workspace, voice wake, and an
+# unserved method.
+
+PNG_1X1 = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
+
+
+def fill_workspace(root):
+    """The files the checks read: text, a directory, links out of the workspace, big files, a
+    real and a fake image. Returns the directory outside the workspace the links point to."""
+    outside = root.rstrip("/") + "-outside"
+    os.makedirs(os.path.join(root, "src"), exist_ok=True)
+    os.makedirs(os.path.join(root, "many"), exist_ok=True)
+    os.makedirs(outside, exist_ok=True)
+    files = {
+        "notes.md": b"# Notes\n", "Zeta.txt": b"z", "src/main.py": b"print(1)\n",
+        "big.log": b"x" * (300 * 1024), "shot.png": PNG_1X1, "photo.jpg": PNG_1X1,
+        "fake.png": b"SQLite format 3\x00" + b"\x07" * 64, "blob.bin": bytes([0, 1, 2, 255]),
+    }
+    for name, data in files.items():
+        with open(os.path.join(root, name), "wb") as handle:
+            handle.write(data)
+    for index in range(600):
+        open(os.path.join(root, "many", f"f{index:03d}.txt"), "wb").close()
+    with open(os.path.join(outside, "secret.txt"), "wb") as handle:
+        handle.write(b"secret\n")
+    os.symlink(os.path.join(outside, "secret.txt"), os.path.join(root, "link.txt"))
+    os.symlink(outside, os.path.join(root, "linkdir"))
+    os.link(os.path.join(outside, "secret.txt"), os.path.join(root, "hard.txt"))
+    return outside
+
+
+def workspace_error(response):
+    error = response.get("error") or {}
+    return error.get("code"), details(error)
+
+
+async def apps_suite(url, secret, workspace):
+    fill_workspace(workspace)
+    auth = {"token": secret}
+    reader = await admitted(url, Identity(os.urandom(32)), "a reader", client=OPERATOR_CLIENT, role="operator",
+                            scopes=["operator.read"], auth=auth)
+    writer = await admitted(url, Identity(os.urandom(32)), "a writer", client=OPERATOR_CLIENT, role="operator",
+                            scopes=["operator.write"], auth=auth)
+    node = await admitted(url, Identity(os.urandom(32)), "a node", client=NODE_CLIENT, role="node", auth=auth)
+
+    async def ls(params):
+        return await reader.request("agents.workspace.list", dict({"agentId": "main"}, **params), timeout=TIMEOUT)
+
+    async def get(path):
+        return await reader.request("agents.workspace.get", {"agentId": "main", "path": path}, timeout=TIMEOUT)
+
+    def paths(response):
+        return [entry.get("path") for entry in (response.get("payload") or {}).get("entries", [])]
+
+    async def order():
+        root = await ls({})
+        listed = paths(root)
+        payload = root.get("payload") or {}
+        expected = ["many", "src", "big.log", "blob.bin", "fake.png", "hard.txt", "notes.md", "photo.jpg",
+                    "shot.png", "Zeta.txt"]
+        sub = await ls({"path": "src"})
+        return (listed == expected and "parentPath" not in payload and payload.get("totalEntries") == len(expected)
+                and paths(sub) == ["src/main.py"] and (sub.get("payload") or {}).get("parentPath") == ""), \
+            {"root": listed, "sub": sub.get("payload")}
+    await checked("workspace-list-order", order)
+
+    async def limits():
+        default = await ls({"path": "many"})
+        capped = await ls({"path": "many", "limit": 100000})
+        page = await ls({"path": "many", "offset": 598, "limit": 5})
+        zero = await ls({"path": "many", "limit": 0})
+        return (len(paths(default)) == 250 and len(paths(capped)) == 500
+                and paths(page) == ["many/f598.txt", "many/f599.txt"]
+                and (default.get("payload") or {}).get("totalEntries") == 600
+                and (zero.get("error") or {}).get("message") == "invalid agents.workspace.list params: at /limit: must be >= 1"), \
+            {"default": len(paths(default)), "capped": len(paths(capped)), "page": paths(page), "zero": zero.get("error")}
+    await checked("workspace-list-limits", limits)
+
+    async def previews():
+        text = ((await get("notes.md")).get("payload") or {}).get("file") or {}
+        image = ((await get("photo.jpg")).get("payload") or {}).get("file") or {}
+        return (text.get("content") == "# Notes\n" and text.get("encoding") == "utf8" and text.get("mimeType") == "text/plain"
+                and image.get("encoding") == "base64" and image.get("mimeType") == "image/png"
+                and base64.b64decode(image.get("content", "")) == PNG_1X1), {"text": text, "image": image}
+    await checked("workspace-previews", previews)
+
+    async def too_large():
+        code, detail = workspace_error(await get("big.log"))
+        return (code == "INVALID_REQUEST" and detail == {"type": "workspace_file_too_large", "maxBytes": 256 * 1024,
+                                                          "path": "big.log", "size": 300 * 1024}), detail
+    await checked("workspace-too-large", too_large)
+
+    async def links():
+        found = {}
+        for path in ["link.txt", "hard.txt", "linkdir/secret.txt", "src", "absent.txt"]:
+            found[path] = workspace_error(await get(path))[1].get("type")
+        found["list linkdir"] = workspace_error(await ls({"path": "linkdir"}))[1].get("type")
+        expected = {path: "workspace_file_not_found" for path in ["link.txt", "hard.txt", "linkdir/secret.txt", "src", "absent.txt"]}
+        expected["list linkdir"] = "workspace_path_not_found"
+        return found == expected, found
+    await checked("workspace-links-refused", links)
+
+    async def unsupported():
+        found = {path: workspace_error(await get(path))[1] for path in ["fake.png", "blob.bin"]}
+        return all(detail == {"type": "workspace_file_unsupported", "path": path} for path, detail in found.items()), found
+    await checked("workspace-unsupported", unsupported)
+
+    async def invalid_paths():
+        found = {path: workspace_error(await get(path))[1] for path in ["../secret.txt", "/etc/passwd", "src/../../x"]}
+        unknown_agent = await reader.request("agents.workspace.list", {"agentId": "ghost"}, timeout=TIMEOUT)
+        closed = await reader.request("agents.workspace.get", {"agentId": "main", "path": "notes.md", "encoding": "base64"},
+                                      timeout=TIMEOUT)
+        ok = (all(detail == {"type": "workspace_path_invalid", "path": path} for path, detail in found.items())
+              and (unknown_agent.get("error") or {}).get("message") == 'agent "ghost" not found'
+              and (closed.get("error") or {}).get("message")
+              == "invalid agents.workspace.get params: at root: unexpected property 'encoding'")
+        return ok, {"paths": found, "unknownAgent": unknown_agent.get("error"), "closed": closed.get("error")}
+    await checked("workspace-invalid-requests", invalid_paths)
+
+    async def voicewake():
+        before = await request_ok(reader, "voicewake.get", {})
+        result = await request_ok(writer, "voicewake.set", {"triggers": ["  hey claw  ", "", "computer"]})
+        seen_by_reader = await reader.event("voicewake.changed", lambda p: (p or {}).get("triggers") == ["hey claw", "computer"])
+        seen_by_node = await node.event("voicewake.changed", lambda p: (p or {}).get("triggers") == ["hey claw", "computer"])
+        after = await request_ok(reader, "voicewake.get", {})
+        refused = await writer.request("voicewake.set", {"triggers": "computer"}, timeout=TIMEOUT)
+        ok = (isinstance(before.get("triggers"), list) and result == {"triggers": ["hey claw", "computer"]}
+              and seen_by_reader is not None and seen_by_node is not None and after == result
+              and refused.get("error") == {"code": "INVALID_REQUEST", "message": "voicewake.set requires triggers: string[]"})
+        return ok, {"before": before, "result": result, "after": after, "refused": refused.get("error")}
+    await checked("voicewake-set-broadcast", voicewake)
+
+    async def agent_files():
+        admin = await admitted(url, Identity(os.urandom(32)), "an admin", client=OPERATOR_CLIENT, role="operator",
+                               scopes=["operator.admin"], auth=auth)
+        try:
+            missing = await request_ok(admin, "agents.files.get", {"agentId": "main", "name": "USER.md"})
+            created = await request_ok(admin, "agents.files.set", {"agentId": "main", "name": "USER.md", "content": "me",
+                                                                   "expectedMissing": True})
+            digest = hashlib.sha256(b"me").hexdigest()
+            stale = await admin.request("agents.files.set", {"agentId": "main", "name": "USER.md", "content": "other",
+                                                             "expectedHash": "0" * 64}, timeout=TIMEOUT)
+            current = await request_ok(admin, "agents.files.get", {"agentId": "main", "name": "USER.md"})
+            updated = await request_ok(admin, "agents.files.set", {"agentId": "main", "name": "USER.md", "content": "me2",
+                                                                   "expectedHash": digest})
+            error = stale.get("error") or {}
+            ok = ((missing.get("file") or {}).get("missing") is True and (missing.get("file") or {}).get("expectedAbsent") is True
+                  and (created.get("file") or {}).get("hash") == digest
+                  and error.get("message") == 'agent file "USER.md" changed since it was read'
+                  and details(error) == {"type": "agent_file_conflict", "name": "USER.md", "currentHash": digest}
+                  and (current.get("file") or {}).get("content") == "me"
+                  and (updated.get("file") or {}).get("hash") == hashlib.sha256(b"me2").hexdigest())
+            return ok, {"missing": missing.get("file"), "stale": error, "current": current.get("file")}
+        finally:
+            await admin.close()
+    await checked("agent-files-compare-and-set", agent_files)
+
+    async def unserved():
+        first = await reader.request("tasks.list", {}, timeout=TIMEOUT)
+        second = await reader.request("tasks.list", {}, timeout=TIMEOUT)
+        expected = {"code": "INVALID_REQUEST", "message": "unknown method: tasks.list"}
+        return first.get("error") == expected and second.get("error") == expected, {"error": first.get("error")}
+    await checked("unserved-method", unserved)
+
+    for session in (reader, writer, node):
+        await session.close()
+
+
 def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("url")
     parser.add_argument("secret")
-    parser.add_argument("--suite", choices=["admission", "pairing", "rate-limits"], default="admission")
+    parser.add_argument("--suite", choices=["admission", "pairing", "rate-limits", "apps"], default="admission")
     parser.add_argument("--new-secret", default=None, help="the shared secret the pairing suite expects after change-auth")
+    parser.add_argument("--workspace-dir", default=None, help="the apps suite: the directory serve was given as --workspace")
     return parser.parse_args()
 
 
@@ -604,10 +782,13 @@ if __name__ == "__main__":
     args = parse_arguments()
     if args.suite == "pairing" and not args.new_secret:
         sys.exit("--suite pairing needs --new-secret")
+    if args.suite == "apps" and not args.workspace_dir:
+        sys.exit("--suite apps needs --workspace-dir")
     suites = {
         "admission": lambda: main(args.url, args.secret),
         "pairing": lambda: pairing_suite(args.url, args.secret, args.new_secret),
         "rate-limits": lambda: rate_limit_suite(args.url, args.secret),
+        "apps": lambda: apps_suite(args.url, args.secret, args.workspace_dir),
     }
     try:
         asyncio.run(asyncio.wait_for(suites[args.suite](), 240))

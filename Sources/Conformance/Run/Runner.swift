@@ -513,6 +513,7 @@ public struct Runner: Sendable {
             return warning
         }
         result.notes = diagnostics.notes.map(redact)
+        if let unserved = UnservedMethodNote.note(events: run.gateways.flatMap(\.events.all)) { result.notes.append(unserved) }
         result.clientLogTail = Array(clientLog.suffix(Self.clientLogTailLines))
         let redactedMessage = redact(message)
         result = finish(verdict, redactedMessage)

@@ -242,7 +242,8 @@ public struct ConsoleCommandHelp: Sendable, Hashable {
 /// The registry, built once.
 enum ConsoleCommandRegistry {
     static let all: [ConsoleCommandSpec] = ConsoleCommandSpec.pairingCommands + ConsoleCommandSpec.operatorCommands
-        + ConsoleCommandSpec.faultCommands + ConsoleCommandSpec.chatCommands + ConsoleCommandSpec.consoleCommands
+        + ConsoleCommandSpec.faultCommands + ConsoleCommandSpec.chatCommands + ConsoleCommandSpec.appCommands
+        + ConsoleCommandSpec.consoleCommands
 
     static let byName: [String: ConsoleCommandSpec] = {
         var names: [String: ConsoleCommandSpec] = [:]

@@ -782,6 +782,25 @@ struct NodeCommandPolicyReply: ConsoleRendering {
     }
 }
 
+/// `voicewake`.
+struct VoiceWakeReply: ConsoleRendering {
+    let triggers: [String]
+
+    var json: JSONValue { ["triggers": .array(triggers.map(JSONValue.string))] }
+
+    var text: String { "voice wake triggers: " + triggers.map { ConsoleText.quoteIfNeeded($0) }.joined(separator: ", ") }
+}
+
+/// `workspace`.
+struct WorkspaceReply: ConsoleRendering {
+    let agentId: String
+    let directory: String?
+
+    var json: JSONValue { ["agentId": .string(agentId), "directory": directory.map(JSONValue.string) ?? .null] }
+
+    var text: String { directory.map { "agent \(agentId) browses \($0)" } ?? "agent \(agentId) has no workspace" }
+}
+
 /// `wake`.
 struct WokenReply: ConsoleRendering {
     let attempt: NodeWakeAttempt

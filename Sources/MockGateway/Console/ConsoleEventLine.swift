@@ -175,6 +175,8 @@ public struct ConsoleEventLine: Sendable, Hashable {
             if let by = info.authorizedBy { fields.append(s("authorizedBy", by)) }
             if let nodeId = info.nodeId { fields.append(s("nodeId", nodeId)) }
             return ConsoleEventLine("canvas.request", fields)
+        case .methodUnserved(let method, let connectionId):
+            return ConsoleEventLine("method.unserved", [s("method", method), s("connectionId", connectionId)])
         }
     }
 

@@ -94,6 +94,10 @@ public enum ConsoleResult: Sendable, Hashable {
     case woken(NodeWakeAttempt)
     /// `node-commands`: the node command policy now in force.
     case nodeCommandPolicy(NodeCommandPolicy)
+    /// `voicewake`: the voice wake triggers now.
+    case voiceWake([String])
+    /// `workspace`: the agent and its workspace directory now (`nil`: none).
+    case workspace(agentId: String, directory: String?)
 
     /// The result with its secrets replaced by `<redacted>`: what is printed without
     /// `--show-secrets`.
@@ -137,6 +141,8 @@ public enum ConsoleResult: Sendable, Hashable {
         case .chat(let result): result
         case .drained(let drain): DrainedReply(drain: drain)
         case .nodeCommandPolicy(let policy): NodeCommandPolicyReply(policy: policy)
+        case .voiceWake(let triggers): VoiceWakeReply(triggers: triggers)
+        case .workspace(let agentId, let directory): WorkspaceReply(agentId: agentId, directory: directory)
         case .woken(let attempt): WokenReply(attempt: attempt)
         }
     }

@@ -19,6 +19,9 @@ extension GatewayCore {
                                          scopes: Set(wire: session.scopes), profile: profile)
         switch route {
         case .refuse(let error):
+            if error == MethodRegistry.unknownMethodError(request.method) {
+                noteUnservedMethod(request.method, on: connectionId)
+            }
             fail(request.id, method: request.method, error, to: connectionId)
         case .serve(let spec):
             let call = MethodCall(request: request, session: session, connectionId: connectionId)

@@ -9,7 +9,7 @@ extension MethodRegistry {
     /// `gateway.identity.get`, `health`, `status`, ...; write: `node.invoke`, `push.test`, ...),
     /// docs/protocol.md (pairing, approvals, questions). The role split: upstream `role-policy.ts`.
     static let standard = MethodRegistry(nodeMethods + pairingMethods + nodeOperatorMethods + sessionMethods
-        + approvalMethods + questionMethods + classifiedMethods)
+        + approvalMethods + questionMethods + appMethods + classifiedMethods)
 
     private static let read = MethodScopeRequirement(.read)
     private static let write = MethodScopeRequirement(.write)
@@ -140,11 +140,28 @@ extension MethodRegistry {
         },
     ]
 
+    /// The agents, their workspaces and the voice wake triggers (``AppSurfaces``). Scopes:
+    /// upstream `src/gateway/methods/core-descriptors.ts` (the table with the `since` column).
+    static let appMethods: [MethodSpec] = [
+        .operator(.agentsList, read) { core, call in core.answer(call, core.appSurfaces.agents.agentsList(call.params)) },
+        .operator(.agentsWorkspaceList, read) { core, call in
+            core.answer(call, AgentWorkspaceBrowser.list(call.params, agents: core.appSurfaces.agents))
+        },
+        .operator(.agentsWorkspaceGet, read) { core, call in
+            core.answer(call, AgentWorkspaceBrowser.get(call.params, agents: core.appSurfaces.agents))
+        },
+        .operator(.agentsFilesList, read) { core, call in core.answer(call, AgentFiles.list(call.params, agents: core.appSurfaces.agents)) },
+        .operator(.agentsFilesGet, read) { core, call in core.answer(call, AgentFiles.get(call.params, agents: core.appSurfaces.agents)) },
+        .operator(.agentsFilesSet, admin) { core, call in core.answer(call, AgentFiles.set(call.params, agents: core.appSurfaces.agents)) },
+        .operator(.voicewakeGet, read) { core, call in core.reply(call, core.appSurfaces.voiceWake.getResult) },
+        .operator(.voicewakeSet, write) { core, call in core.voicewakeSet(call) },
+    ]
+
     /// Operator methods upstream serves and this Gateway does not: classified so that a node
     /// calling one is refused by role, `unknown method` to operators.
     static let classifiedMethods: [MethodSpec] = [
         .unserved(.health, read), .unserved(.status, read), .unserved(.systemPresence, read),
-        .unserved(.lastHeartbeat, read), .unserved(.sessionsGet, read), .unserved(.agentsList, read),
+        .unserved(.lastHeartbeat, read), .unserved(.sessionsGet, read),
         .unserved(.nodePendingEnqueue, write), .unserved(.chatAbort, write), .unserved(.send, write),
         .unserved(.agent, write), .unserved(.talkMode, write),
         .unserved(.execApprovalGrantsList, approvals), .unserved(.execApprovalGrantsRevoke, approvals),

@@ -1,0 +1,23 @@
+import GatewayProtocol
+
+/// The state behind the methods the apps call beyond chat and pairing: the agents and their
+/// workspaces, the voice wake triggers, and which unserved methods were already reported.
+struct AppSurfaces: Sendable {
+    /// The agents (`agents.list`, `agents.workspace.*`).
+    var agents: AgentRoster
+    /// The voice wake triggers (`voicewake.get/set`, `voicewake.changed`).
+    var voiceWake: VoiceWakeSettings
+    /// The unserved methods already reported (`GatewayEvent.methodUnserved`), once each.
+    var reportedUnservedMethods: Set<String> = []
+
+    /// The surfaces a Gateway starts with.
+    init(configuration: GatewayConfiguration) {
+        agents = configuration.agents
+        voiceWake = VoiceWakeSettings(defaults: configuration.voiceWakeTriggers)
+    }
+
+    /// Whether `method` is reported now: `true` the first time only.
+    mutating func shouldReportUnserved(_ method: String) -> Bool {
+        reportedUnservedMethods.insert(method).inserted
+    }
+}
