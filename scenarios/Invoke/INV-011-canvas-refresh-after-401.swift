@@ -2,7 +2,7 @@ import Conformance
 import GatewayProtocol
 import MockGateway
 
-let inv010 = Scenario(
+let inv011 = Scenario(
     "INV-011", .should,
     title: "after a 401 from the canvas page, the client refreshes its capability and loads the page",
     requirement: "When its canvas page answers 401 because the capability expired, the client calls node.pluginSurface.refresh (node.canvas.capability.refresh on a protocol-3-era Gateway) and loads the page from the fresh URL instead of failing it.",
