@@ -306,6 +306,7 @@ public final class Gateway: Sendable {
                     runtime.persistTask)
         }
         timerTask?.cancel()
+        await core.closeWatchSessions()
         switch listener {
         case .socket(let server):
             await server.shutdown()

@@ -145,6 +145,8 @@ actor GatewayCore {
     /// `sessions.subscribe`).
     var messageSubscriptions = SessionMessageSubscriptions()
     var pushDeliveries: [PushDelivery] = []
+    /// The Apple Watch direct mode (GatewayCore+Watch.swift).
+    var watch: WatchGlueState
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity,
          restoring restored: GatewayPersistentState? = nil, tlsFingerprint: String? = nil) {
@@ -174,6 +176,7 @@ actor GatewayCore {
         self.generation = restored?.generation ?? 0
         self.sharedAuth = configuration.auth
         self.authRateLimiter = AuthRateLimiter(configuration: configuration.authRateLimit)
+        self.watch = WatchGlueState(rateLimit: configuration.authRateLimit)
         self.operatorState = OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                            random: SeededRandom(seed: random.next()))
         self.random = random
@@ -309,6 +312,7 @@ actor GatewayCore {
     /// Sends a targeted event without `seq` (docs/protocol.md §2.5: `node.invoke.request`
     /// carried none in the protocol 3 era; clients tolerate both).
     func sendTargeted(event: String, payload: JSONValue?, to connectionId: String) {
+        if WatchGlueState.isWatchConnection(connectionId) { return sendToWatch(event: event, payload: payload, connectionId: connectionId) }
         send(.event(EventFrame(event: event, payload: payload)), to: connectionId)
     }
 
@@ -393,6 +397,7 @@ actor GatewayCore {
         if let record = operatorState.nextDeadlineMs { candidates.append(record) }
         candidates += operatorWaiters.compactMap(\.waiter.deadlineMs)
         if let chatDue = chat.store.nextDueMs { candidates.append(chatDue) }
+        if let watchDue = watch.machine.nextDeadlineMs { candidates.append(watchDue) }
         if let floor { candidates.removeAll { $0 <= floor } }
         return candidates.min()
     }
@@ -421,6 +426,7 @@ actor GatewayCore {
         expirePairingRequests(nowMs: now)
         expireOperatorRecords(nowMs: now)
         releaseDueChatMessages()
+        processWatchTimers()
     }
 
     // MARK: - Invokes
