@@ -93,9 +93,12 @@ enum ServeCommand {
             io.err("error: cannot serve on \(configuration.host):\(configuration.port): \(error)\n")
             return CommandLineTool.exitUsage
         }
-        let discoveryFields: [ConsoleEventLine.Field]
+        var discoveryFields: [ConsoleEventLine.Field]
+        let publisher: AvahiPublisher?
         do {
             discoveryFields = try ServeDiscovery.writeZone(gateway: gateway, arguments: arguments, environment: io.environment)
+            publisher = try ServeDiscovery.advertise(gateway: gateway, arguments: arguments, environment: io.environment)
+            if publisher != nil { discoveryFields.append(.init("advertised", .string("\(GatewayDiscoveryRecords.serviceType).local."))) }
         } catch {
             io.err("error: \(error)\n")
             await gateway.shutdown()
@@ -118,6 +121,7 @@ enum ServeCommand {
         let signals = StopSignals()
         ShutdownAtExit.arm()
         _ = await session.run(commands: standardInputLines(), stop: signals.stream)
+        publisher?.stop()
         ShutdownAtExit.disarm()
         signals.cancel()
         return CommandLineTool.exitSuccess

@@ -7,11 +7,12 @@ import Conformance
 import Foundation
 import MockGateway
 
-/// `harness serve --dns-sd-zone`: the Gateway's `_openclaw-gw._tcp` records
+/// `harness serve --dns-sd-zone` and `--advertise`: the Gateway's `_openclaw-gw._tcp` records
 /// (docs/harness-serve.md "Discovery records").
 enum ServeDiscovery {
     /// The flags of this part of `serve`.
     static let flags: [FlagSpec] = [
+        .flag("--advertise", help: "Publish _openclaw-gw._tcp in local. through Avahi (libavahi-client, opened at run time, and a running avahi-daemon); Linux."),
         .option("--dns-sd-zone", "FILE", help: "Write the unicast DNS-SD records (PTR/SRV/TXT, A/AAAA) of --dns-sd-domain to FILE."),
         .option("--dns-sd-format", "FORMAT", help: "The --dns-sd-zone format: zone (an RFC 1035 master file, default) or dnsmasq (dnsmasq options).",
                 validate: { DNSSDZone.Format(rawValue: $0) == nil ? "expected zone or dnsmasq" : nil }),
@@ -78,6 +79,16 @@ enum ServeDiscovery {
                 serial: serial))
         } catch {
             throw Failure(description: "--dns-sd-zone: \(error)")
+        }
+    }
+
+    /// Publishes the records when `--advertise` asks for it.
+    static func advertise(gateway: Gateway, arguments: ParsedArguments, environment: [String: String]) throws -> AvahiPublisher? {
+        guard arguments.isSet("--advertise") else { return nil }
+        do {
+            return try AvahiPublisher(records(gateway: gateway, arguments: arguments, environment: environment))
+        } catch {
+            throw Failure(description: "\(error)")
         }
     }
 

@@ -178,3 +178,16 @@ struct DiscoveryRecordsTests {
         #expect(answers["\(instance):TXT"]?.arrayValue?.first?.arrayValue?.first == .string(#"displayName=A "quoted", back\slash"#))
     }
 }
+
+/// Publishing through Avahi sends multicast, so it runs only when `OPENCLAW_TEST_AVAHI=1` asks for
+/// it (never in CI): the service is published and withdrawn once.
+@Suite("Discovery records published through Avahi",
+       .enabled(if: ProcessInfo.processInfo.environment["OPENCLAW_TEST_AVAHI"] == "1", "publishes on the network: set OPENCLAW_TEST_AVAHI=1"))
+struct AvahiPublisherTests {
+    @Test func publishesAndWithdraws() throws {
+        let records = GatewayDiscoveryRecords(.init(machineDisplayName: "Harness Avahi test", hostname: "harness-test", gatewayPort: 18789))
+        let publisher = try AvahiPublisher(records)
+        publisher.stop()
+        publisher.stop()
+    }
+}
