@@ -1,4 +1,5 @@
 import GatewayProtocol
+import WebSocketTransport
 
 extension Gateway {
     /// Answers one request of the Apple Watch direct mode (docs/protocol.md §13), whatever
@@ -8,5 +9,23 @@ extension Gateway {
     /// session as upstream does.
     public func respondToWatch(_ request: WatchHTTPRequest) async -> WatchHTTPResponse? {
         await core.watchRespond(to: request)
+    }
+}
+
+extension Gateway {
+    /// The Watch routes (`/api/nodes/watch/…`) on ``http``: each request goes through
+    /// ``respondToWatch(_:)``; a poll's handler waits for its answer, and a client that goes
+    /// away cancels it.
+    func registerWatchRoutes() {
+        let core = core
+        http.route(nil, prefix: WatchDirectRules.basePath + "/") { request in
+            var headers: [String: String] = [:]
+            for field in request.headers { headers[field.name.lowercased()] = field.value }
+            let watch = WatchHTTPRequest(method: request.method, path: request.path, headers: headers, body: request.body,
+                                         clientAddress: request.remoteAddress)
+            guard let answer = await core.watchRespond(to: watch) else { return .text(404, "no route for \(request.path)") }
+            return HTTPResponse(status: answer.status, headers: WebSocketHTTPHeaders(answer.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }),
+                                body: answer.body)
+        }
     }
 }

@@ -38,6 +38,10 @@ public final class Gateway: Sendable {
     /// codes, and the form the official apps compute and show.
     public let tlsFingerprint: String?
 
+    /// The plain HTTP routes served on the Gateway's port next to the WebSocket (sockets, TLS
+    /// and the in-memory network alike); see `Gateway+HTTP.swift`.
+    public let http: HTTPRouter
+
     let core: GatewayCore
     private let runtime: Locked<Runtime>
 
@@ -87,7 +91,8 @@ public final class Gateway: Sendable {
     }
 
     private init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript,
-                 identity: DeviceIdentity, port: Int, tlsFingerprint: String?, core: GatewayCore) {
+                 identity: DeviceIdentity, port: Int, tlsFingerprint: String?, core: GatewayCore, http: HTTPRouter) {
+        self.http = http
         self.configuration = configuration
         self.events = events
         self.transcript = transcript
@@ -129,9 +134,10 @@ public final class Gateway: Sendable {
         let listener: Listener
         let port: Int
         var fingerprint: String?
+        let router = HTTPRouter()
         if let network = configuration.network {
             let memory = try network.listen(host: configuration.host, port: configuration.port == 0 ? nil : configuration.port,
-                                            configuration: Self.socketConfiguration(configuration))
+                                            configuration: Self.socketConfiguration(configuration), http: router)
             listener = .memory(memory)
             port = memory.port
         } else {
@@ -142,7 +148,7 @@ public final class Gateway: Sendable {
             }
             let server = try await WebSocketServer.start(
                 host: configuration.host, port: configuration.port, configuration: Self.socketConfiguration(configuration),
-                tls: configuration.tls)
+                tls: configuration.tls, http: router)
             listener = .socket(server)
             port = server.port
         }
@@ -151,7 +157,8 @@ public final class Gateway: Sendable {
         let core = GatewayCore(configuration: bound, events: events, transcript: transcript, identity: identity, restoring: restored,
                                tlsFingerprint: fingerprint)
         let gateway = Gateway(configuration: bound, events: events, transcript: transcript, identity: identity,
-                              port: port, tlsFingerprint: fingerprint, core: core)
+                              port: port, tlsFingerprint: fingerprint, core: core, http: router)
+        gateway.registerHTTPRoutes()
         gateway.begin(listener)
         return gateway
     }
@@ -307,6 +314,8 @@ public final class Gateway: Sendable {
         }
         timerTask?.cancel()
         await core.closeWatchSessions()
+        // Requests still waiting (long polls) and every later one are answered 503.
+        http.shutDown()
         switch listener {
         case .socket(let server):
             await server.shutdown()

@@ -280,7 +280,8 @@ extension GatewayCore {
         // The current Gateway always announces its own protocol version (connect-hello.ts
         // @6eec7e0ec17433b40821fac09f7808d1d8e0345e), even to a node that offered only 3.
         let helloProtocol = profile.announcesCurrentProtocol ? profile.protocolVersion : admitted.negotiatedProtocol
-        let canvas = helloCanvasFields(role: role, offeredMaxProtocol: params.maxProtocol)
+        let canvas = helloCanvasFields(role: role, offeredMaxProtocol: params.maxProtocol, connectionId: connectionId,
+                                       nodeId: nodeId)
         let hello = HelloOK(
             protocol: helloProtocol,
             server: HelloServerInfo(version: profile.serverVersion, connId: connectionId),

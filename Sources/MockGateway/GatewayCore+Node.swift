@@ -33,13 +33,14 @@ extension GatewayCore {
     }
 
     /// The canvas members of a `hello-ok` (see ``CanvasSurface/helloFields(isNode:newerNodeMethods:legacyNodeProtocol:capability:)``).
-    func helloCanvasFields(role: GatewayRole, offeredMaxProtocol: Int) -> (pluginSurfaceUrls: [String: String]?, canvasHostUrl: String?) {
+    func helloCanvasFields(role: GatewayRole, offeredMaxProtocol: Int, connectionId: String, nodeId: String?)
+        -> (pluginSurfaceUrls: [String: String]?, canvasHostUrl: String?) {
         guard role == .node else { return (nil, nil) }
         return canvasSurface.helloFields(
             isNode: true, newerNodeMethods: profile.hasNewerNodeMethods,
             legacyNodeProtocol: CanvasSurface.usesLegacyNodeProtocol(maxProtocol: offeredMaxProtocol,
                                                                       currentProtocol: profile.protocolVersion),
-            capability: mintCanvasCapability())
+            capability: issueCanvasCapability(connectionId: connectionId, nodeId: nodeId))
     }
 
     // MARK: - node.invoke.result

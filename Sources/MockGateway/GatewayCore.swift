@@ -117,6 +117,10 @@ actor GatewayCore {
     var sharedAuthGeneration = 0
     /// Failed authentications per (scope, address).
     var authRateLimiter: AuthRateLimiter
+    /// The canvas capabilities handed out, per session (`GatewayCore+CanvasHost.swift`).
+    var canvasCapabilities = CanvasCapabilityLedger()
+    /// Whether the canvas host has A2UI assets (503 for `…/__openclaw__/a2ui/` otherwise).
+    var a2uiAvailable = true
     /// The devices whose node capability surface was requested (their first node session), by
     /// public key: later node sessions of the same key are "paired reconnects", not counted by
     /// the node-pairing rate limit.
@@ -242,6 +246,7 @@ actor GatewayCore {
     func closed(_ connectionId: String, info: WebSocketCloseInfo) {
         guard let state = connections.removeValue(forKey: connectionId) else { return }
         state.outbox.finish()
+        canvasCapabilities.drop(connectionId: connectionId)
         let code = Int(info.code.rawValue)
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
                                           kind: .close, closeCode: code, text: info.reason))

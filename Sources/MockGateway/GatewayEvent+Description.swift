@@ -43,6 +43,8 @@ extension GatewayEvent: CustomStringConvertible {
             "\(change.kind) \(change.id) \(change.action.rawValue)\(change.method.map { " via \($0)" } ?? "") → \(change.status)"
         case .chatMessageStored(let message):
             "\(message.role.rawValue) message #\(message.seq) stored in \(message.sessionKey)"
+        case .canvasRequest(let info):
+            "canvas host answered \(info.status) for \(info.path)\(info.authorizedBy.map { " (by \($0))" } ?? "")"
         }
     }
 

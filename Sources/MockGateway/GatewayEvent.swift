@@ -66,6 +66,8 @@ public enum GatewayEvent: Sendable, Hashable {
     /// A row was appended to a chat transcript (a `chat.send` applied, or the scripted agent's
     /// reply or post), whether or not any connection was subscribed to its `session.message`.
     case chatMessageStored(ChatMessage)
+    /// The canvas host answered an HTTP request (capability-scoped or with a Bearer secret).
+    case canvasRequest(CanvasRequestInfo)
 }
 
 /// A session that completed the handshake.

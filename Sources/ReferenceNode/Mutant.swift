@@ -111,6 +111,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case staleSocketResult = "stale-socket-result"
     /// Never pulls the foreground actions the Gateway queued while the app was in the background.
     case noPendingDrain = "no-pending-drain"
+    /// Fails `canvas.present` when the canvas page answers 401, instead of refreshing the
+    /// capability (`node.pluginSurface.refresh`) and loading the page again.
+    case noCanvasRefresh = "no-canvas-refresh"
 
     // MARK: Presence beacons
 
@@ -244,6 +247,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .ignoreBackground: ["INV-007"]
         case .staleSocketResult: ["INV-008"]
         case .noPendingDrain: ["INV-009"]
+        case .noCanvasRefresh: ["INV-010"]
         case .noWakeBeacon: ["PRES-001"]
         case .okTrueIsDurable: ["PRES-002"]
         case .beaconEveryWake: ["PRES-003"]
@@ -325,6 +329,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .ignoreBackground: "Foreground-only commands fail with NODE_BACKGROUND_UNAVAILABLE in the background (docs/protocol.md §6.4)."
         case .staleSocketResult: "Never send a result for an invoke of a previous socket (docs/protocol.md §6.1)."
         case .noPendingDrain: "Back in the foreground, pull the queued actions (node.pending.pull) and ack them (docs/protocol.md §6.4, §6.9)."
+        case .noCanvasRefresh: "After a 401 from the canvas page, refresh the capability (node.pluginSurface.refresh) and load the fresh URL (docs/protocol.md §6.10)."
         case .noWakeBeacon: "Send node.presence.alive after a background wake (docs/protocol.md §6.6)."
         case .okTrueIsDurable: "A bare {ok:true} is not a durable beacon (docs/protocol.md §6.6)."
         case .beaconEveryWake: "After handled:true, do not resend within 10 minutes (docs/protocol.md §6.6)."

@@ -64,6 +64,10 @@ public actor ReferenceClient {
     private var sessionSeed: UInt64
 
     var currentNode: GatewayConnection?
+    /// The canvas URL of the node session (`hello-ok`, then each refresh).
+    var canvasURL: String?
+    /// The methods the node session's Gateway lists.
+    var nodeMethods: Set<String> = []
     var currentOperator: GatewayConnection?
     private var pairingRequestId: String?
     private var inBackground = false
@@ -215,6 +219,8 @@ public actor ReferenceClient {
             observations.append(.connected(role: connection.role.rawValue, generation: connection.generation))
             if connection.role == .node {
                 currentNode = connection
+                canvasURL = hello.canvasURL
+                nodeMethods = hello.methods
                 operatorGate?.open()
                 spawnTask { _ = await self.registerPushIfNeeded() }
             } else {
@@ -369,8 +375,13 @@ public actor ReferenceClient {
         let configuration = configuration
         return await withTaskGroup(of: NodeInvokeOutcome?.self) { group in
             group.addTask {
-                await NodeCommands.run(request.command, paramsJSON: request.paramsJSON, persona: persona, deviceId: deviceId,
-                                       counter: counter, clock: clock, configuration: configuration)
+                if request.command == NodeCommandName.canvasPresent.rawValue,
+                   configuration.declaredCommands?.contains(request.command) ?? true,
+                   let outcome = await self.presentCanvas() {
+                    return outcome
+                }
+                return await NodeCommands.run(request.command, paramsJSON: request.paramsJSON, persona: persona, deviceId: deviceId,
+                                              counter: counter, clock: clock, configuration: configuration)
             }
             if let deadline {
                 group.addTask {
@@ -382,6 +393,33 @@ public actor ReferenceClient {
             group.cancelAll()
             return first
         }
+    }
+
+    /// `canvas.present` with a canvas URL: loads the page (CanvasLoader), refreshing the URL once
+    /// after a 401; `nil` without a canvas URL (the plain answer then).
+    private func presentCanvas() async -> NodeInvokeOutcome? {
+        guard let url = canvasURL else { return nil }
+        let connector = configuration.connector
+        var status = await CanvasLoader.fetch(url, connector: connector)
+        var shown = url
+        var refreshed = false
+        if status == 401, !configuration.has(.noCanvasRefresh), let connection = currentNode {
+            let method = nodeMethods.contains(GatewayMethod.nodePluginSurfaceRefresh.rawValue) || nodeMethods.isEmpty
+                ? GatewayMethod.nodePluginSurfaceRefresh : GatewayMethod.nodeCanvasCapabilityRefresh
+            let params: JSONValue = method == .nodePluginSurfaceRefresh ? ["surface": "canvas"] : [:]
+            if let response = try? await connection.request(method.rawValue, params: params), response.ok,
+               let fresh = CanvasLoader.refreshedURL(in: response.payload) {
+                canvasURL = fresh
+                shown = fresh
+                refreshed = true
+                status = await CanvasLoader.fetch(fresh, connector: connector)
+            }
+        }
+        observations.append(.canvasLoaded(status: status, refreshed: refreshed))
+        guard status == 200 else {
+            return .failure(ErrorCode.unavailable.rawValue, "the canvas page answered \(status.map(String.init) ?? "nothing")")
+        }
+        return .success(["presented": true, "url": .string(shown), "refreshed": .bool(refreshed)])
     }
 
     private func sendResult(_ outcome: NodeInvokeOutcome, for request: NodeInvokeRequest, receivedOn connection: GatewayConnection) async {

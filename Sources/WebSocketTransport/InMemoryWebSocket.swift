@@ -84,9 +84,25 @@ public protocol WebSocketConnector: Sendable {
     /// - Throws: ``WebSocketError`` or `CancellationError`.
     func connect(to url: String, headers: WebSocketHTTPHeaders, configuration: WebSocketConfiguration) async throws
         -> WebSocketConnection
+
+    /// Sends one plain HTTP request to an `http://` or `https://` URL of the same network (the
+    /// Gateway's port serves HTTP next to the WebSocket) and returns the response.
+    /// - Parameters:
+    ///   - request: method, header fields and body; the URL gives the target.
+    ///   - url: `http://host:port/path` (or `https://`).
+    ///   - configuration: TLS trust and the time limit, as for ``connect(to:headers:configuration:)``.
+    /// - Returns: the response.
+    /// - Throws: ``WebSocketError`` or `CancellationError`.
+    func send(_ request: HTTPRequest, to url: String, configuration: WebSocketConfiguration) async throws -> HTTPResponse
 }
 
 extension WebSocketConnector {
+    /// A connector without HTTP refuses: the default for connectors written before HTTP.
+    /// - Throws: ``WebSocketError/connectionFailed`` always.
+    public func send(_ request: HTTPRequest, to url: String, configuration: WebSocketConfiguration) async throws -> HTTPResponse {
+        throw WebSocketError.connectionFailed.with(detail: "\(type(of: self)) cannot send HTTP requests")
+    }
+
     /// Connects with no extra header fields and default limits.
     /// - Throws: see ``connect(to:headers:configuration:)``.
     public func connect(to url: String) async throws -> WebSocketConnection {
@@ -114,6 +130,14 @@ public struct SocketConnector: WebSocketConnector {
         if configuration.tls == nil { configuration.tls = tls }
         return try await WebSocketClient.connect(to: url, headers: headers, configuration: configuration)
     }
+
+    /// Sends the request with ``HTTPClient/send(_:to:configuration:)``.
+    /// - Throws: see ``HTTPClient/send(_:to:configuration:)``.
+    public func send(_ request: HTTPRequest, to url: String, configuration: WebSocketConfiguration) async throws -> HTTPResponse {
+        var configuration = configuration
+        if configuration.tls == nil { configuration.tls = tls }
+        return try await HTTPClient.send(request, to: url, configuration: configuration)
+    }
 }
 
 /// A network that exists only in memory: servers listen on a host and port of it, clients
@@ -139,9 +163,12 @@ public final class InMemoryNetwork: WebSocketConnector {
     ///   - host: the host part of the URLs clients use (default `127.0.0.1`).
     ///   - port: the port, or `nil` (or 0) for the next free one.
     ///   - configuration: limits applied to every accepted connection.
+    ///   - http: answers plain HTTP requests sent with ``exchange(_:host:port:)`` or
+    ///     ``send(_:to:)``; `nil` answers them 426, as a ``WebSocketServer`` without one does.
     /// - Returns: the listener.
     /// - Throws: ``WebSocketError/socketFailed`` when the address is taken.
-    public func listen(host: String = "127.0.0.1", port: Int? = nil, configuration: WebSocketConfiguration = .init())
+    public func listen(host: String = "127.0.0.1", port: Int? = nil, configuration: WebSocketConfiguration = .init(),
+                       http: (any HTTPResponder)? = nil)
         throws(WebSocketError) -> InMemoryListener {
         try state.withLock { (state: inout State) throws(WebSocketError) -> InMemoryListener in
             var chosen = port ?? 0
@@ -154,7 +181,7 @@ public final class InMemoryNetwork: WebSocketConnector {
             guard state.listeners[key] == nil else {
                 throw WebSocketError.socketFailed.with(detail: "\(key) is already in use")
             }
-            let listener = InMemoryListener(host: host, port: chosen, configuration: configuration, network: self)
+            let listener = InMemoryListener(host: host, port: chosen, configuration: configuration, http: http, network: self)
             state.listeners[key] = listener
             return listener
         }
@@ -193,7 +220,20 @@ public final class InMemoryNetwork: WebSocketConnector {
         return client
     }
 
-    private static func key(_ host: String, _ port: Int) -> String {
+    /// The listener at `host:port`, if any.
+    func listener(host: String, port: Int) -> InMemoryListener? {
+        state.withLock { $0.listeners[Self.key(host, port)] }
+    }
+
+    /// The next client port, as a connect would take it.
+    func takeClientPort() -> Int {
+        state.withLock { state in
+            state.nextClientPort += 1
+            return state.nextClientPort - 1
+        }
+    }
+
+    static func key(_ host: String, _ port: Int) -> String {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         return "\(bare.lowercased()):\(port)"
     }
@@ -209,18 +249,23 @@ public final class InMemoryListener: Sendable {
     public let connections: AsyncStream<WebSocketConnection>
 
     let configuration: WebSocketConfiguration
+    let http: (any HTTPResponder)?
     private let continuation: AsyncStream<WebSocketConnection>.Continuation
     private let network: InMemoryNetwork
     // Whether `close()` was called.
     private let closed = Locked(false)
 
-    init(host: String, port: Int, configuration: WebSocketConfiguration, network: InMemoryNetwork) {
+    init(host: String, port: Int, configuration: WebSocketConfiguration, http: (any HTTPResponder)?, network: InMemoryNetwork) {
         self.host = host
         self.port = port
         self.configuration = configuration
+        self.http = http
         self.network = network
         (connections, continuation) = AsyncStream<WebSocketConnection>.makeStream()
     }
+
+    /// Whether the listener still accepts.
+    var isOpen: Bool { closed.withLock { !$0 } }
 
     func accept(_ connection: WebSocketConnection) -> Bool {
         let open = closed.withLock { !$0 }

@@ -20,7 +20,12 @@ public struct WebSocketConfiguration: Sendable, Hashable {
     public var inboundBufferHighWaterMark: Int
     /// The largest HTTP upgrade request (server) or response (client) head in bytes. Default 16 KiB.
     public var maxHandshakeBytes: Int
-    /// How long the opening handshake may take (connect + HTTP upgrade). Default 10 s.
+    /// The largest `Content-Length` body of a plain HTTP request a server with an
+    /// ``HTTPResponder`` accepts (larger gets 413; the request head is limited by
+    /// ``maxHandshakeBytes``, larger gets 431). Default 1 MiB.
+    public var maxHTTPBodyBytes: Int
+    /// How long the opening handshake may take (connect + HTTP upgrade). A server also closes
+    /// an HTTP connection that stays this long without a complete request. Default 10 s.
     public var handshakeTimeout: Duration
     /// How long the closing handshake may take before the TCP connection is dropped. Default 5 s.
     public var closeTimeout: Duration
@@ -47,6 +52,7 @@ public struct WebSocketConfiguration: Sendable, Hashable {
         maxOutboundBufferBytes: Int = 50 * 1024 * 1024,
         inboundBufferHighWaterMark: Int = 32 * 1024 * 1024,
         maxHandshakeBytes: Int = 16 * 1024,
+        maxHTTPBodyBytes: Int = 1024 * 1024,
         handshakeTimeout: Duration = .seconds(10),
         closeTimeout: Duration = .seconds(5),
         automaticPongs: Bool = true,
@@ -57,6 +63,7 @@ public struct WebSocketConfiguration: Sendable, Hashable {
         self.maxOutboundBufferBytes = maxOutboundBufferBytes
         self.inboundBufferHighWaterMark = inboundBufferHighWaterMark
         self.maxHandshakeBytes = maxHandshakeBytes
+        self.maxHTTPBodyBytes = maxHTTPBodyBytes
         self.handshakeTimeout = handshakeTimeout
         self.closeTimeout = closeTimeout
         self.automaticPongs = automaticPongs

@@ -707,4 +707,12 @@ struct SimulatedClientConnector: WebSocketConnector {
         }
         return try await network.connect(to: url, headers: headers, configuration: configuration)
     }
+
+    func send(_ request: HTTPRequest, to url: String, configuration: WebSocketConfiguration) async throws -> HTTPResponse {
+        guard SimulationThread.isCurrent() else {
+            reportEscape(Self.escapeMessage)
+            throw WebSocketError(WebSocketError.connectionFailed.kind, detail: "HTTP request from outside the simulated run")
+        }
+        return try await network.send(request, to: url, configuration: configuration)
+    }
 }

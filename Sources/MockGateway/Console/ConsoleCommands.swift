@@ -319,6 +319,15 @@ extension ConsoleCommandSpec {
             return .faultArmed("connection \(connectionId) closed with \(code)")
         },
         ConsoleCommandSpec(
+            "expire-canvas", arguments: [PositionalSpec("nodeId", help: "the node (default: every session)", optional: true)],
+            summary: "expire canvas capabilities now: the canvas host answers 401 until the node refreshes",
+            example: "expire-canvas"
+        ) { command, console in
+            let nodeId = try? command.text(0)
+            let count = await console.gateway.expireCanvasCapabilities(nodeId: nodeId)
+            return .faultArmed("\(count) canvas capabilit\(count == 1 ? "y" : "ies") expired\(nodeId.map { " for \($0)" } ?? "")")
+        },
+        ConsoleCommandSpec(
             "send-binary", arguments: [PositionalSpec("N", ConsoleCount.self, help: "how many event frames")],
             summary: "fault: send the next N event frames as binary messages", example: "send-binary 1"
         ) { command, console in

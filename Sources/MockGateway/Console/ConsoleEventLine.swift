@@ -169,6 +169,11 @@ public struct ConsoleEventLine: Sendable, Hashable {
         case .chatMessageStored(let message):
             return ConsoleEventLine("chat.stored", [s("sessionKey", message.sessionKey), s("role", message.role.rawValue),
                                                     s("messageId", message.id), Field("seq", .int(Int64(message.seq)))])
+        case .canvasRequest(let info):
+            var fields = [s("path", info.path), Field("status", .int(Int64(info.status)))]
+            if let by = info.authorizedBy { fields.append(s("authorizedBy", by)) }
+            if let nodeId = info.nodeId { fields.append(s("nodeId", nodeId)) }
+            return ConsoleEventLine("canvas.request", fields)
         }
     }
 

@@ -31,12 +31,14 @@ extension MethodRegistry {
             core.reply(call, ["nodeId": .string(call.nodeId), "revision": 0, "items": [], "hasMore": false])
         },
         .node(.nodePluginSurfaceRefresh, .newerNodeMethods) { core, call in
-            core.reply(call, core.canvasSurface.pluginSurfaceRefreshPayload(capability: core.mintCanvasCapability()))
+            core.reply(call, core.canvasSurface.pluginSurfaceRefreshPayload(
+                capability: core.issueCanvasCapability(connectionId: call.connectionId, nodeId: call.nodeId)))
         },
         // Protocol-3-era shape (CanvasSurface): the v2026.4 clients read `canvasCapability`.
         .node(.nodeCanvasCapabilityRefresh, .olderNodeMethods) { core, call in
-            core.reply(call, core.canvasSurface.capabilityRefreshPayload(capability: core.mintCanvasCapability(),
-                                                                         nowMs: core.nowMs))
+            core.reply(call, core.canvasSurface.capabilityRefreshPayload(
+                capability: core.issueCanvasCapability(connectionId: call.connectionId, nodeId: call.nodeId),
+                nowMs: core.nowMs))
         },
         .node(.nodeInvokeProgress, .newerNodeMethods) { core, call in core.reply(call, ["ok": true]) },
         .node(.nodeSkillsUpdate, .newerNodeMethods) { core, call in core.reply(call, ["ok": true]) },

@@ -23,6 +23,8 @@ public struct HelloSummary: Sendable, Hashable {
     public var deviceTokens: [IssuedDeviceToken]
     /// `server.connId`.
     public var connectionId: String?
+    /// The canvas URL: `pluginSurfaceUrls.canvas`, or the protocol-3-era `canvasHostUrl`.
+    public var canvasURL: String?
 
     /// Reads a `hello-ok` payload.
     /// - Returns: `nil` when the payload is not an object with `type:"hello-ok"` and an integer `protocol`.
@@ -46,6 +48,7 @@ public struct HelloSummary: Sendable, Hashable {
                                      issuedAtMs: entry["issuedAtMs"]?.int64Value.map { Int($0) })
         }
         connectionId = payload["server"]?["connId"]?.stringValue
+        canvasURL = CanvasLoader.advertisedURL(in: payload)
     }
 
     /// The top-level `hello-ok` members this client knows (used only by the

@@ -35,6 +35,9 @@ public enum ClientObservation: Sendable, Hashable {
     case seqGap(role: String)
     /// The chat view changed: an outbox message or the transcript (`what` says how).
     case chatChanged(String)
+    /// `canvas.present` loaded the canvas page: the last status (`nil`: no answer), and whether
+    /// the URL was refreshed after a 401.
+    case canvasLoaded(status: Int?, refreshed: Bool)
 }
 
 extension ClientObservation: CustomStringConvertible {
@@ -65,6 +68,8 @@ extension ClientObservation: CustomStringConvertible {
         case .questionsReloaded: "questionsReloaded"
         case .seqGap(let role): Self.line("seqGap", ("role", role))
         case .chatChanged(let what): Self.line("chatChanged", ("what", what))
+        case .canvasLoaded(let status, let refreshed):
+            Self.line("canvasLoaded", ("status", status.map(String.init) ?? "none"), ("refreshed", "\(refreshed)"))
         }
     }
 

@@ -1,0 +1,73 @@
+import GatewayProtocol
+import WebSocketTransport
+
+// MARK: - The canvas host on the HTTP port (glue; the rules are in Node/CanvasHost.swift)
+
+extension GatewayCore {
+    /// Mints a canvas capability for a session and records it as the session's current one.
+    func issueCanvasCapability(connectionId: String, nodeId: String?) -> String {
+        let capability = mintCanvasCapability()
+        canvasCapabilities.issue(capability, connectionId: connectionId, nodeId: nodeId, nowMs: nowMs)
+        return capability
+    }
+
+    /// Answers a request under the capability prefix, `/__openclaw__/canvas/` or
+    /// `/__openclaw__/a2ui/`, and records it as a ``GatewayEvent/canvasRequest(_:)``.
+    func canvasHTTP(_ request: HTTPRequest) -> HTTPResponse {
+        let (response, authorizedBy, nodeId) = canvasDecision(request)
+        events.append(.canvasRequest(CanvasRequestInfo(path: request.path, status: response.status, authorizedBy: authorizedBy,
+                                                        nodeId: nodeId)))
+        return response
+    }
+
+    private func canvasDecision(_ request: HTTPRequest) -> (HTTPResponse, String?, String?) {
+        let parsed = CanvasHost.parse(path: request.path)
+        if case .malformed = parsed { return (CanvasHost.unauthorized, nil, nil) }
+        // A Bearer shared secret goes first and charges the shared-secret rate limit.
+        var bearerOK = false
+        if let authorization = request.headers["Authorization"], authorization.lowercased().hasPrefix("bearer ") {
+            let token = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+            let address = request.remoteAddress
+            let check = authRateLimiter.check(address, scope: .sharedSecret, nowMs: nowMs)
+            guard check.allowed else { return (CanvasHost.rateLimited(retryAfterMs: check.retryAfterMs), nil, nil) }
+            switch sharedAuth {
+            case .token(let secret), .password(let secret):
+                if !secret.isEmpty, token == secret {
+                    bearerOK = true
+                    authRateLimiter.reset(address, scope: .sharedSecret)
+                } else {
+                    authRateLimiter.recordFailure(address, scope: .sharedSecret, nowMs: nowMs)
+                }
+            case .none:
+                break
+            }
+        }
+        let innerPath: String
+        var nodeId: String?
+        var authorizedBy: String? = bearerOK ? "bearer" : nil
+        switch parsed {
+        case .malformed:
+            return (CanvasHost.unauthorized, nil, nil)
+        case .unscoped(let path):
+            innerPath = path
+        case .scoped(let capability, let path):
+            innerPath = path
+            if !bearerOK {
+                guard canvasCapabilities.authorize(capability, nowMs: nowMs) else { return (CanvasHost.unauthorized, nil, nil) }
+                authorizedBy = "capability"
+                nodeId = canvasCapabilities.entries.values.first { $0.capability == capability }?.nodeId
+            }
+        }
+        guard authorizedBy != nil else { return (CanvasHost.unauthorized, nil, nil) }
+        let response = CanvasHost.serve(innerPath: innerPath, method: request.method, a2uiAvailable: a2uiAvailable)
+            ?? .text(404, "Not Found")
+        return (response, authorizedBy, nodeId)
+    }
+
+    /// Expires canvas capabilities now (of `nodeId`, or all), with a line in the event log.
+    func expireCanvasCapabilities(nodeId: String?) -> Int {
+        let count = canvasCapabilities.expire(nodeId: nodeId, nowMs: nowMs)
+        noteFault("canvas capabilities expired\(nodeId.map { " for \($0)" } ?? ""): \(count)")
+        return count
+    }
+}
