@@ -30,7 +30,7 @@ enum ServeCommand {
             syntax as --auth). Runs until `quit`, SIGINT or SIGTERM; closing stdin does not stop it. \
             See docs/harness-serve.md ("Pairing a real phone").
             """,
-        flags: [
+        flags: ([
             .option("--host", "HOST", help: "Address to listen on (default 127.0.0.1); off loopback it needs --auth (or --insecure)."),
             .option("--port", PortOption.self, help: "Port to listen on; 0 picks a free one (default 18789)."),
             .option("--profile", "NAME", help: "Gateway generation: current or legacy (default current).",
@@ -71,7 +71,7 @@ enum ServeCommand {
             .flag("--show-secrets", help: "Print tokens, setup codes and passwords: no redaction in the output, the transcript and verbose frames."),
             .flag("--json", help: "Write one JSON object per line."),
             .flag("--verbose", help: "Also print every frame in and out."),
-        ],
+        ] as [FlagSpec]) + ServeDiscovery.flags,
         action: { arguments, io in await run(arguments, io: io) })
 
     static func run(_ arguments: ParsedArguments, io: CommandIO) async -> Int32 {
@@ -100,13 +100,24 @@ enum ServeCommand {
             io.err("error: cannot serve on \(configuration.host):\(configuration.port): \(error)\n")
             return CommandLineTool.exitUsage
         }
+        var discoveryFields: [ConsoleEventLine.Field]
+        let publisher: AvahiPublisher?
+        do {
+            discoveryFields = try ServeDiscovery.writeZone(gateway: gateway, arguments: arguments, environment: io.environment)
+            publisher = try ServeDiscovery.advertise(gateway: gateway, arguments: arguments, environment: io.environment)
+            if publisher != nil { discoveryFields.append(.init("advertised", .string("\(GatewayDiscoveryRecords.serviceType).local."))) }
+        } catch {
+            io.err("error: \(error)\n")
+            await gateway.shutdown()
+            return CommandLineTool.exitUsage
+        }
         let format: ConsoleOutputFormat = arguments.isSet("--json") ? .json : .text
         let console = GatewayConsole(gateway: gateway, qrRenderer: { text, pngFile in
             try SetupCodeQRRenderer.render(text, pngFile: pngFile, library: qrLibrary)
         })
         let session = GatewayConsoleSession(console: console, format: format, verbose: arguments.isSet("--verbose"), write: io.out)
         session.announceListening(details: ServeOptions.banner(gateway: gateway, configuration: configuration,
-                                                               temporaryTLS: temporaryTLS != nil))
+                                                               temporaryTLS: temporaryTLS != nil) + discoveryFields)
         if arguments.isSet("--qr") || arguments.isSet("--qr-png") {
             // As if `setup-code` had been typed first.
             let line = "setup-code" + (arguments.value("--qr-png").map { " --qr-png \(ConsoleText.quoted($0))" } ?? "")
@@ -117,6 +128,7 @@ enum ServeCommand {
         let signals = StopSignals()
         ShutdownAtExit.arm()
         _ = await session.run(commands: standardInputLines(), stop: signals.stream)
+        publisher?.stop()
         ShutdownAtExit.disarm()
         signals.cancel()
         return CommandLineTool.exitSuccess

@@ -7,6 +7,7 @@ extension Gateway {
     /// first connection is accepted). Each feature adds its routes here, one line each.
     func registerHTTPRoutes() {
         registerCanvasHostRoutes()
+        registerWatchRoutes()
     }
 }
 

@@ -313,6 +313,7 @@ public final class Gateway: Sendable {
                     runtime.persistTask)
         }
         timerTask?.cancel()
+        await core.closeWatchSessions()
         // Requests still waiting (long polls) and every later one are answered 503.
         http.shutDown()
         switch listener {

@@ -353,6 +353,7 @@ extension GatewayCore {
                 events.append(.pairingResolved(requestId: request.requestId, deviceId: request.deviceId, decision: .withdrawn))
             case .disconnect(let deviceId, let role, let reason):
                 if reason == .deviceRemoved { nodeSurfaces[deviceId] = nil }
+                if role == nil || role == .node { applyWatchEffects(watch.machine.disconnect(nodeId: deviceId, reason: reason.rawValue)) }
                 for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
                     guard let session = state.session, session.deviceId == deviceId else { continue }
                     if let role, session.role != role.rawValue { continue }

@@ -123,6 +123,7 @@ extension GatewayCore {
     /// Sends a targeted event without `seq` (docs/protocol.md §2.5: `node.invoke.request`
     /// carried none in the protocol 3 era; clients tolerate both).
     func sendTargeted(event: String, payload: JSONValue?, to connectionId: String) {
+        if WatchGlueState.isWatchConnection(connectionId) { return sendToWatch(event: event, payload: payload, connectionId: connectionId) }
         send(.event(EventFrame(event: event, payload: payload)), to: connectionId)
     }
 

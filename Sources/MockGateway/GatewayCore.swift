@@ -93,6 +93,8 @@ actor GatewayCore {
     /// The apps' surfaces (agents, workspace, voice wake, unserved-method reports), made from the
     /// configuration on first use (`GatewayCore+Apps.swift`).
     var appSurfacesState: AppSurfaces?
+    /// The Apple Watch direct mode (GatewayCore+Watch.swift).
+    var watch: WatchGlueState
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity,
          restoring restored: GatewayPersistentState? = nil, tlsFingerprint: String? = nil) {
@@ -117,6 +119,7 @@ actor GatewayCore {
         }
         self.access = AccessState(pairing: pairing, bootstrapTokens: bootstrapTokens, sharedAuth: configuration.auth,
                                   authRateLimiter: AuthRateLimiter(configuration: configuration.authRateLimit))
+        self.watch = WatchGlueState(rateLimit: configuration.authRateLimit)
         self.operatorSurface = OperatorSurface(state: OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                                                     random: SeededRandom(seed: random.next())))
         self.random = random
@@ -221,6 +224,7 @@ actor GatewayCore {
         if let record = operatorState.nextDeadlineMs { candidates.append(record) }
         candidates += operatorWaiters.compactMap(\.waiter.deadlineMs)
         if let chatDue = chat.store.nextDueMs { candidates.append(chatDue) }
+        if let watchDue = watch.machine.nextDeadlineMs { candidates.append(watchDue) }
         if let floor { candidates.removeAll { $0 <= floor } }
         return candidates.min()
     }
@@ -235,6 +239,7 @@ actor GatewayCore {
         expirePairingRequests(nowMs: now)
         expireOperatorRecords(nowMs: now)
         releaseDueChatMessages()
+        processWatchTimers()
     }
 
     // MARK: - Invokes

@@ -12,6 +12,9 @@ public enum AuthRateLimitScope: String, Sendable, Hashable, CaseIterable {
     /// Node-pairing requests of nodes whose capability surface is not paired yet (`node-pairing`,
     /// `connect-node-session.ts` @eb43e943c9f52eb9076fcea3919c62d736b1053a).
     case nodePairing = "node-pairing"
+    /// Apple Watch challenge issuance (`watch-challenge`): every challenge counts, a successful
+    /// Watch connect resets it (`src/gateway/watch-node-http.ts` @2432998cc475ff3e91432bd627c6021a01e861d9).
+    case watchChallenge = "watch-challenge"
 }
 
 /// The limits of ``AuthRateLimiter``; the defaults are upstream's (`createAuthRateLimiter` in

@@ -1,0 +1,488 @@
+import Foundation
+import GatewayProtocol
+
+/// The limits and bounded surface of the Apple Watch direct mode (docs/protocol.md §13), as
+/// upstream's `src/gateway/watch-node-http.ts` @2432998cc475ff3e91432bd627c6021a01e861d9 sets them.
+public enum WatchDirectRules {
+    /// The routes' common prefix.
+    public static let basePath = "/api/nodes/watch"
+    /// `GET` a challenge.
+    public static let challengePath = basePath + "/challenge"
+    /// `POST` ordinary connect params.
+    public static let connectPath = basePath + "/connect"
+    /// `POST` to wait for the next event.
+    public static let pollPath = basePath + "/poll"
+    /// `POST` an invoke result.
+    public static let resultPath = basePath + "/result"
+    /// `POST` to end the session.
+    public static let disconnectPath = basePath + "/disconnect"
+    /// How long a challenge nonce can be redeemed.
+    public static let challengeTTLMs: Int64 = 60_000
+    /// The largest `|now − device.signedAt|`.
+    public static let signatureSkewMs: Int64 = 120_000
+    /// How long a poll is held before it answers `event: null`.
+    public static let pollTimeoutMs: Int64 = 20_000
+    /// How long a session lives without a request.
+    public static let sessionIdleMs: Int64 = 75_000
+    /// The largest request body.
+    public static let maxBodyBytes = 64 * 1024
+    /// The largest queued event.
+    public static let maxQueuedEventBytes = 64 * 1024
+    /// The most bytes queued for one session.
+    public static let maxQueuedBytes = 512 * 1024
+    /// The most events queued for one session.
+    public static let maxQueuedEvents = 32
+    /// The most pending challenges in all.
+    public static let maxPendingChallenges = 4096
+    /// The most pending challenges of one client.
+    public static let maxPendingChallengesPerClient = 8
+    /// The commands a Watch may declare (at least one).
+    public static let commands: Set<String> = [
+        NodeCommandName.deviceInfo.rawValue, NodeCommandName.deviceStatus.rawValue, NodeCommandName.systemNotify.rawValue,
+    ]
+    /// The permissions a Watch may declare.
+    public static let permissions: Set<String> = ["notifications"]
+
+    /// Whether `params` describe a canonical Watch node: `openclaw-watchos` in `node` mode on a
+    /// `watchOS…` platform with the `Apple Watch` family, role `node` with no scopes, a protocol
+    /// range containing the current version, no caps, a non-empty command set inside
+    /// ``commands`` and permissions inside ``permissions``.
+    public static func isCanonicalWatch(_ params: ConnectParams) -> Bool {
+        let platform = params.client.platform.trimmingASCIIWhitespace().lowercased()
+        let family = params.client.deviceFamily?.trimmingASCIIWhitespace().lowercased()
+        return params.minProtocol <= ProtocolVersion.current && params.maxProtocol >= ProtocolVersion.current
+            && params.role == .node && (params.scopes ?? []).isEmpty
+            && params.client.id == .watchOS && params.client.mode == .node
+            && platform.hasPrefix("watchos") && family == "apple watch"
+            && hasBoundedSurface(params)
+    }
+
+    /// Whether the declared surface stays inside the Watch's bounds.
+    public static func hasBoundedSurface(_ params: ConnectParams) -> Bool {
+        let commands = params.commands ?? []
+        return (params.caps ?? []).isEmpty && !commands.isEmpty && commands.allSatisfy(Self.commands.contains)
+            && (params.permissions ?? [:]).keys.allSatisfy(Self.permissions.contains)
+    }
+}
+
+/// A Watch connect that passed every check the transport makes (schema, canonical Watch,
+/// exactly one credential, the consumed challenge, the device proof): what remains is the
+/// credential and pairing decision, which the Gateway makes with its pairing store.
+public struct WatchConnectCandidate: Sendable, Hashable {
+    /// The schema-valid params.
+    public var params: ConnectParams
+    /// The device whose proof verified.
+    public var device: VerifiedDevice
+    /// The one credential sent.
+    public var credential: Credential
+    /// The client's address.
+    public var clientAddress: String
+
+    /// The credential of a Watch connect.
+    public enum Credential: Sendable, Hashable {
+        /// A setup code's bootstrap token (first pairing).
+        case bootstrapToken(String)
+        /// The device token a previous connect returned.
+        case deviceToken(String)
+    }
+}
+
+/// The Gateway's answer to a ``WatchConnectCandidate``.
+public enum WatchAdmission: Sendable, Hashable {
+    /// Admitted as node `nodeId` on connection `connectionId`; `deviceToken` is returned to the Watch.
+    case admitted(nodeId: String, connectionId: String, deviceToken: String)
+    /// Refused: 401.
+    case refused
+    /// Refused by a rate limit: 429.
+    case rateLimited(retryAfterMs: Int64)
+}
+
+/// An invoke result posted by a Watch.
+public struct WatchInvokeResult: Sendable, Hashable {
+    /// The invoke id.
+    public var id: String
+    /// Whether the command succeeded.
+    public var ok: Bool
+    /// `payload`, if sent.
+    public var payload: JSONValue?
+    /// `payloadJSON`, if sent as a string.
+    public var payloadJSON: String?
+    /// `error.code`, if sent.
+    public var errorCode: String?
+    /// `error.message`, if sent.
+    public var errorMessage: String?
+    /// The node that posted it.
+    public var nodeId: String
+    /// The session's connection id.
+    public var connectionId: String
+}
+
+/// Something the Gateway must do after the machine changed state.
+public enum WatchEffect: Sendable, Hashable {
+    /// Answer the held poll `requestId`.
+    case answer(requestId: Int, WatchHTTPResponse)
+    /// A session ended: the node `nodeId` of connection `connectionId` is disconnected.
+    case sessionClosed(nodeId: String, connectionId: String, reason: String)
+}
+
+/// What the machine decided about one request.
+public enum WatchAction: Sendable, Hashable {
+    /// Not a Watch route: another handler answers.
+    case notWatchRoute
+    /// Answer now.
+    case respond(WatchHTTPResponse)
+    /// Hold the request (a poll); an ``WatchEffect/answer(requestId:_:)`` answers it later.
+    case hold
+}
+
+/// The Apple Watch direct mode as a transport-independent state machine (docs/protocol.md §13):
+/// challenges, connect checks, sessions, long polls and their queues, on the clock it is given.
+/// Touches no socket and no pairing store: the connect's credential decision comes from the
+/// `admit` closure, invoke results go out through `deliverResult`, and every state change the
+/// Gateway must act on is a ``WatchEffect``.
+public struct WatchDirectMachine: Sendable {
+    struct Challenge: Sendable, Hashable {
+        var clientKey: String
+        var expiresAtMs: Int64
+        var sequence: Int
+    }
+
+    struct Session: Sendable, Hashable {
+        var token: String
+        var nodeId: String
+        var connectionId: String
+        var lastSeenAtMs: Int64
+        var queue: [String] = []
+        var queuedBytes = 0
+        var waiter: (requestId: Int, deadlineMs: Int64)?
+        var invalidatedReason: String?
+
+        static func == (lhs: Session, rhs: Session) -> Bool { lhs.token == rhs.token }
+        func hash(into hasher: inout Hasher) { hasher.combine(token) }
+    }
+
+    private var challenges: [String: Challenge] = [:]
+    private var challengeSequence = 0
+    private var sessions: [String: Session] = [:]
+    private var tokenByNode: [String: String] = [:]
+    private var rateLimiter: AuthRateLimiter
+    private var proofVerifier = DeviceProofVerifier()
+    /// Whether the Gateway is shutting down (every route answers 503).
+    public private(set) var isClosed = false
+
+    /// A machine whose challenge rate limit follows `rateLimit`.
+    public init(rateLimit: AuthRateLimitConfiguration = .upstreamDefault) {
+        rateLimiter = AuthRateLimiter(configuration: rateLimit)
+    }
+
+    /// The node ids with an open session.
+    public var connectedNodeIds: [String] { sessions.values.map(\.nodeId).sorted() }
+
+    /// The number of challenges not yet redeemed or expired at `nowMs`.
+    public func pendingChallengeCount(nowMs: Int64) -> Int { challenges.values.filter { $0.expiresAtMs > nowMs }.count }
+
+    /// The earliest time ``advance(nowMs:)`` has something to do (a poll timeout or an idle expiry).
+    public var nextDeadlineMs: Int64? {
+        sessions.values.flatMap { session in [session.lastSeenAtMs + WatchDirectRules.sessionIdleMs] + (session.waiter.map { [$0.deadlineMs] } ?? []) }.min()
+    }
+
+    // MARK: Requests
+
+    /// Handles one request.
+    /// - Parameters:
+    ///   - requestId: the transport's id of this request (to answer a held poll later).
+    ///   - nowMs: the Gateway clock.
+    ///   - fresh: a new random token (base64url) for a nonce or a session token.
+    ///   - admit: the Gateway's credential and pairing decision for a checked connect.
+    ///   - deliverResult: hands an invoke result to the Gateway; `false` when no invoke waits for it.
+    /// - Returns: the action, and effects (sessions closed, held polls answered).
+    public mutating func handle(
+        _ request: WatchHTTPRequest, requestId: Int, nowMs: Int64, fresh: () -> String,
+        admit: (WatchConnectCandidate) -> WatchAdmission, deliverResult: (WatchInvokeResult) -> Bool
+    ) -> (WatchAction, [WatchEffect]) {
+        guard request.path.hasPrefix(WatchDirectRules.basePath + "/") else { return (.notWatchRoute, []) }
+        guard !isClosed else { return (.respond(.shuttingDown), []) }
+        var effects: [WatchEffect] = []
+        let action: WatchAction
+        switch request.path {
+        case WatchDirectRules.challengePath:
+            action = .respond(challenge(request, nowMs: nowMs, fresh: fresh))
+        case WatchDirectRules.connectPath:
+            action = .respond(connect(request, nowMs: nowMs, fresh: fresh, admit: admit, effects: &effects))
+        case WatchDirectRules.pollPath:
+            action = poll(request, requestId: requestId, nowMs: nowMs, effects: &effects)
+        case WatchDirectRules.resultPath:
+            action = .respond(result(request, nowMs: nowMs, deliverResult: deliverResult, effects: &effects))
+        case WatchDirectRules.disconnectPath:
+            action = .respond(disconnect(request, nowMs: nowMs, effects: &effects))
+        default:
+            action = .respond(.notFound)
+        }
+        if case .respond(var response) = action {
+            response.headers["Cache-Control"] = "no-store"
+            return (.respond(response), effects)
+        }
+        return (action, effects)
+    }
+
+    private mutating func challenge(_ request: WatchHTTPRequest, nowMs: Int64, fresh: () -> String) -> WatchHTTPResponse {
+        guard request.method.uppercased() == "GET" else { return .methodNotAllowed(allow: "GET") }
+        let key = request.clientAddress
+        let check = rateLimiter.check(key, scope: .watchChallenge, nowMs: nowMs)
+        guard check.allowed else { return .rateLimited(retryAfterMs: check.retryAfterMs) }
+        rateLimiter.recordFailure(key, scope: .watchChallenge, nowMs: nowMs)
+        challenges = challenges.filter { $0.value.expiresAtMs > nowMs }
+        var own = challenges.filter { $0.value.clientKey == key }.sorted { $0.value.sequence < $1.value.sequence }
+        while own.count >= WatchDirectRules.maxPendingChallengesPerClient {
+            challenges[own.removeFirst().key] = nil
+        }
+        while challenges.count >= WatchDirectRules.maxPendingChallenges,
+              let oldest = challenges.min(by: { $0.value.sequence < $1.value.sequence }) {
+            challenges[oldest.key] = nil
+        }
+        let nonce = fresh()
+        challengeSequence += 1
+        let expires = nowMs + WatchDirectRules.challengeTTLMs
+        challenges[nonce] = Challenge(clientKey: key, expiresAtMs: expires, sequence: challengeSequence)
+        return .json(200, ["ok": true, "nonce": .string(nonce), "ts": .int(nowMs), "expiresAtMs": .int(expires)])
+    }
+
+    private mutating func connect(
+        _ request: WatchHTTPRequest, nowMs: Int64, fresh: () -> String, admit: (WatchConnectCandidate) -> WatchAdmission,
+        effects: inout [WatchEffect]
+    ) -> WatchHTTPResponse {
+        guard request.method.uppercased() == "POST" else { return .methodNotAllowed(allow: "POST") }
+        let body: JSONValue
+        switch Self.readJSON(request.body) {
+        case .success(let value): body = value
+        case .failure(let response): return response
+        }
+        let params: ConnectParams
+        switch ConnectParams.validate(body) {
+        case .success(let valid): params = valid
+        case .failure(let error): return .invalidRequest("invalid connect params: \(error.message)")
+        }
+        guard WatchDirectRules.isCanonicalWatch(params) else {
+            return .invalidRequest("unsupported watch node identity or capability surface")
+        }
+        // Exactly one credential member, and it must be the one that is set.
+        let bootstrap = params.auth?.bootstrapToken?.trimmingASCIIWhitespace()
+        let deviceToken = params.auth?.deviceToken?.trimmingASCIIWhitespace()
+        let credential: WatchConnectCandidate.Credential? =
+            if let bootstrap, !bootstrap.isEmpty { .bootstrapToken(bootstrap) }
+            else if let deviceToken, !deviceToken.isEmpty { .deviceToken(deviceToken) }
+            else { nil }
+        let members = body.objectValue?["auth"]?.objectValue.map { Array($0.keys) } ?? []
+        let expectedMember: String? = switch credential {
+        case .bootstrapToken: "bootstrapToken"
+        case .deviceToken: "deviceToken"
+        case nil: nil
+        }
+        guard let credential, let expectedMember, members == [expectedMember], let device = params.device else { return .unauthorized }
+        // The nonce is consumed whatever happens next.
+        let nonce = device.nonce ?? ""
+        let challenge = challenges.removeValue(forKey: nonce)
+        guard let challenge, challenge.clientKey == request.clientAddress, challenge.expiresAtMs > nowMs,
+              abs(nowMs - Int64(device.signedAt)) <= WatchDirectRules.signatureSkewMs
+        else { return .unauthorized }
+        guard case .verified(let verified) = proofVerifier.verify(params, expectedNonce: nonce, nowMs: Int(nowMs)) else {
+            return .unauthorized
+        }
+        let candidate = WatchConnectCandidate(params: params, device: verified, credential: credential, clientAddress: request.clientAddress)
+        switch admit(candidate) {
+        case .refused:
+            return .unauthorized
+        case .rateLimited(let retryAfterMs):
+            return .rateLimited(retryAfterMs: retryAfterMs)
+        case .admitted(let nodeId, let connectionId, let issuedToken):
+            if let previous = tokenByNode[nodeId] {
+                effects += closeSession(previous, reason: "replaced by a newer watch session", announce: false)
+            }
+            let token = fresh()
+            sessions[token] = Session(token: token, nodeId: nodeId, connectionId: connectionId, lastSeenAtMs: nowMs)
+            tokenByNode[nodeId] = token
+            rateLimiter.reset(request.clientAddress, scope: .watchChallenge)
+            return .json(200, [
+                "ok": true, "sessionToken": .string(token), "deviceToken": .string(issuedToken), "nodeId": .string(nodeId),
+                "protocol": .int(Int64(ProtocolVersion.current)), "pollTimeoutMs": .int(WatchDirectRules.pollTimeoutMs),
+            ])
+        }
+    }
+
+    /// The session of the request's bearer token, touched; or the 401 to answer.
+    private mutating func currentSession(_ request: WatchHTTPRequest, nowMs: Int64, touch: Bool, effects: inout [WatchEffect])
+        -> Result<String, WatchHTTPResponse>
+    {
+        guard let token = request.bearerToken, let session = sessions[token] else { return .failure(.unauthorized) }
+        if let reason = session.invalidatedReason {
+            effects += closeSession(token, reason: reason)
+            return .failure(.unauthorized)
+        }
+        if touch { sessions[token]?.lastSeenAtMs = nowMs }
+        return .success(token)
+    }
+
+    private mutating func poll(_ request: WatchHTTPRequest, requestId: Int, nowMs: Int64, effects: inout [WatchEffect]) -> WatchAction {
+        guard request.method.uppercased() == "POST" else { return .respond(.methodNotAllowed(allow: "POST")) }
+        let token: String
+        switch currentSession(request, nowMs: nowMs, touch: true, effects: &effects) {
+        case .success(let current): token = current
+        case .failure(let response): return .respond(response)
+        }
+        guard var session = sessions[token] else { return .respond(.unauthorized) }
+        if !session.queue.isEmpty {
+            let event = session.queue.removeFirst()
+            session.queuedBytes -= event.utf8.count
+            sessions[token] = session
+            return .respond(.rawJSON(200, "{\"ok\":true,\"event\":\(event)}"))
+        }
+        if let waiter = session.waiter {
+            effects.append(.answer(requestId: waiter.requestId, Self.noStore(.json(409, ["ok": false, "reason": "superseded poll"]))))
+        }
+        session.waiter = (requestId, nowMs + WatchDirectRules.pollTimeoutMs)
+        sessions[token] = session
+        return .hold
+    }
+
+    private mutating func result(
+        _ request: WatchHTTPRequest, nowMs: Int64, deliverResult: (WatchInvokeResult) -> Bool, effects: inout [WatchEffect]
+    ) -> WatchHTTPResponse {
+        guard request.method.uppercased() == "POST" else { return .methodNotAllowed(allow: "POST") }
+        if case .failure(let response) = currentSession(request, nowMs: nowMs, touch: false, effects: &effects) { return response }
+        let body: JSONValue
+        switch Self.readJSON(request.body) {
+        case .success(let value): body = value
+        case .failure(let response): return response
+        }
+        guard let object = body.objectValue, let id = object["id"]?.stringValue, let ok = object["ok"]?.boolValue else {
+            return .invalidRequest("invalid node invoke result")
+        }
+        let token: String
+        switch currentSession(request, nowMs: nowMs, touch: true, effects: &effects) {
+        case .success(let current): token = current
+        case .failure(let response): return response
+        }
+        guard let session = sessions[token] else { return .unauthorized }
+        let error = object["error"]?.objectValue
+        let posted = WatchInvokeResult(
+            id: id, ok: ok, payload: object["payload"], payloadJSON: object["payloadJSON"]?.stringValue,
+            errorCode: error?["code"]?.stringValue, errorMessage: error?["message"]?.stringValue,
+            nodeId: session.nodeId, connectionId: session.connectionId)
+        return deliverResult(posted) ? .json(200, ["ok": true]) : .json(200, ["ok": true, "ignored": true])
+    }
+
+    private mutating func disconnect(_ request: WatchHTTPRequest, nowMs: Int64, effects: inout [WatchEffect]) -> WatchHTTPResponse {
+        guard request.method.uppercased() == "POST" else { return .methodNotAllowed(allow: "POST") }
+        switch currentSession(request, nowMs: nowMs, touch: true, effects: &effects) {
+        case .success(let token):
+            effects += closeSession(token, reason: "watch disconnected")
+            return .json(200, ["ok": true])
+        case .failure(let response):
+            return response
+        }
+    }
+
+    // MARK: Gateway side
+
+    /// Queues `event` with `payload` for node `nodeId`, or hands it to its waiting poll.
+    /// An event over 64 KiB, or one that overflows the queue (32 events, 512 KiB), closes the
+    /// session instead.
+    /// - Returns: whether the event was queued or delivered, and the effects.
+    public mutating func enqueue(nodeId: String, event: String, payload: JSONValue?) -> (delivered: Bool, effects: [WatchEffect]) {
+        guard let token = tokenByNode[nodeId], var session = sessions[token], session.invalidatedReason == nil else { return (false, []) }
+        var object: [String: JSONValue] = ["event": .string(event)]
+        if let payload { object["payload"] = payload }
+        let json = JSONValue.object(object).jsonString
+        let size = json.utf8.count
+        guard size <= WatchDirectRules.maxQueuedEventBytes else {
+            return (false, closeSession(token, reason: "event payload too large"))
+        }
+        if let waiter = session.waiter {
+            session.waiter = nil
+            sessions[token] = session
+            return (true, [.answer(requestId: waiter.requestId, Self.noStore(.rawJSON(200, "{\"ok\":true,\"event\":\(json)}")))])
+        }
+        guard session.queue.count < WatchDirectRules.maxQueuedEvents, session.queuedBytes + size <= WatchDirectRules.maxQueuedBytes else {
+            return (false, closeSession(token, reason: "event queue overflow"))
+        }
+        session.queue.append(json)
+        session.queuedBytes += size
+        sessions[token] = session
+        return (true, [])
+    }
+
+    /// Whether node `nodeId` has an open session polled within the idle timeout.
+    public func isReachable(nodeId: String, nowMs: Int64) -> Bool {
+        guard let token = tokenByNode[nodeId], let session = sessions[token], session.invalidatedReason == nil else { return false }
+        return nowMs - session.lastSeenAtMs < WatchDirectRules.sessionIdleMs
+    }
+
+    /// Answers polls whose 20 s are up (`{ok: true, event: null}`) and closes sessions idle for 75 s.
+    public mutating func advance(nowMs: Int64) -> [WatchEffect] {
+        var effects: [WatchEffect] = []
+        for token in sessions.keys.sorted() {
+            guard var session = sessions[token] else { continue }
+            if nowMs >= session.lastSeenAtMs + WatchDirectRules.sessionIdleMs {
+                effects += closeSession(token, reason: "session expired")
+                continue
+            }
+            if let waiter = session.waiter, nowMs >= waiter.deadlineMs {
+                session.waiter = nil
+                sessions[token] = session
+                effects.append(.answer(requestId: waiter.requestId, Self.noStore(.json(200, ["ok": true, "event": .null]))))
+            }
+        }
+        return effects
+    }
+
+    /// The client of held poll `requestId` went away before its answer: the session closes.
+    public mutating func pollAbandoned(requestId: Int) -> [WatchEffect] {
+        guard let token = sessions.first(where: { $0.value.waiter?.requestId == requestId })?.key else { return [] }
+        sessions[token]?.waiter = nil
+        return closeSession(token, reason: "poll connection closed")
+    }
+
+    /// Marks node `nodeId`'s session invalid (device removed, token revoked): its next request
+    /// closes it with a 401.
+    public mutating func invalidate(nodeId: String, reason: String) {
+        guard let token = tokenByNode[nodeId] else { return }
+        sessions[token]?.invalidatedReason = reason
+    }
+
+    /// Closes node `nodeId`'s session now.
+    public mutating func disconnect(nodeId: String, reason: String) -> [WatchEffect] {
+        guard let token = tokenByNode[nodeId] else { return [] }
+        return closeSession(token, reason: reason)
+    }
+
+    /// Shuts down: every session closes, challenges are forgotten, and every later request is 503.
+    public mutating func close() -> [WatchEffect] {
+        isClosed = true
+        challenges = [:]
+        return sessions.keys.sorted().flatMap { closeSession($0, reason: "gateway shutting down") }
+    }
+
+    private mutating func closeSession(_ token: String, reason: String, announce: Bool = true) -> [WatchEffect] {
+        guard let session = sessions.removeValue(forKey: token) else { return [] }
+        if tokenByNode[session.nodeId] == token { tokenByNode[session.nodeId] = nil }
+        var effects: [WatchEffect] = []
+        if let waiter = session.waiter {
+            effects.append(.answer(requestId: waiter.requestId, Self.noStore(.json(401, ["ok": false, "reason": .string(reason)]))))
+        }
+        if announce { effects.append(.sessionClosed(nodeId: session.nodeId, connectionId: session.connectionId, reason: reason)) }
+        return effects
+    }
+
+    private static func noStore(_ response: WatchHTTPResponse) -> WatchHTTPResponse {
+        var response = response
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    }
+
+    /// The body as JSON, or the 413/400 to answer.
+    static func readJSON(_ body: [UInt8]) -> Result<JSONValue, WatchHTTPResponse> {
+        guard body.count <= WatchDirectRules.maxBodyBytes else { return .failure(.payloadTooLarge) }
+        guard let value = try? JSONValue(parsing: Data(body)) else { return .failure(.invalidRequest("invalid JSON body")) }
+        return .success(value)
+    }
+}

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""An independent Apple Watch direct-mode client (Python standard library `http.client` +
+`cryptography`) for the wire tests of `/api/nodes/watch/*` against `harness serve`.
+
+    watch_peer.py BASE_URL BOOTSTRAP_TOKEN [--seed HEX64] [--cafile PEM]
+
+It checks every route, status and limit it can reach on its own and prints one JSON line per
+step on stdout ({"step": NAME, "ok": true/false, ...}). Two steps need the Gateway's operator:
+
+    {"step": "waiting_invoke", "nodeId": ...}    the test makes the Gateway invoke device.info;
+                                                  the peer's poll receives it (queued or held)
+                                                  and posts a result
+    {"step": "waiting_timeout"}                   the test moves the Gateway clock 20 s on and
+                                                  writes one line to stdin; the held poll must
+                                                  then answer event: null
+
+The last line is {"step": "done", "failures": N}; the exit status is 1 when a check failed.
+"""
+import argparse
+import base64
+import hashlib
+import http.client
+import json
+import ssl
+import sys
+import threading
+import urllib.parse
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+BASE = "/api/nodes/watch"
+FAILURES = 0
+
+
+def emit(**fields):
+    print(json.dumps(fields, sort_keys=True), flush=True)
+
+
+def check(step, condition, **details):
+    global FAILURES
+    if not condition:
+        FAILURES += 1
+    emit(step=step, ok=bool(condition), **details)
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def normalize_metadata(value):
+    text = (value or "").strip()
+    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in text)
+
+
+class Identity:
+    def __init__(self, seed):
+        self.key = Ed25519PrivateKey.from_private_bytes(seed)
+        raw = self.key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self.public_key = b64url(raw)
+        self.device_id = hashlib.sha256(raw).hexdigest()
+
+    def connect_params(self, nonce, signed_at, auth, commands=("device.info", "device.status"), version="v3"):
+        client = {"id": "openclaw-watchos", "displayName": "Python Watch", "version": "2026.9.1",
+                  "platform": "watchOS 11.2", "deviceFamily": "Apple Watch", "mode": "node"}
+        token = auth.get("bootstrapToken") or auth.get("deviceToken") or ""
+        fields = [version, self.device_id, client["id"], client["mode"], "node", "", str(signed_at), token, nonce]
+        if version == "v3":
+            fields += [normalize_metadata(client["platform"]), normalize_metadata(client["deviceFamily"])]
+        signature = self.key.sign("|".join(fields).encode("utf-8"))
+        return {"minProtocol": 3, "maxProtocol": 4, "client": client, "role": "node", "caps": [],
+                "commands": list(commands), "permissions": {"notifications": True}, "auth": auth,
+                "device": {"id": self.device_id, "publicKey": self.public_key, "signature": b64url(signature),
+                           "signedAt": signed_at, "nonce": nonce}}
+
+
+class Gateway:
+    def __init__(self, base_url, cafile):
+        parsed = urllib.parse.urlsplit(base_url)
+        self.host, self.port, self.secure = parsed.hostname, parsed.port, parsed.scheme == "https"
+        self.context = ssl.create_default_context(cafile=cafile) if self.secure else None
+
+    def request(self, method, path, body=None, token=None, timeout=30):
+        if self.secure:
+            connection = http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=self.context)
+        else:
+            connection = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        headers = {}
+        data = None
+        if body is not None:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        if token:
+            headers["Authorization"] = "Bearer " + token
+        connection.request(method, BASE + path, body=data, headers=headers)
+        response = connection.getresponse()
+        raw = response.read()
+        connection.close()
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = raw.decode("utf-8", "replace")
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, parsed
+
+    def challenge(self):
+        status, _, body = self.request("GET", "/challenge")
+        if status != 200:
+            raise SystemExit(f"challenge answered {status}: {body}")
+        return body
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("base_url")
+    parser.add_argument("bootstrap_token")
+    parser.add_argument("--seed", default="5a" * 32)
+    parser.add_argument("--cafile")
+    args = parser.parse_args()
+    gateway = Gateway(args.base_url, args.cafile)
+    me = Identity(bytes.fromhex(args.seed))
+
+    # Challenge: shape, TTL, no-store; GET only.
+    status, headers, body = gateway.request("GET", "/challenge")
+    check("challenge", status == 200 and body.get("ok") is True and isinstance(body.get("nonce"), str)
+          and body.get("expiresAtMs") == body.get("ts", 0) + 60000 and headers.get("cache-control") == "no-store",
+          status=status, body=body)
+    status, headers, _ = gateway.request("POST", "/challenge", body={})
+    check("challenge_method", status == 405 and headers.get("allow") == "GET", status=status)
+
+    # Connect refusals.
+    nonce = gateway.challenge()
+    params = me.connect_params(nonce["nonce"], nonce["ts"], {"bootstrapToken": args.bootstrap_token},
+                               commands=("device.info", "canvas.present"))
+    status, _, body = gateway.request("POST", "/connect", body=params)
+    check("connect_canvas_refused", status == 400 and body["error"]["type"] == "invalid_request_error", status=status, body=body)
+    nonce = gateway.challenge()
+    params = me.connect_params(nonce["nonce"], nonce["ts"], {"bootstrapToken": args.bootstrap_token})
+    params["unexpected"] = True
+    status, _, body = gateway.request("POST", "/connect", body=params)
+    check("connect_schema", status == 400 and body["error"]["message"].startswith("invalid connect params"), status=status)
+    nonce = gateway.challenge()
+    both = {"bootstrapToken": args.bootstrap_token, "deviceToken": "x"}
+    status, _, body = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"], both))
+    check("connect_two_credentials", status == 401 and body == {"error": {"message": "Unauthorized", "type": "unauthorized"}},
+          status=status)
+    nonce = gateway.challenge()
+    stale = me.connect_params(nonce["nonce"], nonce["ts"] - 120001, {"bootstrapToken": args.bootstrap_token})
+    status, _, _ = gateway.request("POST", "/connect", body=stale)
+    check("connect_skew", status == 401, status=status)
+    status, _, _ = gateway.request("POST", "/connect", body=me.connect_params("never-issued", nonce["ts"],
+                                                                          {"bootstrapToken": args.bootstrap_token}))
+    check("connect_unknown_nonce", status == 401, status=status)
+    nonce = gateway.challenge()
+    forged = me.connect_params(nonce["nonce"], nonce["ts"], {"bootstrapToken": args.bootstrap_token})
+    other = Identity(bytes.fromhex("11" * 32)).connect_params(nonce["nonce"], nonce["ts"], {"bootstrapToken": args.bootstrap_token})
+    forged["device"]["signature"] = other["device"]["signature"]
+    status, _, _ = gateway.request("POST", "/connect", body=forged)
+    check("connect_bad_signature", status == 401, status=status)
+
+    # Pairing with the node setup code's bootstrap token (v2 proof, to show both layouts verify).
+    nonce = gateway.challenge()
+    params = me.connect_params(nonce["nonce"], nonce["ts"], {"bootstrapToken": args.bootstrap_token}, version="v2")
+    status, headers, session = gateway.request("POST", "/connect", body=params)
+    check("connect_bootstrap", status == 200 and session.get("ok") is True and session.get("nodeId") == me.device_id
+          and session.get("protocol") == 4 and session.get("pollTimeoutMs") == 20000
+          and isinstance(session.get("deviceToken"), str) and isinstance(session.get("sessionToken"), str),
+          status=status, body={k: v for k, v in (session or {}).items() if k not in ("deviceToken", "sessionToken")})
+    if status != 200:
+        emit(step="done", failures=FAILURES)
+        return 1
+    device_token = session["deviceToken"]
+    token = session["sessionToken"]
+    # The same body again: the nonce was consumed; the bootstrap token is used up.
+    status, _, _ = gateway.request("POST", "/connect", body=params)
+    check("connect_replay", status == 401, status=status)
+    nonce = gateway.challenge()
+    status, _, _ = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"],
+                                                                          {"bootstrapToken": args.bootstrap_token}))
+    check("bootstrap_single_use", status == 401, status=status)
+
+    # Polls: no session, then an invoke through a held poll, the result, a repeated result.
+    status, _, _ = gateway.request("POST", "/poll", token="not-a-session")
+    check("poll_unknown_session", status == 401, status=status)
+    status, headers, _ = gateway.request("GET", "/poll", token=token)
+    check("poll_method", status == 405, status=status)
+    emit(step="waiting_invoke", nodeId=me.device_id)
+    status, _, body = gateway.request("POST", "/poll", token=token)
+    event = (body or {}).get("event") or {}
+    payload = event.get("payload") or {}
+    check("poll_invoke", status == 200 and event.get("event") == "node.invoke.request" and payload.get("command") == "device.info",
+          status=status, event=event.get("event"))
+    result = {"id": payload.get("id"), "ok": True, "payloadJSON": json.dumps({"model": "Watch7,1"})}
+    status, _, body = gateway.request("POST", "/result", body=result, token=token)
+    check("result_accepted", status == 200 and body == {"ok": True}, status=status, body=body)
+    status, _, body = gateway.request("POST", "/result", body=result, token=token)
+    check("result_ignored", status == 200 and body == {"ok": True, "ignored": True}, status=status, body=body)
+    status, _, body = gateway.request("POST", "/result", body={"id": 7}, token=token)
+    check("result_invalid", status == 400, status=status)
+
+    # Two polls at a time: whichever reaches the Gateway second supersedes the other, which is
+    # answered 409 at once; the survivor, once the Gateway clock moved 20 s on, answers event: null.
+    answers = []
+    done = threading.Condition()
+
+    def poll():
+        answer = gateway.request("POST", "/poll", token=token)
+        with done:
+            answers.append(answer)
+            done.notify_all()
+
+    threads = [threading.Thread(target=poll) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    with done:
+        done.wait_for(lambda: len(answers) >= 1, timeout=30)
+    status, _, body = answers[0] if answers else (0, {}, None)
+    check("poll_superseded", status == 409 and body == {"ok": False, "reason": "superseded poll"}, status=status, body=body)
+    emit(step="waiting_timeout")
+    sys.stdin.readline()
+    for thread in threads:
+        thread.join(30)
+    status, _, body = answers[1] if len(answers) > 1 else (0, {}, None)
+    check("poll_timeout", status == 200 and body == {"ok": True, "event": None}, status=status, body=body)
+
+    # Disconnect, then reconnect with the device token alone (the bootstrap token is gone).
+    status, _, body = gateway.request("POST", "/disconnect", token=token)
+    check("disconnect", status == 200 and body == {"ok": True}, status=status)
+    status, _, _ = gateway.request("POST", "/poll", token=token)
+    check("poll_after_disconnect", status == 401, status=status)
+    nonce = gateway.challenge()
+    status, _, again = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"],
+                                                                               {"deviceToken": device_token}))
+    check("connect_device_token", status == 200 and again.get("deviceToken") == device_token, status=status)
+    status, _, body = gateway.request("GET", "/nope")
+    check("unknown_route", status == 404 and body == {"ok": False, "error": "not found"}, status=status)
+    emit(step="done", failures=FAILURES)
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
