@@ -324,6 +324,8 @@ extension GatewayCore {
         let triggers = (try? JSONValue(encoding: VoiceWakeChangedEvent(triggers: configuration.voiceWakeTriggers))) ?? .null
         sendTargeted(event: GatewayEventName.voicewakeChanged.rawValue, payload: triggers, to: connectionId)
         broadcastPresence()
+        // A node.invoke waiting for this node after a wake dispatches now (GatewayCore+InvokeWake.swift).
+        advanceInvokeWakes()
     }
 
     /// Whether the response to `method` is about to be dropped by a fault.

@@ -127,6 +127,8 @@ actor GatewayCore {
     var operatorWaiters: [PendingOperatorWaiter] = []
     var armedRaces: [RaceArm] = []
     var pushRegistrations: [String: JSONValue] = [:]
+    /// The wake sequences of `node.invoke` and their throttles (GatewayCore+InvokeWake.swift).
+    var invokeWake = InvokeWakeState()
     /// The generation of the state directory this Gateway started from (0 without one).
     let generation: Int
     /// The SHA-256 fingerprint of the TLS certificate when serving `wss://`, for setup codes.
@@ -251,6 +253,7 @@ actor GatewayCore {
         // Also when a newer socket had replaced this one: nothing can answer an invoke sent on a
         // closed socket.
         failInvokes(onConnection: connectionId)
+        advanceInvokeWakes()
         // Requests parked on this socket (waitAnswer, two-phase exec approvals) have nobody to
         // answer any more.
         operatorWaiters.removeAll { $0.connectionId == connectionId }
@@ -393,6 +396,7 @@ actor GatewayCore {
         if let record = operatorState.nextDeadlineMs { candidates.append(record) }
         candidates += operatorWaiters.compactMap(\.waiter.deadlineMs)
         if let chatDue = chat.store.nextDueMs { candidates.append(chatDue) }
+        if let wakeDue = invokeWake.nextDueMs { candidates.append(wakeDue) }
         if let floor { candidates.removeAll { $0 <= floor } }
         return candidates.min()
     }
@@ -421,6 +425,7 @@ actor GatewayCore {
         expirePairingRequests(nowMs: now)
         expireOperatorRecords(nowMs: now)
         releaseDueChatMessages()
+        advanceInvokeWakes()
     }
 
     // MARK: - Invokes

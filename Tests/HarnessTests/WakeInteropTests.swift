@@ -1,0 +1,71 @@
+import Foundation
+import GatewayProtocol
+import Testing
+
+/// `harness serve` against an independent Python client: `node.invoke`'s wake of an absent node
+/// (docs/protocol.md §6.9.1) with the clock moved on the console, and the protocol-3 generation
+/// (`--profile protocol3`, §3.6). `Tests/Interop/gateway_wake_peer.py`.
+///
+/// Broken rules tried (each failed here): no forced second push (no second `background` push
+/// after `advance 3`); the nudge sent as a silent push (`pushType` background); the `protocol3`
+/// checks run against `--profile legacy` (it admits 4..4 and answers `hello-ok.protocol 4`).
+@Suite(.enabled(if: InteropPython.shouldRun, "Python with websockets and cryptography not found (.venv or OPENCLAW_PYTHON)"))
+struct WakeInteropTests {
+    private func withPeer<T: Sendable>(_ arguments: [String], _ body: (LineProcess) async throws -> T) async throws -> T {
+        let peer = try InteropPython.start("gateway_wake_peer.py", arguments)
+        do {
+            let result = try await body(peer)
+            await peer.kill()
+            return result
+        } catch {
+            await peer.kill()
+            throw error
+        }
+    }
+
+    @Test func pythonOperatorInvokingAnAbsentNodeSeesPushForcedPushNudgeThenNotConnected() async throws {
+        try await ServeProcess.withServe(["--pairing", "auto"]) { serve, url in
+            try await withPeer([url, "--suite", "wake"]) { peer in
+                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+                let sent = try #require(await peer.object("step", "invoke_sent"), context())
+                let nodeId = try #require(sent["nodeId"]?.stringValue)
+                let first = try #require(await serve.object("event", "push.sent") { $0["nodeId"]?.stringValue == nodeId },
+                                         context())
+                #expect(first["pushType"] == "background", "the first push is the silent wake")
+                var cursor = serve.objects.count
+                try serve.send("advance 3")
+                let second = try #require(await serve.object(after: cursor, "event", "push.sent") {
+                    $0["nodeId"]?.stringValue == nodeId
+                }, context())
+                #expect(second["pushType"] == "background", "after 3 s: the forced silent push")
+                cursor = serve.objects.count
+                try serve.send("advance 12")
+                let nudge = try #require(await serve.object(after: cursor, "event", "push.sent") {
+                    $0["nodeId"]?.stringValue == nodeId
+                }, context())
+                #expect(nudge["pushType"] == "alert", "after 12 s more: the reopen nudge, an alert")
+                let answered = try #require(await peer.object("step", "invoke_answered"), context())
+                #expect(answered["ok"] == false)
+                #expect(answered["error"]?["code"] == "UNAVAILABLE")
+                #expect(answered["error"]?["details"]?["code"] == "NOT_CONNECTED")
+                #expect(answered["error"]?["details"]?["nodeCommandDispatched"] == false)
+                _ = try #require(await peer.object("step", "done"), context())
+                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+            }
+        }
+    }
+
+    @Test func pythonNodeFallsBackToProtocol3OnAProtocol3Gateway() async throws {
+        try await ServeProcess.withServe(["--profile", "protocol3", "--pairing", "auto"]) { serve, url in
+            try await withPeer([url, "--suite", "protocol3"]) { peer in
+                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+                for check in ["offer-4-refused-expected-3", "fallback-to-3", "operator-3-4-gets-3"] {
+                    let line = try #require(await peer.object("check", check), context())
+                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
+                }
+                _ = try #require(await peer.object("step", "done"), context())
+                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+            }
+        }
+    }
+}
