@@ -6,9 +6,9 @@ import Testing
 /// (docs/protocol.md §6.9.1) with the clock moved on the console, and the protocol-3 generation
 /// (`--profile protocol3`, §3.6). `Tests/Interop/gateway_wake_peer.py`.
 ///
-/// Broken rules tried (each failed here): no forced second push (no second `background` push
-/// after `advance 3`); the nudge sent as a silent push (`pushType` background); the `protocol3`
-/// checks run against `--profile legacy` (it admits 4..4 and answers `hello-ok.protocol 4`).
+/// Broken rules tried (both tests failed): no forced second push and the nudge sent as a
+/// background push (no second push after `advance 3`); `protocol3` built with protocol version 4,
+/// as `legacy` is (4..4 admitted, `hello-ok.protocol 4`).
 @Suite(.enabled(if: InteropPython.shouldRun, "Python with websockets and cryptography not found (.venv or OPENCLAW_PYTHON)"))
 struct WakeInteropTests {
     private func withPeer<T: Sendable>(_ arguments: [String], _ body: (LineProcess) async throws -> T) async throws -> T {

@@ -7,10 +7,12 @@ import Testing
 /// registration and the wake of a queued foreground action (docs/protocol.md §6.9.1), on
 /// virtual time over real sockets.
 ///
-/// Broken rules tried (each failed these tests): a first wait of 2 s instead of 3 s
-/// (`fullSequence…` sees the forced push a second early); no throttle (`aSecondInvoke…` sees a
-/// fourth background push); the nudge throttle recorded on a refused nudge; ROUTE_CHANGED
-/// checked only at the end of the hold (`aReconnectDuringTheHold…` answers only after 1 s).
+/// Broken rules tried together (each listed test failed, and passes again with the rules
+/// restored): a first wait of 2 s instead of 3 s (`fullSequence…`, `stepsAndWindows`,
+/// `aNodeThatReconnects…`); no forced second push (`fullSequence…`, `stepsAndWindows`,
+/// `aConnectEnds…`); no wake throttle (`aSecondInvoke…`, `throttles`); the nudge sent as a
+/// background push (`fullSequence…`); the route change checked only at the end of the hold
+/// (`aReconnectDuringTheHold…`, `theHoldDetectsARouteChange`).
 @Suite("node.invoke wakes an absent node")
 struct InvokeWakeTests {
     static func offlineRegisteredNode(_ gateway: Gateway, seed: UInt8,

@@ -4,7 +4,7 @@ import Testing
 
 /// The protocol-3 Gateway generation (`GatewayProfile.protocol3`, docs/protocol.md §3.6) over real
 /// sockets. Broken rule tried: `protocol3` built with `protocolVersion 4` (the `legacy` reading)
-/// admits 4..4 and fails the first test.
+/// admits 4..4 and answers 4; both wire tests failed.
 @Suite("Protocol-3 Gateway")
 struct Protocol3ProfileTests {
     static func configuration() -> GatewayConfiguration {
