@@ -29,21 +29,20 @@ struct WakeInteropTests {
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let sent = try #require(await peer.object("step", "invoke_sent"), context())
                 let nodeId = try #require(sent["nodeId"]?.stringValue)
-                let first = try #require(await serve.object("event", "push.sent") { $0["nodeId"]?.stringValue == nodeId },
-                                         context())
-                #expect(first["pushType"] == "background", "the first push is the silent wake")
-                var cursor = serve.objects.count
+                // The first push comes at once; the console then moves the clock past both windows.
+                // `harness serve` runs on the wall clock too, so a window may also end by real time:
+                // the order of the pushes is judged, not which command released each one.
+                _ = try #require(await serve.object("event", "push.sent") { $0["nodeId"]?.stringValue == nodeId }, context())
                 try serve.send("advance 3")
-                let second = try #require(await serve.object(after: cursor, "event", "push.sent") {
-                    $0["nodeId"]?.stringValue == nodeId
-                }, context())
-                #expect(second["pushType"] == "background", "after 3 s: the forced silent push")
-                cursor = serve.objects.count
                 try serve.send("advance 12")
-                let nudge = try #require(await serve.object(after: cursor, "event", "push.sent") {
-                    $0["nodeId"]?.stringValue == nodeId
+                _ = try #require(await serve.object("event", "push.sent") {
+                    $0["nodeId"]?.stringValue == nodeId && $0["pushType"] == "alert"
                 }, context())
-                #expect(nudge["pushType"] == "alert", "after 12 s more: the reopen nudge, an alert")
+                let pushes = serve.objects.elements(from: 0).filter {
+                    $0["event"] == "push.sent" && $0["nodeId"]?.stringValue == nodeId
+                }.map { $0["pushType"]?.stringValue ?? "" }
+                #expect(pushes == ["background", "background", "alert"],
+                        "the silent push, the forced silent push, then the reopen nudge (an alert)")
                 let answered = try #require(await peer.object("step", "invoke_answered"), context())
                 #expect(answered["ok"] == false)
                 #expect(answered["error"]?["code"] == "UNAVAILABLE")
