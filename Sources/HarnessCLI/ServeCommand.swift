@@ -33,8 +33,9 @@ enum ServeCommand {
         flags: ([
             .option("--host", "HOST", help: "Address to listen on (default 127.0.0.1); off loopback it needs --auth (or --insecure)."),
             .option("--port", PortOption.self, help: "Port to listen on; 0 picks a free one (default 18789)."),
-            .option("--profile", "NAME", help: "Gateway generation: current or legacy (default current).",
-                    validate: { GatewayProfile.named($0) == nil ? "expected current or legacy" : nil }),
+            .option("--profile", "NAME", help: "Gateway generation: current, legacy or protocol3 (default current).",
+                    validate: { GatewayProfile.named($0) == nil
+                        ? "expected \(GatewayProfile.selectable.map(\.name).joined(separator: ", "))" : nil }),
             .option("--auth", "MODE", help: "Shared secret: none, token:SECRET or password:SECRET (default none). Other local users can read it from the process arguments; prefer --auth-file or OPENCLAW_HARNESS_AUTH.",
                     secret: true,
                     validate: { (try? ServeOptions.authMode($0)) == nil ? "expected none, token:SECRET or password:SECRET" : nil }),

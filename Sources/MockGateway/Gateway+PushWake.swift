@@ -14,6 +14,9 @@ public struct NodeWakeAttempt: Sendable, Hashable {
         case sendError = "send-error"
         /// The node has no stored push registration, so nothing was sent.
         case noRegistration = "no-registration"
+        /// A wake went to the node less than 15 s ago, so nothing was sent (only the automatic
+        /// wakes of `node.invoke` are throttled; it still waits for the node).
+        case throttled
     }
 
     /// The node that was to be woken.
@@ -37,8 +40,30 @@ public struct NodeWakeAttempt: Sendable, Hashable {
     /// Whether the push would reach the device: the transport accepted it.
     public var isDelivered: Bool { path == .sent }
 
+    /// Upstream's `available`: a push was handed to the transport (whatever it answered) or a
+    /// recent one stands (throttled); `node.invoke` waits for the node only then.
+    public var isAvailable: Bool { path != .noRegistration }
+
+    /// The transport's status (`apnsStatus`), when a push was sent.
+    public var apnsStatus: Int? { delivery?.status }
+
+    /// The transport's refusal reason (`apnsReason`), when it refused the push.
+    public var apnsReason: String? { delivery?.reason }
+
+    /// `details.wake` of a `QUEUED_UNTIL_FOREGROUND` answer: `{path, available, throttled,
+    /// apnsStatus?, apnsReason?}` (`node.invoke`, `src/gateway/server-methods/nodes.invoke.ts@296f520b`).
+    public var detailsJSON: JSONValue {
+        var object: [String: JSONValue] = [
+            "path": .string(path.rawValue), "available": .bool(isAvailable), "throttled": .bool(path == .throttled),
+        ]
+        if let apnsStatus { object["apnsStatus"] = .int(Int64(apnsStatus)) }
+        if let apnsReason { object["apnsReason"] = .string(apnsReason) }
+        return .object(object)
+    }
+
     /// One line for people: what was sent how, and what the transport answered.
     public var summary: String {
+        if path == .throttled { return "no silent push to \(nodeId): one was sent less than 15 s ago" }
         guard let delivery else {
             return "no silent push to \(nodeId): it has no push registration (it never sent push.apns.register, "
                 + "or the Gateway ignored it: a relay registration must name this Gateway's identity)"

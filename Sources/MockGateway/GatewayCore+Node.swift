@@ -242,20 +242,19 @@ extension GatewayCore {
     /// upstream's shapes: `OperatorInvokeReply`).
     func answerOperatorInvoke(_ caller: OperatorInvokeCaller, outcome: InvokeOutcome, queued: PendingNodeAction? = nil) {
         if let queued, case .result(let result) = outcome {
-            fail(caller.requestId, method: GatewayMethod.nodeInvoke.rawValue, OperatorInvokeReply.queued(queued, nodeError: result.error), to: caller.connectionId)
+            // Upstream wakes the node that refused in the background (nodes.invoke.ts@296f520b).
+            let wake = sendInvokeWake(nodeId: caller.nodeId, force: false)
+            deliver(.failure(OperatorInvokeReply.queued(queued, nodeError: result.error, wake: wake)), to: caller)
             return
         }
-        switch OperatorInvokeReply.reply(nodeId: caller.nodeId, command: caller.command, outcome: outcome) {
-        case .success(let payload):
-            respond(.success(id: caller.requestId, payload: payload), method: GatewayMethod.nodeInvoke.rawValue, to: caller.connectionId)
-        case .failure(let error):
-            fail(caller.requestId, method: GatewayMethod.nodeInvoke.rawValue, error, to: caller.connectionId)
-        }
+        deliver(OperatorInvokeReply.reply(nodeId: caller.nodeId, command: caller.command, outcome: outcome), to: caller)
     }
 }
 
 /// The operator request waiting for an invoke's outcome.
 struct OperatorInvokeCaller: Sendable {
+    /// The connection id of a caller that is the scripting API, not a socket.
+    static let scriptedConnectionId = "-scripted-operator"
     let connectionId: String
     let requestId: String
     let nodeId: String

@@ -201,16 +201,15 @@ extension GatewayCore {
             return invalid(call, "nodeId and command required")
         }
         guard let idempotencyKey = call.string("idempotencyKey") else { return invalid(call, "idempotencyKey required") }
-        let timeoutMs = params?["timeoutMs"]?.int64Value.map { Int(max(0, $0)) } ?? NodeInvokeRequest.defaultTimeoutMs
+        let requested = params?["timeoutMs"]?.int64Value
+        let timeoutMs = requested.map { Int(max(0, $0)) } ?? NodeInvokeRequest.defaultTimeoutMs
+        // Command policy, first check (before any wake): the command itself and the caller's scopes.
         if let refusal = nodeInvokePreflight(call, command: command) { return fail(call, refusal) }
-        guard nodes.nodes[nodeId] != nil else { return fail(call, OperatorInvokeReply.notConnected(nodeId: nodeId)) }
-        if let refusal = nodeCommandRefusal(nodeId: nodeId, command: command) { return fail(call, refusal) }
-        if let invokeId = startInvoke(nodeId: nodeId, command: command, params: params?["params"],
-                                      timeoutMs: timeoutMs, idempotencyKey: idempotencyKey) {
-            invokeOperatorCallers[invokeId] = OperatorInvokeCaller(
-                connectionId: call.connectionId, requestId: call.request.id, nodeId: nodeId, command: command,
-                params: params?["params"], idempotencyKey: idempotencyKey)
-        }
+        // Upstream bounds the wake sequence by the caller's own `timeoutMs` only.
+        let deadlineMs = requested.flatMap { $0 > 0 ? nowMs + $0 : nil }
+        let caller = OperatorInvokeCaller(connectionId: call.connectionId, requestId: call.request.id, nodeId: nodeId,
+                                          command: command, params: params?["params"], idempotencyKey: idempotencyKey)
+        routeOperatorInvoke(caller, timeoutMs: timeoutMs, deadlineMs: deadlineMs)
     }
 
     func pushTestMethod(_ call: MethodCall) {

@@ -65,6 +65,11 @@ extension GatewayCore {
         get { nodeState.presencePersistStamps }
         _modify { yield &nodeState.presencePersistStamps }
     }
+    /// The wake sequences of `node.invoke` and their throttles.
+    var invokeWake: InvokeWakeState {
+        get { nodeState.invokeWake }
+        _modify { yield &nodeState.invokeWake }
+    }
     /// The canvas capabilities handed out, per session.
     var canvasCapabilities: CanvasCapabilityLedger {
         get { nodeState.canvasCapabilities }

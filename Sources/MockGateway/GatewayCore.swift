@@ -191,6 +191,7 @@ actor GatewayCore {
         // Also when a newer socket had replaced this one: nothing can answer an invoke sent on a
         // closed socket.
         failInvokes(onConnection: connectionId)
+        advanceInvokeWakes()
         // Requests parked on this socket (waitAnswer, two-phase exec approvals) have nobody to
         // answer any more.
         operatorWaiters.removeAll { $0.connectionId == connectionId }
@@ -224,6 +225,7 @@ actor GatewayCore {
         if let record = operatorState.nextDeadlineMs { candidates.append(record) }
         candidates += operatorWaiters.compactMap(\.waiter.deadlineMs)
         if let chatDue = chat.store.nextDueMs { candidates.append(chatDue) }
+        if let wakeDue = invokeWake.nextDueMs { candidates.append(wakeDue) }
         if let watchDue = watch.machine.nextDeadlineMs { candidates.append(watchDue) }
         if let floor { candidates.removeAll { $0 <= floor } }
         return candidates.min()
@@ -240,6 +242,7 @@ actor GatewayCore {
         expireOperatorRecords(nowMs: now)
         releaseDueChatMessages()
         processWatchTimers()
+        advanceInvokeWakes()
     }
 
     // MARK: - Invokes

@@ -159,11 +159,30 @@ public struct GatewayProfile: Sendable, Hashable {
         helloReportsTokenScopes: false, serverCapabilities: [], supersessionComparesRole: false,
         rejectRevokesBootstrapTokens: false, setupCodeApprovalRequiresMobileClient: false, hasSetupCodeLifecycle: false)
 
-    /// The built-in profiles, in report order.
+    /// The Gateway generation that spoke protocol 3 only (upstream's
+    /// `PROTOCOL_VERSION = 3` era): the ``legacy`` behaviours, but `hello-ok.protocol` is 3 and
+    /// a client whose range does not reach 3 (today's `4..4`) is refused with `PROTOCOL_MISMATCH`,
+    /// `details.expectedProtocol: 3`, which upstream's own node host answers by retrying with its
+    /// protocol-3 envelope (`shouldRetryWithLegacyNodeProtocol`, `packages/gateway-client`).
+    /// Not part of ``builtIn`` (a client that requires 4 cannot run the catalogue here); a
+    /// scenario selects it explicitly, `harness serve --profile protocol3` serves it.
+    public static let protocol3: GatewayProfile = {
+        var profile = GatewayProfile.legacy
+        profile.name = "protocol3"
+        profile.protocolVersion = 3
+        profile.minimumClientProtocol = 3
+        profile.minimumNodeProtocol = 3
+        return profile
+    }()
+
+    /// The built-in profiles every scenario runs against by default, in report order.
     public static let builtIn: [GatewayProfile] = [.current, .legacy]
 
-    /// The built-in profile called `name`, if any.
+    /// Every profile a name selects (``builtIn`` and ``protocol3``).
+    public static let selectable: [GatewayProfile] = builtIn + [.protocol3]
+
+    /// The profile called `name` (one of ``selectable``), if any.
     public static func named(_ name: String) -> GatewayProfile? {
-        builtIn.first { $0.name == name }
+        selectable.first { $0.name == name }
     }
 }

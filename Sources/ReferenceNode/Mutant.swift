@@ -21,6 +21,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case staleSignedAt = "stale-signed-at"
     /// Keeps reconnecting after `PROTOCOL_MISMATCH` / close 1002.
     case reconnectAfterProtocolMismatch = "reconnect-after-protocol-mismatch"
+    /// After a `hello-ok`, offers only the protocol version it announced (`4..4` once a current
+    /// Gateway answered 4), so an older Gateway that speaks 3 is refused on later connects.
+    case pinNegotiatedProtocol = "pin-negotiated-protocol"
     /// Drops the connection on an unknown `hello-ok` member or an unknown event name.
     case rejectUnknownFields = "reject-unknown-fields"
     /// Never checks ticks: a silent Gateway keeps the socket forever.
@@ -140,6 +143,12 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case pushWrongGatewayId = "push-wrong-gateway-id"
     /// Does not register push again after switching Gateways.
     case noPushAfterSwitch = "no-push-after-switch"
+    /// A silent push does not bring a disconnected node back: it stays away until the user opens
+    /// the app.
+    case ignoreSilentPush = "ignore-silent-push"
+    /// Takes an alert push (the Gateway's reopen nudge, no `content-available`) for a silent wake:
+    /// reconnects and reports a `silent_push` wake without the user opening the app.
+    case alertAsSilentWake = "alert-as-silent-wake"
 
     // MARK: Approvals
 
@@ -213,6 +222,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .signWithoutNonce: ["HS-001", "HS-004"]
         case .staleSignedAt: ["HS-005"]
         case .reconnectAfterProtocolMismatch: ["HS-006"]
+        case .pinNegotiatedProtocol: ["HS-016"]
         case .rejectUnknownFields: ["HS-007"]
         case .noTickWatchdog: ["HS-008"]
         case .noReconnectAfterRestart: ["HS-009"]
@@ -260,6 +270,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .wrongPushWakeTrigger: ["PRES-006"]
         case .pushWrongGatewayId: ["PUSH-001", "PRES-006"]
         case .noPushAfterSwitch: ["PUSH-002"]
+        case .ignoreSilentPush: ["PUSH-003", "PRES-006"]
+        case .alertAsSilentWake: ["PUSH-004"]
         case .ignoreAllowedDecisions: ["APPR-001"]
         case .retryAfterLosingRace: ["APPR-002"]
         case .noReadbackAfterLostAck: ["APPR-003"]
@@ -296,6 +308,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .signWithoutNonce: "Sign v3 or v2 including the challenge nonce and echo it (docs/protocol.md §3.9-3.11)."
         case .staleSignedAt: "signedAt is the challenge ts, within 2 minutes of the Gateway clock (docs/protocol.md §3.11)."
         case .reconnectAfterProtocolMismatch: "Stop reconnecting after PROTOCOL_MISMATCH (docs/protocol.md §3.6, §11.3)."
+        case .pinNegotiatedProtocol: "Keep offering every supported version: a client that speaks 3 reaches a protocol-3 Gateway (docs/protocol.md §3.6)."
         case .rejectUnknownFields: "Ignore unknown hello-ok members, events and features (docs/protocol.md §2.3, §4.2)."
         case .noTickWatchdog: "Drop and reconnect when no tick arrives for 2x tickIntervalMs (docs/protocol.md §11.1)."
         case .noReconnectAfterRestart: "Reconnect after shutdown and close 1012 (docs/protocol.md §11.4)."
@@ -343,6 +356,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .wrongPushWakeTrigger: "A beacon sent because a silent push woke the app names trigger silent_push (docs/protocol.md §6.6, §9.3)."
         case .pushWrongGatewayId: "Relay push carries gatewayDeviceId from gateway.identity.get (docs/protocol.md §9.1)."
         case .noPushAfterSwitch: "Register push again after switching Gateways (docs/protocol.md §9.1)."
+        case .ignoreSilentPush: "A node woken by the silent push of a node.invoke reconnects in time to take the invoke (docs/protocol.md §6.9.1)."
+        case .alertAsSilentWake: "The reopen nudge is an alert for the user, not a silent wake (docs/protocol.md §6.9.1)."
         case .ignoreAllowedDecisions: "Offer and send only allowedDecisions (docs/protocol.md §7.2, §7.4)."
         case .retryAfterLosingRace: "Accept the loser answer and do not retry (docs/protocol.md §7.4)."
         case .noReadbackAfterLostAck: "Read the record back after a lost reply before another decision (docs/protocol.md §7.5, §7.11)."

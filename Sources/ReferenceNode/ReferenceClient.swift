@@ -521,6 +521,10 @@ public actor ReferenceClient {
             startSessions(store, running: !chatOffline)
             return .ok
         case .backgroundWake(let trigger, let push):
+            // An alert push (no `aps.content-available`, such as the Gateway's reopen nudge) runs no
+            // code in the background: it waits for the user (docs/protocol.md §6.9.1).
+            if let push, !PresenceBeaconState.isSilentPush(push), !configuration.has(.alertAsSilentWake) { return .ok }
+            if push != nil, configuration.has(.ignoreSilentPush) { return .ok }
             // A wake by a silent push is reported as one, whatever else the stimulus says (docs/protocol.md §6.6).
             let reported = push == nil ? trigger : (configuration.has(.wrongPushWakeTrigger) ? "background" : "silent_push")
             return await backgroundWake(trigger: reported)

@@ -35,4 +35,28 @@ extension ScenarioRun {
         try await client.stimulate(.pushWake(payload: payload))
         return attempt
     }
+
+    /// Hands the next push the Gateway sends to `nodeId` by itself (the wake or the reopen nudge of
+    /// an operator's `node.invoke`, docs/protocol.md §6.9.1) to the client, as the device would
+    /// receive it: waits from `cursor` for a push of `pushType` that the transport accepted, then
+    /// sends the `background-wake` stimulus with its APNs payload (``Stimulus/pushWake(payload:)``).
+    /// - Returns: the delivery.
+    /// - Throws: `ScenarioTimedOut` when no such push comes within `within`.
+    @discardableResult
+    public func deliverGatewayPush(nodeId: String, pushType: String, from cursor: EventCursor,
+                                   within: Duration = .seconds(20)) async throws -> PushDelivery {
+        let matcher = EventMatcher<Bool>("an accepted \(pushType) push to \(nodeId)") { event in
+            if case .pushSent(nodeId, _, pushType, true) = event { true } else { nil }
+        }
+        _ = try await waitForEvent(matcher, within: within, from: cursor)
+        let deliveries = await gateway.pushDeliveries()
+        guard let delivery = deliveries.last(where: { $0.nodeId == nodeId && $0.pushType == pushType && $0.accepted }),
+              let payload = delivery.payload else {
+            throw ScenarioFailure("the Gateway recorded the \(pushType) push it announced", expected: "a recorded push",
+                                  actual: "none")
+        }
+        Self.note("the \(pushType) push to \(nodeId) reaches the client", on: gateway)
+        try await client.stimulate(.pushWake(payload: payload))
+        return delivery
+    }
 }

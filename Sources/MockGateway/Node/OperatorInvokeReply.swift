@@ -80,9 +80,9 @@ enum OperatorInvokeReply: Sendable, Hashable {
     /// The answer when the node's background refusal was queued as a foreground action
     /// (`PendingActionQueue`): `UNAVAILABLE "node command queued until iOS returns to foreground"`,
     /// `retryable:true`, `details {code:"QUEUED_UNTIL_FOREGROUND", queuedActionId, nodeId, command,
-    /// wake, nodeError}` (`src/gateway/server-methods/nodes.ts@009f87da`). This Gateway sends no
-    /// push wake, so `wake` reads `{path:"no-registration", available:false, throttled:false}`.
-    static func queued(_ action: PendingNodeAction, nodeError: NodeInvokeError?) -> ErrorShape {
+    /// wake, nodeError}` (`src/gateway/server-methods/nodes.invoke.ts@296f520b`); `wake` is the
+    /// silent push sent on queueing (``NodeWakeAttempt/detailsJSON``).
+    static func queued(_ action: PendingNodeAction, nodeError: NodeInvokeError?, wake: NodeWakeAttempt) -> ErrorShape {
         var error: JSONValue = .null
         if let nodeError {
             var object: [String: JSONValue] = [:]
@@ -94,7 +94,7 @@ enum OperatorInvokeReply: Sendable, Hashable {
                           details: [
                               "code": "QUEUED_UNTIL_FOREGROUND", "queuedActionId": .string(action.id), "nodeId": .string(action.nodeId),
                               "command": .string(action.command),
-                              "wake": ["path": "no-registration", "available": false, "throttled": false], "nodeError": error,
+                              "wake": wake.detailsJSON, "nodeError": error,
                           ], retryable: true)
     }
 
@@ -104,5 +104,23 @@ enum OperatorInvokeReply: Sendable, Hashable {
             "code": "NOT_CONNECTED", "nodeId": .string(nodeId),
             "nodeError": ["code": "NOT_CONNECTED", "message": "node not connected"], "nodeCommandDispatched": false,
         ])
+    }
+
+    /// The caller's `timeoutMs` ran out during the wake sequence: the timeout node error with
+    /// `nodeCommandDispatched:false` (upstream `respondIfInvokeExpired`, nodes.invoke.ts@296f520b).
+    static func timedOutBeforeDispatch() -> ErrorShape {
+        var shape = nodeFailure(code: "TIMEOUT", message: "node invoke timed out",
+                                nodeError: ["code": "TIMEOUT", "message": "node invoke timed out"])
+        shape.details = ["nodeError": ["code": "TIMEOUT", "message": "node invoke timed out"], "nodeCommandDispatched": false]
+        shape.retryable = true
+        return shape
+    }
+
+    /// The node's connection changed between the check and the dispatch:
+    /// `UNAVAILABLE "node connection changed before dispatch"`, `retryable:true`,
+    /// `details {code:"ROUTE_CHANGED"}` (nodes.invoke.ts@296f520b).
+    static func routeChanged() -> ErrorShape {
+        ErrorShape(code: ErrorCode.unavailable.rawValue, message: "node connection changed before dispatch",
+                   details: ["code": "ROUTE_CHANGED"], retryable: true)
     }
 }

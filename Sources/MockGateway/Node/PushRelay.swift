@@ -1,3 +1,4 @@
+import Foundation
 import GatewayProtocol
 
 /// A push the Gateway handed to its push transport: a relay send request (signed with the
@@ -79,6 +80,15 @@ enum PushRelay {
             "aps": ["content-available": 1],
             "openclaw": ["kind": .string(PushPayloadKind.nodeWake.rawValue), "nodeId": .string(nodeId), "ts": .int(nowMs), "reason": .string(reason)],
         ]
+    }
+
+    /// Whether a push answer means the stored registration is dead (upstream
+    /// `shouldClearStoredApnsRegistration`, `src/infra/push-apns.ts`): only a direct
+    /// registration, answered 410 or 400 `BadDeviceToken`. A relay registration is kept.
+    static func isStaleRegistration(registration: JSONValue, delivery: PushDelivery) -> Bool {
+        guard (registration["transport"]?.stringValue ?? "direct") == "direct", !delivery.accepted else { return false }
+        let reason = delivery.reason?.trimmingCharacters(in: .whitespaces)
+        return delivery.status == 410 || (delivery.status == 400 && reason == "BadDeviceToken")
     }
 
     /// The `push.test` result (`packages/gateway-protocol/src/schema/push.ts@483cbf5b`,

@@ -22,6 +22,8 @@ struct NodeState: Sendable {
     /// A separate random stream for canvas capabilities, so that minting them leaves the ids
     /// drawn from the core's stream as they were.
     var capabilityRandom: SeededRandom
+    /// The wake sequences of `node.invoke` and their throttles (GatewayCore+InvokeWake.swift).
+    var invokeWake = InvokeWakeState()
     /// The canvas capabilities handed out, per session (`GatewayCore+CanvasHost.swift`).
     var canvasCapabilities = CanvasCapabilityLedger()
     /// Whether the canvas host has A2UI assets (503 for `…/__openclaw__/a2ui/` otherwise).

@@ -48,6 +48,12 @@ public struct PresenceBeaconState: Sendable, Hashable {
     }
 
     /// The `payloadJSON` object of a beacon.
+    /// Whether an APNs payload is a silent (background) push: `aps.content-available` is 1
+    /// (docs/protocol.md §9.3); an alert without it is shown to the user and wakes nothing.
+    static func isSilentPush(_ payload: JSONValue) -> Bool {
+        payload["aps"]?["content-available"]?.int64Value == 1
+    }
+
     static func payload(trigger: String, nowMs: Int64, persona: ClientPersona, pushTransport: String?) -> JSONValue {
         var object: [String: JSONValue] = [
             "trigger": .string(normalizedTrigger(trigger)), "sentAtMs": .int(nowMs),

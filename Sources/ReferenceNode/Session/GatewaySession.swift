@@ -298,9 +298,14 @@ actor GatewaySession {
         let stored = credentials.storedToken
         let scopes = ConnectBuilder.scopes(role: role, stored: stored, defaults: configuration.operatorScopes,
                                            added: addedScopes, configuration: configuration)
-        let params = ConnectBuilder.params(
+        var params = ConnectBuilder.params(
             role: role, identity: store.identity, challenge: challenge, auth: ConnectBuilder.auth(for: credentials).auth,
             scopes: scopes, commands: declaredCommands(), configuration: configuration, fallbackNowMs: clock.nowMs)
+        if configuration.has(.pinNegotiatedProtocol), let pinned = store.lastHelloProtocol {
+            // The protocol is not part of the signed payload, so the proof stays valid.
+            params.minProtocol = pinned
+            params.maxProtocol = pinned
+        }
         let id = identifiers.requestId()
         let json = ConnectBuilder.json(params, configuration: configuration)
         return (id, .request(RequestFrame(id: id, method: GatewayMethod.connect.rawValue, params: json)))
@@ -426,6 +431,7 @@ actor GatewaySession {
     }
 
     private func sessionEstablished(_ connection: GatewayConnection, hello: HelloSummary, credentials: ConnectCredentials) {
+        store.lastHelloProtocol = hello.protocolVersion
         let usedBootstrap = ConnectBuilder.auth(for: credentials).source == .bootstrapToken
         if !configuration.has(.forgetDeviceToken) {
             for (tokenRole, token) in IssuedTokens.tokens(in: hello, role: role, usedBootstrap: usedBootstrap) {

@@ -51,6 +51,9 @@ final class DeviceStateStore: Sendable {
 
     private let files: StateFiles
     private let identifiers: IdentifierSource
+    // The protocol version of the last `hello-ok` (in memory only; read by the
+    // `pin-negotiated-protocol` mutant).
+    private let helloProtocol = Locked<Int?>(nil)
     // The identity and token file are read and written only under this lock.
     private let state: Locked<State>
 
@@ -111,6 +114,12 @@ final class DeviceStateStore: Sendable {
 
     /// The device identity.
     var identity: DeviceIdentity { state.withLock { $0.identity } }
+
+    /// The protocol version the last `hello-ok` announced, on any Gateway.
+    var lastHelloProtocol: Int? {
+        get { helloProtocol.withLock { $0 } }
+        set { helloProtocol.withLock { $0 = newValue } }
+    }
 
     /// The stored token for `role` on `gateway`.
     func token(gateway: String, role: GatewayRole) -> StoredDeviceToken? {

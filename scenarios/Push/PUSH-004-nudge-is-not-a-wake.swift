@@ -1,0 +1,48 @@
+import Conformance
+import GatewayProtocol
+import MockGateway
+
+let push004 = Scenario(
+    "PUSH-004", .must,
+    title: "the reopen nudge is not taken for a silent wake",
+    requirement: "The Gateway's reopen nudge (an alert push without content-available) is for the user: a client that receives it does not reconnect or report a silent_push wake by itself.",
+    source: "docs/protocol.md §6.9.1, §9.3",
+    discussion: """
+        Pairs the client automatically, registers it for relay push and disconnects it. An \
+        operator invokes device.info on the node; none of the Gateway's silent pushes is handed \
+        to the client, so after the 3 s and 12 s windows the Gateway sends the reopen nudge (an \
+        alert: "OpenClaw needs a quick reopen") and answers NOT_CONNECTED (precondition). The \
+        nudge then reaches the client as background-wake with the alert's payload: within 10 s \
+        the client must neither connect its node role nor send node.presence.alive with trigger \
+        silent_push (only the user opening the app may bring it back).
+        """,
+    tags: ["push", "invoke", "background"],
+    needs: [.pushRegister, .backgroundWake, .disconnect],
+    profiles: .all,
+    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+) { run in
+    let firstSocket = try await run.nodeSession().connectionId
+    let nodeId = try await run.nodeId(from: .start)
+    let registering = run.mark()
+    try await run.client.stimulate(.pushRegister(transport: PushTransport.relay.rawValue))
+    let registration = try await run.waitForEvent(.pushRegistered(node: nodeId), from: registering)
+    try run.expect(registration.accepted, "the Gateway keeps the push registration (precondition)",
+                   expected: "an accepted registration", actual: "ignored")
+    try await run.disconnect(until: .nodeDisconnected(firstSocket))
+
+    let answer = await run.gateway.operatorInvoke(nodeId: nodeId, command: NodeCommandName.deviceInfo.rawValue, timeoutMs: 60_000)
+    try run.expectEqual(answer.error?.detailCode ?? answer.summary, "NOT_CONNECTED",
+                        "the operator's answer after the undelivered wakes (precondition)")
+    let alerts = await run.gateway.pushDeliveries().filter { $0.nodeId == nodeId && $0.pushType == "alert" }
+    guard let nudge = alerts.last, let payload = nudge.payload else {
+        throw ScenarioFailure("the Gateway sent the reopen nudge (precondition)", expected: "an alert push", actual: "none")
+    }
+    let delivered = run.mark()
+    try await run.client.stimulate(.pushWake(payload: payload))
+    try await run.expectNoEvent(.connect(.node).named("a node connect after the nudge"), within: .seconds(10), from: delivered)
+    let silentBeacon = EventMatcher.beaconRequest.filter { request in
+        let text = request.params["payloadJSON"]?.stringValue
+        return text.flatMap { try? JSONValue(parsing: $0) }?["trigger"]?.stringValue == "silent_push"
+    }.named("node.presence.alive with trigger silent_push after the nudge")
+    try await run.expectNoEvent(silentBeacon, within: .seconds(1), from: delivered)
+}
