@@ -103,8 +103,18 @@ public struct GatewayMethod: WireName {
     public static let sessionsGet: GatewayMethod = "sessions.get"
     /// `chat.send` `{sessionKey, message, idempotencyKey}` (operators).
     public static let chatSend: GatewayMethod = "chat.send"
-    /// `chat.history` `{sessionKey, limit?}` (operators).
+    /// `chat.history` `{sessionKey, cursor?, limit?, offset?, inputRunIds?, …}` (operators).
     public static let chatHistory: GatewayMethod = "chat.history"
+    /// `chat.message.get` `{sessionKey, messageId, maxChars?}` (operators): one row, or why it is unavailable.
+    public static let chatMessageGet: GatewayMethod = "chat.message.get"
+    /// `chat.startup` (operators): `chat.history` params (or a short chat link), the first page.
+    public static let chatStartup: GatewayMethod = "chat.startup"
+    /// `sessions.patch` `{key, …settings}` (operators).
+    public static let sessionsPatch: GatewayMethod = "sessions.patch"
+    /// `sessions.reset` `{key, reason?}` (operators): a new transcript.
+    public static let sessionsReset: GatewayMethod = "sessions.reset"
+    /// `sessions.compact` `{key, maxLines?}` (operators).
+    public static let sessionsCompact: GatewayMethod = "sessions.compact"
     /// `chat.abort` (operators).
     public static let chatAbort: GatewayMethod = "chat.abort"
     /// `send`: an outbound channel message (operators).
