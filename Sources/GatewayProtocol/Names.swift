@@ -249,6 +249,9 @@ public struct GatewayEventName: WireName {
     /// `session.approval`: an approval of a session, sent only to sessions subscribed to its key
     /// with `includeApprovals:true` (operators; unified approvals).
     public static let sessionApproval: GatewayEventName = "session.approval"
+    /// `sessions.changed` `{sessionKey, reason, compacted?, ts, …session row}`: a session was patched,
+    /// reset or compacted; sent to connections that called `sessions.subscribe` (operators).
+    public static let sessionsChanged: GatewayEventName = "sessions.changed"
     /// `session.message`: a new transcript row, sent only to sessions subscribed to its session
     /// (`sessions.messages.subscribe {key}`) or to every session (`sessions.subscribe`) (operators).
     public static let sessionMessage: GatewayEventName = "session.message"

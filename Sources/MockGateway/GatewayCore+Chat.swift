@@ -11,9 +11,9 @@ struct ChatState: Sendable {
 }
 
 extension GatewayCore {
-    /// The chat events it sends to operator sessions with `operator.read` (`session.message` to
-    /// subscribers only).
-    static let chatEvents: [GatewayEventName] = [.chat, .sessionMessage]
+    /// The chat events it sends to operator sessions with `operator.read` (`session.message` and
+    /// `sessions.changed` to subscribers only).
+    static let chatEvents: [GatewayEventName] = [.chat, .sessionMessage, .sessionsChanged]
 
     /// `chat.send` `{sessionKey, message, idempotencyKey, queueMode?, attachments?, …}` (closed schema of the generation).
     func chatSend(_ call: MethodCall) {

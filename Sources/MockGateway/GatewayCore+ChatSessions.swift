@@ -1,5 +1,15 @@
 import GatewayProtocol
 
+/// Why `sessions.changed` was sent (upstream `SessionChangedPayload.reason`).
+enum SessionChangeReason: String, Sendable, Hashable {
+    /// `sessions.patch`.
+    case patch
+    /// `sessions.reset`.
+    case reset
+    /// `sessions.compact` (or a scripted compaction).
+    case compact
+}
+
 // Glue of the chat history, single-message, startup and session-control methods: each handler
 // validates with a ChatStore schema, asks the store and answers (rules in Sources/MockGateway/Chat).
 extension GatewayCore {
@@ -49,6 +59,7 @@ extension GatewayCore {
             let key = members["key"]?.stringValue ?? ""
             chat.store.patch(sessionKey: key, settings: members.filter { ChatStore.patchableSettings[$0.key] != nil })
             reply(call, ["ok": true, "key": .string(key), "entry": chat.store.sessionRow(key)])
+            emitSessionsChanged(key, reason: .patch)
         }
     }
 
@@ -59,6 +70,7 @@ extension GatewayCore {
             chat.store.reset(sessionKey: key)
             noteFault("session \(key) reset")
             reply(call, ["ok": true, "key": .string(key), "entry": chat.store.sessionRow(key)])
+            emitSessionsChanged(key, reason: .reset)
         }
     }
 
@@ -72,6 +84,7 @@ extension GatewayCore {
             var payload: [String: JSONValue] = ["ok": true, "key": .string(key), "compacted": .bool(outcome.compacted)]
             if maxLines != nil { payload["kept"] = .int(Int64(outcome.kept)) }
             reply(call, .object(payload))
+            emitSessionsChanged(key, reason: .compact, compacted: outcome.compacted)
         }
     }
 
@@ -100,7 +113,25 @@ extension GatewayCore {
     }
 
     func scriptCompact(sessionKey: String, keep: Int) {
-        _ = chat.store.compact(sessionKey: sessionKey, keep: keep)
+        let outcome = chat.store.compact(sessionKey: sessionKey, keep: keep)
         noteFault("chat agent: session \(sessionKey) compacted to \(keep) rows")
+        emitSessionsChanged(sessionKey, reason: .compact, compacted: outcome.compacted)
+    }
+
+    /// `sessions.changed` to the connections subscribed to every session (`sessions.subscribe`)
+    /// that hold `operator.read`: `{sessionKey, reason, compacted?, ts, …the session row}`
+    /// (upstream `emitSessionsChanged`, src/gateway/server-methods/sessions.ts).
+    func emitSessionsChanged(_ sessionKey: String, reason: SessionChangeReason, compacted: Bool? = nil) {
+        var payload = chat.store.sessionRow(sessionKey).objectValue ?? [:]
+        payload["sessionKey"] = .string(sessionKey)
+        payload["reason"] = .string(reason.rawValue)
+        payload["ts"] = .int(nowMs)
+        if let compacted { payload["compacted"] = .bool(compacted) }
+        let event = GatewayEventName.sessionsChanged.rawValue
+        for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
+            guard let session = state.session, !state.closing, messageSubscriptions.everySession.contains(connectionId),
+                  EventScopeGate.allows(event: event, role: session.role, scopes: session.scopes) else { continue }
+            sendSequenced(event: event, payload: .object(payload), to: connectionId)
+        }
     }
 }

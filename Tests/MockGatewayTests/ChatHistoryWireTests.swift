@@ -190,4 +190,28 @@ struct ChatHistoryWireTests {
             #expect(get.payload == ["ok": false, "unavailableReason": "not_found"])
         }
     }
+
+    /// Break tried: sending `sessions.changed` to every reader (the per-key subscriber then saw it).
+    @Test func sessionsChangedGoesToSessionSubscribersOnPatchResetAndCompact() async throws {
+        try await Gateway.withGateway { gateway in
+            let watcher = try await Self.chatter(gateway, 0xA8)
+            let subscribed = try await watcher.client.request("sessions.subscribe", params: [:])
+            #expect(subscribed.payload?["subscribed"] == true)
+            let follower = try await Self.chatter(gateway, 0xA9)
+            try await ChatEndToEndTests.follow(follower)
+            #expect(watcher.hello.features.events.contains("sessions.changed"))
+
+            let (_, patchEvents) = try await watcher.client.requestCollecting("sessions.patch", params: ["key": "main", "label": "Ops"])
+            let (_, resetEvents) = try await watcher.client.requestCollecting("sessions.reset", params: ["key": "main"])
+            let (_, compactEvents) = try await watcher.client.requestCollecting("sessions.compact", params: ["key": "main"])
+            let later = try await watcher.client.barrier()
+            let changes = TestClient.events("sessions.changed", in: patchEvents + resetEvents + compactEvents + later)
+            #expect(changes.map { $0.payload?["reason"]?.stringValue } == ["patch", "reset", "compact"])
+            #expect(changes.allSatisfy { $0.payload?["sessionKey"] == "main" && $0.payload?["ts"]?.int64Value != nil })
+            #expect(changes.first?.payload?["label"] == "Ops", "the session row is spread into the payload")
+            #expect(changes.last?.payload?["compacted"] == false)
+            let followerSaw = try await follower.client.barrier()
+            #expect(TestClient.events("sessions.changed", in: followerSaw).isEmpty, "a per-session message subscriber gets no sessions.changed")
+        }
+    }
 }
