@@ -17,7 +17,7 @@ struct ServeChatHistoryInteropTests {
 
     @Test func pythonChecksOfTheChatHistoryContractPass() async throws {
         try await ServeProcess.withServe(["--pairing", "auto"]) { serve, url in
-            let peer = try InteropPython.start("chat_history_peer.py", [url, "--timeout", "120"])
+            let peer = try InteropPython.start("chat_history_peer.py", [url, "--timeout", "240"])
             defer { Task { await peer.kill() } }
             func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
             var consoleSteps = 0
@@ -25,7 +25,7 @@ struct ServeChatHistoryInteropTests {
             for check in Self.checks {
                 // Console steps come before the check that needs them, in order.
                 while true {
-                    let found = try #require(await peer.objects.first(from: seen, timeout: .seconds(60)) { object in
+                    let found = try #require(await peer.objects.first(from: seen, timeout: .seconds(120)) { object in
                         object["check"] != nil || object["step"] == "console" || object["step"] == "error"
                     }, context())
                     let line = found.element

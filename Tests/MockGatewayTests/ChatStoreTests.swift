@@ -70,6 +70,16 @@ struct ChatStoreTests {
         let empty = store.history(try Self.request(["sessionKey": "main", "cursor": .string(caughtUp)]), nowMs: 0)
         #expect(empty["kind"] == "delta" && Self.texts(empty).isEmpty)
         #expect(Self.texts(store.history(try Self.request(["sessionKey": "other"]), nowMs: 0)).isEmpty)
+        #expect(store.sessions["other"] == nil, "a read creates no session")
+    }
+
+    @Test func aCursorIntoANeverWrittenSessionResetsOnceItExists() throws {
+        var store = ChatStore()
+        store.autoReply = .off
+        let empty = try #require(store.history(try Self.request(["sessionKey": "new"]), nowMs: 0)["deltaCursor"]?.stringValue)
+        #expect(store.history(try Self.request(["sessionKey": "new", "cursor": .string(empty)]), nowMs: 0)["kind"] == "delta")
+        _ = store.send(sessionKey: "new", text: "first", idempotencyKey: "n1", mode: nil, nowMs: 0)
+        #expect(store.history(try Self.request(["sessionKey": "new", "cursor": .string(empty)]), nowMs: 0) == ["kind": "reset"])
     }
 
     @Test func aCursorAnswersResetAcrossSessionsResetsCompactionsAndWhenStaleOrForeign() throws {
@@ -98,6 +108,7 @@ struct ChatStoreTests {
     @Test func aCursorAnswersResetPastTwoHundredRowsOrTheByteBudget() throws {
         var store = ChatStore()
         store.autoReply = .off
+        _ = store.send(sessionKey: "main", text: "m0", idempotencyKey: "k0", mode: nil, nowMs: 0)
         let start = try #require(store.history(try Self.request(["sessionKey": "main"]), nowMs: 0)["deltaCursor"]?.stringValue)
         for index in 1...200 { _ = store.send(sessionKey: "main", text: "m\(index)", idempotencyKey: "k\(index)", mode: nil, nowMs: 0) }
         let at200 = store.history(try Self.request(["sessionKey": "main", "cursor": .string(start)]), nowMs: 0)
@@ -107,6 +118,7 @@ struct ChatStoreTests {
 
         var big = ChatStore()
         big.autoReply = .off
+        _ = big.send(sessionKey: "main", text: "b0", idempotencyKey: "b0", mode: nil, nowMs: 0)
         let cursor = try #require(big.history(try Self.request(["sessionKey": "main"]), nowMs: 0)["deltaCursor"]?.stringValue)
         let chunk = String(repeating: "x", count: 400_000)
         for index in 1...2 { _ = big.send(sessionKey: "main", text: chunk, idempotencyKey: "b\(index)", mode: nil, nowMs: 0) }

@@ -109,18 +109,19 @@ extension ChatStore {
     static func readCursor(_ text: String) -> (epoch: Int, seq: Int)? {
         guard text.hasPrefix("c") else { return nil }
         let parts = text.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let epoch = Int(parts[0]), let seq = Int(parts[1]), epoch > 0, seq >= 0 else { return nil }
+        guard parts.count == 2, let epoch = Int(parts[0]), let seq = Int(parts[1]), epoch >= 0, seq >= 0 else { return nil }
         return (epoch, seq)
     }
 
     /// Answers a history request: a tail page, or with `cursor` a delta or a reset.
     mutating func history(_ request: HistoryRequest, nowMs: Int64) -> JSONValue {
-        let state = session(request.sessionKey)
+        // A read never creates a session: one never written to has the epoch 0 until it exists.
+        let epoch = sessionStates[request.sessionKey]?.epoch ?? 0
         let rows = visibleRows(request.sessionKey)
         let visibleSeq = rows.last?.seq ?? 0
-        let nextCursor = Self.cursor(epoch: state.epoch, seq: visibleSeq)
+        let nextCursor = Self.cursor(epoch: epoch, seq: visibleSeq)
         if let text = request.cursor {
-            guard let cursor = Self.readCursor(text), cursor.epoch == state.epoch, cursor.seq <= visibleSeq else {
+            guard let cursor = Self.readCursor(text), cursor.epoch == epoch, cursor.seq <= visibleSeq else {
                 return ["kind": "reset"]
             }
             let newer = rows.filter { $0.seq > cursor.seq }
