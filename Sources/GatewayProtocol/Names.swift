@@ -103,8 +103,18 @@ public struct GatewayMethod: WireName {
     public static let sessionsGet: GatewayMethod = "sessions.get"
     /// `chat.send` `{sessionKey, message, idempotencyKey}` (operators).
     public static let chatSend: GatewayMethod = "chat.send"
-    /// `chat.history` `{sessionKey, limit?}` (operators).
+    /// `chat.history` `{sessionKey, cursor?, limit?, offset?, inputRunIds?, …}` (operators).
     public static let chatHistory: GatewayMethod = "chat.history"
+    /// `chat.message.get` `{sessionKey, messageId, maxChars?}` (operators): one row, or why it is unavailable.
+    public static let chatMessageGet: GatewayMethod = "chat.message.get"
+    /// `chat.startup` (operators): `chat.history` params (or a short chat link), the first page.
+    public static let chatStartup: GatewayMethod = "chat.startup"
+    /// `sessions.patch` `{key, …settings}` (operators).
+    public static let sessionsPatch: GatewayMethod = "sessions.patch"
+    /// `sessions.reset` `{key, reason?}` (operators): a new transcript.
+    public static let sessionsReset: GatewayMethod = "sessions.reset"
+    /// `sessions.compact` `{key, maxLines?}` (operators).
+    public static let sessionsCompact: GatewayMethod = "sessions.compact"
     /// `chat.abort` (operators).
     public static let chatAbort: GatewayMethod = "chat.abort"
     /// `send`: an outbound channel message (operators).
@@ -259,6 +269,9 @@ public struct GatewayEventName: WireName {
     /// `session.approval`: an approval of a session, sent only to sessions subscribed to its key
     /// with `includeApprovals:true` (operators; unified approvals).
     public static let sessionApproval: GatewayEventName = "session.approval"
+    /// `sessions.changed` `{sessionKey, reason, compacted?, ts, …session row}`: a session was patched,
+    /// reset or compacted; sent to connections that called `sessions.subscribe` (operators).
+    public static let sessionsChanged: GatewayEventName = "sessions.changed"
     /// `session.message`: a new transcript row, sent only to sessions subscribed to its session
     /// (`sessions.messages.subscribe {key}`) or to every session (`sessions.subscribe`) (operators).
     public static let sessionMessage: GatewayEventName = "session.message"

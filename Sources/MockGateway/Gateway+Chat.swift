@@ -56,3 +56,42 @@ extension Gateway {
         await core.setChatHistoryLag(omitNewest: omitNewest, reads: reads)
     }
 }
+
+// MARK: - The scripted agent's runs: queued inputs, collect, interrupt, compaction
+
+extension Gateway {
+    /// The agent starts a run in `sessionKey` that does not end until ``releaseChatRun(sessionKey:collect:)``:
+    /// later `chat.send`s are accepted but queued (listed in `pendingInputs`, receipt `pending`),
+    /// except `queueMode: steer` (folded in at once) and `interrupt` (cancels the run).
+    public func holdChatRun(sessionKey: String = Gateway.defaultChatSessionKey) async {
+        recordOperatorAction("hold a chat run in \(sessionKey)")
+        await core.scriptHoldRun(sessionKey: sessionKey)
+    }
+
+    /// The held run ends and the queued inputs take their turns: each its own run, or with
+    /// `collect` all of them folded into one run (one user row; every input's receipt is
+    /// `consumed` by that row).
+    public func releaseChatRun(sessionKey: String = Gateway.defaultChatSessionKey, collect: Bool = false) async {
+        recordOperatorAction("release the chat run in \(sessionKey)\(collect ? " (collect)" : "")")
+        await core.scriptReleaseRun(sessionKey: sessionKey, collect: collect)
+    }
+
+    /// The held run is interrupted: its queued inputs become `interrupted` and never reach history.
+    public func interruptChatRun(sessionKey: String = Gateway.defaultChatSessionKey) async {
+        recordOperatorAction("interrupt the chat run in \(sessionKey)")
+        await core.scriptInterruptRun(sessionKey: sessionKey)
+    }
+
+    /// The queued inputs of `sessionKey` are dropped (`cancelled` in `pendingInputs`).
+    public func cancelQueuedChatInputs(sessionKey: String = Gateway.defaultChatSessionKey) async {
+        recordOperatorAction("cancel the queued chat inputs in \(sessionKey)")
+        await core.scriptCancelQueued(sessionKey: sessionKey)
+    }
+
+    /// Compacts `sessionKey` as `sessions.compact` does: the newest `keep` rows stay, the rest
+    /// leave the visible path, and every cursor into the session answers `{kind:"reset"}`.
+    public func compactChatSession(sessionKey: String = Gateway.defaultChatSessionKey, keep: Int = 2) async {
+        recordOperatorAction("compact chat session \(sessionKey)")
+        await core.scriptCompact(sessionKey: sessionKey, keep: keep)
+    }
+}

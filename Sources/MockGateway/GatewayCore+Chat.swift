@@ -14,21 +14,15 @@ struct ChatState: Sendable {
 }
 
 extension GatewayCore {
-    /// `chat.history` `{sessionKey, limit?}`.
-    func chatHistory(_ call: MethodCall) {
-        switch ChatStore.historyRequest(call.params) {
-        case .failure(let message):
-            fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: message.message))
-        case .success(let query):
-            reply(call, chat.store.history(query))
-        }
-    }
-
-    /// `chat.send` `{sessionKey, message, idempotencyKey, attachments?}`.
+    /// `chat.send` `{sessionKey, message, idempotencyKey, queueMode?, attachments?, …}` (closed schema of the generation).
     func chatSend(_ call: MethodCall) {
         let (request, connectionId) = (call.request, call.connectionId)
         let params = request.params
         func invalid(_ detail: String) { self.invalid(call, detail) }
+        if case .failure(let error) = ChatStore.sendSchema(chatGeneration).validate(params) {
+            return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: error.message))
+        }
+        let mode = params?["queueMode"]?.stringValue.flatMap(ChatQueueMode.init(rawValue:))
         guard let sessionKey = params?["sessionKey"]?.stringValue, !sessionKey.isEmpty else { return invalid("sessionKey required") }
         guard let text = params?["message"]?.stringValue else { return invalid("message must be a string") }
         guard let key = params?["idempotencyKey"]?.stringValue, !key.isEmpty else { return invalid("idempotencyKey required") }
@@ -46,10 +40,10 @@ extension GatewayCore {
             return
         }
         let ack: JSONValue
-        switch chat.store.send(sessionKey: sessionKey, text: text, idempotencyKey: key, nowMs: nowMs) {
-        case .appended(let message, let first):
+        switch chat.store.send(sessionKey: sessionKey, text: text, idempotencyKey: key, mode: mode, nowMs: nowMs) {
+        case .accepted(let messages, let first):
             ack = first
-            publishChat(message)
+            for message in messages { publishChat(message) }
         case .repeated(let first):
             ack = first
         }

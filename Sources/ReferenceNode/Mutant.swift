@@ -212,6 +212,17 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     case keepCacheAfterReset = "keep-cache-after-reset"
     /// Keeps one outbox for every Gateway: a switch flushes the old Gateway's messages into the new one.
     case sharedOutbox = "shared-outbox"
+    /// Retires a message when a history row has a top-level `idempotencyKey` equal to its key
+    /// (the envelope's `__openclaw.idempotencyKey = "<key>:user"` is ignored).
+    case retireOnTopLevelKey = "retire-on-top-level-key"
+    /// Never asks for or reads `inputReceipts`: an input another run consumed stays in the outbox.
+    case ignoreInputReceipts = "ignore-input-receipts"
+    /// Resends an ambiguous message that `pendingInputs` / a `pending` receipt shows accepted.
+    case resendPendingInput = "resend-pending-input"
+    /// Keeps its merged transcript and cursor on a `{kind:"reset"}` answer (no fresh tail).
+    case ignoreHistoryReset = "ignore-history-reset"
+    /// Sends the cursor back as a `deltaCursor` request member instead of `cursor`.
+    case deltaCursorMember = "delta-cursor-member"
 
     /// The catalogue scenarios expected to fail against this mutant.
     public var catalogueIDs: [String] {
@@ -295,6 +306,11 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noColdStartCache: ["CACHE-001"]
         case .keepCacheAfterReset: ["CACHE-002"]
         case .sharedOutbox: ["OUTBOX-005"]
+        case .retireOnTopLevelKey: ["OUTBOX-003"]
+        case .ignoreInputReceipts: ["OUTBOX-006"]
+        case .resendPendingInput: ["OUTBOX-007"]
+        case .ignoreHistoryReset: ["CACHE-003"]
+        case .deltaCursorMember: ["CACHE-001"]
         case .giveUpOnDrain: ["LIFE-005"]
         }
     }
@@ -381,6 +397,11 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noColdStartCache: "Show the cached transcript at once on a cold start, then refresh (iOS/Android cache)."
         case .keepCacheAfterReset: "A reset or forget clears the transcript cache (iOS/Android cache)."
         case .sharedOutbox: "Outbox and cache are per Gateway; a switch never flushes into another Gateway (iOS/Android)."
+        case .retireOnTopLevelKey: "Retire a message on the row whose envelope carries `__openclaw.idempotencyKey = \"<key>:user\"` (upstream chat history)."
+        case .ignoreInputReceipts: "Ask chat.history for `inputReceipts` and retire an input consumed by another run (upstream accepted-input custody)."
+        case .resendPendingInput: "Never resend an input that `pendingInputs` or a `pending` receipt shows accepted (upstream accepted-input custody)."
+        case .ignoreHistoryReset: "On `{kind:\"reset\"}` drop what was merged and fetch a fresh tail (upstream chat.history cursor)."
+        case .deltaCursorMember: "Pass the tail's `deltaCursor` back as `cursor`; `chat.history` has no `deltaCursor` member (upstream closed schema)."
         case .giveUpOnDrain: "Resend a request refused by a restart, suspend or closing drain after retryAfterMs (docs/protocol.md §11.4)."
         }
     }

@@ -161,11 +161,32 @@ extension ReferenceClient {
         }
     }
 
-    /// Reads `chat.history` for `sessionKey`; `false` when it could not be read.
+    /// Reads `chat.history` for `sessionKey`: with the session's cursor when there is one (a
+    /// `reset` answer drops the merged rows and reads a fresh tail), with `inputRunIds` for the
+    /// messages whose custody is open; `false` when it could not be read.
     private func refreshHistory(_ sessionKey: String, gateway: String, on connection: GatewayConnection) async -> Bool {
-        guard case .success(let payload) = await Self.result(of: connection, GatewayMethod.chatHistory.rawValue, ["sessionKey": .string(sessionKey)]),
+        var params: [String: JSONValue] = ["sessionKey": .string(sessionKey)]
+        let runIds = chat.inputRunIds(gateway: gateway, sessionKey: sessionKey, configuration: configuration)
+        if !runIds.isEmpty { params["inputRunIds"] = .array(runIds.map(JSONValue.string)) }
+        if let cursor = chat.cursor(gateway: gateway, sessionKey: sessionKey) {
+            params[configuration.has(.deltaCursorMember) ? "deltaCursor" : "cursor"] = .string(cursor)
+        }
+        guard case .success(var payload) = await Self.result(of: connection, GatewayMethod.chatHistory.rawValue, .object(params)),
               gatewayKey == gateway else { return false }
-        let retired = chat.applyHistory(payload, gateway: gateway, sessionKey: sessionKey)
+        if payload["kind"]?.stringValue == "reset" {
+            observations.append(.chatChanged("history \(sessionKey) reset"))
+            chat.historyReset(gateway: gateway, sessionKey: sessionKey, configuration: configuration)
+            if configuration.has(.ignoreHistoryReset) {
+                saveChat()
+                return true
+            }
+            params["cursor"] = nil
+            params["deltaCursor"] = nil
+            guard case .success(let tail) = await Self.result(of: connection, GatewayMethod.chatHistory.rawValue, .object(params)),
+                  gatewayKey == gateway else { return false }
+            payload = tail
+        }
+        let retired = chat.applyHistory(payload, gateway: gateway, sessionKey: sessionKey, configuration: configuration)
         observations.append(.chatChanged("history \(sessionKey)" + (retired.isEmpty ? "" : ", retired \(retired.joined(separator: ","))")))
         saveChat()
         return true

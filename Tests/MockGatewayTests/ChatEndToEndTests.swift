@@ -59,7 +59,8 @@ struct ChatEndToEndTests {
 
             let history = try await session.client.request("chat.history", params: ["sessionKey": "main"])
             #expect(Self.historyTexts(history) == ["hello", "echo: hello"])
-            #expect(history.payload?["messages"]?.arrayValue?.first?["idempotencyKey"] == "k-1")
+            #expect(history.payload?["messages"]?.arrayValue?.first?["__openclaw"]?["idempotencyKey"] == "k-1:user")
+            #expect(history.payload?["messages"]?.arrayValue?.first?["idempotencyKey"] == nil, "the key is inside the envelope only")
             let list = try await session.client.request("sessions.list", params: [:])
             #expect(list.payload?["sessions"]?.arrayValue?.first?["key"] == "main")
         }

@@ -1,22 +1,17 @@
 import GatewayProtocol
 import Simulation
 
-// What upstream confirms (read for facts, nothing copied):
-// - `chat.send` params `{sessionKey, message, idempotencyKey (non-empty), thinking?, attachments?,
-//   timeoutMs?, ...}`; the ack is `{runId: <idempotencyKey>, status: "started"}`; a repeated key
-//   answers the cached first result, or `{runId, status: "in_flight"}` while the run is active
-//   (openclaw/openclaw packages/gateway-protocol/src/schema/logs-chat.ts@058f7b075d19da2c32d72fcb5de9f05058c09527,
-//   src/gateway/server-methods/chat.ts@00d420411002f771adc6ec05e834a383e0600f4b).
-// - `chat.history` params `{sessionKey, limit? (1-1000), maxChars?}`; the reply is
-//   `{sessionKey, sessionId, messages, thinkingLevel, verboseLevel}` (chat.ts, same commit); rows
-//   carry an `__openclaw` envelope with `id` (transcript entry) and `seq` (positive record
-//   sequence), paging uses `hasMore` / `nextOffset` (docs/gateway/clients.md@626d59353192dec0c9b49a4ea4f578dd394c96e1).
-// - Rows are `{role, content:[{type:"text", text}], timestamp}` (chat.ts placeholder rows); the
-//   transcript line of an injected message carries `message.idempotencyKey` (chat.ts
-//   `transcriptHasIdempotencyKey`).
-// Unconfirmed in the stored upstream sources, kept tolerant: the `deltaCursor` catch-up named by
-// the December 2026 audit (accepted as a parameter, answered as a member), the `session.message`
-// payload shape (`{sessionKey, message}`), and that user rows echo the send's `idempotencyKey`.
+// What upstream confirms (read for facts, nothing copied; the full list with sources is in
+// docs/fidelity.md "Chat, sessions and outbox"):
+// - `chat.send` acks `{runId: <idempotencyKey>, status: "started"}`, a repeated key answers the
+//   first result (src/gateway/server-methods/chat.ts@00d420411002f771adc6ec05e834a383e0600f4b);
+//   the newest schema adds `queueMode: steer|followup|collect|interrupt` and the ack
+//   `interruptedActiveRun: true` (packages/gateway-protocol/src/schema/logs-chat.ts, newest).
+// - A user row carries `__openclaw.idempotencyKey = "<runId>:user"` inside its envelope, never a
+//   top-level `idempotencyKey`.
+// - Accepted input that is not in canonical history yet is a pending input (`queued`,
+//   `cancelled`, `interrupted`); an input folded into another run is consumed by that run's row.
+// The history rules (cursor, delta, reset, receipts) are in ChatHistory.swift.
 
 /// One transcript row of the fake Gateway's chat surface.
 public struct ChatMessage: Sendable, Hashable {
@@ -40,10 +35,22 @@ public struct ChatMessage: Sendable, Hashable {
     public var text: String
     /// When it was written (Gateway clock).
     public var timestampMs: Int64
-    /// For user rows: the `idempotencyKey` of the `chat.send` that wrote it.
+    /// For user rows: the `idempotencyKey` (run id) of the `chat.send` that wrote it; on the wire
+    /// it is `__openclaw.idempotencyKey = "<key>:user"`.
     public var idempotencyKey: String?
     /// For replies: the run (the user message's key) they answer.
     public var runId: String?
+
+    /// The `__openclaw` envelope: `{id, seq}`, and on a user row `idempotencyKey` =
+    /// `"<runId>:user"` (the run is the send's idempotency key).
+    var envelope: [String: JSONValue] {
+        var envelope: [String: JSONValue] = ["id": .string(id), "seq": .int(Int64(seq))]
+        if let idempotencyKey { envelope["idempotencyKey"] = .string(Self.envelopeKey(runId: idempotencyKey)) }
+        return envelope
+    }
+
+    /// The envelope key of the user row a run wrote: `"<runId>:user"`.
+    public static func envelopeKey(runId: String) -> String { "\(runId):user" }
 
     /// The row as `chat.history` and `session.message` carry it.
     public var json: JSONValue {
@@ -51,9 +58,8 @@ public struct ChatMessage: Sendable, Hashable {
             "role": .string(role.rawValue),
             "content": [["type": "text", "text": .string(text)]],
             "timestamp": .int(timestampMs),
-            "__openclaw": ["id": .string(id), "seq": .int(Int64(seq))],
+            "__openclaw": .object(envelope),
         ]
-        if let idempotencyKey { object["idempotencyKey"] = .string(idempotencyKey) }
         if let runId { object["runId"] = .string(runId) }
         return .object(object)
     }
@@ -75,10 +81,53 @@ public enum ChatAckDrop: String, Sendable, Hashable {
     case beforeApplying = "before-apply"
 }
 
+/// How a `chat.send` is admitted while the session's agent is busy with a run (upstream
+/// `queueMode`, newest `ChatSendParamsSchema`).
+public enum ChatQueueMode: String, Sendable, Hashable, CaseIterable {
+    /// Folded into the active run at once (its row is written now).
+    case steer
+    /// Queued; starts its own run when the active one ends (the fake's default).
+    case followup
+    /// Queued; every collected input of the session is folded into one run when the active one ends.
+    case collect
+    /// Cancels the active run (its queued inputs become `interrupted`) and starts at once.
+    case interrupt
+}
+
+/// Where an accepted input stands (upstream `ChatPendingInputsPageSchema.items[].state`, plus
+/// `consumed` once a canonical row holds it).
+enum ChatInputState: String, Sendable, Hashable {
+    /// Accepted, waiting for a turn.
+    case queued
+    /// Dropped before its turn (a session reset, or the scripted agent cancelled the queue).
+    case cancelled
+    /// Its run was interrupted before the input reached history.
+    case interrupted
+    /// In canonical history: a row holds it (its own, or the row of the run that collected it).
+    case consumed
+}
+
+/// One accepted `chat.send`.
+struct ChatInput: Sendable, Hashable {
+    /// `pending-<n>`, the pending-input id.
+    var id: String
+    /// The run id (the send's idempotency key).
+    var runId: String
+    var sessionKey: String
+    var text: String
+    var acceptedAtMs: Int64
+    /// Acceptance order, from 1 (the `pendingBefore` / `nextBefore` position).
+    var order: Int
+    var mode: ChatQueueMode
+    var state: ChatInputState
+    /// The entry id of the canonical row that holds it, once consumed.
+    var consumedBy: String?
+}
+
 /// The result of one `chat.send` against the store.
 enum ChatSendOutcome: Sendable, Hashable {
-    /// A new message: appended as `message`, answered with `ack`.
-    case appended(message: ChatMessage, ack: JSONValue)
+    /// A new message: `messages` were written at once (none while it is queued), answered with `ack`.
+    case accepted(messages: [ChatMessage], ack: JSONValue)
     /// The key was seen before: the first result again, nothing appended.
     case repeated(ack: JSONValue)
 }
@@ -92,8 +141,31 @@ struct ScheduledChatMessage: Sendable, Hashable {
     var runId: String?
 }
 
+/// One chat session: its canonical rows and what invalidates cursors into them.
+struct ChatSession: Sendable, Hashable {
+    /// The rows of the active transcript, oldest first.
+    var rows: [ChatMessage] = []
+    /// Entry ids dropped by a reset or a compaction (`chat.message.get` → `not_visible`).
+    var hiddenIds: Set<String> = []
+    /// The cursor epoch: unique across sessions, renewed by a reset or a compaction.
+    var epoch: Int
+    /// Resets so far (the `sessionId` changes with each).
+    var resets = 0
+    var compactions = 0
+    /// The agent is busy with a run that has not ended: sends queue (scripted).
+    var busy = false
+    /// Session settings written by `sessions.patch` (member → value; `null` clears).
+    var settings: [String: JSONValue] = [:]
+    /// The newest `seq` written in this transcript (kept across compactions).
+    var lastSeq = 0
+
+    /// The transcript id: `session-<key>`, renewed by each reset.
+    func sessionId(key: String) -> String { resets == 0 ? "session-\(key)" : "session-\(key)-\(resets + 1)" }
+}
+
 /// The chat transcripts and their scripted agent, as a value: every rule of `chat.send`,
-/// `chat.history` and `sessions.list` is a method taking inputs and returning what to send.
+/// `chat.history`, `sessions.*` and the agent's queue is a method taking inputs and returning
+/// what to send.
 struct ChatStore: Sendable {
     /// The session a `chat.send` without a known session lands in, and `sessions.list`'s first row.
     static let defaultSessionKey = "main"
@@ -101,9 +173,12 @@ struct ChatStore: Sendable {
     static let defaultHistoryLimit = 200
     static let maximumHistoryLimit = 1_000
 
-    private(set) var sessions: [String: [ChatMessage]] = [:]
+    private(set) var sessionStates: [String: ChatSession] = [:]
     private var acks: [String: JSONValue] = [:]
+    private(set) var inputs: [String: ChatInput] = [:]
     private var nextEntry = 1
+    private var nextEpoch = 1
+    private var nextInput = 1
     private var scheduled: [ScheduledChatMessage] = []
     private var scheduleOrder = 0
     var autoReply: ChatAutoReply = .echo(delay: .zero)
@@ -115,29 +190,188 @@ struct ChatStore: Sendable {
 
     init() {}
 
+    /// Every session with rows or state, by key → rows.
+    var sessions: [String: [ChatMessage]] { sessionStates.mapValues(\.rows) }
+
     /// The rows of `sessionKey`, oldest first.
-    func messages(in sessionKey: String) -> [ChatMessage] { sessions[sessionKey] ?? [] }
+    func messages(in sessionKey: String) -> [ChatMessage] { sessionStates[sessionKey]?.rows ?? [] }
+
+    /// The session `key`, created on first use.
+    mutating func session(_ key: String) -> ChatSession {
+        if let session = sessionStates[key] { return session }
+        let session = ChatSession(epoch: nextEpoch)
+        nextEpoch += 1
+        sessionStates[key] = session
+        return session
+    }
+
+    /// The transcript id of `key`.
+    func sessionId(_ key: String) -> String { (sessionStates[key] ?? ChatSession(epoch: 0)).sessionId(key: key) }
 
     // MARK: - chat.send
 
-    /// Applies a send: a new key appends a user row (and schedules the agent's reply); a known key
-    /// returns the first ack and appends nothing.
-    mutating func send(sessionKey: String, text: String, idempotencyKey: String, nowMs: Int64) -> ChatSendOutcome {
+    /// Applies a send: a new key is accepted (written at once, or queued while the agent is busy
+    /// and the mode queues); a known key returns the first ack and changes nothing.
+    mutating func send(sessionKey: String, text: String, idempotencyKey: String, mode: ChatQueueMode?, nowMs: Int64) -> ChatSendOutcome {
         if let ack = acks[idempotencyKey] { return .repeated(ack: ack) }
-        let message = append(sessionKey: sessionKey, role: .user, text: text, nowMs: nowMs,
-                             idempotencyKey: idempotencyKey, runId: nil)
-        let ack: JSONValue = ["runId": .string(idempotencyKey), "status": "started"]
-        acks[idempotencyKey] = ack
-        if case .echo(let delay) = autoReply {
-            schedule(sessionKey: sessionKey, text: "echo: \(text)", dueMs: nowMs + delay.milliseconds, runId: idempotencyKey)
+        let busy = session(sessionKey).busy
+        let mode = mode ?? .followup
+        var input = ChatInput(id: "pending-\(nextInput)", runId: idempotencyKey, sessionKey: sessionKey, text: text,
+                              acceptedAtMs: nowMs, order: nextInput, mode: mode, state: .queued)
+        nextInput += 1
+        var ackObject: [String: JSONValue] = ["runId": .string(idempotencyKey), "status": "started"]
+        var written: [ChatMessage] = []
+        if !busy {
+            let row = append(sessionKey: sessionKey, role: .user, text: text, nowMs: nowMs, idempotencyKey: idempotencyKey, runId: nil)
+            input.state = .consumed
+            input.consumedBy = row.id
+            written.append(row)
+            scheduleEcho(sessionKey: sessionKey, text: text, runId: idempotencyKey, nowMs: nowMs)
+        } else {
+            switch mode {
+            case .steer:
+                // Folded into the active run: in history now; the active run answers it.
+                let row = append(sessionKey: sessionKey, role: .user, text: text, nowMs: nowMs, idempotencyKey: idempotencyKey, runId: nil)
+                input.state = .consumed
+                input.consumedBy = row.id
+                written.append(row)
+            case .followup, .collect:
+                break
+            case .interrupt:
+                interruptRun(sessionKey: sessionKey)
+                let row = append(sessionKey: sessionKey, role: .user, text: text, nowMs: nowMs, idempotencyKey: idempotencyKey, runId: nil)
+                input.state = .consumed
+                input.consumedBy = row.id
+                written.append(row)
+                scheduleEcho(sessionKey: sessionKey, text: text, runId: idempotencyKey, nowMs: nowMs)
+                ackObject["interruptedActiveRun"] = true
+            }
         }
-        return .appended(message: message, ack: ack)
+        inputs[idempotencyKey] = input
+        let ack = JSONValue.object(ackObject)
+        acks[idempotencyKey] = ack
+        return .accepted(messages: written, ack: ack)
     }
 
-    /// Whether a message with this key was applied.
+    /// Whether a message with this key was accepted.
     func hasApplied(idempotencyKey: String) -> Bool { acks[idempotencyKey] != nil }
 
-    // MARK: - The scripted agent
+    private mutating func scheduleEcho(sessionKey: String, text: String, runId: String, nowMs: Int64) {
+        if case .echo(let delay) = autoReply {
+            schedule(sessionKey: sessionKey, text: "echo: \(text)", dueMs: nowMs + delay.milliseconds, runId: runId)
+        }
+    }
+
+    // MARK: - The scripted agent's runs
+
+    /// The inputs of `sessionKey` still waiting for a turn, in acceptance order.
+    func queuedInputs(_ sessionKey: String) -> [ChatInput] {
+        inputs.values.filter { $0.sessionKey == sessionKey && $0.state == .queued }.sorted { $0.order < $1.order }
+    }
+
+    /// The agent starts a run that does not end until released: later sends queue.
+    mutating func holdRun(sessionKey: String) {
+        var state = session(sessionKey)
+        state.busy = true
+        sessionStates[sessionKey] = state
+    }
+
+    /// The active run ends; queued inputs take their turns in order: each `followup` its own run,
+    /// and the `collect` ones (every queued one with `collectAll`) folded into one run whose row
+    /// carries the first input's key. Returns the rows written.
+    mutating func releaseRun(sessionKey: String, collectAll: Bool, nowMs: Int64) -> [ChatMessage] {
+        var state = session(sessionKey)
+        state.busy = false
+        sessionStates[sessionKey] = state
+        let queued = queuedInputs(sessionKey)
+        var written: [ChatMessage] = []
+        let collected = queued.filter { collectAll || $0.mode == .collect }
+        for input in queued where !collected.contains(input) {
+            let row = append(sessionKey: sessionKey, role: .user, text: input.text, nowMs: nowMs, idempotencyKey: input.runId, runId: nil)
+            consume(input.runId, by: row.id)
+            written.append(row)
+            scheduleEcho(sessionKey: sessionKey, text: input.text, runId: input.runId, nowMs: nowMs)
+        }
+        if let first = collected.first {
+            let text = collected.map(\.text).joined(separator: "\n")
+            let row = append(sessionKey: sessionKey, role: .user, text: text, nowMs: nowMs, idempotencyKey: first.runId, runId: nil)
+            for input in collected { consume(input.runId, by: row.id) }
+            written.append(row)
+            scheduleEcho(sessionKey: sessionKey, text: text, runId: first.runId, nowMs: nowMs)
+        }
+        return written
+    }
+
+    /// The active run is cancelled: its queued inputs become `interrupted` and never reach history.
+    /// - Returns: whether a run was active.
+    @discardableResult
+    mutating func interruptRun(sessionKey: String) -> Bool {
+        var state = session(sessionKey)
+        let wasBusy = state.busy
+        state.busy = false
+        sessionStates[sessionKey] = state
+        for input in queuedInputs(sessionKey) { inputs[input.runId]?.state = .interrupted }
+        return wasBusy
+    }
+
+    /// The queued inputs of `sessionKey` are dropped (`cancelled`). Returns how many.
+    @discardableResult
+    mutating func cancelQueued(sessionKey: String) -> Int {
+        let queued = queuedInputs(sessionKey)
+        for input in queued { inputs[input.runId]?.state = .cancelled }
+        return queued.count
+    }
+
+    private mutating func consume(_ runId: String, by entryId: String) {
+        inputs[runId]?.state = .consumed
+        inputs[runId]?.consumedBy = entryId
+    }
+
+    // MARK: - Sessions: reset and compaction
+
+    /// `sessions.reset`: a new transcript (new `sessionId`, no rows, cursors invalid); queued
+    /// inputs are cancelled.
+    mutating func reset(sessionKey: String) {
+        var state = session(sessionKey)
+        state.hiddenIds.formUnion(state.rows.map(\.id))
+        state.rows = []
+        state.resets += 1
+        state.busy = false
+        state.lastSeq = 0
+        state.epoch = nextEpoch
+        nextEpoch += 1
+        sessionStates[sessionKey] = state
+        cancelQueued(sessionKey: sessionKey)
+    }
+
+    /// Compaction: the transcript keeps its newest `keep` rows, the rest leave the visible path;
+    /// cursors into the session are invalid afterwards.
+    /// - Returns: whether rows were dropped, and how many rows remain.
+    mutating func compact(sessionKey: String, keep: Int) -> (compacted: Bool, kept: Int) {
+        var state = session(sessionKey)
+        let keep = max(0, keep)
+        let dropped = max(0, state.rows.count - keep)
+        if dropped > 0 {
+            state.hiddenIds.formUnion(state.rows.prefix(dropped).map(\.id))
+            state.rows.removeFirst(dropped)
+        }
+        state.compactions += 1
+        state.epoch = nextEpoch
+        nextEpoch += 1
+        sessionStates[sessionKey] = state
+        return (dropped > 0, state.rows.count)
+    }
+
+    /// `sessions.patch`: writes the given settings (`null` clears one).
+    mutating func patch(sessionKey: String, settings: [String: JSONValue]) {
+        var state = session(sessionKey)
+        for (name, value) in settings {
+            if value == .null { state.settings[name] = nil } else { state.settings[name] = value }
+        }
+        sessionStates[sessionKey] = state
+    }
+
+    // MARK: - Scheduled rows
 
     /// Schedules an assistant row at `dueMs` (due at once when `dueMs` is not in the future).
     mutating func schedule(sessionKey: String, text: String, dueMs: Int64, runId: String? = nil) {
@@ -159,16 +393,19 @@ struct ChatStore: Sendable {
 
     private mutating func append(sessionKey: String, role: ChatMessage.Role, text: String, nowMs: Int64,
                                  idempotencyKey: String?, runId: String?) -> ChatMessage {
-        var rows = sessions[sessionKey] ?? []
-        let message = ChatMessage(id: "msg-\(nextEntry)", seq: (rows.last?.seq ?? 0) + 1, sessionKey: sessionKey, role: role,
+        var state = session(sessionKey)
+        // `seq` keeps counting across compactions; a reset starts a new transcript at 1.
+        let lastSeq = state.lastSeq
+        let message = ChatMessage(id: "msg-\(nextEntry)", seq: lastSeq + 1, sessionKey: sessionKey, role: role,
                                   text: text, timestampMs: nowMs, idempotencyKey: idempotencyKey, runId: runId)
         nextEntry += 1
-        rows.append(message)
-        sessions[sessionKey] = rows
+        state.rows.append(message)
+        state.lastSeq = message.seq
+        sessionStates[sessionKey] = state
         return message
     }
 
-    // MARK: - chat.history
+    // MARK: - History lag
 
     /// Makes the next `reads` history answers leave out the newest `omitNewest` rows (`reads`
     /// `nil`: until cleared; `omitNewest` 0 clears).
@@ -178,54 +415,9 @@ struct ChatStore: Sendable {
         if lagRemainingReads == 0 { lagOmitNewest = 0 }
     }
 
-    /// Why request parameters are refused (the `INVALID_REQUEST` message).
-    struct ParamsError: Error, Sendable, Hashable {
-        var message: String
-    }
-
-    /// A `chat.history` request, read.
-    struct HistoryRequest: Sendable, Hashable {
-        var sessionKey: String
-        var limit: Int
-        var offset: Int
-        var afterSeq: Int?
-    }
-
-    /// Reads the parameters of `chat.history` (upstream `ChatHistoryParamsSchema`, plus `offset`
-    /// paging and the tolerant `deltaCursor`).
-    /// - Returns: the request, or the `INVALID_REQUEST` message.
-    static func historyRequest(_ params: JSONValue?) -> Result<HistoryRequest, ParamsError> {
-        guard let sessionKey = params?["sessionKey"]?.stringValue, !sessionKey.isEmpty else {
-            return .failure(ParamsError(message: "invalid chat.history params: sessionKey required"))
-        }
-        var limit = defaultHistoryLimit
-        if let raw = params?["limit"], raw != .null {
-            guard let value = raw.int64Value, (1...Int64(maximumHistoryLimit)).contains(value) else {
-                return .failure(ParamsError(message: "invalid chat.history params: limit must be an integer from 1 to \(maximumHistoryLimit)"))
-            }
-            limit = Int(value)
-        }
-        var offset = 0
-        if let raw = params?["offset"], raw != .null {
-            guard let value = raw.int64Value, value >= 0, value <= Int64(Int32.max) else {
-                return .failure(ParamsError(message: "invalid chat.history params: offset must be a non-negative integer"))
-            }
-            offset = Int(value)
-        }
-        var afterSeq: Int?
-        if let raw = params?["deltaCursor"], raw != .null {
-            let number = raw.int64Value ?? raw.stringValue.flatMap { Int64($0) }
-            guard let number, number >= 0, number <= Int64(Int32.max) else {
-                return .failure(ParamsError(message: "invalid chat.history params: deltaCursor must be a cursor from an earlier chat.history"))
-            }
-            afterSeq = Int(number)
-        }
-        return .success(HistoryRequest(sessionKey: sessionKey, limit: limit, offset: offset, afterSeq: afterSeq))
-    }
-
-    /// Answers a history request (counting one read against an armed lag).
-    mutating func history(_ request: HistoryRequest) -> JSONValue {
-        var rows = messages(in: request.sessionKey)
+    /// The rows of `sessionKey` a history read sees now (counting one read against an armed lag).
+    mutating func visibleRows(_ sessionKey: String) -> [ChatMessage] {
+        var rows = messages(in: sessionKey)
         if lagOmitNewest > 0 {
             rows.removeLast(min(lagOmitNewest, rows.count))
             if let remaining = lagRemainingReads {
@@ -233,40 +425,29 @@ struct ChatStore: Sendable {
                 if remaining - 1 <= 0 { setHistoryLag(omitNewest: 0, reads: nil) }
             }
         }
-        let visibleCursor = rows.last?.seq ?? 0
-        if let after = request.afterSeq { rows = rows.filter { $0.seq > after } }
-        // Newest `limit` rows after skipping the newest `offset` (paging backward).
-        let end = max(0, rows.count - request.offset)
-        let start = max(0, end - request.limit)
-        let page = Array(rows[start..<end])
-        var payload: [String: JSONValue] = [
-            "sessionKey": .string(request.sessionKey),
-            "sessionId": .string("session-\(request.sessionKey)"),
-            "messages": .array(page.map(\.json)),
-            "thinkingLevel": "off",
-            "hasMore": .bool(start > 0),
-            "deltaCursor": .string(String(visibleCursor)),
-        ]
-        if start > 0 { payload["nextOffset"] = .int(Int64(request.offset + (end - start))) }
-        return .object(payload)
+        return rows
     }
 
     // MARK: - sessions.list
 
-    /// The session index: the default session first, then every session with rows, by key.
+    /// One `sessions.list` row (also the `entry` of `sessions.patch` / `sessions.reset`).
+    func sessionRow(_ key: String) -> JSONValue {
+        let messages = self.messages(in: key)
+        var row: [String: JSONValue] = [
+            "key": .string(key), "sessionId": .string(sessionId(key)), "kind": "direct",
+            "updatedAt": .int(messages.last?.timestampMs ?? 0), "messageCount": .int(Int64(messages.count)),
+        ]
+        if let last = messages.last { row["lastMessagePreview"] = .string(String(last.text.prefix(120))) }
+        for (name, value) in sessionStates[key]?.settings ?? [:] where row[name] == nil { row[name] = value }
+        return .object(row)
+    }
+
+    /// The session index: the default session first, then every other session, by key.
     func sessionsList(nowMs: Int64) -> JSONValue {
-        var keys = Set(sessions.keys)
+        var keys = Set(sessionStates.keys)
         keys.insert(Self.defaultSessionKey)
         let ordered = [Self.defaultSessionKey] + keys.subtracting([Self.defaultSessionKey]).sorted()
-        let rows: [JSONValue] = ordered.map { key in
-            let messages = self.messages(in: key)
-            var row: [String: JSONValue] = [
-                "key": .string(key), "sessionId": .string("session-\(key)"), "kind": "direct",
-                "updatedAt": .int(messages.last?.timestampMs ?? 0), "messageCount": .int(Int64(messages.count)),
-            ]
-            if let last = messages.last { row["lastMessagePreview"] = .string(String(last.text.prefix(120))) }
-            return .object(row)
-        }
+        let rows = ordered.map(sessionRow)
         return ["ts": .int(nowMs), "count": .int(Int64(rows.count)), "sessions": .array(rows)]
     }
 }

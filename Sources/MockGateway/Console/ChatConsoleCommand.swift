@@ -74,6 +74,48 @@ extension ConsoleCommandSpec {
             return .chat(.armed(rows == 0 ? "chat.history is current"
                 : "chat.history leaves out the newest \(rows) rows" + (reads.map { " for \($0) reads" } ?? " until cleared")))
         },
+        ConsoleCommandSpec(
+            "chat-hold", options: [sessionOption],
+            summary: "the agent starts a run that holds later sends queued (until chat-release)", example: "chat-hold"
+        ) { command, console in
+            let key = sessionKey(command)
+            await console.gateway.holdChatRun(sessionKey: key)
+            return .chat(.armed("a run in \(key) holds later sends queued"))
+        },
+        ConsoleCommandSpec(
+            "chat-release", options: [sessionOption, .flag("--collect", help: "fold every queued input into one run")],
+            summary: "end the held run; queued inputs take their turns (or one collected run)", example: "chat-release --collect"
+        ) { command, console in
+            let key = sessionKey(command)
+            let collect = command.isSet("--collect")
+            await console.gateway.releaseChatRun(sessionKey: key, collect: collect)
+            return .chat(.armed("the run in \(key) ended" + (collect ? "; queued inputs collected into one run" : "")))
+        },
+        ConsoleCommandSpec(
+            "chat-interrupt", options: [sessionOption],
+            summary: "interrupt the held run; its queued inputs become interrupted", example: "chat-interrupt"
+        ) { command, console in
+            let key = sessionKey(command)
+            await console.gateway.interruptChatRun(sessionKey: key)
+            return .chat(.armed("the run in \(key) was interrupted"))
+        },
+        ConsoleCommandSpec(
+            "chat-cancel-queued", options: [sessionOption],
+            summary: "cancel the queued inputs of a session", example: "chat-cancel-queued"
+        ) { command, console in
+            let key = sessionKey(command)
+            await console.gateway.cancelQueuedChatInputs(sessionKey: key)
+            return .chat(.armed("the queued inputs in \(key) were cancelled"))
+        },
+        ConsoleCommandSpec(
+            "chat-compact", options: [sessionOption, .option("--keep", WholeNumber.self, help: "rows kept (default 2)")],
+            summary: "compact a session: older rows leave the visible path, cursors reset", example: "chat-compact --keep 1"
+        ) { command, console in
+            let key = sessionKey(command)
+            let keep = command.option("--keep", as: WholeNumber.self)?.value ?? 2
+            await console.gateway.compactChatSession(sessionKey: key, keep: keep)
+            return .chat(.armed("\(key) compacted to its newest \(keep) rows"))
+        },
     ]
 
     /// `--session KEY`: a chat session, `main` by default.

@@ -86,8 +86,8 @@ struct EventRegistry: Sendable {
         // Operators: nodes, chat, talk. `node.presence` comes with the structured
         // `node.presence.activity` handler.
         .advertised(.nodePresence, .operator, .structuredNodeEvents),
-        .advertised(.chat, .operator), .advertised(.sessionMessage, .operator),
-        .unlisted(.talkMode, .operator, .never),
+        .advertised(.chat, .operator), .advertised(.sessionMessage, .operator), .advertised(.sessionsChanged, .operator),
+        .unlisted(.talkMode, .operator, .never), .unlisted(.talkEvent, .operator),
     ])
 
     /// A registry of `specs`.

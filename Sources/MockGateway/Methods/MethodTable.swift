@@ -84,6 +84,12 @@ extension MethodRegistry {
     static let sessionMethods: [MethodSpec] = [
         .operator(.chatSend, write) { core, call in core.chatSend(call) },
         .operator(.chatHistory, read) { core, call in core.chatHistory(call) },
+        .operator(.chatMessageGet, read) { core, call in core.chatMessageGet(call) },
+        // `chat.startup` is in the newest chat generation only (the one with the newest node methods).
+        .operator(.chatStartup, read, .newerNodeMethods) { core, call in core.chatStartup(call) },
+        .operator(.sessionsPatch, write) { core, call in core.sessionsPatch(call) },
+        .operator(.sessionsReset, write) { core, call in core.sessionsReset(call) },
+        .operator(.sessionsCompact, write) { core, call in core.sessionsCompact(call) },
         .operator(.sessionsList, read) { core, call in core.reply(call, core.chat.store.sessionsList(nowMs: core.nowMs)) },
         .operator(.modelsList, read) { core, call in core.answer(call, ModelsList.answer(call.params)) },
         .operator(.sessionsMessagesSubscribe, read) { core, call in core.sessionsMessagesSubscribe(call) },

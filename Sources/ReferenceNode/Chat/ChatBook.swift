@@ -9,7 +9,12 @@ import GatewayProtocol
 // without an ack is "delivery unconfirmed" and never replayed blindly; rows flush strictly in
 // creation order; every operation is scoped to one Gateway; the transcript cache is disposable
 // and per Gateway (openclaw/openclaw `apps/android`, `ChatOutbox`; `docs/platforms/ios.md` and
-// `docs/platforms/android.md`; docs/protocol.md §8.4).
+// `docs/platforms/android.md`; docs/protocol.md §8.4). The newest Gateway's history contract
+// (docs/protocol.md §8.2): a user row names its send in `__openclaw.idempotencyKey =
+// "<key>:user"`; `inputRunIds` asks for `inputReceipts` (`consumed` retires, `pending` means
+// accepted and never resent); `pendingInputs` lists accepted sends not in history yet; the tail's
+// `deltaCursor` goes back as `cursor`, and `{kind:"reset"}` means: drop what was merged and fetch
+// a fresh tail. Cursors are kept per Gateway and session and never sent anywhere else.
 
 /// A message the user wrote, waiting for the Gateway's canonical history to show it.
 public struct OutboxMessage: Sendable, Hashable, Codable {
@@ -89,6 +94,9 @@ struct ChatBook: Sendable, Hashable, Codable {
     private(set) var outbox: [OutboxMessage] = []
     /// Gateway key → session key → rows.
     private(set) var transcripts: [String: [String: [TranscriptRow]]] = [:]
+    /// Gateway key → session key → the `deltaCursor` of the last history answer merged
+    /// (optional so that a book written before cursors existed still loads).
+    private(set) var cursors: [String: [String: String]]?
     private var nextOrder = 1
 
     init() {}
@@ -166,16 +174,85 @@ struct ChatBook: Sendable, Hashable, Codable {
         }
     }
 
-    /// Canonical history of `sessionKey` on `gateway` arrived: the cache takes it, and messages
-    /// whose key it shows are retired.
+    /// The cursor to send with the next history read of `sessionKey` on `gateway` (only one this
+    /// Gateway handed out for this session).
+    func cursor(gateway: String, sessionKey: String) -> String? { cursors?[gateway]?[sessionKey] }
+
+    /// The keys whose custody history should report: acknowledged or ambiguous messages of
+    /// `sessionKey` (at most 50, the schema's limit).
+    func inputRunIds(gateway: String, sessionKey: String, configuration: ReferenceConfiguration) -> [String] {
+        // Only a Gateway that hands out cursors has the custody contract (an older one refuses
+        // the member: its params schema is closed).
+        guard !configuration.has(.ignoreInputReceipts), cursors?[gateway]?.isEmpty == false else { return [] }
+        let keys = bubbles(gateway: gateway).filter { $0.sessionKey == sessionKey && ($0.status == .accepted || $0.status == .unconfirmed) }
+        return Array(keys.map(\.key).prefix(50))
+    }
+
+    /// A `{kind:"reset"}` answer: the merged transcript and its cursor go; a fresh tail follows
+    /// (the `ignore-history-reset` mutant keeps both).
+    mutating func historyReset(gateway: String, sessionKey: String, configuration: ReferenceConfiguration) {
+        guard !configuration.has(.ignoreHistoryReset) else { return }
+        transcripts[gateway]?[sessionKey] = nil
+        cursors?[gateway]?[sessionKey] = nil
+    }
+
+    /// Canonical history of `sessionKey` on `gateway` arrived (a tail page, or a `delta` merged
+    /// onto the cached rows): the cache takes it, its cursor is kept, and messages it shows are
+    /// retired: by the row's envelope key, or by a `consumed` receipt. An ambiguous message that a
+    /// `pending` receipt or `pendingInputs` shows accepted is marked accepted, never resent.
     /// - Returns: the retired keys.
     @discardableResult
-    mutating func applyHistory(_ payload: JSONValue, gateway: String, sessionKey: String) -> [String] {
+    mutating func applyHistory(_ payload: JSONValue, gateway: String, sessionKey: String,
+                               configuration: ReferenceConfiguration) -> [String] {
         let rows = payload["messages"]?.arrayValue ?? []
-        transcripts[gateway, default: [:]][sessionKey] = rows.compactMap(TranscriptRow.init(json:))
-        let shownKeys = Set(rows.compactMap { $0["idempotencyKey"]?.stringValue })
+        let parsed = rows.compactMap(TranscriptRow.init(json:))
+        if payload["kind"]?.stringValue == "delta" {
+            var merged = transcripts[gateway]?[sessionKey] ?? []
+            let known = Set(merged.compactMap(\.entryId))
+            merged += parsed.filter { row in row.entryId.map { !known.contains($0) } ?? true }
+            transcripts[gateway, default: [:]][sessionKey] = merged
+        } else {
+            transcripts[gateway, default: [:]][sessionKey] = parsed
+        }
+        if let cursor = payload["deltaCursor"]?.stringValue {
+            var all = cursors ?? [:]
+            all[gateway, default: [:]][sessionKey] = cursor
+            cursors = all
+        }
+        var shownKeys: Set<String>
+        if configuration.has(.retireOnTopLevelKey) {
+            shownKeys = Set(rows.compactMap { $0["idempotencyKey"]?.stringValue })
+        } else {
+            shownKeys = Set(rows.compactMap { row -> String? in
+                guard let key = row["__openclaw"]?["idempotencyKey"]?.stringValue, key.hasSuffix(":user") else { return nil }
+                return String(key.dropLast(":user".count))
+            })
+        }
+        var accepted: Set<String> = []
+        if !configuration.has(.ignoreInputReceipts) {
+            for receipt in payload["inputReceipts"]?.arrayValue ?? [] {
+                guard let runId = receipt["runId"]?.stringValue else { continue }
+                switch receipt["state"]?.stringValue {
+                case "consumed": shownKeys.insert(runId)
+                case "pending": accepted.insert(runId)
+                default: break
+                }
+            }
+        }
+        if !configuration.has(.resendPendingInput) {
+            for item in payload["pendingInputs"]?["items"]?.arrayValue ?? [] {
+                guard let runId = item["runId"]?.stringValue else { continue }
+                accepted.insert(runId)
+            }
+        } else {
+            accepted = []
+        }
         let retired = outbox.filter { $0.gateway == gateway && $0.sessionKey == sessionKey && shownKeys.contains($0.key) }.map(\.key)
         outbox.removeAll { retired.contains($0.key) }
+        for index in outbox.indices where outbox[index].gateway == gateway && outbox[index].sessionKey == sessionKey
+            && outbox[index].status == .unconfirmed && accepted.contains(outbox[index].key) {
+            outbox[index].status = .accepted
+        }
         return retired
     }
 
@@ -206,7 +283,10 @@ struct ChatBook: Sendable, Hashable, Codable {
     /// `keep-cache-after-reset` mutant keeps the transcripts).
     mutating func forget(configuration: ReferenceConfiguration) {
         outbox = []
-        if !configuration.has(.keepCacheAfterReset) { transcripts = [:] }
+        if !configuration.has(.keepCacheAfterReset) {
+            transcripts = [:]
+            cursors = nil
+        }
     }
 
     // MARK: - Persistence

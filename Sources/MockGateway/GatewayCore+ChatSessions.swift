@@ -1,0 +1,137 @@
+import GatewayProtocol
+
+/// Why `sessions.changed` was sent (upstream `SessionChangedPayload.reason`).
+enum SessionChangeReason: String, Sendable, Hashable {
+    /// `sessions.patch`.
+    case patch
+    /// `sessions.reset`.
+    case reset
+    /// `sessions.compact` (or a scripted compaction).
+    case compact
+}
+
+// Glue of the chat history, single-message, startup and session-control methods: each handler
+// validates with a ChatStore schema, asks the store and answers (rules in Sources/MockGateway/Chat).
+extension GatewayCore {
+    /// The chat generation this Gateway serves.
+    var chatGeneration: ChatGeneration { ChatGeneration(configuration.profile) }
+
+    func answerParams<T>(_ call: MethodCall, _ result: Result<T, ChatStore.ParamsError>, _ body: (T) -> Void) {
+        switch result {
+        case .failure(let error): fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: error.message))
+        case .success(let value): body(value)
+        }
+    }
+
+    /// `chat.history` (closed schema of the generation): a tail page, a cursor delta or a reset.
+    func chatHistory(_ call: MethodCall) {
+        answerParams(call, ChatStore.historyRequest(call.params, generation: chatGeneration)) { query in
+            reply(call, chat.store.history(query, nowMs: nowMs))
+        }
+    }
+
+    /// `chat.startup`: history params (the same answer as `chat.history`), or a short chat link,
+    /// which this Gateway does not have.
+    func chatStartup(_ call: MethodCall) {
+        if call.params?["shortId"] != nil {
+            answerParams(call, ChatStore.startupLinkSchema.validate(call.params)) { _ in
+                fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "chat link not found"))
+            }
+            return
+        }
+        answerParams(call, ChatStore.historyRequest(call.params, generation: .newest, method: GatewayMethod.chatStartup.rawValue)) { query in
+            reply(call, chat.store.history(query, nowMs: nowMs))
+        }
+    }
+
+    /// `chat.message.get`.
+    func chatMessageGet(_ call: MethodCall) {
+        answerParams(call, ChatStore.messageGetSchema.validate(call.params)) { members in
+            reply(call, chat.store.messageGet(sessionKey: members["sessionKey"]?.stringValue ?? "",
+                                              messageId: members["messageId"]?.stringValue ?? "",
+                                              maxChars: members["maxChars"]?.int64Value.map { Int($0) }))
+        }
+    }
+
+    /// `sessions.patch`: writes the settings; `{ok, key, entry}`.
+    func sessionsPatch(_ call: MethodCall) {
+        answerParams(call, ChatStore.patchSchema.validate(call.params)) { members in
+            let key = members["key"]?.stringValue ?? ""
+            chat.store.patch(sessionKey: key, settings: members.filter { ChatStore.patchableSettings[$0.key] != nil })
+            reply(call, ["ok": true, "key": .string(key), "entry": chat.store.sessionRow(key)])
+            emitSessionsChanged(key, reason: .patch)
+        }
+    }
+
+    /// `sessions.reset`: a new transcript; `{ok, key, entry}`.
+    func sessionsReset(_ call: MethodCall) {
+        answerParams(call, ChatStore.resetSchema.validate(call.params)) { members in
+            let key = members["key"]?.stringValue ?? ""
+            chat.store.reset(sessionKey: key)
+            noteFault("session \(key) reset")
+            reply(call, ["ok": true, "key": .string(key), "entry": chat.store.sessionRow(key)])
+            emitSessionsChanged(key, reason: .reset)
+        }
+    }
+
+    /// `sessions.compact`: keeps the newest `maxLines` rows (2 without); `{ok, key, compacted, kept?}`.
+    func sessionsCompact(_ call: MethodCall) {
+        answerParams(call, ChatStore.compactSchema.validate(call.params)) { members in
+            let key = members["key"]?.stringValue ?? ""
+            let maxLines = members["maxLines"]?.int64Value.map { Int($0) }
+            let outcome = chat.store.compact(sessionKey: key, keep: maxLines ?? ChatStore.defaultCompactionKeep)
+            noteFault("session \(key) compacted")
+            var payload: [String: JSONValue] = ["ok": true, "key": .string(key), "compacted": .bool(outcome.compacted)]
+            if maxLines != nil { payload["kept"] = .int(Int64(outcome.kept)) }
+            reply(call, .object(payload))
+            emitSessionsChanged(key, reason: .compact, compacted: outcome.compacted)
+        }
+    }
+
+    // MARK: - Scripting the agent's runs
+
+    func scriptHoldRun(sessionKey: String) {
+        chat.store.holdRun(sessionKey: sessionKey)
+        noteFault("chat agent: a run in \(sessionKey) holds later sends queued")
+    }
+
+    func scriptReleaseRun(sessionKey: String, collect: Bool) {
+        let rows = chat.store.releaseRun(sessionKey: sessionKey, collectAll: collect, nowMs: nowMs)
+        noteFault("chat agent: the run in \(sessionKey) ended" + (collect ? ", queued inputs collected into one run" : ""))
+        for row in rows { publishChat(row) }
+        releaseDueChatMessages()
+    }
+
+    func scriptInterruptRun(sessionKey: String) {
+        chat.store.interruptRun(sessionKey: sessionKey)
+        noteFault("chat agent: the run in \(sessionKey) was interrupted")
+    }
+
+    func scriptCancelQueued(sessionKey: String) {
+        let count = chat.store.cancelQueued(sessionKey: sessionKey)
+        noteFault("chat agent: \(count) queued inputs in \(sessionKey) cancelled")
+    }
+
+    func scriptCompact(sessionKey: String, keep: Int) {
+        let outcome = chat.store.compact(sessionKey: sessionKey, keep: keep)
+        noteFault("chat agent: session \(sessionKey) compacted to \(keep) rows")
+        emitSessionsChanged(sessionKey, reason: .compact, compacted: outcome.compacted)
+    }
+
+    /// `sessions.changed` to the connections subscribed to every session (`sessions.subscribe`)
+    /// that hold `operator.read`: `{sessionKey, reason, compacted?, ts, …the session row}`
+    /// (upstream `emitSessionsChanged`, src/gateway/server-methods/sessions.ts).
+    func emitSessionsChanged(_ sessionKey: String, reason: SessionChangeReason, compacted: Bool? = nil) {
+        var payload = chat.store.sessionRow(sessionKey).objectValue ?? [:]
+        payload["sessionKey"] = .string(sessionKey)
+        payload["reason"] = .string(reason.rawValue)
+        payload["ts"] = .int(nowMs)
+        if let compacted { payload["compacted"] = .bool(compacted) }
+        let event = GatewayEventName.sessionsChanged.rawValue
+        for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
+            guard let session = state.session, !state.closing, messageSubscriptions.everySession.contains(connectionId),
+                  EventScopeGate.allows(event: event, role: session.role, scopes: session.scopes) else { continue }
+            sendSequenced(event: event, payload: .object(payload), to: connectionId)
+        }
+    }
+}
