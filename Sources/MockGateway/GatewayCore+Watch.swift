@@ -186,8 +186,8 @@ extension GatewayCore {
         let connectionId = WatchGlueState.connectionPrefix + String(watch.connectionCounter)
         registerWatchNode(candidate, connectionId: connectionId)
         if let bootstrapGrant {
-            lastConnectResponseDelivered = true
-            finishSetup(bootstrapGrant, deviceId: device.deviceId, deviceName: candidate.params.client.displayName)
+            // The HTTP answer carries the device token; no frame fault applies to it.
+            finishSetup(bootstrapGrant, deviceId: device.deviceId, deviceName: candidate.params.client.displayName, delivered: true)
         }
         return .admitted(nodeId: device.deviceId, connectionId: connectionId, deviceToken: token)
     }
