@@ -55,6 +55,10 @@ extension GatewayCore {
 
     /// `sessions.patch`: writes the settings; `{ok, key, entry}`.
     func sessionsPatch(_ call: MethodCall) {
+        // Upstream's `dynamic` scope: fields beyond chat organisation need `operator.admin`.
+        if SessionMutationScope.patchRequires(call.params) == .admin, !Set(wire: call.session.scopes).contains(.admin) {
+            return fail(call, OperatorMethodPolicy.missingScopeError(.admin, requiredScopes: [.admin], style: profile.missingScopeStyle))
+        }
         answerParams(call, ChatStore.patchSchema.validate(call.params)) { members in
             let key = members["key"]?.stringValue ?? ""
             chat.store.patch(sessionKey: key, settings: members.filter { ChatStore.patchableSettings[$0.key] != nil })

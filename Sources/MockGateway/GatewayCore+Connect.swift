@@ -309,6 +309,8 @@ extension GatewayCore {
         events.append(.nodeConnected(nodeId: nodeId, connectionId: connectionId))
         sendTargeted(event: GatewayEventName.voicewakeChanged.rawValue, payload: appSurfaces.voiceWake.getResult, to: connectionId)
         broadcastPresence()
+        // A node.invoke waiting for this node after a wake dispatches now (GatewayCore+InvokeWake.swift).
+        advanceInvokeWakes()
         return delivered
     }
 

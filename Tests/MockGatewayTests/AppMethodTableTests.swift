@@ -49,7 +49,7 @@ struct AppMethodTableTests {
                 found.append("\(row.method): the table says \(row.served ? "yes" : "no"), the registry \(served ? "serves" : "does not serve") it")
             }
             guard served, let spec else { continue }
-            let scope = spec.scope?.scope.rawValue ?? "node"
+            let scope = spec.scope.map { $0.raisedByParams ? "dynamic" : $0.scope.rawValue } ?? "node"
             if scope != row.scope { found.append("\(row.method): the table says \(row.scope), the registry \(scope)") }
         }
         return found

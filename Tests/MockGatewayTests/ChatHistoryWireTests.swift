@@ -47,9 +47,12 @@ struct ChatHistoryWireTests {
         }
     }
 
+    /// `sessions.reset` and `sessions.compact` need `operator.admin` (upstream's method table).
+    static let adminChatScopes = ChatEndToEndTests.chatScopes + ["operator.admin"]
+
     @Test func aCompactionOrAResetInvalidatesCursors() async throws {
         try await Gateway.withGateway { gateway in
-            let session = try await Self.chatter(gateway, 0xA1)
+            let session = try await Self.chatter(gateway, 0xA1, scopes: Self.adminChatScopes)
             for index in 1...3 { _ = try await session.client.request("chat.send", params: ChatEndToEndTests.send("m\(index)", key: "c-\(index)")) }
             let before = try #require(try await session.client.request("chat.history", params: ["sessionKey": "main"]).payload?["deltaCursor"]?.stringValue)
             let compacted = try await session.client.request("sessions.compact", params: ["key": "main", "maxLines": 2])
@@ -158,7 +161,12 @@ struct ChatHistoryWireTests {
             #expect(listed.payload?["sessions"]?.arrayValue?.first?["label"] == "Ops")
             let cleared = try await session.client.request("sessions.patch", params: ["key": "main", "label": .null])
             #expect(cleared.payload?["entry"]?["label"] == nil)
-            let unknown = try await session.client.request("sessions.patch", params: ["key": "main", "nickname": "x"])
+            // An unknown member raises the scope to admin before the schema sees it (upstream fails
+            // closed on unknown fields); an admin gets the schema's refusal.
+            let unknownAsWriter = try await session.client.request("sessions.patch", params: ["key": "main", "nickname": "x"])
+            #expect(unknownAsWriter.error?.message == "missing scope: operator.admin")
+            let admin = try await Self.chatter(gateway, 0xAA, scopes: Self.adminChatScopes)
+            let unknown = try await admin.client.request("sessions.patch", params: ["key": "main", "nickname": "x"])
             #expect(unknown.error?.message == "invalid sessions.patch params: at root: unexpected property 'nickname'")
             let badType = try await session.client.request("sessions.patch", params: ["key": "main", "pinned": "yes"])
             #expect(badType.error?.message == "invalid sessions.patch params: at /pinned: must be boolean")
@@ -166,6 +174,17 @@ struct ChatHistoryWireTests {
             let reader = try await Self.chatter(gateway, 0xA6, scopes: ["operator.read"])
             let denied = try await reader.client.request("sessions.patch", params: ["key": "main", "label": "no"])
             #expect(denied.error?.message == "missing scope: operator.write")
+
+            // Upstream's `dynamic` scope (break tried: no check in the handler; the writer's
+            // `sendPolicy` patch then succeeded): organisation fields need write, others admin.
+            let sendPolicy = try await session.client.request("sessions.patch", params: ["key": "main", "sendPolicy": "deny"])
+            #expect(sendPolicy.error?.message == "missing scope: operator.admin")
+            let fullAccess = try await session.client.request("sessions.patch", params: ["key": "main", "permissionMode": "full"])
+            #expect(fullAccess.error?.message == "missing scope: operator.admin")
+            let adminPatch = try await admin.client.request("sessions.patch", params: ["key": "main", "sendPolicy": "deny"])
+            #expect(adminPatch.payload?["ok"] == true, "\(adminPatch)")
+            let writerReset = try await session.client.request("sessions.reset", params: ["key": "main"])
+            #expect(writerReset.error?.message == "missing scope: operator.admin")
             let allowed = try await reader.client.request("chat.message.get", params: ["sessionKey": "main", "messageId": "x"])
             #expect(allowed.ok)
         }
@@ -194,7 +213,7 @@ struct ChatHistoryWireTests {
     /// Break tried: sending `sessions.changed` to every reader (the per-key subscriber then saw it).
     @Test func sessionsChangedGoesToSessionSubscribersOnPatchResetAndCompact() async throws {
         try await Gateway.withGateway { gateway in
-            let watcher = try await Self.chatter(gateway, 0xA8)
+            let watcher = try await Self.chatter(gateway, 0xA8, scopes: Self.adminChatScopes)
             let subscribed = try await watcher.client.request("sessions.subscribe", params: [:])
             #expect(subscribed.payload?["subscribed"] == true)
             let follower = try await Self.chatter(gateway, 0xA9)

@@ -240,7 +240,10 @@ struct InvokeWakeTests {
     }
 
     @Test func aQueuedForegroundActionWakesTheNodeAndSaysHow() async throws {
-        try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto)) { gateway in
+        // `camera.snap` is a dangerous command: only an explicit allow lets it through (§6.7).
+        var configuration = GatewayConfiguration(autoApproval: .auto)
+        configuration.nodeCommands = NodeCommandPolicy(allow: ["camera.snap"])
+        try await Gateway.withGateway(configuration) { gateway in
             let identity = try TestIdentities.make(0xC1)
             let node = try await TestSessions.connect(gateway, identity: identity) { client in
                 var params = client.connectParams()

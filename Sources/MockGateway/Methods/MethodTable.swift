@@ -15,6 +15,9 @@ extension MethodRegistry {
     private static let write = MethodScopeRequirement(.write)
     private static let pairing = MethodScopeRequirement(.pairing)
     private static let admin = MethodScopeRequirement(.admin)
+    /// Upstream's `dynamic`: `operator.write` admits the call, the handler asks for more from the
+    /// params (`SessionMutationScope`).
+    private static let writeRaisedByParams = MethodScopeRequirement(.write, raisedByParams: true)
     private static let approvals = MethodScopeRequirement(.approvals)
     /// "own-run question boundary": `operator.sessions.write` is admitted for every question
     /// method; the fake Gateway has no runs to tell own from foreign.
@@ -87,9 +90,9 @@ extension MethodRegistry {
         .operator(.chatMessageGet, read) { core, call in core.chatMessageGet(call) },
         // `chat.startup` is in the newest chat generation only (the one with the newest node methods).
         .operator(.chatStartup, read, .newerNodeMethods) { core, call in core.chatStartup(call) },
-        .operator(.sessionsPatch, write) { core, call in core.sessionsPatch(call) },
-        .operator(.sessionsReset, write) { core, call in core.sessionsReset(call) },
-        .operator(.sessionsCompact, write) { core, call in core.sessionsCompact(call) },
+        .operator(.sessionsPatch, writeRaisedByParams) { core, call in core.sessionsPatch(call) },
+        .operator(.sessionsReset, admin) { core, call in core.sessionsReset(call) },
+        .operator(.sessionsCompact, admin) { core, call in core.sessionsCompact(call) },
         .operator(.sessionsList, read) { core, call in core.reply(call, core.chat.store.sessionsList(nowMs: core.nowMs)) },
         .operator(.modelsList, read) { core, call in core.answer(call, ModelsList.answer(call.params)) },
         .operator(.sessionsMessagesSubscribe, read) { core, call in core.sessionsMessagesSubscribe(call) },

@@ -7,11 +7,15 @@ public struct MethodScopeRequirement: Sendable, Hashable {
     public var scope: OperatorScope
     /// Scopes that admit the caller as well (for example `operator.sessions.write` for `question.*`).
     public var alsoAdmittedBy: [OperatorScope]
+    /// Whether the handler raises the requirement from the params (upstream's `dynamic` scope,
+    /// for example `sessions.patch`: `scope` admits the call, some params need more).
+    public var raisedByParams: Bool
 
     /// Creates a requirement.
-    public init(_ scope: OperatorScope, alsoAdmittedBy: [OperatorScope] = []) {
+    public init(_ scope: OperatorScope, alsoAdmittedBy: [OperatorScope] = [], raisedByParams: Bool = false) {
         self.scope = scope
         self.alsoAdmittedBy = alsoAdmittedBy
+        self.raisedByParams = raisedByParams
     }
 
     /// Whether a session holding `granted` meets the requirement (implications included).

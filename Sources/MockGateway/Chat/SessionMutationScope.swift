@@ -1,0 +1,29 @@
+import GatewayProtocol
+
+/// The scope a `sessions.patch` needs, decided from its params (upstream's `dynamic` method
+/// scope): chat-organisation fields and the addressing envelope need `operator.write`, every
+/// other field `operator.admin`, and so do `permissionMode: "full"` and `sandboxMode`.
+/// Malformed params need only `operator.write`, so that the schema's own error answers them.
+///
+/// Upstream: `src/shared/session-method-scopes-base.ts@138e2233dcd634ddaf6329babe39a08ae9c98519`
+/// (`resolveSessionsPatchRequiredScope`); the method table marks `sessions.patch` as `dynamic`
+/// (`src/gateway/methods/core-descriptors.ts@006148272b3c58340b73645b63733f34db3adbbd`).
+enum SessionMutationScope {
+    /// The fields `operator.write` may change.
+    static let writeScopeMutations: Set<String> = [
+        "label", "autoLabel", "icon", "color", "category", "boardFace", "boardPresentation", "pinned", "archived",
+        "snoozedUntil", "unread", "model", "agentRuntime", "thinkingLevel", "fastMode", "permissionMode",
+    ]
+    /// Addressing and optimistic-concurrency members, which never raise the scope.
+    static let envelopeFields: Set<String> = [
+        "key", "agentId", "expectedSessionId", "expectedLifecycleRevision", "expectedPermissionMode", "expectedMarkedUnreadAt",
+    ]
+
+    /// The scope `params` of a `sessions.patch` need.
+    static func patchRequires(_ params: JSONValue?) -> OperatorScope {
+        guard let members = params?.objectValue else { return .write }
+        if members["permissionMode"]?.stringValue == "full" || members["sandboxMode"] != nil { return .admin }
+        let onlyWriteFields = members.keys.allSatisfy { envelopeFields.contains($0) || writeScopeMutations.contains($0) }
+        return onlyWriteFields ? .write : .admin
+    }
+}
