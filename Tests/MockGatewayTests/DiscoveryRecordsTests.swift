@@ -134,15 +134,34 @@ struct DiscoveryRecordsTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("openclaw.conf")
         try Data(configuration.utf8).write(to: file)
-        let port = try freeUDPPort()
-        let server = try TestProcess(executable: dnsmasq, arguments: [
-            "--keep-in-foreground", "--conf-file=\(file.path)", "--port=\(port)", "--listen-address=127.0.0.1", "--bind-interfaces",
-            "--no-resolv", "--no-hosts", "--pid-file=", "--log-facility=-",
-        ], input: .null, stdout: { _ in }, stderr: { _ in })
+        // dnsmasq logs "started" once its socket is bound: that line, not a pause, says it is
+        // ready. A port taken between `freeUDPPort()` and the bind makes it exit instead; then
+        // another port is tried. Its log goes into the failure message.
+        var port = 0
+        var server: TestProcess?
+        var log: [String] = []
+        for _ in 1...3 where server == nil {
+            port = try freeUDPPort()
+            let (lines, continuation) = AsyncStream<String>.makeStream()
+            let cutter = LineCutter { continuation.yield($0) }
+            let process = try TestProcess(executable: dnsmasq, arguments: [
+                "--keep-in-foreground", "--conf-file=\(file.path)", "--port=\(port)", "--listen-address=127.0.0.1", "--bind-interfaces",
+                "--no-resolv", "--no-hosts", "--pid-file=", "--log-facility=-",
+            ], input: .null, stdout: { _ in }, stderr: { chunk in
+                cutter.take(chunk)
+                if chunk.isEmpty { continuation.finish() }
+            })
+            for await line in lines {
+                log.append(line)
+                if line.contains("started, version") { server = process; break }
+            }
+            if server == nil { process.sendSignal(SIGTERM) }
+        }
+        guard let server else { throw EnvironmentProblemError(description: "dnsmasq did not start: \(log.joined(separator: "\n"))") }
         defer { server.sendSignal(SIGTERM) }
         let client = InteropInterpreter.packageRoot.appendingPathComponent("Tests/Interop/dns_query.py").path
         let output = try await AsyncProcess.run(URL(fileURLWithPath: python), [client, String(port)] + queries, timeout: .seconds(60))
-        #expect(output.status == 0, "\(output.stderrText)")
+        #expect(output.status == 0, "\(output.stderrText)\ndnsmasq: \(log.joined(separator: "\n"))")
         return try JSONValue(parsing: output.stdoutText)
     }
 
