@@ -63,8 +63,8 @@ def new_connection(base):
         context = ssl.create_default_context()
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
-        return http.client.HTTPSConnection(url.hostname, url.port or 443, timeout=10, context=context)
-    return http.client.HTTPConnection(url.hostname, url.port or 80, timeout=10)
+        return http.client.HTTPSConnection(url.hostname, url.port or 443, timeout=60, context=context)
+    return http.client.HTTPConnection(url.hostname, url.port or 80, timeout=60)
 
 
 def main():
