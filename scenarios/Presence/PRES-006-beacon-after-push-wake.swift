@@ -26,12 +26,7 @@ let pres006 = Scenario(
 ) { run in
     let firstSocket = try await run.nodeSession().connectionId
     let nodeId = try await run.nodeId(from: .start)
-    let registering = run.mark()
-    try await run.client.stimulate(.pushRegister(transport: PushTransport.relay.rawValue))
-    let registration = try await run.waitForEvent(.pushRegistered(node: nodeId), from: registering)
-    try run.expect(registration.accepted, "the Gateway keeps the push registration, so that it can wake the client",
-                   expected: "a registration the Gateway keeps (relay: gatewayDeviceId \(run.gateway.identity.deviceId))",
-                   actual: "ignored (gatewayDeviceId \(registration.gatewayDeviceId ?? "none"))")
+    try await run.registerRelayPush(node: nodeId, "the Gateway keeps the push registration, so that it can wake the client")
 
     if run.client.supports(.disconnect) { try await run.disconnect(until: .nodeDisconnected(firstSocket)) }
     let start = run.mark()

@@ -23,11 +23,7 @@ let push004 = Scenario(
 ) { run in
     let firstSocket = try await run.nodeSession().connectionId
     let nodeId = try await run.nodeId(from: .start)
-    let registering = run.mark()
-    try await run.client.stimulate(.pushRegister(transport: PushTransport.relay.rawValue))
-    let registration = try await run.waitForEvent(.pushRegistered(node: nodeId), from: registering)
-    try run.expect(registration.accepted, "the Gateway keeps the push registration (precondition)",
-                   expected: "an accepted registration", actual: "ignored")
+    try await run.registerRelayPush(node: nodeId, "the Gateway keeps the push registration (precondition)")
     try await run.disconnect(until: .nodeDisconnected(firstSocket))
 
     let answer = await run.gateway.operatorInvoke(nodeId: nodeId, command: NodeCommandName.deviceInfo.rawValue, timeoutMs: 60_000)

@@ -34,6 +34,25 @@ extension ScenarioRun {
         return (session, deviceId, token)
     }
 
+    // MARK: - A relay push registration the Gateway keeps
+
+    /// Asks the client to register for push through the relay (the `push-register` stimulus) and
+    /// requires the Gateway to keep the registration of `nodeId`, so that it can wake the client.
+    /// - Parameter purpose: how the failure message names the requirement.
+    /// - Returns: the registration.
+    @discardableResult
+    public func registerRelayPush(
+        node nodeId: String, _ purpose: String = "the Gateway keeps the push registration, so that it can wake the client"
+    ) async throws -> PushRegistrationSeen {
+        let registering = mark()
+        try await client.stimulate(.pushRegister(transport: PushTransport.relay.rawValue))
+        let registration = try await waitForEvent(.pushRegistered(node: nodeId), from: registering)
+        try expect(registration.accepted, purpose,
+                   expected: "a registration the Gateway keeps (relay: gatewayDeviceId \(gateway.identity.deviceId))",
+                   actual: "ignored (gatewayDeviceId \(registration.gatewayDeviceId ?? "none"))")
+        return registration
+    }
+
     // MARK: - The client still answers an invoke
 
     /// Invokes `probe` (see ``probeCommand()``, with its ``probeParams(for:)``) on the node of
