@@ -12,22 +12,10 @@ import Testing
 /// Headless Chromium, found on the PATH (`chromium`, `chromium-browser`, `google-chrome`) or
 /// named by `OPENCLAW_CHROMIUM`.
 enum Chromium {
-    static let path: String? = {
-        let environment = ProcessInfo.processInfo.environment
-        if let configured = environment["OPENCLAW_CHROMIUM"], FileManager.default.isExecutableFile(atPath: configured) {
-            return configured
-        }
-        for name in ["chromium", "chromium-browser", "google-chrome"] {
-            for directory in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-                let candidate = "\(directory)/\(name)"
-                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            }
-        }
-        return nil
-    }()
+    static let path = ChromiumBrowser.path
 
     /// `OPENCLAW_REQUIRE_BROWSER=1` (set by `.ci/run`): a missing browser fails the test.
-    static let required = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_BROWSER"] == "1"
+    static let required = ChromiumBrowser.required
 
     /// Where the report and its screenshot are kept for a person to look at:
     /// `OPENCLAW_TEST_OUTPUT`, else `.build/test-output` in the package.

@@ -11,22 +11,8 @@ import Testing
 /// `data-canvas-ready` unset and fails the first check.
 @Suite("Canvas page in a browser")
 struct CanvasBrowserTests {
-    /// Chromium on the PATH (`chromium`, `chromium-browser`, `google-chrome`) or `OPENCLAW_CHROMIUM`.
-    static let chromium: String? = {
-        let environment = ProcessInfo.processInfo.environment
-        if let configured = environment["OPENCLAW_CHROMIUM"], FileManager.default.isExecutableFile(atPath: configured) {
-            return configured
-        }
-        for name in ["chromium", "chromium-browser", "google-chrome"] {
-            for directory in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-                let candidate = "\(directory)/\(name)"
-                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            }
-        }
-        return nil
-    }()
-
-    static let required = ProcessInfo.processInfo.environment["OPENCLAW_REQUIRE_BROWSER"] == "1"
+    static let chromium = ChromiumBrowser.path
+    static let required = ChromiumBrowser.required
 
     /// The DOM after the page's scripts ran.
     private static func dumpDOM(_ url: String) async throws -> String {
