@@ -69,6 +69,8 @@ public actor ReferenceClient {
     /// The methods the node session's Gateway lists.
     var nodeMethods: Set<String> = []
     var currentOperator: GatewayConnection?
+    /// The Watch mode's HTTP loop (``ReferenceTransport/watchDirect`` only).
+    var watch: WatchDirectClient?
     private var pairingRequestId: String?
     private var inBackground = false
 
@@ -134,7 +136,18 @@ public actor ReferenceClient {
                 store.setBootstrapToken(setup.bootstrapToken, gateway: url)
             }
         }
+        if configuration.transport == .watchDirect {
+            let watch = WatchDirectClient(configuration: configuration, store: store, gatewayURL: gatewayURL)
+            self.watch = watch
+            await watch.start()
+            return
+        }
         startSessions(store, running: !chatOffline)
+    }
+
+    /// The Watch mode's state (`nil` unless ``ReferenceTransport/watchDirect``).
+    public func watchSnapshot() async -> WatchDirectSnapshot? {
+        await watch?.snapshot
     }
 
     /// The seed of the client's device keys, mixed from the run's seed so that it never equals
@@ -146,6 +159,8 @@ public actor ReferenceClient {
 
     /// Disconnects both sessions and stops every timer.
     public func stop() async {
+        await watch?.stop()
+        watch = nil
         await stopSessions()
     }
 
@@ -571,6 +586,11 @@ public actor ReferenceClient {
                 await switchGateway(url: url, token: nil, store: store)
             }
             store.setBootstrapToken(setup.bootstrapToken, gateway: gatewayURL)
+            if let watch {
+                // A fresh credential: the Watch loop connects with it if it was waiting.
+                await watch.start()
+                return .ok
+            }
             let cursor = observations.count
             await node?.reconnectNow()
             return await outcomeOfNextAttempt(role: .node, from: cursor)

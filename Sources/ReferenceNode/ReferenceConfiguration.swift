@@ -38,6 +38,11 @@ public struct ClientPersona: Sendable, Hashable {
     /// The iOS app (`openclaw-ios`, `iOS 18.4.0`, `iPhone`), the default.
     public static let iPhone = ClientPersona()
 
+    /// The Apple Watch app in direct mode (`openclaw-watchos`, `watchOS 11.2`, `Apple Watch`).
+    public static let appleWatch = ClientPersona(
+        clientId: .watchOS, displayName: "Reference Watch", version: "2026.8.1", platform: "watchOS 11.2",
+        deviceFamily: "Apple Watch", modelIdentifier: "Watch7,1", userAgent: "watchOS 11.2")
+
     /// The TypeScript node host (`node-host`, platform `linux`, no family).
     public static let nodeHost = ClientPersona(
         clientId: "node-host", displayName: "Reference node host", version: "2026.8.1", platform: "linux",
@@ -52,6 +57,18 @@ public enum OperatorSessionPolicy: String, Sendable, Hashable {
     /// session's first connect was answered, so that on a fresh device the node request comes
     /// first and the operator request supersedes it with one merged request.
     case enabled
+}
+
+/// How the reference client reaches the Gateway.
+public enum ReferenceTransport: String, Sendable, Hashable {
+    /// A node session (and optionally an operator session) over WebSocket: the phone apps and
+    /// node hosts (docs/protocol.md §3).
+    case webSocket
+    /// The Apple Watch direct mode: HTTP requests to `/api/nodes/watch/*`, a node only, paired
+    /// through a `node` setup code (docs/protocol.md §13). ``ReferenceConfiguration/persona``
+    /// should be ``ClientPersona/appleWatch`` (any other persona is replaced by it); operator
+    /// sessions and WebSocket stimuli do not apply.
+    case watchDirect
 }
 
 /// Everything the reference client needs to run.
@@ -109,6 +126,8 @@ public struct ReferenceConfiguration: Sendable {
     /// `connect`) instead of retrying: legal variants that upstream's own clients show, which the
     /// scenarios give the `connect` stimulus. None by default.
     public var waitsForUser: UserWaits = []
+    /// WebSocket sessions (the default) or the Apple Watch direct mode over HTTP.
+    public var transport: ReferenceTransport = .webSocket
 
     /// Creates a configuration.
     public init(
