@@ -35,6 +35,11 @@ extension GatewayCore {
             deliverResult: { result in takeWatchResult(result) })
         watch.machine = machine
         applyWatchEffects(effects)
+        if action != .notWatchRoute {
+            // The request may have set or moved a deadline (a held poll's 20 s, the idle timeout):
+            // an event wakes the timer loop to read the next one.
+            events.append(.watchRequest(method: request.method, path: request.path))
+        }
         switch action {
         case .notWatchRoute:
             return nil

@@ -45,6 +45,7 @@ extension GatewayEvent: CustomStringConvertible {
             "\(message.role.rawValue) message #\(message.seq) stored in \(message.sessionKey)"
         case .canvasRequest(let info):
             "canvas host answered \(info.status) for \(info.path)\(info.authorizedBy.map { " (by \($0))" } ?? "")"
+        case .watchRequest(let method, let path): "Watch direct mode: \(method) \(path)"
         case .methodUnserved(let method, let id): "\(method) called on \(id) is not served by this Gateway"
         }
     }

@@ -68,6 +68,10 @@ public enum GatewayEvent: Sendable, Hashable {
     case chatMessageStored(ChatMessage)
     /// The canvas host answered an HTTP request (capability-scoped or with a Bearer secret).
     case canvasRequest(CanvasRequestInfo)
+    /// An Apple Watch direct-mode request reached the Gateway (logged when it is taken in, before
+    /// it is answered: a poll may then wait). Its deadlines (the poll's 20 s, the session's idle
+    /// timeout) start with it, so the timer loop wakes on it.
+    case watchRequest(method: String, path: String)
     /// A client called a method this Gateway does not serve (it was answered `unknown method`);
     /// logged once per method name for the life of the Gateway, with the first connection that
     /// called it.

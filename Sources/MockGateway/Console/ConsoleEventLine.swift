@@ -175,6 +175,10 @@ public struct ConsoleEventLine: Sendable, Hashable {
             if let by = info.authorizedBy { fields.append(s("authorizedBy", by)) }
             if let nodeId = info.nodeId { fields.append(s("nodeId", nodeId)) }
             return ConsoleEventLine("canvas.request", fields)
+        case .watchRequest(let method, let path):
+            // One per poll: frame-level detail, shown with --verbose only.
+            guard verbose else { return nil }
+            return ConsoleEventLine("watch.request", [s("method", method), s("path", path)])
         case .methodUnserved(let method, let connectionId):
             return ConsoleEventLine("method.unserved", [s("method", method), s("connectionId", connectionId)])
         }
