@@ -97,3 +97,30 @@ extension GatewayCore {
                             "ts": .int(nowMs)])
     }
 }
+
+extension Gateway {
+    /// The node pairing requests waiting for approval (widened command surfaces), newest first.
+    public func pendingNodeSurfaceRequests() async -> [NodeSurfaceApprovals.PendingRequest] {
+        await core.pendingNodeSurfaceRequests()
+    }
+
+    /// Approves the node pairing request `requestId` as an administrator (`node.pair.resolved`
+    /// follows); `nil` when no such request is pending.
+    public func approveNodeSurface(requestId: String) async -> NodeSurfaceApprovals.PairedNode? {
+        let node = await core.approveNodeSurface(requestId: requestId)
+        if let node { recordOperatorAction("node pairing approved: \(node.nodeId) [\(node.commands.joined(separator: ", "))]") }
+        return node
+    }
+}
+
+extension GatewayCore {
+    func pendingNodeSurfaceRequests() -> [NodeSurfaceApprovals.PendingRequest] {
+        nodeSurfaceApprovals.pendingRequests(nowMs: nowMs)
+    }
+
+    func approveNodeSurface(requestId: String) -> NodeSurfaceApprovals.PairedNode? {
+        guard let approved = nodeSurfaceApprovals.approve(requestId, nowMs: nowMs) else { return nil }
+        broadcastNodePairResolved(requestId: requestId, nodeId: approved.request.nodeId, decision: "approved")
+        return approved.node
+    }
+}

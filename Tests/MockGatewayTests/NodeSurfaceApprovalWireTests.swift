@@ -57,4 +57,25 @@ struct NodeSurfaceApprovalWireTests {
             _ = node
         }
     }
+
+    /// The console's `approve` with no argument approves the only pending node pairing request
+    /// (tried: the spec without the node branch fails: "no pending pairing request").
+    @Test func theConsoleApprovesANodePairingRequest() async throws {
+        try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto)) { gateway in
+            let console = GatewayConsole(gateway: gateway)
+            _ = try await NodeCommandPolicyWireTests.node(gateway, byte: 0x92, commands: ["device.info"])
+            let (_, nodeId) = try await NodeCommandPolicyWireTests.node(gateway, byte: 0x92, commands: ["device.info", "location.get"])
+            let pending = await gateway.pendingNodeSurfaceRequests()
+            #expect(pending.count == 1)
+            let reply = try #require(await console.handle("approve"))
+            guard case .nodeSurfaceApproved(let requestId, let approvedNode, let commands)? = reply.result else {
+                Issue.record("approve did not approve the node request: \(reply.errorMessage ?? "no result")")
+                return
+            }
+            #expect(requestId == pending.first?.requestId)
+            #expect(approvedNode == nodeId)
+            #expect(commands == ["device.info", "location.get"])
+            #expect(await gateway.pendingNodeSurfaceRequests().isEmpty)
+        }
+    }
 }
