@@ -295,11 +295,12 @@ extension GatewayCore {
         }
 
         guard let nodeId else { return delivered }
+        let surface = reconcileNodeSurface(nodeId: nodeId, params: params, remoteIp: state.remoteAddress)
         let replaced = nodes.register(RegisteredNode(
             nodeId: nodeId, connectionId: connectionId, clientId: params.client.id.rawValue,
             clientMode: params.client.mode.rawValue, displayName: params.client.displayName, platform: params.client.platform,
             version: params.client.version, deviceFamily: params.client.deviceFamily,
-            modelIdentifier: params.client.modelIdentifier, caps: params.caps ?? [], commands: params.commands ?? [],
+            modelIdentifier: params.client.modelIdentifier, caps: params.caps ?? [], commands: surface,
             permissions: params.permissions ?? [:], pathEnv: params.pathEnv, remoteIp: state.remoteAddress,
             connectedAtMs: nowMs))
         if let replaced {

@@ -20,7 +20,8 @@ extension GatewayCore {
     func policyNode(_ nodeId: String) -> NodeCommandPolicy.Node? {
         guard let node = nodes.nodes[nodeId] else { return nil }
         return NodeCommandPolicy.Node(nodeId: nodeId, platform: node.platform, deviceFamily: node.deviceFamily,
-                                      caps: node.caps, declaredCommands: node.commands)
+                                      caps: node.caps, declaredCommands: nodeSurfaceApprovals.latest[nodeId]?.declared ?? node.commands,
+                                      effectiveCommands: node.commands)
     }
 
     /// The refusals `node.invoke` gives before it looks for the node: private controls,

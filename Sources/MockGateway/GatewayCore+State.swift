@@ -85,6 +85,11 @@ extension GatewayCore {
         get { nodeState.policy }
         _modify { yield &nodeState.policy }
     }
+    /// Approved node command surfaces and node pairing requests.
+    var nodeSurfaceApprovals: NodeSurfaceApprovals {
+        get { nodeState.surfaces }
+        _modify { yield &nodeState.surfaces }
+    }
     /// The latest input activity of each node, by node id.
     var nodeActivity: [String: NodeActivity] {
         get { nodeState.nodeActivity }

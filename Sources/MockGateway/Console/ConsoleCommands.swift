@@ -32,8 +32,14 @@ extension ConsoleCommandSpec {
         },
         ConsoleCommandSpec(
             "approve", arguments: [PositionalSpec("requestId|latest", ConsoleReference.self, help: "the request", optional: true)],
-            summary: "approve a pairing request (latest: the newest pending one; nothing: the only one)", example: "approve"
+            summary: "approve a pairing request, device or node surface (latest: the newest pending one; nothing: the only one)",
+            example: "approve"
         ) { command, console in
+            let reference = command.argument(0, as: ConsoleReference.self)
+            if let nodeRequestId = await console.nodeSurfaceRequestId(reference),
+               let node = await console.gateway.approveNodeSurface(requestId: nodeRequestId) {
+                return .nodeSurfaceApproved(requestId: nodeRequestId, nodeId: node.nodeId, commands: node.commands)
+            }
             let requestId = try await console.pairingRequestId(command.argument(0, as: ConsoleReference.self), command: "approve")
             return .approved(requestId: requestId, device: try await console.gateway.approve(requestId: requestId))
         },
@@ -294,6 +300,19 @@ struct ApprovedReply: ConsoleRendering {
     var text: String {
         "approved \(requestId): device \(device.deviceId) roles \(device.roles.map(\.rawValue).joined(separator: ","))"
     }
+}
+
+/// `approve` of a node pairing request.
+struct NodeSurfaceApprovedReply: ConsoleRendering {
+    let requestId: String
+    let nodeId: String
+    let commands: [String]
+
+    var json: JSONValue {
+        ["requestId": .string(requestId), "nodeId": .string(nodeId), "commands": .array(commands.map(JSONValue.string))]
+    }
+
+    var text: String { "approved \(requestId): node \(nodeId) commands \(commands.joined(separator: ","))" }
 }
 
 /// `reject`.

@@ -47,6 +47,9 @@ public enum ConsoleResult: Sendable, Hashable {
     case devices([PairedDevice], connectedNodeIds: Set<String>)
     /// `approve`: the request and the paired record.
     case approved(requestId: String, device: PairedDevice)
+    /// `approve` of a node pairing request (a widened command surface): the node and its approved
+    /// commands.
+    case nodeSurfaceApproved(requestId: String, nodeId: String, commands: [String])
     /// `reject`.
     case rejected(requestId: String, deviceId: String?)
     /// `remove`.
@@ -119,6 +122,8 @@ public enum ConsoleResult: Sendable, Hashable {
         case .pending(let requests): PendingReply(requests: requests)
         case .devices(let devices, let connected): DevicesReply(devices: devices, connected: connected)
         case .approved(let requestId, let device): ApprovedReply(requestId: requestId, device: device)
+        case .nodeSurfaceApproved(let requestId, let nodeId, let commands):
+            NodeSurfaceApprovedReply(requestId: requestId, nodeId: nodeId, commands: commands)
         case .rejected(let requestId, let deviceId): RejectedReply(requestId: requestId, deviceId: deviceId)
         case .removed(let deviceId): RemovedReply(deviceId: deviceId)
         case .revoked(let deviceId, let role): RevokedReply(deviceId: deviceId, role: role)

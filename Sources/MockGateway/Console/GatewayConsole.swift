@@ -113,6 +113,26 @@ public struct GatewayConsole: Sendable {
         return prefix
     }
 
+    /// The node pairing request `reference` names, `nil` when it names a device pairing request
+    /// (or nothing pending): an id prefix of exactly one node request and of no device request; or,
+    /// with no device request pending, `latest` (the newest node request) or nothing (the only one).
+    func nodeSurfaceRequestId(_ reference: ConsoleReference?) async -> String? {
+        let nodeRequests = await gateway.pendingNodeSurfaceRequests().map(\.requestId)
+        guard !nodeRequests.isEmpty else { return nil }
+        let deviceRequests = await gateway.pendingPairingRequests().map(\.requestId)
+        switch reference {
+        case .id(let id):
+            let prefix = id.trimmingCharacters(in: CharacterSet(charactersIn: "…"))
+            guard !prefix.isEmpty, !deviceRequests.contains(where: { $0.hasPrefix(prefix) }) else { return nil }
+            let matches = nodeRequests.filter { $0.hasPrefix(prefix) }
+            return matches.count == 1 ? matches[0] : nil
+        case .latest:
+            return deviceRequests.isEmpty ? nodeRequests.first : nil
+        case nil:
+            return deviceRequests.isEmpty && nodeRequests.count == 1 ? nodeRequests[0] : nil
+        }
+    }
+
     /// The request id: `latest` is the newest request still pending, nothing is the only one.
     func pairingRequestId(_ reference: ConsoleReference?, command: String = "approve") async throws(ConsoleError) -> String {
         let pending = await gateway.pendingPairingRequests()

@@ -74,7 +74,7 @@ struct EventRegistry: Sendable {
         .advertised(.devicePairRequested, .operator), .advertised(.devicePairResolved, .operator),
         .advertised(.devicePairSetupCompleted, .operator, .setupCodeLifecycle),
         .advertised(.devicePairSetupDeliveryUncertain, .operator, .setupCodeLifecycle),
-        .unlisted(.nodePairRequested, .operator, .never), .unlisted(.nodePairResolved, .operator, .never),
+        .advertised(.nodePairRequested, .operator), .advertised(.nodePairResolved, .operator),
         // Operators: approvals and questions.
         .advertised(.execApprovalRequested, .operator), .advertised(.execApprovalResolved, .operator),
         .advertised(.sessionApproval, .operator, .unifiedApprovals),

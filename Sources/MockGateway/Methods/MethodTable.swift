@@ -51,6 +51,9 @@ extension MethodRegistry {
     /// Device pairing and device tokens.
     static let pairingMethods: [MethodSpec] = [
         .operator(.devicePairList, pairing) { core, call in core.devicePairList(call) },
+        .operator(.nodePairList, pairing) { core, call in core.nodePairList(call) },
+        .operator(.nodePairApprove, pairing) { core, call in core.nodePairApprove(call) },
+        .operator(.nodePairReject, pairing) { core, call in core.nodePairReject(call) },
         .operator(.devicePairApprove, pairing) { core, call in core.devicePairApprove(call) },
         .operator(.devicePairReject, pairing) { core, call in core.devicePairReject(call) },
         .operator(.devicePairRemove, pairing) { core, call in core.devicePairRemove(call) },
@@ -176,8 +179,7 @@ extension MethodRegistry {
         .unserved(.execApprovalGrantsList, approvals), .unserved(.execApprovalGrantsRevoke, approvals),
         .unserved(.pluginApprovalRequest, approvals), .unserved(.pluginApprovalList, approvals),
         .unserved(.pluginApprovalWaitDecision, approvals), .unserved(.pluginApprovalResolve, approvals),
-        .unserved(.nodePairRequest, pairing), .unserved(.nodePairList, pairing), .unserved(.nodePairApprove, pairing),
-        .unserved(.nodePairReject, pairing), .unserved(.nodePairRemove, pairing), .unserved(.nodePairVerify, pairing),
+        .unserved(.nodePairRequest, pairing), .unserved(.nodePairRemove, pairing), .unserved(.nodePairVerify, pairing),
         .unserved(.nodeRename, pairing),
     ]
 }

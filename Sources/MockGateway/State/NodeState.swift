@@ -30,6 +30,9 @@ struct NodeState: Sendable {
     var a2uiAvailable = true
     /// The node command policy set from the console, and the `talk.event` sequence numbers.
     var policy = NodePolicyState()
+    /// Approved command surfaces, node pairing requests and each connected node's declared,
+    /// effective and withheld commands (docs/protocol.md §6.7, "Surface approval").
+    var surfaces = NodeSurfaceApprovals()
 
     /// The presence list of `hello-ok.snapshot` and `presence` events: the Gateway, then every
     /// node by id.

@@ -1,0 +1,126 @@
+import Foundation
+import GatewayProtocol
+
+// Surface approval (docs/protocol.md §6.7): the glue between the connect path, the
+// `node.pair.*` methods and the pure `NodeSurfaceApprovals`.
+
+extension NodeSurfaceApprovals.PendingRequest {
+    /// The `node.pair.requested` payload and a `node.pair.list` `pending[]` entry.
+    var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "requestId": .string(requestId), "nodeId": .string(nodeId),
+            "commands": .array(commands.map(JSONValue.string)), "caps": .array(metadata.caps.map(JSONValue.string)),
+            "isRepair": .bool(isRepair), "ts": .int(ts),
+        ]
+        if let value = metadata.displayName { object["displayName"] = .string(value) }
+        if let value = metadata.platform { object["platform"] = .string(value) }
+        if let value = metadata.version { object["version"] = .string(value) }
+        if let value = metadata.deviceFamily { object["deviceFamily"] = .string(value) }
+        if let value = metadata.modelIdentifier { object["modelIdentifier"] = .string(value) }
+        if let value = metadata.remoteIp { object["remoteIp"] = .string(value) }
+        return .object(object)
+    }
+}
+
+extension NodeSurfaceApprovals.PairedNode {
+    /// A `node.pair.list` `paired[]` entry and `node.pair.approve`'s `node` (the fake issues no
+    /// node token: the device token is the node's credential).
+    var json: JSONValue {
+        ["nodeId": .string(nodeId), "commands": .array(commands.map(JSONValue.string)),
+         "createdAtMs": .int(createdAtMs), "approvedAtMs": .int(approvedAtMs)]
+    }
+}
+
+extension GatewayCore {
+    /// Reconciles a connecting node's declared surface with its approved one and returns the
+    /// commands to register: the declared ones, or only the approved ∩ allowlisted ones while a
+    /// wider surface waits; announces a new request with `node.pair.requested`.
+    func reconcileNodeSurface(nodeId: String, params: ConnectParams, remoteIp: String) -> [String] {
+        let declared = params.commands ?? []
+        let probe = NodeCommandPolicy.Node(nodeId: nodeId, platform: params.client.platform, deviceFamily: params.client.deviceFamily,
+                                           caps: params.caps ?? [], declaredCommands: declared)
+        let metadata = NodeSurfaceApprovals.Metadata(
+            displayName: params.client.displayName, platform: params.client.platform, version: params.client.version,
+            deviceFamily: params.client.deviceFamily, modelIdentifier: params.client.modelIdentifier, caps: params.caps ?? [],
+            remoteIp: remoteIp)
+        var surfaces = nodeSurfaceApprovals
+        var ids = random
+        let result = surfaces.reconcile(nodeId: nodeId, declared: declared, allowlist: nodeCommandPolicy.allowlist(for: probe),
+                                        metadata: metadata, nowMs: nowMs, newRequestId: { ids.uuidString() })
+        random = ids
+        nodeSurfaceApprovals = surfaces
+        if result.created, let request = result.pending {
+            broadcast(event: GatewayEventName.nodePairRequested.rawValue, payload: request.json)
+        }
+        return result.pending == nil ? declared : result.effective
+    }
+
+    /// `node.pair.list`: `{pending, paired}`, newest first.
+    func nodePairList(_ call: MethodCall) {
+        nodeSurfaceApprovals.prune(nowMs: nowMs)
+        reply(call, ["pending": .array(nodeSurfaceApprovals.pendingRequests(nowMs: nowMs).map(\.json)),
+                     "paired": .array(nodeSurfaceApprovals.pairedNodes.map(\.json))])
+    }
+
+    /// `node.pair.approve {requestId}`: a surface with `system.run` commands needs
+    /// `operator.admin`, any other non-empty one `operator.write`; `node.pair.resolved` follows.
+    func nodePairApprove(_ call: MethodCall) {
+        guard let requestId = call.string("requestId") else { return invalid(call, "requestId required") }
+        guard let request = nodeSurfaceApprovals.pending(requestId, nowMs: nowMs) else { return fail(call, Self.unknownNodePairRequest) }
+        let scopes = Set(wire: call.session.scopes)
+        let needsAdmin = request.commands.contains { NodeCommandPolicy.systemRunCommands.contains($0) }
+        let missing: OperatorScope? = needsAdmin ? (scopes.contains(.admin) ? nil : .admin)
+            : (request.commands.isEmpty || scopes.contains(.write) || scopes.contains(.admin) ? nil : .write)
+        if let missing {
+            return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "missing scope: \(missing.rawValue)"))
+        }
+        guard let approved = nodeSurfaceApprovals.approve(requestId, nowMs: nowMs) else { return fail(call, Self.unknownNodePairRequest) }
+        reply(call, ["requestId": .string(requestId), "node": approved.node.json])
+        broadcastNodePairResolved(requestId: requestId, nodeId: approved.request.nodeId, decision: "approved")
+    }
+
+    /// `node.pair.reject {requestId}`: the request is dropped, the approved surface stays.
+    func nodePairReject(_ call: MethodCall) {
+        guard let requestId = call.string("requestId") else { return invalid(call, "requestId required") }
+        guard let request = nodeSurfaceApprovals.reject(requestId, nowMs: nowMs) else { return fail(call, Self.unknownNodePairRequest) }
+        reply(call, ["requestId": .string(requestId), "nodeId": .string(request.nodeId)])
+        broadcastNodePairResolved(requestId: requestId, nodeId: request.nodeId, decision: "rejected")
+    }
+
+    static var unknownNodePairRequest: ErrorShape {
+        ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "unknown requestId")
+    }
+
+    func broadcastNodePairResolved(requestId: String, nodeId: String, decision: String) {
+        broadcast(event: GatewayEventName.nodePairResolved.rawValue,
+                  payload: ["requestId": .string(requestId), "nodeId": .string(nodeId), "decision": .string(decision),
+                            "ts": .int(nowMs)])
+    }
+}
+
+extension Gateway {
+    /// The node pairing requests waiting for approval (widened command surfaces), newest first.
+    public func pendingNodeSurfaceRequests() async -> [NodeSurfaceApprovals.PendingRequest] {
+        await core.pendingNodeSurfaceRequests()
+    }
+
+    /// Approves the node pairing request `requestId` as an administrator (`node.pair.resolved`
+    /// follows); `nil` when no such request is pending.
+    public func approveNodeSurface(requestId: String) async -> NodeSurfaceApprovals.PairedNode? {
+        let node = await core.approveNodeSurface(requestId: requestId)
+        if let node { recordOperatorAction("node pairing approved: \(node.nodeId) [\(node.commands.joined(separator: ", "))]") }
+        return node
+    }
+}
+
+extension GatewayCore {
+    func pendingNodeSurfaceRequests() -> [NodeSurfaceApprovals.PendingRequest] {
+        nodeSurfaceApprovals.pendingRequests(nowMs: nowMs)
+    }
+
+    func approveNodeSurface(requestId: String) -> NodeSurfaceApprovals.PairedNode? {
+        guard let approved = nodeSurfaceApprovals.approve(requestId, nowMs: nowMs) else { return nil }
+        broadcastNodePairResolved(requestId: requestId, nodeId: approved.request.nodeId, decision: "approved")
+        return approved.node
+    }
+}

@@ -1,0 +1,119 @@
+import MockGateway
+import Testing
+
+/// The surface-approval rule (docs/protocol.md §6.7) against upstream's
+/// `reconcileNodePairingOnConnect` and node pairing store. Tried breaks: effective = declared on a
+/// widened reconnect fails `widenedSurfaceKeepsTheApprovedCommandsAndOpensOneRequest`; a new request
+/// per reconnect fails `aReconnectWhilePendingReusesTheRequest`; approve leaving the request
+/// pending fails `approveMakesTheSurfaceEffective`.
+@Suite("Node surface approvals")
+struct NodeSurfaceApprovalsTests {
+    static let allowlist: Set<String> = ["device.info", "location.get", "camera.snap", "contacts.search"]
+    static let meta = NodeSurfaceApprovals.Metadata(platform: "ios", deviceFamily: "iPhone")
+
+    @Test func firstConnectApprovesTheAllowlistedDeclaredSurface() {
+        var approvals = NodeSurfaceApprovals()
+        let result = approvals.reconcile(nodeId: "n1", declared: [" device.info", "device.info", "system.run", ""],
+                                         allowlist: Self.allowlist, metadata: Self.meta, nowMs: 1000, newRequestId: { "r1" })
+        #expect(result.declared == ["device.info"])
+        #expect(result.effective == ["device.info"])
+        #expect(result.withheld.isEmpty)
+        #expect(result.pending == nil && !result.created)
+        #expect(approvals.pendingRequests(nowMs: 1000).isEmpty)
+        #expect(approvals.approvedCommands(nodeId: "n1", allowlist: Self.allowlist) == ["device.info"])
+    }
+
+    @Test func sameOrNarrowerSurfaceIsAdmittedAsDeclared() {
+        var approvals = NodeSurfaceApprovals()
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "location.get"], allowlist: Self.allowlist,
+                                metadata: Self.meta, nowMs: 1000, newRequestId: { "r1" })
+        let narrower = approvals.reconcile(nodeId: "n1", declared: ["location.get"], allowlist: Self.allowlist,
+                                           metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
+        #expect(narrower.effective == ["location.get"])
+        #expect(narrower.pending == nil)
+        // A command outside the allowlist is no widening: it is cut before the comparison.
+        let notAllowed = approvals.reconcile(nodeId: "n1", declared: ["device.info", "health.summary"],
+                                             allowlist: Self.allowlist, metadata: Self.meta, nowMs: 3000, newRequestId: { "r3" })
+        #expect(notAllowed.effective == ["device.info"])
+        #expect(notAllowed.pending == nil)
+    }
+
+    @Test func widenedSurfaceKeepsTheApprovedCommandsAndOpensOneRequest() throws {
+        var approvals = NodeSurfaceApprovals()
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
+                                nowMs: 1000, newRequestId: { "r1" })
+        let widened = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap", "health.summary"],
+                                          allowlist: Self.allowlist, metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
+        #expect(widened.declared == ["device.info", "camera.snap"])
+        #expect(widened.effective == ["device.info"])
+        #expect(widened.withheld == ["camera.snap"])
+        #expect(widened.created)
+        let request = try #require(widened.pending)
+        #expect(request.requestId == "r2" && request.nodeId == "n1" && request.isRepair)
+        #expect(request.commands == ["device.info", "camera.snap"])
+        #expect(approvals.pendingRequests(nowMs: 2000).map(\.requestId) == ["r2"])
+    }
+
+    @Test func aReconnectWhilePendingReusesTheRequest() {
+        var approvals = NodeSurfaceApprovals()
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
+                                nowMs: 1000, newRequestId: { "r1" })
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
+                                metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
+        let again = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
+                                        metadata: Self.meta, nowMs: 3000, newRequestId: { "r3" })
+        #expect(!again.created)
+        #expect(again.pending?.requestId == "r2")
+        #expect(again.effective == ["device.info"])
+        #expect(approvals.pendingRequests(nowMs: 3000).count == 1)
+    }
+
+    @Test func approveMakesTheSurfaceEffective() throws {
+        var approvals = NodeSurfaceApprovals()
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
+                                nowMs: 1000, newRequestId: { "r1" })
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
+                                metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
+        let unknown = approvals.approve("nope", nowMs: 2500)
+        #expect(unknown == nil)
+        let outcome = approvals.approve("r2", nowMs: 3000)
+        let approved = try #require(outcome)
+        #expect(approved.node.commands == ["device.info", "camera.snap"])
+        #expect(approved.node.createdAtMs == 1000 && approved.node.approvedAtMs == 3000)
+        #expect(approvals.pendingRequests(nowMs: 3000).isEmpty)
+        let twice = approvals.approve("r2", nowMs: 3000)
+        #expect(twice == nil)
+        let next = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
+                                       metadata: Self.meta, nowMs: 4000, newRequestId: { "r3" })
+        #expect(next.effective == ["device.info", "camera.snap"])
+        #expect(next.pending == nil)
+    }
+
+    @Test func rejectKeepsTheApprovedSurfaceAndTheNextReconnectAsksAgain() {
+        var approvals = NodeSurfaceApprovals()
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
+                                nowMs: 1000, newRequestId: { "r1" })
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
+                                metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
+        let rejected = approvals.reject("r2", nowMs: 2500)
+        #expect(rejected?.nodeId == "n1")
+        let again2 = approvals.reject("r2", nowMs: 2500)
+        #expect(again2 == nil)
+        #expect(approvals.approvedCommands(nodeId: "n1", allowlist: Self.allowlist) == ["device.info"])
+        let again = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
+                                        metadata: Self.meta, nowMs: 3000, newRequestId: { "r3" })
+        #expect(again.created && again.pending?.requestId == "r3")
+    }
+
+    @Test func pendingRequestsExpireAfterFiveMinutes() {
+        var approvals = NodeSurfaceApprovals()
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
+                                nowMs: 0, newRequestId: { "r1" })
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
+                                metadata: Self.meta, nowMs: 1000, newRequestId: { "r2" })
+        #expect(approvals.pending("r2", nowMs: 1000 + NodeSurfaceApprovals.pendingTimeToLiveMs) != nil)
+        #expect(approvals.pending("r2", nowMs: 1001 + NodeSurfaceApprovals.pendingTimeToLiveMs) == nil)
+        let late = approvals.approve("r2", nowMs: 1001 + NodeSurfaceApprovals.pendingTimeToLiveMs)
+        #expect(late == nil)
+    }
+}
