@@ -74,14 +74,8 @@ extension ConsoleCommandSpec {
             return .chat(.armed(rows == 0 ? "chat.history is current"
                 : "chat.history leaves out the newest \(rows) rows" + (reads.map { " for \($0) reads" } ?? " until cleared")))
         },
-        ConsoleCommandSpec(
-            "chat-hold", options: [sessionOption],
-            summary: "the agent starts a run that holds later sends queued (until chat-release)", example: "chat-hold"
-        ) { command, console in
-            let key = sessionKey(command)
-            await console.gateway.holdChatRun(sessionKey: key)
-            return .chat(.armed("a run in \(key) holds later sends queued"))
-        },
+        sessionAction("chat-hold", summary: "the agent starts a run that holds later sends queued (until chat-release)",
+                      act: { await $0.holdChatRun(sessionKey: $1) }, armed: { "a run in \($0) holds later sends queued" }),
         ConsoleCommandSpec(
             "chat-release", options: [sessionOption, .flag("--collect", help: "fold every queued input into one run")],
             summary: "end the held run; queued inputs take their turns (or one collected run)", example: "chat-release --collect"
@@ -91,28 +85,16 @@ extension ConsoleCommandSpec {
             await console.gateway.releaseChatRun(sessionKey: key, collect: collect)
             return .chat(.armed("the run in \(key) ended" + (collect ? "; queued inputs collected into one run" : "")))
         },
+        sessionAction("chat-interrupt", summary: "interrupt the held run; its queued inputs become interrupted",
+                      act: { await $0.interruptChatRun(sessionKey: $1) }, armed: { "the run in \($0) was interrupted" }),
+        sessionAction("chat-cancel-queued", summary: "cancel the queued inputs of a session",
+                      act: { await $0.cancelQueuedChatInputs(sessionKey: $1) }, armed: { "the queued inputs in \($0) were cancelled" }),
         ConsoleCommandSpec(
-            "chat-interrupt", options: [sessionOption],
-            summary: "interrupt the held run; its queued inputs become interrupted", example: "chat-interrupt"
-        ) { command, console in
-            let key = sessionKey(command)
-            await console.gateway.interruptChatRun(sessionKey: key)
-            return .chat(.armed("the run in \(key) was interrupted"))
-        },
-        ConsoleCommandSpec(
-            "chat-cancel-queued", options: [sessionOption],
-            summary: "cancel the queued inputs of a session", example: "chat-cancel-queued"
-        ) { command, console in
-            let key = sessionKey(command)
-            await console.gateway.cancelQueuedChatInputs(sessionKey: key)
-            return .chat(.armed("the queued inputs in \(key) were cancelled"))
-        },
-        ConsoleCommandSpec(
-            "chat-compact", options: [sessionOption, .option("--keep", WholeNumber.self, help: "rows kept (default 2)")],
+            "chat-compact", options: [sessionOption, .option("--keep", WholeNumber.self, help: "rows kept (default \(ChatStore.defaultCompactionKeep))")],
             summary: "compact a session: older rows leave the visible path, cursors reset", example: "chat-compact --keep 1"
         ) { command, console in
             let key = sessionKey(command)
-            let keep = command.option("--keep", as: WholeNumber.self)?.value ?? 2
+            let keep = command.option("--keep", as: WholeNumber.self)?.value ?? ChatStore.defaultCompactionKeep
             await console.gateway.compactChatSession(sessionKey: key, keep: keep)
             return .chat(.armed("\(key) compacted to its newest \(keep) rows"))
         },
@@ -120,6 +102,17 @@ extension ConsoleCommandSpec {
 
     /// `--session KEY`: a chat session, `main` by default.
     private static let sessionOption = FlagSpec.option("--session", NonEmptyText.self, "KEY", help: "the session (default main)")
+
+    /// A command that only acts on the scripted agent of one session (`--session`, default main).
+    private static func sessionAction(_ name: String, summary: String,
+                                      act: @escaping @Sendable (Gateway, String) async -> Void,
+                                      armed: @escaping @Sendable (String) -> String) -> ConsoleCommandSpec {
+        ConsoleCommandSpec(name, options: [sessionOption], summary: summary, example: name) { command, console in
+            let key = sessionKey(command)
+            await act(console.gateway, key)
+            return .chat(.armed(armed(key)))
+        }
+    }
 
     private static func sessionKey(_ command: ConsoleCommand) -> String {
         command.option("--session", as: NonEmptyText.self)?.text ?? Gateway.defaultChatSessionKey
