@@ -5,10 +5,8 @@ import GatewayProtocol
 /// ``WatchDirectMachine``, the polls it holds, and the connection ids of Watch sessions.
 struct WatchGlueState: Sendable {
     var machine: WatchDirectMachine
-    /// The continuations of held polls, by request id.
-    var polls: [Int: CheckedContinuation<WatchHTTPResponse, Never>] = [:]
-    /// Answers that arrived before their poll's continuation was stored.
-    var early: [Int: WatchHTTPResponse] = [:]
+    /// The held polls, waiting for their answers.
+    let polls = HeldWatchPolls()
     var requestCounter = 0
     var connectionCounter = 0
 
@@ -34,6 +32,7 @@ extension GatewayCore {
             admit: { candidate in admitWatch(candidate) },
             deliverResult: { result in takeWatchResult(result) })
         watch.machine = machine
+        if action == .hold { watch.polls.hold(requestId) }
         applyWatchEffects(effects)
         if action != .notWatchRoute {
             // The request may have set or moved a deadline (a held poll's 20 s, the idle timeout):
@@ -44,16 +43,15 @@ extension GatewayCore {
         case .notWatchRoute:
             return nil
         case .respond(let response):
+            events.append(.watchAnswered(WatchExchangeInfo(requestId: requestId, request: request, response: response)))
             return response
         case .hold:
-            if let early = watch.early.removeValue(forKey: requestId) { return early }
-            return await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    watch.polls[requestId] = continuation
-                }
-            } onCancel: {
-                Task { await self.watchPollAbandoned(requestId) }
-            }
+            // The request's own task waits, and hears of its cancellation (the client went away)
+            // itself: nothing runs outside the task that carries the request.
+            let answer = await watch.polls.wait(requestId)
+            if answer == nil { watchPollAbandoned(requestId) }
+            events.append(.watchAnswered(WatchExchangeInfo(requestId: requestId, request: request, response: answer)))
+            return answer ?? WatchHTTPResponse(status: WatchExchangeInfo.clientGoneStatus)
         }
     }
 
@@ -66,11 +64,9 @@ extension GatewayCore {
         return SeededRandom.base64URL(random.bytes(24))
     }
 
-    /// The client of a held poll went away.
+    /// The client of held poll `requestId` went away before its answer: the session closes.
     func watchPollAbandoned(_ requestId: Int) {
-        guard let continuation = watch.polls.removeValue(forKey: requestId) else { return }
         applyWatchEffects(watch.machine.pollAbandoned(requestId: requestId))
-        continuation.resume(returning: WatchHTTPResponse(status: 499))
     }
 
     /// Carries out the machine's effects: answers held polls, unregisters closed sessions' nodes.
@@ -78,11 +74,7 @@ extension GatewayCore {
         for effect in effects {
             switch effect {
             case .answer(let requestId, let response):
-                if let continuation = watch.polls.removeValue(forKey: requestId) {
-                    continuation.resume(returning: response)
-                } else {
-                    watch.early[requestId] = response
-                }
+                watch.polls.answer(requestId, with: response)
             case .sessionClosed(let nodeId, let connectionId, _):
                 guard nodes.unregister(connectionId: connectionId) != nil else { continue }
                 failInvokes(onConnection: connectionId)

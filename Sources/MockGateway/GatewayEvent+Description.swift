@@ -46,6 +46,7 @@ extension GatewayEvent: CustomStringConvertible {
         case .canvasRequest(let info):
             "canvas host answered \(info.status) for \(info.path)\(info.authorizedBy.map { " (by \($0))" } ?? "")"
         case .watchRequest(let method, let path): "Watch direct mode: \(method) \(path)"
+        case .watchAnswered(let info): "Watch direct mode answered \(info.summary)"
         case .methodUnserved(let method, let id): "\(method) called on \(id) is not served by this Gateway"
         }
     }

@@ -72,6 +72,10 @@ public enum GatewayEvent: Sendable, Hashable {
     /// it is answered: a poll may then wait). Its deadlines (the poll's 20 s, the session's idle
     /// timeout) start with it, so the timer loop wakes on it.
     case watchRequest(method: String, path: String)
+    /// The Gateway answered an Apple Watch direct-mode request (a held poll when its answer came,
+    /// or 499 when its client went away first): what the client sent that its rules judge and the
+    /// status (docs/protocol.md §13).
+    case watchAnswered(WatchExchangeInfo)
     /// A client called a method this Gateway does not serve (it was answered `unknown method`);
     /// logged once per method name for the life of the Gateway, with the first connection that
     /// called it.

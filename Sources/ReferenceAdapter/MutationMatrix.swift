@@ -89,26 +89,45 @@ public struct MutationMatrix: Sendable {
         shared.transcripts = .none
         shared.jobs = 1
         let base = shared
-        @Sendable func run(_ mutant: Mutant?) async throws -> [RunResult] {
-            let name = mutant.map { "reference+\($0.rawValue)" } ?? "reference"
-            let driver = InProcessDriver(name: name) { ReferenceNodeUnderTest(mutants: mutant.map { [$0] } ?? []) }
+        // The Watch scenarios (they need `watch-pair`) judge the reference client in its Apple
+        // Watch direct mode, and the Watch mode's mutants; the WebSocket client finds them
+        // unsupported, and a Watch client every other scenario.
+        let watchIDs = Set(scenarios.filter { $0.needs.contains(.watchPair) }.map(\.id))
+        @Sendable func run(_ client: MatrixClient) async throws -> [RunResult] {
+            let name: String
+            let driver: InProcessDriver
             var configuration = base
-            if let mutant, coverage == .mapped {
-                let mapped = Set(mutant.catalogueIDs)
-                let selected = configuration.selection.filters.isEmpty
-                    ? mapped : mapped.filter { id in scenarios.contains { $0.id == id } }
-                configuration.selection.filters = selected.sorted()
-                if selected.isEmpty { return [] }
+            switch client {
+            case .reference(let transport):
+                name = transport == .watchDirect ? "reference-watch" : "reference"
+                driver = InProcessDriver(name: name) { ReferenceNodeUnderTest(transport: transport) }
+            case .mutant(let mutant):
+                name = "reference+\(mutant.rawValue)"
+                driver = InProcessDriver(name: name) { ReferenceNodeUnderTest(mutants: [mutant]) }
+                if coverage == .mapped {
+                    let mapped = Set(mutant.catalogueIDs)
+                    let selected = configuration.selection.filters.isEmpty
+                        ? mapped : mapped.filter { id in scenarios.contains { $0.id == id } }
+                    configuration.selection.filters = selected.sorted()
+                    if selected.isEmpty { return [] }
+                }
+            }
+            if client.isWatch {
+                let filters = configuration.selection.filters
+                let wanted = watchIDs.filter { id in filters.isEmpty || filters.contains { Glob.matches($0, id) } }
+                if wanted.isEmpty { return [] }
+                configuration.selection.filters = wanted.sorted()
             }
             let runner = Runner(scenarios: scenarios, driver: driver, gatewayFactory: gatewayFactory, configuration: configuration)
             let report = try await runner.run()
             progress(name)
             return report.results
         }
-        let clients: [Mutant?] = [nil] + mutants.map { $0 }
+        let clients: [MatrixClient] = [.reference(.webSocket), .reference(.watchDirect)] + mutants.map { .mutant($0) }
         var reference: [RunResult] = []
+        var watchReference: [RunResult] = []
         var results: [String: [RunResult]] = [:]
-        try await withThrowingTaskGroup(of: (Mutant?, [RunResult]).self) { group in
+        try await withThrowingTaskGroup(of: (MatrixClient, [RunResult]).self) { group in
             var next = 0
             func schedule() {
                 let client = clients[next]
@@ -117,10 +136,17 @@ public struct MutationMatrix: Sendable {
             }
             while next < min(parallel, clients.count) { schedule() }
             while let (client, runs) = try await group.next() {
-                if let client { results[client.rawValue] = runs } else { reference = runs }
+                switch client {
+                case .reference(.webSocket): reference = runs
+                case .reference(.watchDirect): watchReference = runs
+                case .mutant(let mutant): results[mutant.rawValue] = runs
+                }
                 if next < clients.count { schedule() }
             }
         }
+        // The reference verdict of a Watch scenario is the Watch client's.
+        let judgedByWatch = Set(watchReference.map(\.id))
+        reference = reference.filter { !judgedByWatch.contains($0.id) } + watchReference
         return MutationMatrix(reference: reference, mutants: results, scenarioIDs: Array(Set(scenarios.map(\.id))).sorted())
     }
 
@@ -149,5 +175,19 @@ public struct MutationMatrix: Sendable {
         out += "\nSurviving mutants: \(survivors.isEmpty ? "none" : survivors.joined(separator: ", "))\n"
         out += "Scenarios that catch no mutant: \(scenariosWithoutKill.isEmpty ? "none" : scenariosWithoutKill.joined(separator: ", "))\n"
         return out
+    }
+}
+
+/// One client of the matrix: the reference client in one of its transports, or a mutant.
+enum MatrixClient: Sendable {
+    case reference(ReferenceTransport)
+    case mutant(Mutant)
+
+    /// Whether it runs as an Apple Watch in direct mode.
+    var isWatch: Bool {
+        switch self {
+        case .reference(let transport): transport == .watchDirect
+        case .mutant(let mutant): mutant.isWatchMode
+        }
     }
 }

@@ -23,23 +23,33 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
     /// `ReferenceConfiguration.waitsForUser`).
     public let waitsForUser: UserWaits
 
+    /// How the client reaches the Gateway: WebSocket sessions, or the Apple Watch direct mode.
+    public let transport: ReferenceTransport
+
     /// Creates the adapter.
     /// - Parameters:
-    ///   - mutants: the bugs to switch on.
+    ///   - mutants: the bugs to switch on; a mutant of the Watch mode (``Mutant/isWatchMode``)
+    ///     makes the client a Watch client whatever `transport` says.
     ///   - persona: the client it presents itself as (`.nodeHost` for a node host).
     ///   - waitsForUser: where to wait for the user (after `PAIRING_REQUIRED`, as upstream's
     ///     TypeScript client and OpenClawKit do; after an invalid challenge, as the TypeScript
     ///     client does).
-    public init(mutants: Set<Mutant> = [], persona: ClientPersona = .iPhone, waitsForUser: UserWaits = []) {
+    ///   - transport: WebSocket sessions (the default), or the Apple Watch direct mode (the
+    ///     persona is then the Apple Watch, and only the `watch-pair` stimulus is announced).
+    public init(mutants: Set<Mutant> = [], persona: ClientPersona = .iPhone, waitsForUser: UserWaits = [],
+                transport: ReferenceTransport = .webSocket) {
         self.mutants = mutants
-        self.persona = persona
+        self.transport = mutants.contains(where: \.isWatchMode) ? .watchDirect : transport
+        self.persona = self.transport == .watchDirect ? .appleWatch : persona
         self.waitsForUser = waitsForUser
     }
 
     /// What the reference client can do, in the engine's terms.
     public var supportedStimuli: Set<StimulusKind> {
-        // The operator session is on by default, so every stimulus name is supported.
-        Set(ReferenceStimulus.allNames.map { StimulusKind(rawValue: $0) })
+        // The operator session is on by default, so every stimulus name is supported; a Watch
+        // client acts only on the Watch's own stimuli.
+        let names = transport == .watchDirect ? ReferenceStimulus.watchNames : ReferenceStimulus.allNames
+        return Set(names.map { StimulusKind(rawValue: $0) })
     }
 
     /// Starts the client against the run's Gateway: on the run's virtual clock and in-memory
@@ -59,6 +69,10 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
             stateDirectory: configuration.stateDirectory, seed: configuration.seed, clock: clock, mutants: mutants,
             persona: persona, connector: configuration.connector, reproducible: true, durableState: false, memoryState: files)
         referenceConfiguration.waitsForUser = waitsForUser
+        if transport == .watchDirect {
+            referenceConfiguration.transport = .watchDirect
+            referenceConfiguration.operatorSession = .disabled
+        }
         let reference = ReferenceClient(configuration: referenceConfiguration)
         let previous = client.withLock { current -> ReferenceClient? in
             defer { current = reference }
@@ -120,6 +134,9 @@ extension NodeUnderTestRegistry {
     /// Registers `reference` (the correct client) and, for each mutant, `reference+MUTANT`.
     public mutating func registerReferenceClients() {
         register("reference", summary: "the reference Swift client (correct)") { ReferenceNodeUnderTest() }
+        register("reference-watch", summary: "the reference Swift client as an Apple Watch in direct mode (correct)") {
+            ReferenceNodeUnderTest(transport: .watchDirect)
+        }
         for mutant in Mutant.allCases {
             register("reference+\(mutant.rawValue)", summary: "the reference client with the \(mutant.rawValue) bug") {
                 ReferenceNodeUnderTest(mutants: [mutant])

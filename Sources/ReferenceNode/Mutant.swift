@@ -224,6 +224,30 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     /// Sends the cursor back as a `deltaCursor` request member instead of `cursor`.
     case deltaCursorMember = "delta-cursor-member"
 
+    // MARK: Apple Watch direct mode (the client runs with transport .watchDirect)
+
+    /// Ends its loop on a 401 to a poll (an expired or closed session) instead of fetching a new
+    /// challenge and connecting again with its device token.
+    case watchNoRechallenge = "watch-no-rechallenge"
+    /// Keeps the setup code's bootstrap token after pairing and presents it again on its next
+    /// connect instead of the device token it was issued.
+    case watchKeepBootstrap = "watch-keep-bootstrap"
+    /// Keeps a second poll in flight next to the first, so that each supersedes the other (409).
+    case watchSecondPoll = "watch-second-poll"
+    /// Declares `canvas.present` next to the Watch commands on its connect.
+    case watchDeclaresCanvas = "watch-declares-canvas"
+    /// Stops polling after an empty answer (`event: null`, the poll's 20 s) instead of polling again.
+    case watchNoRepoll = "watch-no-repoll"
+
+    /// Whether the mutant is a bug of the Apple Watch direct mode: the reference client then runs
+    /// with ``ReferenceTransport/watchDirect``.
+    public var isWatchMode: Bool {
+        switch self {
+        case .watchNoRechallenge, .watchKeepBootstrap, .watchSecondPoll, .watchDeclaresCanvas, .watchNoRepoll: true
+        default: false
+        }
+    }
+
     /// The catalogue scenarios expected to fail against this mutant.
     public var catalogueIDs: [String] {
         switch self {
@@ -273,6 +297,11 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .commandsDrift: ["INV-010"]
         case .noPendingDrain: ["INV-009"]
         case .noCanvasRefresh: ["INV-011"]
+        case .watchNoRechallenge: ["WATCH-001"]
+        case .watchKeepBootstrap: ["WATCH-002"]
+        case .watchSecondPoll: ["WATCH-003"]
+        case .watchDeclaresCanvas: ["WATCH-004"]
+        case .watchNoRepoll: ["WATCH-005"]
         case .noWakeBeacon: ["PRES-001"]
         case .okTrueIsDurable: ["PRES-002"]
         case .beaconEveryWake: ["PRES-003"]
@@ -363,6 +392,11 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .staleSocketResult: "Never send a result for an invoke of a previous socket (docs/protocol.md §6.1)."
         case .commandsDrift: "Declare the same commands on every reconnect unless a feature changed (docs/protocol.md §6.7)."
         case .noPendingDrain: "Back in the foreground, pull the queued actions (node.pending.pull) and ack them (docs/protocol.md §6.4, §6.9)."
+        case .watchNoRechallenge: "A Watch answers a 401 by fetching a new challenge and connecting again with its device token (docs/protocol.md §13.4)."
+        case .watchKeepBootstrap: "A Watch keeps the issued device token and deletes the bootstrap token after pairing (docs/protocol.md §13.4)."
+        case .watchSecondPoll: "A Watch keeps one poll in flight; a second poll supersedes the first with 409 (docs/protocol.md §13.4)."
+        case .watchDeclaresCanvas: "A Watch declares only the Watch commands, never canvas commands (docs/protocol.md §13.4)."
+        case .watchNoRepoll: "A Watch polls again after every answer, the empty one after 20 s included (docs/protocol.md §13.4)."
         case .noCanvasRefresh: "After a 401 from the canvas page, refresh the capability (node.pluginSurface.refresh) and load the fresh URL (docs/protocol.md §6.10)."
         case .noWakeBeacon: "Send node.presence.alive after a background wake (docs/protocol.md §6.6)."
         case .okTrueIsDurable: "A bare {ok:true} is not a durable beacon (docs/protocol.md §6.6)."

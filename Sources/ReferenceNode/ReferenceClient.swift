@@ -109,6 +109,7 @@ public actor ReferenceClient {
 
     /// The stimuli this client acts on (wire names); operator stimuli only with an operator session.
     public nonisolated var supportedStimuli: Set<String> {
+        if configuration.transport == .watchDirect { return Set(ReferenceStimulus.watchNames) }
         var names = Set(ReferenceStimulus.allNames)
         if configuration.operatorSession == .disabled { names.subtract(ReferenceStimulus.operatorNames) }
         return names
@@ -579,6 +580,14 @@ public actor ReferenceClient {
             return expectTranscript(texts: texts, sessionKey: sessionKey)
         case .expectOutbox(let texts):
             return expectOutbox(texts: texts)
+        case .watchPair(let code):
+            guard let watch else { return .unsupported("watch-pair: the client runs WebSocket sessions, not the Apple Watch direct mode") }
+            let setup: SetupCodePayload
+            do { setup = try SetupCodePayload(decoding: code) } catch { return .error("\(error)") }
+            store.setBootstrapToken(setup.bootstrapToken, gateway: gatewayURL)
+            // A fresh credential: the Watch loop connects with it if it was waiting.
+            await watch.start()
+            return .ok
         case .setupCode(let code):
             let setup: SetupCodePayload
             do { setup = try SetupCodePayload(decoding: code) } catch { return .error("\(error)") }

@@ -31,6 +31,8 @@ public enum ReferenceStimulus: Sendable, Hashable {
     case answerQuestion(id: String, answer: JSONValue)
     /// Pair with a setup code (base64url JSON `{url, bootstrapToken}`).
     case setupCode(String)
+    /// Pair as an Apple Watch in direct mode with a `node` setup code (Watch mode only).
+    case watchPair(String)
     /// The user writes `text` in the chat view (queued in the outbox, sent when online).
     case sendMessage(text: String, sessionKey: String?)
     /// The network goes away: both sessions close and stay closed until `go-online`.
@@ -49,6 +51,10 @@ public enum ReferenceStimulus: Sendable, Hashable {
         "connect", "disconnect", "restart", "reset-identity", "background-wake", "enter-background", "enter-foreground",
         "request-scopes", "push-register", "switch-gateway", "resolve-approval", "answer-question", "setup-code",
     ] + chatNames
+
+    /// The stimuli of the Apple Watch direct mode (``ReferenceTransport/watchDirect``): the only
+    /// ones it acts on, and the ones the WebSocket client does not announce.
+    public static let watchNames = ["watch-pair"]
 
     /// The stimuli of the chat view (outbox and transcript cache).
     public static let chatNames = ["send-message", "go-offline", "go-online", "cold-start", "expect-transcript", "expect-outbox"]
@@ -74,6 +80,7 @@ public enum ReferenceStimulus: Sendable, Hashable {
         case .resolveApproval: "resolve-approval"
         case .answerQuestion: "answer-question"
         case .setupCode: "setup-code"
+        case .watchPair: "watch-pair"
         case .sendMessage: "send-message"
         case .goOffline: "go-offline"
         case .goOnline: "go-online"
@@ -114,6 +121,7 @@ public enum ReferenceStimulus: Sendable, Hashable {
             guard let answer = params["answer"] else { throw StimulusParseError("answer-question needs \"answer\"") }
             self = .answerQuestion(id: try string("id"), answer: answer)
         case "setup-code": self = .setupCode(try string("code"))
+        case "watch-pair": self = .watchPair(try string("code"))
         case "send-message":
             guard let text = params["text"]?.stringValue else { throw StimulusParseError("send-message needs a string \"text\"") }
             self = .sendMessage(text: text, sessionKey: params["sessionKey"]?.stringValue)

@@ -124,12 +124,12 @@ struct StimulusParsingTests {
             ("switch-gateway", ["url": "ws://x:1"]), ("resolve-approval", ["id": "a", "decision": "deny"]),
             ("answer-question", ["id": "q", "answer": "Staging"]), ("setup-code", ["code": "abc"]),
             ("send-message", ["text": "hi"]), ("go-offline", [:]), ("go-online", [:]), ("cold-start", ["offline": true]),
-            ("expect-transcript", ["texts": ["hi"]]), ("expect-outbox", ["texts": []]),
+            ("expect-transcript", ["texts": ["hi"]]), ("expect-outbox", ["texts": []]), ("watch-pair", ["code": "abc"]),
         ]
         for (name, params) in samples {
             #expect(try ReferenceStimulus(name: name, params: params).name == name)
         }
-        #expect(Set(samples.map(\.0)) == Set(ReferenceStimulus.allNames))
+        #expect(Set(samples.map(\.0)) == Set(ReferenceStimulus.allNames + ReferenceStimulus.watchNames))
     }
 
     @Test func missingParametersAndUnknownNamesAreErrors() {

@@ -154,6 +154,24 @@ public struct Scenario: Sendable, Identifiable {
     }
 }
 
+extension Scenario {
+    /// Why a scenario that needs the stimuli `needs` does not apply to a client that announced
+    /// `announced` (the stimuli the harness provides included), or `nil` when it applies: a
+    /// stimulus it needs is missing; or the client is an Apple Watch in direct mode (it announced
+    /// ``StimulusKind/watchPair``), which has no WebSocket session, and the scenario is not one of
+    /// the Watch's (it does not need `watch-pair`).
+    public static func unsupportedReason(needs: Set<StimulusKind>, announced: Set<StimulusKind>) -> String? {
+        let missing = needs.subtracting(announced).sorted()
+        if !missing.isEmpty {
+            return "the client does not support \(missing.map { "\"\($0)\"" }.joined(separator: ", "))"
+        }
+        if announced.contains(.watchPair), !needs.contains(.watchPair) {
+            return "the client is an Apple Watch in direct mode (it announced \"\(StimulusKind.watchPair)\"): it has no WebSocket session, which this scenario judges"
+        }
+        return nil
+    }
+}
+
 /// Checks a list of scenarios for mistakes that would make IDs unstable or runs ambiguous.
 public enum ScenarioCatalogue {
     /// Problems in `scenarios`, one sentence each; empty when the catalogue is sound: every ID is

@@ -37,10 +37,12 @@ public struct ScenarioArea: Sendable, Hashable, Comparable, CustomStringConverti
     public static let outbox = ScenarioArea(code: "OUTBOX", name: "chat outbox")
     /// `CACHE`: the chat transcript cache (cold start, reset).
     public static let cache = ScenarioArea(code: "CACHE", name: "transcript cache")
+    /// `WATCH`: the Apple Watch direct mode (HTTP long polls instead of a WebSocket).
+    public static let watch = ScenarioArea(code: "WATCH", name: "Apple Watch direct mode")
 
     /// The known areas, in report order.
     public static let known: [ScenarioArea] = [
-        .handshake, .pairing, .token, .invoke, .presence, .push, .approvals, .questions, .lifecycle, .outbox, .cache,
+        .handshake, .pairing, .token, .invoke, .presence, .push, .approvals, .questions, .lifecycle, .outbox, .cache, .watch,
     ]
 
     /// The known area whose code is `code`, if any.

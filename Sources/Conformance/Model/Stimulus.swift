@@ -46,6 +46,10 @@ public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, Cu
     public static let answerQuestion: StimulusKind = "answer-question"
     /// Pair with a setup code.
     public static let setupCode: StimulusKind = "setup-code"
+    /// Pair as an Apple Watch in direct mode with a `node` setup code: the client then talks to
+    /// the Gateway only through its HTTP routes `/api/nodes/watch/*` (docs/protocol.md §13). A
+    /// client announces it only if it is such a Watch client; the `WATCH-*` scenarios need it.
+    public static let watchPair: StimulusKind = "watch-pair"
     /// Write a chat message as the user (queued in the outbox while offline).
     public static let sendMessage: StimulusKind = "send-message"
     /// Lose the network: close every session and stay offline until `go-online`.
@@ -62,7 +66,7 @@ public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, Cu
     /// The stimuli named by the adapter protocol, in documentation order.
     public static let documented: [StimulusKind] = [
         .connect, .disconnect, .restart, .resetIdentity, .backgroundWake, .enterBackground, .enterForeground,
-        .requestScopes, .pushRegister, .switchGateway, .resolveApproval, .answerQuestion, .setupCode,
+        .requestScopes, .pushRegister, .switchGateway, .resolveApproval, .answerQuestion, .setupCode, .watchPair,
         .sendMessage, .goOffline, .goOnline, .coldStart, .expectTranscript, .expectOutbox,
     ]
 
@@ -150,6 +154,11 @@ public struct Stimulus: Sendable, Hashable, CustomStringConvertible {
     /// Pair with `code`.
     public static func setupCode(_ code: String) -> Stimulus {
         Stimulus(.setupCode, params: ["code": .string(code)])
+    }
+
+    /// Pair as an Apple Watch in direct mode with the `node` setup code `code`.
+    public static func watchPair(_ code: String) -> Stimulus {
+        Stimulus(.watchPair, params: ["code": .string(code)])
     }
 
     /// Lose the network.

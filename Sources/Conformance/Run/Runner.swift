@@ -261,10 +261,10 @@ public struct Runner: Sendable {
         guard scenario.options.needsSession, let probe = probes[planned.profile.name], !probe.result.admitted else { return nil }
         var result = Self.result(for: planned, seed: Seed.derive(baseSeed, planned.key), baseSeed: baseSeed)
         result.decidedByProbe = true
-        let missing = scenario.clientNeeds.subtracting(probe.announced).sorted()
-        if !missing.isEmpty {
+        if let reason = Scenario.unsupportedReason(needs: scenario.clientNeeds,
+                                                   announced: probe.announced.union(StimulusKind.providedByHarness)) {
             result.verdict = .unsupported
-            result.message = "the client does not support \(missing.map { "\"\($0)\"" }.joined(separator: ", "))"
+            result.message = reason
             return result
         }
         result.verdict = scenario.level == .must ? .fail : .warn

@@ -106,10 +106,6 @@ public final class ScenarioClient: Sendable {
     public func diagnostics() -> ClientDiagnostics { session.diagnostics() }
 
     private func checkNeeds(_ supported: Set<StimulusKind>) throws {
-        let missing = needs.subtracting(supported).sorted()
-        guard missing.isEmpty else {
-            let names = missing.map { "\"\($0)\"" }.joined(separator: ", ")
-            throw ScenarioUnsupported("the client does not support \(names)")
-        }
+        if let reason = Scenario.unsupportedReason(needs: needs, announced: supported) { throw ScenarioUnsupported(reason) }
     }
 }

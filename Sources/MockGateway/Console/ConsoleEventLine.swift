@@ -179,6 +179,14 @@ public struct ConsoleEventLine: Sendable, Hashable {
             // One per poll: frame-level detail, shown with --verbose only.
             guard verbose else { return nil }
             return ConsoleEventLine("watch.request", [s("method", method), s("path", path)])
+        case .watchAnswered(let info):
+            // One per poll: frame-level detail, shown with --verbose only.
+            guard verbose else { return nil }
+            var fields = [s("method", info.method), s("path", info.path), Field("status", .int(Int64(info.status)))]
+            if let credential = info.credential { fields.append(s("credential", credential)) }
+            if let reason = info.reason { fields.append(s("reason", reason)) }
+            if let event = info.event { fields.append(s("event", event)) }
+            return ConsoleEventLine("watch.answer", fields)
         case .methodUnserved(let method, let connectionId):
             return ConsoleEventLine("method.unserved", [s("method", method), s("connectionId", connectionId)])
         }

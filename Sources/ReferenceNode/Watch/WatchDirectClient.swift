@@ -61,6 +61,8 @@ actor WatchDirectClient {
     private(set) var polls = 0
     private var sessionToken: String?
     private var task: Task<Void, Never>?
+    /// The second poll loop of the `watch-second-poll` mutant.
+    private var secondPoller: Task<Void, Never>?
     private var commandRuns = 0
 
     init(configuration: ReferenceConfiguration, store: DeviceStateStore, gatewayURL: String) {
@@ -83,6 +85,8 @@ actor WatchDirectClient {
     func stop() {
         task?.cancel()
         task = nil
+        secondPoller?.cancel()
+        secondPoller = nil
         sessionToken = nil
         status = .stopped
     }
@@ -144,7 +148,11 @@ actor WatchDirectClient {
         let bootstrap = store.bootstrapToken(gateway: gatewayURL)
         let auth: ConnectAuth
         let kind: String
-        if let stored {
+        if configuration.has(.watchKeepBootstrap), let bootstrap {
+            // The mutant still holds the spent bootstrap token and prefers it.
+            auth = ConnectAuth(bootstrapToken: bootstrap)
+            kind = "bootstrap"
+        } else if let stored {
             auth = ConnectAuth(deviceToken: stored)
             kind = "device"
         } else if let bootstrap {
@@ -160,7 +168,7 @@ actor WatchDirectClient {
         }
         let signedAt = challenge?["ts"]?.int64Value.map { Int($0) } ?? Int(configuration.clock.nowMs)
         let persona = configuration.persona.clientId == .watchOS ? configuration.persona : .appleWatch
-        let commands = Self.commands
+        let commands = configuration.has(.watchDeclaresCanvas) ? Self.commands + [NodeCommandName.canvasPresent.rawValue] : Self.commands
         var params = ConnectParams(
             minProtocol: 3, maxProtocol: ProtocolVersion.current,
             client: ClientInfo(id: .watchOS, displayName: persona.displayName, version: persona.version, platform: persona.platform,
@@ -183,10 +191,14 @@ actor WatchDirectClient {
             store.storeToken(StoredDeviceToken(token: deviceToken, scopes: [], issuedAtMs: Int(configuration.clock.nowMs)),
                              gateway: gatewayURL, role: .node)
             // The bootstrap token is single-use: once a device token is issued it is gone.
-            store.setBootstrapToken(nil, gateway: gatewayURL)
+            if !configuration.has(.watchKeepBootstrap) { store.setBootstrapToken(nil, gateway: gatewayURL) }
             sessionToken = session
             connects.append(kind)
             self.status = .polling
+            if configuration.has(.watchSecondPoll) {
+                secondPoller?.cancel()
+                secondPoller = spawnTask { await self.pollBesideTheLoop(session) }
+            }
             return true
         case 429:
             return await wait(max(1, retryAfterSeconds) * 1_000)
@@ -207,14 +219,25 @@ actor WatchDirectClient {
         guard let (status, answer) = await send("POST", Route.poll, bearer: token) else { return await wait(Self.retryDelayMs) }
         switch status {
         case 200:
-            guard let event = answer?["event"], event != .null else { return true }
+            guard let event = answer?["event"], event != .null else {
+                // The poll's 20 s passed without an event: poll again (the mutant stops here).
+                if configuration.has(.watchNoRepoll) {
+                    self.status = .stopped
+                    return false
+                }
+                return true
+            }
             if event["event"]?.stringValue == GatewayEventName.nodeInvokeRequest.rawValue, let payload = event["payload"] {
                 await answerInvoke(payload, token: token)
             }
             return true
         case 401:
-            // The session expired or was closed: challenge and connect again.
+            // The session expired or was closed: challenge and connect again (the mutant stops).
             sessionToken = nil
+            if configuration.has(.watchNoRechallenge) {
+                self.status = .stopped
+                return false
+            }
             return true
         case 409:
             // A newer poll holds the session: polling again would supersede it in turn.
@@ -222,6 +245,19 @@ actor WatchDirectClient {
             return false
         default:
             return await wait(Self.retryDelayMs)
+        }
+    }
+
+    /// The `watch-second-poll` mutant's second poller: polls with `token` next to the loop until
+    /// an answer other than 200 (its own 409, the session's 401).
+    private func pollBesideTheLoop(_ token: String) async {
+        while !Task.isCancelled, sessionToken == token {
+            polls += 1
+            guard let (status, answer) = await send("POST", Route.poll, bearer: token), status == 200 else { return }
+            if let event = answer?["event"], event["event"]?.stringValue == GatewayEventName.nodeInvokeRequest.rawValue,
+               let payload = event["payload"] {
+                await answerInvoke(payload, token: token)
+            }
         }
     }
 
