@@ -88,4 +88,51 @@ struct WatchModeTests {
             await gateway.shutdown()
         }
     }
+
+    /// A Watch that goes away while its poll waits ends its session at that same virtual instant,
+    /// inside the simulation: the request's own task hears of the cancellation and tells the
+    /// Gateway. When the cancellation handler started a plain `Task { }` instead, the simulated
+    /// run went idle before that task ran, virtual time jumped to the poll's 20 s (the poll was
+    /// answered `event: null` instead of closing the session) or the run stalled, depending on
+    /// the machine's timing (break tried: resuming the held poll from a `Task { }` in
+    /// `HeldWatchPolls.wait`'s cancellation handler; the session then closed 20 s late or never in
+    /// most seeds of one run, and in none of the next: a timing race, hence the 40 seeds).
+    @Test func aPollAbandonedByItsClientClosesTheSessionAtTheSameInstant() async throws {
+        guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) else { return }
+        for seed in UInt64(1)...40 {
+            let timeline = VirtualTimeline()
+            let executor = SimulationExecutor(seed: seed, timeline: timeline, limits: .init(wallClock: .seconds(30)))
+            let (closedAtMs, leftAtMs) = try await executor.run { () async throws -> (Int64?, Int64) in
+                let network = InMemoryNetwork()
+                var configuration = GatewayConfiguration()
+                configuration.clock = .manual(on: timeline)
+                configuration.network = network
+                let gateway = try await Gateway.start(configuration)
+                let code = await gateway.makeSetupCode(profile: .nodeOnly)
+                var clientConfiguration = ReferenceConfiguration(
+                    gatewayURL: gateway.url, stateDirectory: TestSupport.temporaryDirectory(), seed: seed,
+                    clock: GatewayTimeClock(clock: gateway.clock), persona: .appleWatch, operatorSession: .disabled,
+                    setupCode: code.encoded, connector: network, reproducible: true)
+                clientConfiguration.transport = .watchDirect
+                let client = ReferenceClient(configuration: clientConfiguration)
+                try await client.start()
+                _ = await gateway.waitForEvent(timeout: .seconds(10)) {
+                    if case .watchRequest(_, let path) = $0 { return path == WatchDirectRules.pollPath }
+                    return false
+                }
+                await timeline.untilIdle()
+                let leftAtMs = gateway.clock.nowMs
+                let stopped = gateway.events.count
+                await client.stop()
+                let closed = await gateway.waitForEvent(from: stopped, timeout: .seconds(60)) {
+                    if case .nodeDisconnected = $0 { return true }
+                    return false
+                }
+                let closedAtMs: Int64? = closed == nil ? nil : gateway.clock.nowMs
+                await gateway.shutdown()
+                return (closedAtMs, leftAtMs)
+            }
+            #expect(closedAtMs == leftAtMs, "seed \(seed): the session closed at \(closedAtMs.map(String.init) ?? "never"), the client left at \(leftAtMs)")
+        }
+    }
 }
