@@ -63,10 +63,13 @@ public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, Cu
     /// Answer `ok` only if the chat view shows exactly these queued or unconfirmed bubbles.
     public static let expectOutbox: StimulusKind = "expect-outbox"
 
-    /// The stimuli named by the adapter protocol, in documentation order.
+    /// The stimuli named by the adapter protocol for a client with WebSocket sessions, in
+    /// documentation order: what a client that can do everything announces (an attached client
+    /// driven by a person). ``watchPair`` is not among them: only an Apple Watch client in direct
+    /// mode announces it, and it then has no WebSocket session.
     public static let documented: [StimulusKind] = [
         .connect, .disconnect, .restart, .resetIdentity, .backgroundWake, .enterBackground, .enterForeground,
-        .requestScopes, .pushRegister, .switchGateway, .resolveApproval, .answerQuestion, .setupCode, .watchPair,
+        .requestScopes, .pushRegister, .switchGateway, .resolveApproval, .answerQuestion, .setupCode,
         .sendMessage, .goOffline, .goOnline, .coldStart, .expectTranscript, .expectOutbox,
     ]
 
