@@ -2,11 +2,15 @@ import Foundation
 import GatewayProtocol
 
 extension GatewayCore {
-    /// `node.pending.pull`: the foreground actions queued for this node (PendingActionQueue).
+    /// `node.pending.pull`: the foreground actions queued for this node (PendingActionQueue) that
+    /// the node command policy still lets through to it (upstream `resolveAllowedPendingNodeActions`:
+    /// declared and allowed now; a refused action is dropped from the queue).
     func nodePendingPull(_ call: MethodCall) {
         let nodeId = call.nodeId
-        let declared = Set(nodes.nodes[nodeId]?.commands ?? [])
-        let actions = pendingActions.pull(nodeId: nodeId, declaredCommands: declared, nowMs: nowMs)
+        let connected = nodes.nodes[nodeId] != nil
+        let actions = pendingActions.pull(nodeId: nodeId, nowMs: nowMs) { command in
+            connected && nodeCommandRefusal(nodeId: nodeId, command: command) == nil
+        }
         reply(call, ["nodeId": .string(nodeId), "actions": .array(actions.map(\.pullJSON))])
     }
 

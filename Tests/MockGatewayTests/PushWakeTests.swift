@@ -88,6 +88,14 @@ struct PushWakeTests {
             #expect(direct.delivery?.body?["token"]?.stringValue == String(repeating: "cd", count: 32))
             #expect(direct.delivery?.payload?["openclaw"]?["reason"] == "scripted")
 
+            // A second wake within 15 s is throttled (upstream `maybeWakeNodeWithApns`); forced, it is sent.
+            let throttled = await gateway.wakeNode(nodeId: identity.deviceId)
+            #expect(throttled.path == .throttled)
+            #expect(throttled.delivery == nil)
+            await gateway.advance(by: .milliseconds(14_999))
+            #expect(await gateway.wakeNode(nodeId: identity.deviceId).path == .throttled)
+            await gateway.advance(by: .milliseconds(1))
+
             // A scripted refusal applies to one send.
             await gateway.refuseNextPush(status: 410, reason: "Unregistered")
             let refused = await gateway.wakeNode(nodeId: identity.deviceId)
@@ -97,7 +105,7 @@ struct PushWakeTests {
             #expect(refused.delivery?.status == 410)
             #expect(refused.delivery?.reason == "Unregistered")
             #expect(refused.summary.hasSuffix("refused with 410 Unregistered"))
-            #expect(await gateway.wakeNode(nodeId: identity.deviceId).path == .sent)
+            #expect(await gateway.wakeNode(nodeId: identity.deviceId, force: true).path == .sent)
             #expect(await gateway.pushDeliveries().map(\.accepted) == [true, false, true])
             await node.client.close()
         }
