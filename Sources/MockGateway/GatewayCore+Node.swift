@@ -7,10 +7,11 @@ extension GatewayCore {
     /// declared and allowed now; a refused action is dropped from the queue).
     func nodePendingPull(_ call: MethodCall) {
         let nodeId = call.nodeId
+        // Decided before the queue is touched: the queue and the policy's facts share one state value.
         let connected = nodes.nodes[nodeId] != nil
-        let actions = pendingActions.pull(nodeId: nodeId, nowMs: nowMs) { command in
-            connected && nodeCommandRefusal(nodeId: nodeId, command: command) == nil
-        }
+        let queued = Set(pendingActions.live(nodeId: nodeId, nowMs: nowMs).map(\.command))
+        let allowed = Set(queued.filter { connected && nodeCommandRefusal(nodeId: nodeId, command: $0) == nil })
+        let actions = pendingActions.pull(nodeId: nodeId, nowMs: nowMs) { allowed.contains($0) }
         reply(call, ["nodeId": .string(nodeId), "actions": .array(actions.map(\.pullJSON))])
     }
 
