@@ -32,7 +32,7 @@ let inv012 = Scenario(
     let probe = try await run.probeCommand()
     let declared = try await run.declaredCommands()
     let nodeId = try await run.nodeId()
-    let session = try await run.nodeSession(deviceId: nodeId)
+    let session = try await run.nodeSession(deviceId: nodeId, from: .start)
     // Approve the probe command alone: the client's ordinary declaration becomes a widened one.
     await run.gateway.setApprovedNodeCommands(nodeId: nodeId, commands: [probe])
     let cursor = run.mark()
