@@ -1,6 +1,6 @@
 import GatewayProtocol
 
-/// What a silent wake push did (``Gateway/wakeNode(nodeId:reason:)``).
+/// What a silent wake push did (``Gateway/wakeNode(nodeId:reason:force:)``).
 ///
 /// The paths are upstream's names for how a wake attempt ended (`NodeWakeAttempt.path` of
 /// `maybeWakeNodeWithApns`, `src/gateway/server-methods/nodes.ts`).
@@ -14,8 +14,8 @@ public struct NodeWakeAttempt: Sendable, Hashable {
         case sendError = "send-error"
         /// The node has no stored push registration, so nothing was sent.
         case noRegistration = "no-registration"
-        /// A wake went to the node less than 15 s ago, so nothing was sent (only the automatic
-        /// wakes of `node.invoke` are throttled; it still waits for the node).
+        /// A wake went to the node less than 15 s ago, so nothing was sent (`node.invoke` still
+        /// waits for the node).
         case throttled
     }
 
@@ -94,17 +94,21 @@ extension Gateway {
     /// The send is recorded (``pushDeliveries()``) and announced (``GatewayEvent/pushSent(nodeId:transport:pushType:accepted:)``).
     /// Nothing leaves the process: no relay or APNs server is contacted, so no device is woken by
     /// this call; a conformance run hands an accepted wake to the client under test
-    /// (`ScenarioRun.wakeThroughPush`). Unlike upstream's automatic wakes, calls are not
-    /// throttled: each one sends.
+    /// (`ScenarioRun.wakeThroughPush`). Like every upstream wake (`maybeWakeNodeWithApns`, which
+    /// `node.invoke` and `node.pending.enqueue` both go through), a wake within 15 s of Gateway
+    /// time of the last wake attempt to the same node, this call's or `node.invoke`'s, is
+    /// ``NodeWakeAttempt/Path/throttled`` and sends nothing, unless `force` is set (upstream's
+    /// forced second wake).
     /// - Parameters:
     ///   - nodeId: the node (its device id).
     ///   - reason: the wake reason the payload names; upstream's default is `node.invoke`.
+    ///   - force: skip the 15 s throttle.
     /// - Returns: the attempt; ``NodeWakeAttempt/Path/noRegistration`` when the node has no
     ///   stored registration (nothing is sent, a transcript note says so).
     @discardableResult
-    public func wakeNode(nodeId: String, reason: String = GatewayMethod.nodeInvoke.rawValue) async -> NodeWakeAttempt {
-        recordOperatorAction("wake \(nodeId) (\(reason))")
-        return await core.wakeNode(nodeId: nodeId, reason: reason)
+    public func wakeNode(nodeId: String, reason: String = GatewayMethod.nodeInvoke.rawValue, force: Bool = false) async -> NodeWakeAttempt {
+        recordOperatorAction("wake \(nodeId) (\(reason))\(force ? " forced" : "")")
+        return await core.wakeNode(nodeId: nodeId, reason: reason, force: force)
     }
 
     /// The nodes that have a stored push registration, sorted.
@@ -134,12 +138,19 @@ extension Gateway {
 }
 
 extension GatewayCore {
-    func wakeNode(nodeId: String, reason: String) -> NodeWakeAttempt {
+    func wakeNode(nodeId: String, reason: String, force: Bool) -> NodeWakeAttempt {
+        // The same per-node throttle as the wakes of `node.invoke` (GatewayCore+InvokeWake.swift).
+        if invokeWake.throttle.wakeThrottled(nodeId: nodeId, force: force, nowMs: nowMs) {
+            transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: "-", kind: .note,
+                                              text: "no silent push to \(nodeId): throttled (one was attempted less than 15 s ago)"))
+            return NodeWakeAttempt(nodeId: nodeId, path: .throttled, delivery: nil, reason: reason)
+        }
         guard let registration = pushRegistrations[nodeId] else {
             transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: "-", kind: .note,
                                               text: "no silent push to \(nodeId): no push registration"))
             return NodeWakeAttempt(nodeId: nodeId, path: .noRegistration, delivery: nil, reason: reason)
         }
+        invokeWake.throttle.recordWakeAttempt(nodeId: nodeId, nowMs: nowMs)
         let delivery = sendPush(nodeId: nodeId, registration: registration, pushType: "background",
                                 payload: PushRelay.backgroundPayload(nodeId: nodeId, reason: reason, nowMs: nowMs))
         return NodeWakeAttempt(nodeId: nodeId, path: delivery.accepted ? .sent : .sendError, delivery: delivery, reason: reason)

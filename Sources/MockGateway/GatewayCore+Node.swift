@@ -2,11 +2,16 @@ import Foundation
 import GatewayProtocol
 
 extension GatewayCore {
-    /// `node.pending.pull`: the foreground actions queued for this node (PendingActionQueue).
+    /// `node.pending.pull`: the foreground actions queued for this node (PendingActionQueue) that
+    /// the node command policy still lets through to it (upstream `resolveAllowedPendingNodeActions`:
+    /// declared and allowed now; a refused action is dropped from the queue).
     func nodePendingPull(_ call: MethodCall) {
         let nodeId = call.nodeId
-        let declared = Set(nodes.nodes[nodeId]?.commands ?? [])
-        let actions = pendingActions.pull(nodeId: nodeId, declaredCommands: declared, nowMs: nowMs)
+        // Decided before the queue is touched: the queue and the policy's facts share one state value.
+        let connected = nodes.nodes[nodeId] != nil
+        let queued = Set(pendingActions.live(nodeId: nodeId, nowMs: nowMs).map(\.command))
+        let allowed = Set(queued.filter { connected && nodeCommandRefusal(nodeId: nodeId, command: $0) == nil })
+        let actions = pendingActions.pull(nodeId: nodeId, nowMs: nowMs) { allowed.contains($0) }
         reply(call, ["nodeId": .string(nodeId), "actions": .array(actions.map(\.pullJSON))])
     }
 

@@ -49,6 +49,10 @@ extension GatewayCore {
                                         metadata: metadata, nowMs: nowMs, newRequestId: { ids.uuidString() })
         random = ids
         nodeSurfaceApprovals = surfaces
+        // Superseded or cleared requests are announced first, then the request that replaces them.
+        for dropped in result.superseded {
+            broadcastNodePairResolved(requestId: dropped.requestId, nodeId: dropped.nodeId, decision: "rejected")
+        }
         if result.created, let request = result.pending {
             broadcast(event: GatewayEventName.nodePairRequested.rawValue, payload: request.json)
         }
@@ -113,7 +117,39 @@ extension Gateway {
     }
 }
 
+extension Gateway {
+    /// Scripting: sets the approved command surface of `nodeId` to `commands` (docs/protocol.md
+    /// §6.7), as if an operator had approved only these. It takes effect at the node's next
+    /// connect: a node that then declares more is admitted with the approved ∩ allowlisted
+    /// commands in effect and its widening waits in a node pairing request, so a scenario can
+    /// make a client's ordinary declaration a widened one. The connected session keeps its
+    /// commands until then.
+    @discardableResult
+    public func setApprovedNodeCommands(nodeId: String, commands: [String]) async -> NodeSurfaceApprovals.PairedNode {
+        recordOperatorAction("approved node surface of \(nodeId) set to [\(commands.joined(separator: ", "))]")
+        return await core.setApprovedNodeCommands(nodeId: nodeId, commands: commands)
+    }
+
+    /// Rejects the node pairing request `requestId` (`node.pair.resolved` `rejected` follows; the
+    /// approved surface stays); `nil` when no such request is pending.
+    public func rejectNodeSurface(requestId: String) async -> NodeSurfaceApprovals.PendingRequest? {
+        let request = await core.rejectNodeSurface(requestId: requestId)
+        if let request { recordOperatorAction("node pairing rejected: \(request.nodeId) [\(request.commands.joined(separator: ", "))]") }
+        return request
+    }
+}
+
 extension GatewayCore {
+    func setApprovedNodeCommands(nodeId: String, commands: [String]) -> NodeSurfaceApprovals.PairedNode {
+        nodeSurfaceApprovals.setApproved(nodeId: nodeId, commands: commands, nowMs: nowMs)
+    }
+
+    func rejectNodeSurface(requestId: String) -> NodeSurfaceApprovals.PendingRequest? {
+        guard let request = nodeSurfaceApprovals.reject(requestId, nowMs: nowMs) else { return nil }
+        broadcastNodePairResolved(requestId: requestId, nodeId: request.nodeId, decision: "rejected")
+        return request
+    }
+
     func pendingNodeSurfaceRequests() -> [NodeSurfaceApprovals.PendingRequest] {
         nodeSurfaceApprovals.pendingRequests(nowMs: nowMs)
     }

@@ -117,6 +117,11 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     /// Declares one more command (`health.summary`) on every node reconnect than on its first
     /// connect, as a client that rebuilds its command list from stale feature state would.
     case commandsDrift = "commands-drift"
+    /// Reconnects (declaring its commands again) when a command it declared has not been invoked
+    /// within 60 s of a node connect, as a client that takes an unused command for a lost surface
+    /// would: a node whose widened surface waits for approval never receives its withheld
+    /// commands, so it reconnects every minute.
+    case reconnectUnusedSurface = "reconnect-unused-surface"
     /// Fails `canvas.present` when the canvas page answers 401, instead of refreshing the
     /// capability (`node.pluginSurface.refresh`) and loading the page again.
     case noCanvasRefresh = "no-canvas-refresh"
@@ -295,6 +300,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .ignoreBackground: ["INV-007"]
         case .staleSocketResult: ["INV-008"]
         case .commandsDrift: ["INV-010"]
+        case .reconnectUnusedSurface: ["INV-012"]
         case .noPendingDrain: ["INV-009"]
         case .noCanvasRefresh: ["INV-011"]
         case .watchNoRechallenge: ["WATCH-001"]
@@ -391,6 +397,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .ignoreBackground: "Foreground-only commands fail with NODE_BACKGROUND_UNAVAILABLE in the background (docs/protocol.md §6.4)."
         case .staleSocketResult: "Never send a result for an invoke of a previous socket (docs/protocol.md §6.1)."
         case .commandsDrift: "Declare the same commands on every reconnect unless a feature changed (docs/protocol.md §6.7)."
+        case .reconnectUnusedSurface:
+            "Stay connected while a widened command surface waits for approval: a declared command that is never invoked is no reason to reconnect (docs/protocol.md §6.7)."
         case .noPendingDrain: "Back in the foreground, pull the queued actions (node.pending.pull) and ack them (docs/protocol.md §6.4, §6.9)."
         case .watchNoRechallenge: "A Watch answers a 401 by fetching a new challenge and connecting again with its device token (docs/protocol.md §13.4)."
         case .watchKeepBootstrap: "A Watch keeps the issued device token and deletes the bootstrap token after pairing (docs/protocol.md §13.4)."

@@ -86,6 +86,9 @@ public actor ReferenceClient {
     private var answeredInvokes: Set<String> = []
     private var idempotentRuns: [String: Task<NodeInvokeOutcome?, Never>] = [:]
     private var lastInvokeId: String?
+    /// The commands invoked on each node connection, by generation (read only under the
+    /// `reconnect-unused-surface` mutant).
+    private var invokedCommands: [Int: Set<String>] = [:]
     private var commandRuns = 0
 
     // The chat view (ReferenceClient+Chat.swift).
@@ -239,6 +242,7 @@ public actor ReferenceClient {
                 nodeMethods = hello.methods
                 operatorGate?.open()
                 spawnTask { _ = await self.registerPushIfNeeded() }
+                if configuration.has(.reconnectUnusedSurface) { spawnTask { await self.reconnectIfSurfaceUnused(connection) } }
             } else {
                 currentOperator = connection
                 approvalFamily = ApprovalFamily.choose(methods: hello.methods, configuration: configuration)
@@ -357,8 +361,19 @@ public actor ReferenceClient {
         let object = payload?.stringValue.flatMap { try? JSONValue(parsing: $0) } ?? payload
         guard let request = try? object?.decode(as: NodeInvokeRequest.self) else { return }
         lastInvokeId = request.id
+        invokedCommands[connection.generation, default: []].insert(request.command)
         let receivedAtMs = clock.nowMs
         spawnTask { await self.runInvoke(request, receivedAtMs: receivedAtMs, on: connection) }
+    }
+
+    /// The `reconnect-unused-surface` mutant: 60 s after a node connect, reconnects when a
+    /// declared command was not invoked on that connection meanwhile.
+    private func reconnectIfSurfaceUnused(_ connection: GatewayConnection) async {
+        do { try await clock.sleep(forMs: 60_000) } catch { return }
+        guard currentNode === connection, !connection.isEnded else { return }
+        let declared = Set(configuration.declaredCommands ?? NodeCommands.declared)
+        guard !declared.isSubset(of: invokedCommands[connection.generation] ?? []) else { return }
+        await node?.reconnectNow()
     }
 
     private func runInvoke(_ request: NodeInvokeRequest, receivedAtMs: Int64, on connection: GatewayConnection) async {

@@ -84,7 +84,7 @@ struct DrainAndPendingActionTests {
         #expect(live.first?.idempotencyKey == "k6", "the oldest entries go first")
     }
 
-    @Test("pull lists only still-declared commands; ack echoes the trimmed unique ids and counts the rest")
+    @Test("pull lists only still-allowed commands; ack echoes the trimmed unique ids and counts the rest")
     func pullAndAck() {
         var queue = PendingActionQueue()
         var counter = 0
@@ -92,7 +92,8 @@ struct DrainAndPendingActionTests {
         _ = queue.enqueue(nodeId: "n", command: "camera.snap", paramsJSON: nil, idempotencyKey: "1", nowMs: 0, newId: nextId)
         _ = queue.enqueue(nodeId: "n", command: "screen.record", paramsJSON: nil, idempotencyKey: "2", nowMs: 0, newId: nextId)
         _ = queue.enqueue(nodeId: "n", command: "canvas.present", paramsJSON: nil, idempotencyKey: "3", nowMs: 0, newId: nextId)
-        let pulled = queue.pull(nodeId: "n", declaredCommands: ["camera.snap", "canvas.present"], nowMs: 1)
+        let allowed: Set<String> = ["camera.snap", "canvas.present"]
+        let pulled = queue.pull(nodeId: "n", nowMs: 1) { allowed.contains($0) }
         #expect(pulled.map(\.id) == ["a1", "a3"])
         #expect(pulled.first?.pullJSON == ["id": "a1", "command": "camera.snap", "paramsJSON": .null, "enqueuedAtMs": 0])
         let (acked, remaining) = queue.ack(nodeId: "n", ids: [" a1 ", "a1", "", "zz"], nowMs: 2)
@@ -115,6 +116,40 @@ struct DrainAndPendingActionTests {
             #expect(late.error?.details?["reason"] == nil, "a result is a continuation and passes the drain")
             await gateway.endDrain()
             #expect(try await node.client.request("node.pending.pull", params: nil).ok)
+        }
+    }
+
+    /// `node.pending.pull` applies the node command policy as it stands at the pull (upstream
+    /// `resolveAllowedPendingNodeActions`): an action queued while `camera.snap` was opted in is
+    /// dropped once the policy denies it, although the node still declares it. Tried break:
+    /// filtering by the declared commands only (the rule before) lists the action.
+    @Test func aPullDropsAnActionThePolicyNoLongerAllows() async throws {
+        var configuration = GatewayConfiguration(autoApproval: .auto)
+        configuration.nodeCommands = NodeCommandPolicy(allow: ["camera.snap"])
+        try await Gateway.withGateway(configuration) { gateway in
+            let identity = try TestIdentities.make(0x64)
+            let node = try await TestSessions.connect(gateway, identity: identity) { client in
+                var params = client.connectParams()
+                params.commands = ["device.info", "camera.snap"]
+                return params
+            }
+            let writer = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0x65), scopes: ["operator.write"])
+            try await writer.client.sendRequest("node.invoke", params: [
+                "nodeId": .string(identity.deviceId), "command": "camera.snap", "idempotencyKey": "snap-2",
+            ], id: "invoke-req")
+            let request = try await node.client.event("node.invoke.request")
+            let invoke = try #require(try request.payload?.decode(as: NodeInvokeRequest.self))
+            _ = try await node.client.request("node.invoke.result", params: try JSONValue(encoding: NodeInvokeResult(
+                id: invoke.id, nodeId: identity.deviceId, ok: false,
+                error: NodeInvokeError(code: "NODE_BACKGROUND_UNAVAILABLE", message: "app is in the background"))))
+            let (answer, _) = try await writer.client.collect(untilResponseTo: "invoke-req")
+            #expect(answer.error?.detailCode == "QUEUED_UNTIL_FOREGROUND")
+            #expect(await gateway.pendingActions(nodeId: identity.deviceId).count == 1)
+
+            await gateway.setNodeCommandPolicy(NodeCommandPolicy(deny: ["camera.snap"]))
+            let pulled = try await node.client.request("node.pending.pull", params: nil)
+            #expect(pulled.payload?["actions"] == [], "a command the policy now refuses is not handed to the node")
+            #expect(await gateway.pendingActions(nodeId: identity.deviceId).isEmpty, "and it leaves the queue")
         }
     }
 

@@ -78,4 +78,86 @@ struct NodeSurfaceApprovalWireTests {
             #expect(await gateway.pendingNodeSurfaceRequests().isEmpty)
         }
     }
+    /// A node that reconnects declaring yet another widened surface while one waits supersedes it
+    /// (upstream `broadcastNodePairingResult`): `node.pair.resolved` `rejected` for the old id,
+    /// then `node.pair.requested` with a new id; `node.pair.list` shows only the new one and the old
+    /// id is unknown to `node.pair.approve`. Back within the approved surface, the request is
+    /// cleared with `node.pair.resolved` `rejected`. Tried breaks: reusing the waiting request
+    /// (the rule before) fails the event and list checks; dropping the `rejected` broadcast fails
+    /// the resolved checks.
+    @Test func anotherWidenedSurfaceSupersedesTheWaitingRequest() async throws {
+        try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto)) { gateway in
+            let admin = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0x93),
+                                                               scopes: ["operator.write", "operator.pairing"])
+            _ = try await NodeCommandPolicyWireTests.node(gateway, byte: 0x94, commands: ["device.info"])
+            _ = try await NodeCommandPolicyWireTests.node(gateway, byte: 0x94, commands: ["device.info", "location.get"])
+            let first = try #require(TestClient.events("node.pair.requested", in: try await admin.client.barrier()).first)
+            let firstId = try #require(first.payload?["requestId"]?.stringValue)
+
+            // The same surface again: the request stays, nothing is announced.
+            _ = try await NodeCommandPolicyWireTests.node(gateway, byte: 0x94, commands: ["location.get", "device.info"])
+            let quiet = try await admin.client.barrier()
+            #expect(TestClient.events("node.pair.requested", in: quiet).isEmpty)
+            #expect(TestClient.events("node.pair.resolved", in: quiet).isEmpty)
+
+            let (_, nodeId) = try await NodeCommandPolicyWireTests.node(
+                gateway, byte: 0x94, commands: ["device.info", "location.get", "contacts.search"])
+            let frames = try await admin.client.barrier()
+            let resolved = TestClient.events("node.pair.resolved", in: frames)
+            let requested = TestClient.events("node.pair.requested", in: frames)
+            #expect(resolved.count == 1 && requested.count == 1)
+            #expect(resolved.first?.payload?["requestId"]?.stringValue == firstId)
+            #expect(resolved.first?.payload?["nodeId"]?.stringValue == nodeId)
+            #expect(resolved.first?.payload?["decision"] == "rejected")
+            let secondId = try #require(requested.first?.payload?["requestId"]?.stringValue)
+            #expect(secondId != firstId)
+            #expect(requested.first?.payload?["commands"] == ["device.info", "location.get", "contacts.search"])
+            let order = TestClient.eventNames(frames).filter { $0.hasPrefix("node.pair.") }
+            #expect(order == ["node.pair.resolved", "node.pair.requested"], "the superseded id is resolved first")
+
+            try await admin.client.sendRequest("node.pair.list", params: [:], id: "list-s")
+            let list = try await admin.client.collect(untilResponseTo: "list-s").response
+            #expect(list.payload?["pending"]?.arrayValue?.compactMap { $0["requestId"]?.stringValue } == [secondId])
+            try await admin.client.sendRequest("node.pair.approve", params: ["requestId": .string(firstId)], id: "approve-old")
+            let old = try await admin.client.collect(untilResponseTo: "approve-old").response
+            #expect(old.error?.message == "unknown requestId")
+
+            _ = try await NodeCommandPolicyWireTests.node(gateway, byte: 0x94, commands: ["device.info"])
+            let cleared = TestClient.events("node.pair.resolved", in: try await admin.client.barrier())
+            #expect(cleared.map { $0.payload?["requestId"]?.stringValue } == [secondId])
+            #expect(cleared.first?.payload?["decision"] == "rejected")
+            #expect(await gateway.pendingNodeSurfaceRequests().isEmpty)
+        }
+    }
+
+    /// The console's `reject` with no argument rejects the only pending node pairing request; the
+    /// node keeps its approved surface and operators read `node.pair.resolved` `rejected`
+    /// (tried: the spec without the node branch fails: "no pending pairing request").
+    @Test func theConsoleRejectsANodePairingRequest() async throws {
+        try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto)) { gateway in
+            let console = GatewayConsole(gateway: gateway)
+            let admin = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0x95),
+                                                               scopes: ["operator.write", "operator.pairing"])
+            _ = try await NodeCommandPolicyWireTests.node(gateway, byte: 0x96, commands: ["device.info"])
+            let (_, nodeId) = try await NodeCommandPolicyWireTests.node(gateway, byte: 0x96, commands: ["device.info", "location.get"])
+            let pending = await gateway.pendingNodeSurfaceRequests()
+            #expect(pending.count == 1)
+            _ = try await admin.client.barrier()
+            let reply = try #require(await console.handle("reject"))
+            guard case .nodeSurfaceRejected(let requestId, let rejectedNode, let commands)? = reply.result else {
+                Issue.record("reject did not reject the node request: \(reply.errorMessage ?? "no result")")
+                return
+            }
+            #expect(requestId == pending.first?.requestId)
+            #expect(rejectedNode == nodeId)
+            #expect(commands == ["device.info", "location.get"])
+            #expect(await gateway.pendingNodeSurfaceRequests().isEmpty)
+            let resolved = TestClient.events("node.pair.resolved", in: try await admin.client.barrier())
+            #expect(resolved.first?.payload?["requestId"]?.stringValue == requestId)
+            #expect(resolved.first?.payload?["decision"] == "rejected")
+            try await admin.client.sendRequest("node.describe", params: ["nodeId": .string(nodeId)], id: "describe-r")
+            let described = try await admin.client.collect(untilResponseTo: "describe-r").response
+            #expect(described.payload?["commands"] == ["device.info"])
+        }
+    }
 }

@@ -116,4 +116,63 @@ struct NodeSurfaceApprovalsTests {
         let late = approvals.approve("r2", nowMs: 1001 + NodeSurfaceApprovals.pendingTimeToLiveMs)
         #expect(late == nil)
     }
+    /// Supersession as upstream's node pairing store does it (`requestNodePairing` /
+    /// `reconcilePendingPairingRequests`): another widened surface drops the waiting request and
+    /// opens one with a new id. Tried break: reusing the waiting request whatever the surface
+    /// (the rule before) fails every expectation below.
+    @Test func aDifferentWidenedSurfaceSupersedesTheWaitingRequest() throws {
+        var approvals = NodeSurfaceApprovals()
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
+                                nowMs: 1000, newRequestId: { "r1" })
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
+                                metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
+        let wider = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap", "location.get"],
+                                        allowlist: Self.allowlist, metadata: Self.meta, nowMs: 3000, newRequestId: { "r3" })
+        #expect(wider.created)
+        #expect(wider.pending?.requestId == "r3")
+        #expect(wider.pending?.commands == ["device.info", "camera.snap", "location.get"])
+        #expect(wider.superseded.map(\.requestId) == ["r2"])
+        #expect(wider.effective == ["device.info"])
+        #expect(approvals.pendingRequests(nowMs: 3000).map(\.requestId) == ["r3"])
+        #expect(approvals.approve("r2", nowMs: 3100) == nil, "a superseded request can no longer be approved")
+    }
+
+    /// The same surface in another order with new metadata keeps the request (its id) and
+    /// refreshes its metadata and `ts`; caps are part of the surface.
+    @Test func theSameSurfaceKeepsTheRequestAndNewCapsSupersedeIt() throws {
+        var approvals = NodeSurfaceApprovals()
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
+                                nowMs: 1000, newRequestId: { "r1" })
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
+                                metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
+        var renamed = Self.meta
+        renamed.displayName = "Renamed"
+        let refreshed = approvals.reconcile(nodeId: "n1", declared: ["camera.snap", "device.info"], allowlist: Self.allowlist,
+                                            metadata: renamed, nowMs: 3000, newRequestId: { "r3" })
+        #expect(!refreshed.created && refreshed.superseded.isEmpty)
+        #expect(refreshed.pending?.requestId == "r2")
+        #expect(refreshed.pending?.ts == 3000)
+        #expect(refreshed.pending?.metadata.displayName == "Renamed")
+        var withCamera = renamed
+        withCamera.caps = ["camera"]
+        let newCaps = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
+                                          metadata: withCamera, nowMs: 4000, newRequestId: { "r4" })
+        #expect(newCaps.created && newCaps.pending?.requestId == "r4")
+        #expect(newCaps.superseded.map(\.requestId) == ["r2"])
+    }
+
+    /// A reconnect within the approved surface clears what waited (upstream's cleanup claim,
+    /// finalized after hello). Tried break: keeping the request fails both expectations.
+    @Test func aReconnectWithinTheApprovedSurfaceClearsTheWaitingRequest() {
+        var approvals = NodeSurfaceApprovals()
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
+                                nowMs: 1000, newRequestId: { "r1" })
+        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
+                                metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
+        let back = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
+                                       nowMs: 3000, newRequestId: { "r3" })
+        #expect(back.pending == nil && !back.created)
+        #expect(back.superseded.map(\.requestId) == ["r2"])
+        #expect(approvals.pendingRequests(nowMs: 3000).isEmpty)
+    }
 }

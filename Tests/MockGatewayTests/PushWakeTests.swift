@@ -88,6 +88,14 @@ struct PushWakeTests {
             #expect(direct.delivery?.body?["token"]?.stringValue == String(repeating: "cd", count: 32))
             #expect(direct.delivery?.payload?["openclaw"]?["reason"] == "scripted")
 
+            // A second wake within 15 s is throttled (upstream `maybeWakeNodeWithApns`); forced, it is sent.
+            let throttled = await gateway.wakeNode(nodeId: identity.deviceId)
+            #expect(throttled.path == .throttled)
+            #expect(throttled.delivery == nil)
+            await gateway.advance(by: .milliseconds(14_999))
+            #expect(await gateway.wakeNode(nodeId: identity.deviceId).path == .throttled)
+            await gateway.advance(by: .milliseconds(1))
+
             // A scripted refusal applies to one send.
             await gateway.refuseNextPush(status: 410, reason: "Unregistered")
             let refused = await gateway.wakeNode(nodeId: identity.deviceId)
@@ -97,7 +105,7 @@ struct PushWakeTests {
             #expect(refused.delivery?.status == 410)
             #expect(refused.delivery?.reason == "Unregistered")
             #expect(refused.summary.hasSuffix("refused with 410 Unregistered"))
-            #expect(await gateway.wakeNode(nodeId: identity.deviceId).path == .sent)
+            #expect(await gateway.wakeNode(nodeId: identity.deviceId, force: true).path == .sent)
             #expect(await gateway.pushDeliveries().map(\.accepted) == [true, false, true])
             await node.client.close()
         }
@@ -184,9 +192,12 @@ struct PushWakeTests {
             let text = reply.rendered(.text)
             #expect(text.hasPrefix("silent push (background, priority 5) to \(identity.deviceId) via relay: accepted"))
             #expect(text.contains("no real APNs or relay is contacted"))
-            // A prefix of the node id works, and the confirming line is push.sent.
+            // Within 15 s the wake is throttled (an error says so); --force sends it. A prefix of
+            // the node id works, and the confirming line is push.sent.
+            let throttled = await console.handle("wake \(identity.deviceId.prefix(10))")
+            #expect(throttled?.errorMessage?.contains("less than 15 s ago") == true)
             let cursor = gateway.events.count
-            #expect(await console.handle("wake \(identity.deviceId.prefix(10))")?.result != nil)
+            #expect(await console.handle("wake --force \(identity.deviceId.prefix(10))")?.result != nil)
             let line = gateway.events.elements(from: cursor).compactMap { ConsoleEventLine.describing($0) }
                 .first { $0.name == "push.sent" }
             #expect(line?.rendered(.text) == "push.sent nodeId=\(identity.deviceId) transport=relay pushType=background accepted=true")
@@ -202,7 +213,7 @@ struct PushWakeTests {
             #expect(throws: ConsoleError.self, "\(line)") { try ConsoleCommand.parse(line) }
         }
         let help = try #require(ConsoleCommandHelp.named("wake"))
-        #expect(help.usage == "wake <nodeId|latest> [--reason TEXT]")
+        #expect(help.usage == "wake <nodeId|latest> [--reason TEXT] [--force]")
         #expect(help.summary.contains("no real APNs"))
     }
 }

@@ -4,7 +4,7 @@ import MockGateway
 /// Steps of the push scenarios: a real push from the Gateway reaching the client under test.
 extension ScenarioRun {
     /// Wakes the client with a real silent push: the Gateway sends a background push through the
-    /// node's stored registration (``Gateway/wakeNode(nodeId:reason:)``: the fake relay or the
+    /// node's stored registration (``Gateway/wakeNode(nodeId:reason:force:)``: the fake relay or the
     /// APNs stand-in) and, when the transport accepted it, the push reaches the client as it
     /// would reach a phone: the `background-wake` stimulus with trigger `silent_push` and the
     /// push's APNs payload as `push` (``Stimulus/pushWake(payload:)``), through whichever driver

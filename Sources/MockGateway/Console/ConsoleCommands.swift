@@ -45,8 +45,14 @@ extension ConsoleCommandSpec {
         },
         ConsoleCommandSpec(
             "reject", arguments: [PositionalSpec("requestId|latest", ConsoleReference.self, help: "the request", optional: true)],
-            summary: "reject a pairing request", example: "reject latest"
+            summary: "reject a pairing request, device or node surface (latest: the newest pending one; nothing: the only one)",
+            example: "reject latest"
         ) { command, console in
+            let reference = command.argument(0, as: ConsoleReference.self)
+            if let nodeRequestId = await console.nodeSurfaceRequestId(reference),
+               let request = await console.gateway.rejectNodeSurface(requestId: nodeRequestId) {
+                return .nodeSurfaceRejected(requestId: nodeRequestId, nodeId: request.nodeId, commands: request.commands)
+            }
             let requestId = try await console.pairingRequestId(command.argument(0, as: ConsoleReference.self), command: "reject")
             let deviceId = await console.gateway.pendingPairingRequests().first { $0.requestId == requestId }?.deviceId
             try await console.gateway.reject(requestId: requestId)
@@ -313,6 +319,19 @@ struct NodeSurfaceApprovedReply: ConsoleRendering {
     }
 
     var text: String { "approved \(requestId): node \(nodeId) commands \(commands.joined(separator: ","))" }
+}
+
+/// `reject` of a node pairing request: the node keeps its approved surface.
+struct NodeSurfaceRejectedReply: ConsoleRendering {
+    let requestId: String
+    let nodeId: String
+    let commands: [String]
+
+    var json: JSONValue {
+        ["requestId": .string(requestId), "nodeId": .string(nodeId), "commands": .array(commands.map(JSONValue.string))]
+    }
+
+    var text: String { "rejected \(requestId): node \(nodeId) keeps its approved surface (not \(commands.joined(separator: ",")))" }
 }
 
 /// `reject`.
@@ -712,13 +731,14 @@ extension ConsoleCommandSpec {
         },
         ConsoleCommandSpec(
             "wake", arguments: [PositionalSpec("nodeId|latest", ConsoleReference.self, help: "the node")],
-            options: [.option("--reason", NonEmptyText.self, help: "the wake reason (default node.invoke)")],
-            summary: "send a silent wake push (background, priority 5) through the node's push registration (latest: the node that registered last); no real APNs is contacted",
+            options: [.option("--reason", NonEmptyText.self, help: "the wake reason (default node.invoke)"),
+                      .flag("--force", help: "send even within 15 s of the last wake to the node (upstream's forced wake)")],
+            summary: "send a silent wake push (background, priority 5) through the node's push registration (latest: the node that registered last; throttled within 15 s of the last wake unless --force); no real APNs is contacted",
             example: "wake latest"
         ) { command, console in
             let nodeId = try await console.pushNodeId(command.required(0, as: ConsoleReference.self))
             let reason = command.option("--reason", as: NonEmptyText.self)?.text ?? PushRelay.defaultWakeReason
-            let attempt = await console.gateway.wakeNode(nodeId: nodeId, reason: reason)
+            let attempt = await console.gateway.wakeNode(nodeId: nodeId, reason: reason, force: command.isSet("--force"))
             guard attempt.delivery != nil else { throw ConsoleError("wake: \(attempt.summary)") }
             return .woken(attempt)
         },

@@ -52,6 +52,9 @@ public enum ConsoleResult: Sendable, Hashable {
     case nodeSurfaceApproved(requestId: String, nodeId: String, commands: [String])
     /// `reject`.
     case rejected(requestId: String, deviceId: String?)
+    /// `reject` of a node pairing request: the node and the commands it asked for (its approved
+    /// surface stays).
+    case nodeSurfaceRejected(requestId: String, nodeId: String, commands: [String])
     /// `remove`.
     case removed(deviceId: String)
     /// `revoke`.
@@ -125,6 +128,8 @@ public enum ConsoleResult: Sendable, Hashable {
         case .nodeSurfaceApproved(let requestId, let nodeId, let commands):
             NodeSurfaceApprovedReply(requestId: requestId, nodeId: nodeId, commands: commands)
         case .rejected(let requestId, let deviceId): RejectedReply(requestId: requestId, deviceId: deviceId)
+        case .nodeSurfaceRejected(let requestId, let nodeId, let commands):
+            NodeSurfaceRejectedReply(requestId: requestId, nodeId: nodeId, commands: commands)
         case .removed(let deviceId): RemovedReply(deviceId: deviceId)
         case .revoked(let deviceId, let role): RevokedReply(deviceId: deviceId, role: role)
         case .invoked(let nodeId, let command, let result): InvokedReply(nodeId: nodeId, command: command, result: result)

@@ -8,17 +8,28 @@ import Foundation
 /// commands are trimmed, de-duplicated and cut to the allowlist; a node first seen has its
 /// surface approved with its device; a known node whose declared surface holds a command
 /// outside its approved surface is still admitted, but only its approved ∩ allowlisted commands
-/// are effective, and the widened surface waits in a node pairing request (one per node: a
-/// reconnect while it is pending reuses it, `created: false`). Approving the request makes its
-/// commands the node's approved surface; rejecting it drops the request and keeps the old one.
-/// Requests expire after ``pendingTimeToLiveMs``.
+/// are effective, and the widened surface waits in a node pairing request. Approving the request
+/// makes its commands the node's approved surface; rejecting it drops the request and keeps the
+/// old one. Requests expire after ``pendingTimeToLiveMs``.
+///
+/// One request per node, and what a reconnect does to it while it waits:
+/// - the same surface (the same set of commands and caps) keeps the request: its id stays,
+///   `created: false`, nothing is announced (with changed metadata the request takes the new
+///   metadata and a new `ts`);
+/// - another widened surface **supersedes** it: the old request is dropped (reported in
+///   ``Reconciliation/superseded``, announced `node.pair.resolved` `rejected`) and a new one with
+///   a new id opens (`created: true`, `node.pair.requested`);
+/// - a surface within the approved one clears it (reported in ``Reconciliation/superseded`` too,
+///   `node.pair.resolved` `rejected`): nothing is left to approve.
 ///
 /// Upstream (read for facts, nothing copied): `reconcileNodePairingOnConnect` in
-/// src/gateway/node-connect-reconcile.ts, `requestNodePairing` / `approveNodePairing` /
-/// `rejectNodePairing` / `listNodePairing` in src/infra/node-pairing.ts and
-/// `upsertPendingPairingRequest` in src/infra/pairing-files.ts (docs/fidelity.md cites the
-/// revisions). Difference: upstream also holds a first-time node's whole surface for approval;
-/// the fake approves it with the device.
+/// src/gateway/node-connect-reconcile.ts, `requestNodePairing` / `reusePendingNodePairingForReconnect` /
+/// `finalizeNodePairingCleanupClaim` / `approveNodePairing` / `rejectNodePairing` /
+/// `listNodePairing` in src/infra/node-pairing.ts, `reconcilePendingPairingRequests` in
+/// src/infra/pairing-files.ts, the reapproval coordinator in
+/// src/gateway/node-reapproval-coordinator.ts and the connect handler's
+/// `broadcastNodePairingResult` (docs/fidelity.md cites the revisions). Difference: upstream
+/// also holds a first-time node's whole surface for approval; the fake approves it with the device.
 ///
 /// A pure value: no clock, no randomness; the caller passes the time and the new request id.
 public struct NodeSurfaceApprovals: Sendable, Hashable {
@@ -52,6 +63,14 @@ public struct NodeSurfaceApprovals: Sendable, Hashable {
             self.modelIdentifier = modelIdentifier
             self.caps = caps
             self.remoteIp = remoteIp
+        }
+
+        /// These metadata with each missing field taken from `older` (upstream keeps what a
+        /// reconnect leaves out when it refreshes or replaces a request).
+        public func filling(from older: Metadata) -> Metadata {
+            Metadata(displayName: displayName ?? older.displayName, platform: platform ?? older.platform,
+                     version: version ?? older.version, deviceFamily: deviceFamily ?? older.deviceFamily,
+                     modelIdentifier: modelIdentifier ?? older.modelIdentifier, caps: caps, remoteIp: remoteIp ?? older.remoteIp)
         }
     }
 
@@ -96,6 +115,10 @@ public struct NodeSurfaceApprovals: Sendable, Hashable {
         public var pending: PendingRequest?
         /// Whether this connect opened ``pending`` (announce it with `node.pair.requested`).
         public var created: Bool
+        /// Requests of this node this connect dropped: superseded by a different widened
+        /// surface, or cleared by a surface within the approved one (announce each with
+        /// `node.pair.resolved` `rejected`, before any `node.pair.requested`).
+        public var superseded: [PendingRequest] = []
     }
 
     /// Approved surfaces by node id.
@@ -144,18 +167,42 @@ public struct NodeSurfaceApprovals: Sendable, Hashable {
             return Reconciliation(declared: declared, effective: declared, withheld: [], pending: nil, created: false)
         }
         let approved = Self.normalize(node.commands, allowlist: allowlist)
+        let waiting = pendingById.values.filter { $0.nodeId == nodeId }
+            .sorted { $0.ts != $1.ts ? $0.ts > $1.ts : $0.requestId < $1.requestId }
         guard declared.contains(where: { !approved.contains($0) }) else {
-            return Reconciliation(declared: declared, effective: declared, withheld: [], pending: nil, created: false)
+            // Nothing widened: whatever waited for this node is stale (upstream's cleanup claim).
+            for request in waiting { pendingById.removeValue(forKey: request.requestId) }
+            return Reconciliation(declared: declared, effective: declared, withheld: [], pending: nil, created: false,
+                                  superseded: waiting)
         }
         let withheld = declared.filter { !approved.contains($0) }
-        if let existing = pendingById.values.first(where: { $0.nodeId == nodeId }) {
+        if waiting.count == 1, var existing = waiting.first, Self.sameSurface(existing, commands: declared, caps: metadata.caps) {
+            let refreshed = metadata.filling(from: existing.metadata)
+            if existing.metadata != refreshed {
+                // A metadata-only change refreshes the one request: same id, new metadata and ts.
+                existing.metadata = refreshed
+                existing.ts = nowMs
+                pendingById[existing.requestId] = existing
+            }
             return Reconciliation(declared: declared, effective: approved, withheld: withheld, pending: existing, created: false)
         }
-        let requestId = newRequestId()
-        let request = PendingRequest(requestId: requestId, nodeId: nodeId, metadata: metadata, commands: declared,
+        for request in waiting { pendingById.removeValue(forKey: request.requestId) }
+        let request = PendingRequest(requestId: newRequestId(), nodeId: nodeId,
+                                     metadata: waiting.first.map { metadata.filling(from: $0.metadata) } ?? metadata, commands: declared,
                                      isRepair: true, ts: nowMs)
-        pendingById[requestId] = request
-        return Reconciliation(declared: declared, effective: approved, withheld: withheld, pending: request, created: true)
+        pendingById[request.requestId] = request
+        return Reconciliation(declared: declared, effective: approved, withheld: withheld, pending: request, created: true,
+                              superseded: waiting)
+    }
+
+    /// Whether `request` asks for the same approval surface: the same set of commands and of caps
+    /// (order and repeats aside; upstream's `samePendingApprovalSurface`).
+    static func sameSurface(_ request: PendingRequest, commands: [String], caps: [String]) -> Bool {
+        Set(request.commands) == Set(commands) && Self.capSet(request.metadata.caps) == Self.capSet(caps)
+    }
+
+    private static func capSet(_ caps: [String]) -> Set<String> {
+        Set(caps.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty })
     }
 
     /// Pending requests newest first.
@@ -184,6 +231,18 @@ public struct NodeSurfaceApprovals: Sendable, Hashable {
                               createdAtMs: paired[request.nodeId]?.createdAtMs ?? nowMs, approvedAtMs: nowMs)
         paired[request.nodeId] = node
         return (request, node)
+    }
+
+    /// Replaces the approved surface of `nodeId` with `commands` (trimmed, de-duplicated), as an
+    /// operator's earlier approval would have left it; the requests waiting for the node stay.
+    public mutating func setApproved(nodeId: String, commands: [String], nowMs: Int64) -> PairedNode {
+        var seen = Set<String>()
+        let cleaned = commands.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { !$0.isEmpty && seen.insert($0).inserted }
+        let node = PairedNode(nodeId: nodeId, commands: cleaned, createdAtMs: paired[nodeId]?.createdAtMs ?? nowMs,
+                              approvedAtMs: nowMs)
+        paired[nodeId] = node
+        return node
     }
 
     /// Rejects `requestId`: the request is dropped, the approved surface stays. `nil` when no

@@ -96,10 +96,10 @@ struct PendingActionQueue: Sendable {
         return action
     }
 
-    /// What `node.pending.pull` lists: the live entries whose command the node still declares
-    /// (the others are dropped).
-    mutating func pull(nodeId: String, declaredCommands: Set<String>, nowMs: Int64) -> [PendingNodeAction] {
-        let allowed = live(nodeId: nodeId, nowMs: nowMs).filter { declaredCommands.contains($0.command) }
+    /// What `node.pending.pull` lists: the live entries whose command `isAllowed` admits (the node
+    /// command policy at pull time: declared by the node and allowed; the others are dropped).
+    mutating func pull(nodeId: String, nowMs: Int64, isAllowed: (String) -> Bool) -> [PendingNodeAction] {
+        let allowed = live(nodeId: nodeId, nowMs: nowMs).filter { isAllowed($0.command) }
         byNode[nodeId] = allowed.isEmpty ? nil : allowed
         return allowed
     }
