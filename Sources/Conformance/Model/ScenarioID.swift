@@ -37,10 +37,15 @@ public struct ScenarioArea: Sendable, Hashable, Comparable, CustomStringConverti
     public static let outbox = ScenarioArea(code: "OUTBOX", name: "chat outbox")
     /// `CACHE`: the chat transcript cache (cold start, reset).
     public static let cache = ScenarioArea(code: "CACHE", name: "transcript cache")
+    /// `WS`: the agent workspace browser (the apps' Files card).
+    public static let workspace = ScenarioArea(code: "WS", name: "workspace browsing")
+    /// `VW`: the voice wake triggers (the apps' voice settings).
+    public static let voiceWake = ScenarioArea(code: "VW", name: "voice wake")
 
     /// The known areas, in report order.
     public static let known: [ScenarioArea] = [
         .handshake, .pairing, .token, .invoke, .presence, .push, .approvals, .questions, .lifecycle, .outbox, .cache,
+        .workspace, .voiceWake,
     ]
 
     /// The known area whose code is `code`, if any.
