@@ -253,6 +253,17 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         }
     }
 
+    // MARK: Files view and voice wake settings
+
+    /// Takes `workspace_file_too_large` for a passing failure and asks for the preview again
+    /// every second while it is open.
+    case retryOversizedPreview = "retry-oversized-preview"
+    /// Asks for 1000 entries a page when it lists a workspace folder (the Gateway serves 500 at most).
+    case workspaceLimitOverMax = "workspace-limit-over-max"
+    /// Takes its own edit of the voice wake triggers as the truth: a `voicewake.changed` from
+    /// another device is answered with `voicewake.set` of the local list.
+    case overwriteVoiceWakeTriggers = "overwrite-voice-wake-triggers"
+
     /// The catalogue scenarios expected to fail against this mutant.
     public var catalogueIDs: [String] {
         switch self {
@@ -346,6 +357,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .resendPendingInput: ["OUTBOX-007"]
         case .ignoreHistoryReset: ["CACHE-003"]
         case .deltaCursorMember: ["CACHE-001"]
+        case .retryOversizedPreview: ["WS-001"]
+        case .workspaceLimitOverMax: ["WS-002"]
+        case .overwriteVoiceWakeTriggers: ["VW-001"]
         case .giveUpOnDrain: ["LIFE-005"]
         }
     }
@@ -444,6 +458,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .resendPendingInput: "Never resend an input that `pendingInputs` or a `pending` receipt shows accepted (upstream accepted-input custody)."
         case .ignoreHistoryReset: "On `{kind:\"reset\"}` drop what was merged and fetch a fresh tail (upstream chat.history cursor)."
         case .deltaCursorMember: "Pass the tail's `deltaCursor` back as `cursor`; `chat.history` has no `deltaCursor` member (upstream closed schema)."
+        case .retryOversizedPreview: "A preview refused as too large is shown as such and not asked for again in a loop (docs/protocol.md §9.5)."
+        case .workspaceLimitOverMax: "A workspace listing asks for at most 500 entries a page and pages with offset (docs/protocol.md §9.5)."
+        case .overwriteVoiceWakeTriggers: "voicewake.changed replaces the local trigger list; never write the local list back over it (docs/protocol.md §9.4)."
         case .giveUpOnDrain: "Resend a request refused by a restart, suspend or closing drain after retryAfterMs (docs/protocol.md §11.4)."
         }
     }

@@ -99,6 +99,12 @@ public actor ReferenceClient {
     var chatOffline = false
     var chatSync: Task<Void, Never>?
 
+    // The Files view and voice wake settings (ReferenceClient+Apps.swift).
+    var workspace = WorkspaceView()
+    /// The `retry-oversized-preview` mutant's reload loop, while it runs.
+    var previewRetry: Task<Void, Never>?
+    var voiceWake = VoiceWakeBook()
+
     /// Creates a client; nothing happens until ``start()``.
     public init(configuration: ReferenceConfiguration) {
         self.configuration = configuration
@@ -200,6 +206,7 @@ public actor ReferenceClient {
     }
 
     func stopSessions() async {
+        stopAppSurfaces()
         let sessions = [node, operatorSession].compactMap { $0 }
         node = nil
         operatorSession = nil
@@ -254,6 +261,7 @@ public actor ReferenceClient {
             } else {
                 applyOperatorEvent(event)
                 applyChatEvent(event)
+                applyVoiceWakeEvent(event, on: connection)
             }
         case .ended(let role, let end, let decision, let requestId):
             if role == .node {
@@ -301,6 +309,8 @@ public actor ReferenceClient {
         // Reconcile approvals whose reply was lost (D.3: "on operator reconnect").
         for id in approvals.readBackCandidates { await readBack(id, on: connection) }
         _ = await registerPushIfNeeded()
+        // Read the voice wake triggers: the Gateway's list is the one shown (§9.4).
+        await refreshVoiceWake(on: connection, methods: hello.methods)
         // Reconcile the chat with history and flush the outbox (in order, stable keys).
         if !chatOffline { await syncChat() }
     }
@@ -603,6 +613,14 @@ public actor ReferenceClient {
             // A fresh credential: the Watch loop connects with it if it was waiting.
             await watch.start()
             return .ok
+        case .browseWorkspace(let path, let agentId):
+            return await browseWorkspace(path: path, agentId: agentId)
+        case .openWorkspaceFile(let path, let agentId):
+            return await openWorkspaceFile(path: path, agentId: agentId)
+        case .setVoiceWakeTriggers(let triggers):
+            return await setVoiceWakeTriggers(triggers)
+        case .expectVoiceWakeTriggers(let triggers):
+            return await expectVoiceWakeTriggers(triggers)
         case .setupCode(let code):
             let setup: SetupCodePayload
             do { setup = try SetupCodePayload(decoding: code) } catch { return .error("\(error)") }

@@ -45,12 +45,21 @@ public enum ReferenceStimulus: Sendable, Hashable {
     case expectTranscript(texts: [String], sessionKey: String?)
     /// Report whether the chat view shows exactly these outbox bubbles, in order.
     case expectOutbox(texts: [String])
+    /// Open the workspace folder `path` (`""`: the root) of agent `agentId` (the default agent
+    /// when `nil`) in the Files view, with every page of it.
+    case browseWorkspace(path: String, agentId: String?)
+    /// Open the workspace file `path` of agent `agentId` in the Files preview.
+    case openWorkspaceFile(path: String, agentId: String?)
+    /// The user replaces the voice wake trigger words in the settings (`voicewake.set`).
+    case setVoiceWakeTriggers([String])
+    /// Report whether the voice wake settings show exactly these trigger words, in order.
+    case expectVoiceWakeTriggers([String])
 
     /// Every wire name, in documentation order.
     public static let allNames = [
         "connect", "disconnect", "restart", "reset-identity", "background-wake", "enter-background", "enter-foreground",
         "request-scopes", "push-register", "switch-gateway", "resolve-approval", "answer-question", "setup-code",
-    ] + chatNames
+    ] + chatNames + appNames
 
     /// The stimuli of the Apple Watch direct mode (``ReferenceTransport/watchDirect``): the only
     /// ones it acts on, and the ones the WebSocket client does not announce.
@@ -59,10 +68,13 @@ public enum ReferenceStimulus: Sendable, Hashable {
     /// The stimuli of the chat view (outbox and transcript cache).
     public static let chatNames = ["send-message", "go-offline", "go-online", "cold-start", "expect-transcript", "expect-outbox"]
 
+    /// The stimuli of the apps' Files view and voice wake settings.
+    public static let appNames = ["browse-workspace", "open-workspace-file", "set-voice-wake-triggers", "expect-voice-wake-triggers"]
+
     /// The stimuli that need the operator session.
-    static let operatorNames: Set<String> = [
+    static let operatorNames: Set<String> = Set([
         "request-scopes", "resolve-approval", "answer-question", "send-message", "expect-transcript", "expect-outbox",
-    ]
+    ] + appNames)
 
     /// The wire name.
     public var name: String {
@@ -87,6 +99,10 @@ public enum ReferenceStimulus: Sendable, Hashable {
         case .coldStart: "cold-start"
         case .expectTranscript: "expect-transcript"
         case .expectOutbox: "expect-outbox"
+        case .browseWorkspace: "browse-workspace"
+        case .openWorkspaceFile: "open-workspace-file"
+        case .setVoiceWakeTriggers: "set-voice-wake-triggers"
+        case .expectVoiceWakeTriggers: "expect-voice-wake-triggers"
         }
     }
 
@@ -133,6 +149,14 @@ public enum ReferenceStimulus: Sendable, Hashable {
             let texts = items.compactMap(\.stringValue)
             guard texts.count == items.count else { throw StimulusParseError("\(name): \"texts\" must hold strings only") }
             self = name == "expect-outbox" ? .expectOutbox(texts: texts) : .expectTranscript(texts: texts, sessionKey: params["sessionKey"]?.stringValue)
+        case "browse-workspace":
+            self = .browseWorkspace(path: params["path"]?.stringValue ?? "", agentId: params["agentId"]?.stringValue)
+        case "open-workspace-file": self = .openWorkspaceFile(path: try string("path"), agentId: params["agentId"]?.stringValue)
+        case "set-voice-wake-triggers", "expect-voice-wake-triggers":
+            guard let items = params["triggers"]?.arrayValue else { throw StimulusParseError("\(name) needs a \"triggers\" array") }
+            let triggers = items.compactMap(\.stringValue)
+            guard triggers.count == items.count else { throw StimulusParseError("\(name): \"triggers\" must hold strings only") }
+            self = name == "set-voice-wake-triggers" ? .setVoiceWakeTriggers(triggers) : .expectVoiceWakeTriggers(triggers)
         default: throw StimulusParseError("unknown stimulus \"\(name)\"")
         }
     }

@@ -125,6 +125,8 @@ struct StimulusParsingTests {
             ("answer-question", ["id": "q", "answer": "Staging"]), ("setup-code", ["code": "abc"]),
             ("send-message", ["text": "hi"]), ("go-offline", [:]), ("go-online", [:]), ("cold-start", ["offline": true]),
             ("expect-transcript", ["texts": ["hi"]]), ("expect-outbox", ["texts": []]), ("watch-pair", ["code": "abc"]),
+            ("browse-workspace", [:]), ("open-workspace-file", ["path": "notes/plan.md"]),
+            ("set-voice-wake-triggers", ["triggers": ["openclaw"]]), ("expect-voice-wake-triggers", ["triggers": []]),
         ]
         for (name, params) in samples {
             #expect(try ReferenceStimulus(name: name, params: params).name == name)
@@ -139,6 +141,9 @@ struct StimulusParsingTests {
         #expect(throws: StimulusParseError.self) { try ReferenceStimulus(name: "expect-outbox", params: ["texts": [1]]) }
         #expect(throws: StimulusParseError.self) { try ReferenceStimulus(name: "expect-transcript", params: [:]) }
         #expect((try? ReferenceStimulus(name: "cold-start", params: [:])) == .coldStart(offline: false))
+        #expect(throws: StimulusParseError.self) { try ReferenceStimulus(name: "open-workspace-file", params: [:]) }
+        #expect(throws: StimulusParseError.self) { try ReferenceStimulus(name: "set-voice-wake-triggers", params: ["triggers": [1]]) }
+        #expect((try? ReferenceStimulus(name: "browse-workspace", params: [:])) == .browseWorkspace(path: "", agentId: nil))
     }
 
     @Test func setupCodesDecode() throws {

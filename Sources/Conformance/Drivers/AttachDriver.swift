@@ -51,6 +51,13 @@ public struct AttachDriver: ClientDriver {
         case .resolveApproval: return "Resolve approval \(value("id")) with the decision \"\(value("decision"))\"."
         case .answerQuestion: return "Answer question \(value("id")) with \(value("answer"))."
         case .setupCode: return "Pair the client with the setup code \(value("code"))."
+        case .browseWorkspace:
+            return "Open the Files view at the workspace folder \"\(params["path"]?.stringValue ?? "")\" and load every page of it."
+        case .openWorkspaceFile:
+            return "Open the workspace file \"\(value("path"))\" in the Files preview; if it shows no content, type error and what it shows."
+        case .setVoiceWakeTriggers: return "Set the voice wake trigger words to \(value("triggers")) in the settings."
+        case .expectVoiceWakeTriggers:
+            return "Check that the voice wake settings show exactly \(value("triggers")); if not, type error and what they show."
         default: return "Do \"\(stimulus.kind)\" with \(JSONValueDescription.of(params))."
         }
     }

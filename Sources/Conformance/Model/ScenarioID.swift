@@ -39,10 +39,15 @@ public struct ScenarioArea: Sendable, Hashable, Comparable, CustomStringConverti
     public static let cache = ScenarioArea(code: "CACHE", name: "transcript cache")
     /// `WATCH`: the Apple Watch direct mode (HTTP long polls instead of a WebSocket).
     public static let watch = ScenarioArea(code: "WATCH", name: "Apple Watch direct mode")
+    /// `WS`: the agent workspace browser (the apps' Files card).
+    public static let workspace = ScenarioArea(code: "WS", name: "workspace browsing")
+    /// `VW`: the voice wake triggers (the apps' voice settings).
+    public static let voiceWake = ScenarioArea(code: "VW", name: "voice wake")
 
     /// The known areas, in report order.
     public static let known: [ScenarioArea] = [
-        .handshake, .pairing, .token, .invoke, .presence, .push, .approvals, .questions, .lifecycle, .outbox, .cache, .watch,
+        .handshake, .pairing, .token, .invoke, .presence, .push, .approvals, .questions, .lifecycle, .outbox, .cache,
+        .workspace, .voiceWake, .watch,
     ]
 
     /// The known area whose code is `code`, if any.

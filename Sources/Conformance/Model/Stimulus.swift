@@ -62,6 +62,14 @@ public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, Cu
     public static let expectTranscript: StimulusKind = "expect-transcript"
     /// Answer `ok` only if the chat view shows exactly these queued or unconfirmed bubbles.
     public static let expectOutbox: StimulusKind = "expect-outbox"
+    /// Open a folder of the agent workspace in the Files view (every page of it).
+    public static let browseWorkspace: StimulusKind = "browse-workspace"
+    /// Open a file of the agent workspace in the Files view's preview.
+    public static let openWorkspaceFile: StimulusKind = "open-workspace-file"
+    /// Edit the voice wake trigger words in the settings (saved to the Gateway).
+    public static let setVoiceWakeTriggers: StimulusKind = "set-voice-wake-triggers"
+    /// Answer `ok` only if the voice wake settings show exactly these trigger words.
+    public static let expectVoiceWakeTriggers: StimulusKind = "expect-voice-wake-triggers"
 
     /// The stimuli named by the adapter protocol for a client with WebSocket sessions, in
     /// documentation order: what a client that can do everything announces (an attached client
@@ -71,6 +79,7 @@ public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, Cu
         .connect, .disconnect, .restart, .resetIdentity, .backgroundWake, .enterBackground, .enterForeground,
         .requestScopes, .pushRegister, .switchGateway, .resolveApproval, .answerQuestion, .setupCode,
         .sendMessage, .goOffline, .goOnline, .coldStart, .expectTranscript, .expectOutbox,
+        .browseWorkspace, .openWorkspaceFile, .setVoiceWakeTriggers, .expectVoiceWakeTriggers,
     ]
 
     /// Sorts by wire name.
@@ -191,6 +200,33 @@ public struct Stimulus: Sendable, Hashable, CustomStringConvertible {
     /// Ask whether the chat view shows exactly `texts` as outbox bubbles (oldest first).
     public static func expectOutbox(_ texts: [String]) -> Stimulus {
         Stimulus(.expectOutbox, params: ["texts": .array(texts.map(JSONValue.string))])
+    }
+
+    /// Open the workspace folder `path` (the root when `nil`) of agent `agentId` (the client's
+    /// default agent when `nil`) in the Files view, with every page of it.
+    public static func browseWorkspace(path: String? = nil, agentId: String? = nil) -> Stimulus {
+        var params: [String: JSONValue] = [:]
+        if let path { params["path"] = .string(path) }
+        if let agentId { params["agentId"] = .string(agentId) }
+        return Stimulus(.browseWorkspace, params: params)
+    }
+
+    /// Open the workspace file `path` of agent `agentId` (the client's default agent when `nil`)
+    /// in the preview.
+    public static func openWorkspaceFile(_ path: String, agentId: String? = nil) -> Stimulus {
+        var params: [String: JSONValue] = ["path": .string(path)]
+        if let agentId { params["agentId"] = .string(agentId) }
+        return Stimulus(.openWorkspaceFile, params: params)
+    }
+
+    /// The user replaces the voice wake trigger words with `triggers` in the settings.
+    public static func setVoiceWakeTriggers(_ triggers: [String]) -> Stimulus {
+        Stimulus(.setVoiceWakeTriggers, params: ["triggers": .array(triggers.map(JSONValue.string))])
+    }
+
+    /// Ask whether the voice wake settings show exactly `triggers`, in order.
+    public static func expectVoiceWakeTriggers(_ triggers: [String]) -> Stimulus {
+        Stimulus(.expectVoiceWakeTriggers, params: ["triggers": .array(triggers.map(JSONValue.string))])
     }
 
     /// `kind` plus its parameters as compact JSON, for reports and transcripts.

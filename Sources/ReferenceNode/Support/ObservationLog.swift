@@ -1,3 +1,4 @@
+import GatewayProtocol
 import Simulation
 
 /// Something the reference client did, recorded so that tests and tools can wait for it (with
@@ -38,6 +39,10 @@ public enum ClientObservation: Sendable, Hashable {
     /// `canvas.present` loaded the canvas page: the last status (`nil`: no answer), and whether
     /// the URL was refreshed after a 401.
     case canvasLoaded(status: Int?, refreshed: Bool)
+    /// The Files view changed: a folder page or a preview (`what` says how).
+    case workspaceChanged(String)
+    /// The voice wake settings show `triggers` now.
+    case voiceWakeChanged(triggers: [String])
 }
 
 extension ClientObservation: CustomStringConvertible {
@@ -70,6 +75,9 @@ extension ClientObservation: CustomStringConvertible {
         case .chatChanged(let what): Self.line("chatChanged", ("what", what))
         case .canvasLoaded(let status, let refreshed):
             Self.line("canvasLoaded", ("status", status.map(String.init) ?? "none"), ("refreshed", "\(refreshed)"))
+        case .workspaceChanged(let what): Self.line("workspaceChanged", ("what", what))
+        case .voiceWakeChanged(let triggers):
+            Self.line("voiceWakeChanged", ("triggers", JSONValue.array(triggers.map(JSONValue.string)).jsonString))
         }
     }
 
