@@ -13,6 +13,16 @@ extension Gateway {
         await core.setCommands(commands)
     }
 
+    /// The models `models.list` answers.
+    public func models() async -> [ModelFixture] {
+        await core.appSurfaces.models
+    }
+
+    /// Replaces the models `models.list` answers (every `view` lists them).
+    public func setModels(_ models: [ModelFixture]) async {
+        await core.setModels(models)
+    }
+
     /// Switches talk mode as `talk.mode` from another device would: `talk.mode {enabled, phase,
     /// ts}` goes to every operator with `operator.write`. Returns the payload.
     @discardableResult

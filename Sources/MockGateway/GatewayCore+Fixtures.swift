@@ -25,6 +25,11 @@ extension GatewayCore {
         return payload
     }
 
+    /// Replaces the models.
+    func setModels(_ models: [ModelFixture]) {
+        appSurfaces.models = models
+    }
+
     /// Replaces the slash commands.
     func setCommands(_ commands: [CommandFixture]) {
         appSurfaces.commands = commands

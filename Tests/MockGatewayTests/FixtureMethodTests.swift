@@ -187,7 +187,7 @@ struct FixtureDocumentTests {
         #expect(fixtures.commands.first?.category == "status")
         let cases: [(String, String)] = [
             (#"[]"#, "at root: must be object"),
-            (#"{"models":[]}"#, "at root: unexpected property 'models'"),
+            (#"{"skills":[]}"#, "at root: unexpected property 'skills'"),
             (#"{"commands":{}}"#, "at /commands: must be array"),
             (#"{"commands":[{"name":"x","description":"","source":"native","scope":"both"}]}"#,
              "at /commands/0: must have required property 'acceptsArgs'"),
@@ -231,6 +231,35 @@ struct FixtureDocumentTests {
             #expect(talk.result.map { $0.text } == "talk mode on (phase listening): talk.mode sent")
             let event = try await writer.client.event(GatewayEventName.talkMode.rawValue)
             #expect(event.payload?["enabled"] == true && event.payload?["phase"] == "listening")
+        }
+    }
+}
+
+/// `models.list` over model fixtures. Break tried: answering the built-in catalogue whatever the
+/// fixtures say (both expectations fail).
+@Suite("models.list: fixtures")
+struct ModelFixtureTests {
+    @Test("the configured models are answered for every view, and the scripting API replaces them; a bad model entry is refused")
+    func models() async throws {
+        var configuration = GatewayConfiguration()
+        configuration.fixtures = try GatewayFixtures(json: try JSONValue(parsing:
+            #"{"models":[{"id":"opus","name":"Opus","provider":"anthropic","contextWindow":200000,"reasoning":true}]}"#))
+        try await Gateway.withGateway(configuration) { gateway in
+            let reader = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xCB),
+                                                                scopes: [OperatorScope.read.rawValue])
+            let opus: JSONValue = ["id": "opus", "name": "Opus", "provider": "anthropic", "contextWindow": 200000,
+                                   "reasoning": true]
+            let listed = try await reader.client.request(GatewayMethod.modelsList.rawValue, params: ["view": "all"])
+            #expect(listed.payload == ["models": [opus]])
+            await gateway.setModels([ModelFixture(id: "m", name: "M", provider: "p", alias: "em")])
+            let replaced = try await reader.client.request(GatewayMethod.modelsList.rawValue, params: [:])
+            #expect(replaced.payload == ["models": [["id": "m", "name": "M", "provider": "p", "alias": "em"]]])
+        }
+        do {
+            _ = try GatewayFixtures(json: try JSONValue(parsing: #"{"models":[{"id":"x","name":"X"}]}"#))
+            Issue.record("a model without a provider was accepted")
+        } catch let error as GatewayFixtures.FixtureError {
+            #expect(error.description == "at /models/0: must have required property 'provider'")
         }
     }
 }

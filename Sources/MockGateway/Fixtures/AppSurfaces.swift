@@ -9,6 +9,8 @@ struct AppSurfaces: Sendable {
     var voiceWake: VoiceWakeSettings
     /// The slash commands (`commands.list`).
     var commands: [CommandFixture]
+    /// The models (`models.list`).
+    var models: [ModelFixture]
     /// The unserved methods already reported (`GatewayEvent.methodUnserved`), once each.
     var reportedUnservedMethods: Set<String> = []
 
@@ -17,6 +19,7 @@ struct AppSurfaces: Sendable {
         agents = configuration.agents
         voiceWake = VoiceWakeSettings(defaults: configuration.voiceWakeTriggers)
         commands = configuration.fixtures.commands
+        models = configuration.fixtures.models
     }
 
     /// Whether `method` is reported now: `true` the first time only.

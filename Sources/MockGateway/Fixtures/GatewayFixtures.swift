@@ -1,19 +1,23 @@
 import Foundation
 import GatewayProtocol
 
-/// The apps' fixtures a Gateway starts with: today the slash commands `commands.list` answers.
+/// The apps' fixtures a Gateway starts with: the slash commands `commands.list` answers and the
+/// models `models.list` answers.
 ///
 /// `harness serve --fixtures FILE` reads them from a JSON object (docs/harness-serve.md
-/// "Fixtures file"): `{"commands": [CommandEntry]}`, each entry in upstream's closed
-/// `CommandEntrySchema` shape. Anything else is refused with the JSON pointer of the first
+/// "Fixtures file"): `{"commands": [CommandEntry], "models": [ModelChoice]}`, each entry in
+/// upstream's closed `CommandEntrySchema` / `ModelChoiceSchema` shape. Anything else is refused with the JSON pointer of the first
 /// problem (``GatewayFixtures/FixtureError``).
 public struct GatewayFixtures: Sendable, Hashable {
     /// The slash commands (`commands.list`), in catalogue order.
     public var commands: [CommandFixture]
+    /// The models (`models.list`), in catalogue order.
+    public var models: [ModelFixture]
 
-    /// Creates fixtures (empty by default).
-    public init(commands: [CommandFixture] = []) {
+    /// Creates fixtures: by default no slash commands and the scripted chat agent as the one model.
+    public init(commands: [CommandFixture] = [], models: [ModelFixture] = [.mockEcho]) {
         self.commands = commands
+        self.models = models
     }
 
     /// A refusal of a fixtures document: where (a JSON pointer) and what.
@@ -29,10 +33,13 @@ public struct GatewayFixtures: Sendable, Hashable {
     /// Reads a fixtures document.
     /// - Throws: ``FixtureError`` naming the first value that does not fit.
     public init(json: JSONValue) throws(FixtureError) {
-        let root = try FixtureReader(json, at: "", members: ["commands"], required: [])
+        let root = try FixtureReader(json, at: "", members: ["commands", "models"], required: [])
         commands = try root.array("commands").enumerated().map { index, item throws(FixtureError) in
             try CommandFixture(json: item, at: "/commands/\(index)")
         }
+        models = try root.optionalArray("models")?.enumerated().map { index, item throws(FixtureError) in
+            try ModelFixture(json: item, at: "/models/\(index)")
+        } ?? [.mockEcho]
     }
 
     /// Reads a fixtures document from the bytes of a JSON file.
@@ -72,6 +79,21 @@ extension CommandFixture {
         args = try reader.optionalArray("args")?.enumerated().map { index, item throws(GatewayFixtures.FixtureError) in
             try CommandArgFixture(json: item, at: "\(pointer)/args/\(index)")
         }
+    }
+}
+
+extension ModelFixture {
+    /// Reads one model of the closed `ModelChoiceSchema` shape at `pointer`.
+    init(json: JSONValue, at pointer: String) throws(GatewayFixtures.FixtureError) {
+        let reader = try FixtureReader(json, at: pointer,
+                                       members: ["id", "name", "provider", "alias", "contextWindow", "reasoning"],
+                                       required: ["id", "name", "provider"])
+        id = try reader.string("id", nonEmpty: true) ?? ""
+        name = try reader.string("name", nonEmpty: true) ?? ""
+        provider = try reader.string("provider", nonEmpty: true) ?? ""
+        alias = try reader.string("alias", nonEmpty: true)
+        contextWindow = try reader.integer("contextWindow")
+        reasoning = try reader.bool("reasoning")
     }
 }
 
@@ -134,6 +156,12 @@ private struct FixtureReader {
         guard let value = object[key] else { return nil }
         guard let flag = value.boolValue else { throw fail(key, "must be boolean") }
         return flag
+    }
+
+    func integer(_ key: String) throws(GatewayFixtures.FixtureError) -> Int? {
+        guard let value = object[key] else { return nil }
+        guard let number = value.int64Value, let integer = Int(exactly: number) else { throw fail(key, "must be integer") }
+        return integer
     }
 
     func optionalArray(_ key: String) throws(GatewayFixtures.FixtureError) -> [JSONValue]? {

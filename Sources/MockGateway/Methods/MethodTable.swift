@@ -98,7 +98,7 @@ extension MethodRegistry {
         .operator(.sessionsReset, admin) { core, call in core.sessionsReset(call) },
         .operator(.sessionsCompact, admin) { core, call in core.sessionsCompact(call) },
         .operator(.sessionsList, read) { core, call in core.reply(call, core.chat.store.sessionsList(nowMs: core.nowMs)) },
-        .operator(.modelsList, read) { core, call in core.answer(call, ModelsList.answer(call.params)) },
+        .operator(.modelsList, read) { core, call in core.answer(call, ModelsList.answer(call.params, models: core.appSurfaces.models)) },
         .operator(.sessionsMessagesSubscribe, read) { core, call in core.sessionsMessagesSubscribe(call) },
         .operator(.sessionsMessagesUnsubscribe, read) { core, call in core.sessionsMessagesUnsubscribe(call) },
         .operator(.sessionsSubscribe, read) { core, call in core.sessionsSubscribe(call, true) },
