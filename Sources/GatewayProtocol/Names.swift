@@ -133,6 +133,8 @@ public struct GatewayMethod: WireName {
     public static let lastHeartbeat: GatewayMethod = "last-heartbeat"
     /// `models.list` (operators).
     public static let modelsList: GatewayMethod = "models.list"
+    /// `commands.list`: the slash-command catalogue (operators).
+    public static let commandsList: GatewayMethod = "commands.list"
     /// `agents.list` (operators).
     public static let agentsList: GatewayMethod = "agents.list"
     /// `approval.get` (operators; unified approvals).

@@ -59,6 +59,7 @@ enum ServeCommand {
                     help: "Seed of every random choice (request ids, tokens), 0 to 2^53-1, decimal or 0x hex: secrets become predictable."),
             .option("--state-dir", "DIR", help: "Keep the identity, paired devices, tokens, pending requests, setup outcomes and TLS material here."),
             .option("--workspace", "DIR", help: "The workspace directory of agent main, browsed read-only by agents.workspace.list/get (the apps' Files card)."),
+            .option("--fixtures", "FILE", help: "Serve the apps' fixtures from this JSON file: {\"commands\": [...]} for commands.list (docs/harness-serve.md \"Fixtures file\")."),
             .flag("--tls", help: "Serve wss:// with a self-signed certificate (kept in --state-dir, else new every run); Linux only."),
             .option("--cert", "FILE", help: "Serve wss:// with this PEM certificate (chain) instead (implies --tls); needs --key."),
             .option("--key", "FILE", help: "The PEM private key of --cert; needs --cert."),
@@ -319,6 +320,9 @@ enum ServeOptions {
             }
             configuration.agents.setWorkspace(workspace, forAgent: AgentRoster.mainAgentId)
         }
+        if let file = arguments.value("--fixtures") {
+            configuration.fixtures = try fixtures(file)
+        }
         if let directory = arguments.value("--state-dir") {
             do {
                 configuration.stateStore = try GatewayStateStore(directory: URL(fileURLWithPath: directory))
@@ -394,6 +398,20 @@ enum ServeOptions {
     }
 
     /// The `listening` line's extra fields and the lines that follow it in text mode.
+    /// The fixtures of `--fixtures FILE`.
+    /// - Throws: `Invalid` naming the file and the first problem (unreadable, not JSON, a value
+    ///   that does not fit with its JSON pointer).
+    static func fixtures(_ file: String) throws -> GatewayFixtures {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw Invalid(description: "--fixtures \(file): cannot read the file")
+        }
+        do {
+            return try GatewayFixtures(data: data)
+        } catch {
+            throw Invalid(description: "--fixtures \(file): \(error)")
+        }
+    }
+
     static func banner(gateway: Gateway, configuration: GatewayConfiguration, temporaryTLS: Bool) -> [ConsoleEventLine.Field] {
         var fields: [ConsoleEventLine.Field] = []
         if let fingerprint = gateway.tlsFingerprint {

@@ -57,6 +57,9 @@ public struct GatewayConfiguration: Sendable {
     /// The agents the Gateway knows, each with its workspace directory (`agents.workspace.*`);
     /// by default the one agent `main` without a workspace.
     public var agents: AgentRoster = .standard
+    /// The apps' fixtures a Gateway starts with (`commands.list`), from `harness serve --fixtures`
+    /// or a test; empty by default.
+    public var fixtures = GatewayFixtures()
     /// Answer every connect with `UNAVAILABLE` / close 1013 ("gateway starting") until cleared
     /// with `Gateway.setStartingUp(false)`.
     public var startingUp: Bool

@@ -22,6 +22,30 @@ struct ServeCommandLineTests {
         }
     }
 
+    /// `--fixtures FILE`: an unreadable file, text that is not JSON and an entry outside the
+    /// schema are each refused before anything is served, naming the file and the problem.
+    /// Break tried: ignoring an unknown entry member (the third case serves instead).
+    @Test func aBadFixturesFileIsRefusedWithItsProblem() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("fixtures-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let cases: [(String?, String)] = [
+            (nil, "cannot read the file"),
+            ("{", "at root: not JSON"),
+            (#"{"commands":[{"name":"x","description":"","source":"native","scope":"both","acceptsArgs":false,"hidden":1}]}"#,
+             "at /commands/0: unexpected property 'hidden'"),
+        ]
+        for (text, problem) in cases {
+            try? FileManager.default.removeItem(atPath: file)
+            if let text { try Data(text.utf8).write(to: URL(fileURLWithPath: file)) }
+            let serve = try ServeProcess.start(["--port", "0", "--fixtures", file])
+            let status = await serve.waitForExit(timeout: .seconds(30))
+            await serve.kill()
+            #expect(status == 2, "\(serve.transcript)")
+            #expect(serve.errors.all.first == "error: --fixtures \(file): \(problem)", "\(serve.transcript)")
+            #expect(serve.lines.all.isEmpty, "nothing was served: \(serve.transcript)")
+        }
+    }
+
     @Test func aNonLoopbackHostWithoutASharedSecretIsRefused() async throws {
         // Refused before anything is bound: nothing listens off loopback, nothing is sent.
         for arguments in [["--host", "0.0.0.0"], ["--host", "0.0.0.0", "--auth", "none"], ["--host", "::", "--auth", "token:"]] {

@@ -112,16 +112,31 @@ struct ServeInteropTests {
         let secret = "interop-apps-secret"
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("serve-workspace-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
+        // The catalogue commands.list serves; the peer reads the same file for what to expect.
+        let fixtures = workspace.path + "-fixtures.json"
+        try Data(#"""
+            {"commands": [
+              {"name": "model", "description": "Switch the model", "category": "options", "source": "native",
+               "scope": "both", "acceptsArgs": true,
+               "args": [{"name": "model", "description": "the model", "type": "string", "required": true}]},
+              {"name": "think", "description": "Thinking level", "source": "native", "scope": "text", "acceptsArgs": false},
+              {"name": "weather", "description": "Weather skill", "source": "skill", "scope": "native", "acceptsArgs": false}
+            ]}
+            """#.utf8).write(to: URL(fileURLWithPath: fixtures))
         defer {
             try? FileManager.default.removeItem(at: workspace)
             try? FileManager.default.removeItem(atPath: workspace.path + "-outside")
+            try? FileManager.default.removeItem(atPath: fixtures)
         }
-        try await ServeProcess.withServe(["--auth", "token:\(secret)", "--pairing", "auto", "--workspace", workspace.path]) { serve, url in
-            try await withPeer("gateway_wire_checks.py", [url, secret, "--suite", "apps", "--workspace-dir", workspace.path]) { peer in
+        try await ServeProcess.withServe(["--auth", "token:\(secret)", "--pairing", "auto", "--workspace", workspace.path,
+                                          "--fixtures", fixtures]) { serve, url in
+            try await withPeer("gateway_wire_checks.py", [url, secret, "--suite", "apps", "--workspace-dir", workspace.path,
+                                                          "--fixtures-file", fixtures]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let checks = ["workspace-list-order", "workspace-list-limits", "workspace-previews", "workspace-too-large",
                               "workspace-links-refused", "workspace-unsupported", "workspace-invalid-requests",
-                              "voicewake-set-broadcast", "agent-files-compare-and-set", "unserved-method"]
+                              "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
+                              "talk-mode-broadcast", "unserved-method"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")

@@ -15,12 +15,14 @@ Suites, each against its own `harness serve` (the flags it needs):
   `{"step": "awaiting_auth_change"}` (type `change-auth token:NEW`, NEW from `--new-secret`).
 * `rate-limits` (`--auth token:SECRET --pairing auto --rate-limit-loopback`): the node-pairing
   and shared-secret rate limits.
-* `apps` (`--auth token:SECRET --pairing auto --workspace DIR`, with `--workspace-dir DIR`
-  here): `agents.workspace.list/get` on a workspace this script fills (order, limits, previews,
+* `apps` (`--auth token:SECRET --pairing auto --workspace DIR --fixtures FILE`, with
+  `--workspace-dir DIR --fixtures-file FILE` here): `agents.workspace.list/get` on a workspace this script fills (order, limits, previews,
   links, big files, fake images, the typed errors), `agents.files.*` with the hash
   compare-and-set, `voicewake.get/set` with the
-  `voicewake.changed` broadcast, and one method the fake does not serve (`tasks.list`), which
-  the driving test expects `harness serve` to report once.
+  `voicewake.changed` broadcast, `commands.list` over the catalogue of the `--fixtures` file
+  serve was given (`--fixtures-file FILE` here), `talk.mode` with its broadcast, and one method
+  the fake does not serve (`tasks.list`), which the driving test expects `harness serve` to
+  report once.
 
 Each check opens its own connection and prints one JSON line:
 
@@ -636,7 +638,16 @@ def workspace_error(response):
     return error.get("code"), details(error)
 
 
-async def apps_suite(url, secret, workspace):
+def command_entry(entry, include_args):
+    """A fixtures-file command entry as `commands.list` sends it: `args` only when asked for, the
+    command accepts arguments and has some (upstream `mapCommand`)."""
+    shown = {key: value for key, value in entry.items() if key != "args"}
+    if include_args and entry.get("acceptsArgs") and entry.get("args"):
+        shown["args"] = entry["args"]
+    return shown
+
+
+async def apps_suite(url, secret, workspace, fixtures_file):
     fill_workspace(workspace)
     auth = {"token": secret}
     reader = await admitted(url, Identity(os.urandom(32)), "a reader", client=OPERATOR_CLIENT, role="operator",
@@ -757,6 +768,38 @@ async def apps_suite(url, secret, workspace):
             await admin.close()
     await checked("agent-files-compare-and-set", agent_files)
 
+    async def commands_list():
+        with open(fixtures_file, encoding="utf-8") as handle:
+            catalogue = json.load(handle)["commands"]
+        everything = await request_ok(reader, "commands.list", {})
+        native = await request_ok(reader, "commands.list", {"scope": "native", "includeArgs": False})
+        expected_native = [command_entry(entry, False) for entry in catalogue if entry["scope"] in ("native", "both")]
+        closed = await reader.request("commands.list", {"sessionKey": "main"}, timeout=TIMEOUT)
+        bad_scope = await reader.request("commands.list", {"scope": "chat"}, timeout=TIMEOUT)
+        ghost = await reader.request("commands.list", {"agentId": "ghost"}, timeout=TIMEOUT)
+        ok = (everything == {"commands": [command_entry(entry, True) for entry in catalogue]}
+              and native == {"commands": expected_native}
+              and closed.get("error") == {"code": "INVALID_REQUEST",
+                                          "message": "invalid commands.list params: at root: unexpected property 'sessionKey'"}
+              and (bad_scope.get("error") or {}).get("message")
+              == "invalid commands.list params: at /scope: must be equal to one of the allowed values"
+              and ghost.get("error") == {"code": "INVALID_REQUEST", "message": 'unknown agent id "ghost"'})
+        return ok, {"all": everything, "native": native, "closed": closed.get("error"), "ghost": ghost.get("error")}
+    await checked("commands-list", commands_list)
+
+    async def talk_mode():
+        result = await request_ok(writer, "talk.mode", {"enabled": True, "phase": "listening"})
+        seen = await writer.event("talk.mode", lambda p: (p or {}).get("phase") == "listening")
+        off = await request_ok(writer, "talk.mode", {"enabled": False})
+        refused = await reader.request("talk.mode", {"enabled": True}, timeout=TIMEOUT)
+        invalid = await writer.request("talk.mode", {"enabled": "yes"}, timeout=TIMEOUT)
+        ok = (result.get("enabled") is True and result.get("phase") == "listening" and isinstance(result.get("ts"), int)
+              and (seen or {}).get("payload") == result and off.get("phase", "absent") is None and off.get("enabled") is False
+              and (refused.get("error") or {}).get("message") == "missing scope: operator.talk"
+              and (invalid.get("error") or {}).get("message") == "invalid talk.mode params: at /enabled: must be boolean")
+        return ok, {"result": result, "seen": seen, "off": off, "refused": refused.get("error"), "invalid": invalid.get("error")}
+    await checked("talk-mode-broadcast", talk_mode)
+
     async def unserved():
         first = await reader.request("tasks.list", {}, timeout=TIMEOUT)
         second = await reader.request("tasks.list", {}, timeout=TIMEOUT)
@@ -775,6 +818,7 @@ def parse_arguments():
     parser.add_argument("--suite", choices=["admission", "pairing", "rate-limits", "apps"], default="admission")
     parser.add_argument("--new-secret", default=None, help="the shared secret the pairing suite expects after change-auth")
     parser.add_argument("--workspace-dir", default=None, help="the apps suite: the directory serve was given as --workspace")
+    parser.add_argument("--fixtures-file", default=None, help="the apps suite: the file serve was given as --fixtures")
     return parser.parse_args()
 
 
@@ -782,13 +826,13 @@ if __name__ == "__main__":
     args = parse_arguments()
     if args.suite == "pairing" and not args.new_secret:
         sys.exit("--suite pairing needs --new-secret")
-    if args.suite == "apps" and not args.workspace_dir:
-        sys.exit("--suite apps needs --workspace-dir")
+    if args.suite == "apps" and not (args.workspace_dir and args.fixtures_file):
+        sys.exit("--suite apps needs --workspace-dir and --fixtures-file")
     suites = {
         "admission": lambda: main(args.url, args.secret),
         "pairing": lambda: pairing_suite(args.url, args.secret, args.new_secret),
         "rate-limits": lambda: rate_limit_suite(args.url, args.secret),
-        "apps": lambda: apps_suite(args.url, args.secret, args.workspace_dir),
+        "apps": lambda: apps_suite(args.url, args.secret, args.workspace_dir, args.fixtures_file),
     }
     try:
         asyncio.run(asyncio.wait_for(suites[args.suite](), 240))

@@ -243,6 +243,7 @@ public struct ConsoleCommandHelp: Sendable, Hashable {
 enum ConsoleCommandRegistry {
     static let all: [ConsoleCommandSpec] = ConsoleCommandSpec.pairingCommands + ConsoleCommandSpec.operatorCommands
         + ConsoleCommandSpec.faultCommands + ConsoleCommandSpec.chatCommands + ConsoleCommandSpec.appCommands
+        + ConsoleCommandSpec.fixtureCommands
         + ConsoleCommandSpec.consoleCommands
 
     static let byName: [String: ConsoleCommandSpec] = {

@@ -104,6 +104,8 @@ public enum ConsoleResult: Sendable, Hashable {
     case voiceWake([String])
     /// `workspace`: the agent and its workspace directory now (`nil`: none).
     case workspace(agentId: String, directory: String?)
+    /// `commands` / `talk-mode`: the fixture now in force.
+    case appFixture(AppFixtureReply)
 
     /// The result with its secrets replaced by `<redacted>`: what is printed without
     /// `--show-secrets`.
@@ -154,6 +156,7 @@ public enum ConsoleResult: Sendable, Hashable {
         case .voiceWake(let triggers): VoiceWakeReply(triggers: triggers)
         case .workspace(let agentId, let directory): WorkspaceReply(agentId: agentId, directory: directory)
         case .woken(let attempt): WokenReply(attempt: attempt)
+        case .appFixture(let reply): reply
         }
     }
 

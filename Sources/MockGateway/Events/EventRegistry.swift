@@ -87,7 +87,7 @@ struct EventRegistry: Sendable {
         // `node.presence.activity` handler.
         .advertised(.nodePresence, .operator, .structuredNodeEvents),
         .advertised(.chat, .operator), .advertised(.sessionMessage, .operator), .advertised(.sessionsChanged, .operator),
-        .unlisted(.talkMode, .operator, .never), .unlisted(.talkEvent, .operator),
+        .unlisted(.talkMode, .operator), .unlisted(.talkEvent, .operator),
     ])
 
     /// A registry of `specs`.

@@ -7,6 +7,10 @@ struct AppSurfaces: Sendable {
     var agents: AgentRoster
     /// The voice wake triggers (`voicewake.get/set`, `voicewake.changed`).
     var voiceWake: VoiceWakeSettings
+    /// The slash commands (`commands.list`).
+    var commands: [CommandFixture]
+    /// The models (`models.list`).
+    var models: [ModelFixture]
     /// The unserved methods already reported (`GatewayEvent.methodUnserved`), once each.
     var reportedUnservedMethods: Set<String> = []
 
@@ -14,6 +18,8 @@ struct AppSurfaces: Sendable {
     init(configuration: GatewayConfiguration) {
         agents = configuration.agents
         voiceWake = VoiceWakeSettings(defaults: configuration.voiceWakeTriggers)
+        commands = configuration.fixtures.commands
+        models = configuration.fixtures.models
     }
 
     /// Whether `method` is reported now: `true` the first time only.

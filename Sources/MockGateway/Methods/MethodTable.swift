@@ -15,6 +15,7 @@ extension MethodRegistry {
     private static let write = MethodScopeRequirement(.write)
     private static let pairing = MethodScopeRequirement(.pairing)
     private static let admin = MethodScopeRequirement(.admin)
+    private static let talk = MethodScopeRequirement(.talk)
     /// Upstream's `dynamic`: `operator.write` admits the call, the handler asks for more from the
     /// params (`SessionMutationScope`).
     private static let writeRaisedByParams = MethodScopeRequirement(.write, raisedByParams: true)
@@ -97,7 +98,7 @@ extension MethodRegistry {
         .operator(.sessionsReset, admin) { core, call in core.sessionsReset(call) },
         .operator(.sessionsCompact, admin) { core, call in core.sessionsCompact(call) },
         .operator(.sessionsList, read) { core, call in core.reply(call, core.chat.store.sessionsList(nowMs: core.nowMs)) },
-        .operator(.modelsList, read) { core, call in core.answer(call, ModelsList.answer(call.params)) },
+        .operator(.modelsList, read) { core, call in core.answer(call, ModelsList.answer(call.params, models: core.appSurfaces.models)) },
         .operator(.sessionsMessagesSubscribe, read) { core, call in core.sessionsMessagesSubscribe(call) },
         .operator(.sessionsMessagesUnsubscribe, read) { core, call in core.sessionsMessagesUnsubscribe(call) },
         .operator(.sessionsSubscribe, read) { core, call in core.sessionsSubscribe(call, true) },
@@ -167,6 +168,8 @@ extension MethodRegistry {
         .operator(.agentsFilesSet, admin) { core, call in core.answer(call, AgentFiles.set(call.params, agents: core.appSurfaces.agents)) },
         .operator(.voicewakeGet, read) { core, call in core.reply(call, core.appSurfaces.voiceWake.getResult) },
         .operator(.voicewakeSet, write) { core, call in core.voicewakeSet(call) },
+        .operator(.commandsList, read) { core, call in core.commandsList(call) },
+        .operator(.talkMode, talk) { core, call in core.talkMode(call) },
     ]
 
     /// Operator methods upstream serves and this Gateway does not: classified so that a node
@@ -175,7 +178,7 @@ extension MethodRegistry {
         .unserved(.health, read), .unserved(.status, read), .unserved(.systemPresence, read),
         .unserved(.lastHeartbeat, read), .unserved(.sessionsGet, read),
         .unserved(.nodePendingEnqueue, write), .unserved(.chatAbort, write), .unserved(.send, write),
-        .unserved(.agent, write), .unserved(.talkMode, write),
+        .unserved(.agent, write),
         .unserved(.execApprovalGrantsList, approvals), .unserved(.execApprovalGrantsRevoke, approvals),
         .unserved(.pluginApprovalRequest, approvals), .unserved(.pluginApprovalList, approvals),
         .unserved(.pluginApprovalWaitDecision, approvals), .unserved(.pluginApprovalResolve, approvals),

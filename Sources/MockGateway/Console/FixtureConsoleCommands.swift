@@ -1,0 +1,56 @@
+import ArgumentParsing
+import GatewayProtocol
+
+extension ConsoleCommandSpec {
+    /// The fixture-backed app methods: the slash commands and talk mode.
+    static let fixtureCommands: [ConsoleCommandSpec] = [
+        ConsoleCommandSpec(
+            "commands",
+            arguments: [PositionalSpec("entriesJSON", JSONArgument.self,
+                                       help: "the new catalogue, a JSON array of command entries", optional: true)],
+            restOfLine: true,
+            summary: "show the slash commands commands.list answers, or replace them (entries as in a --fixtures file)",
+            example: #"commands [{"name":"status","description":"Show status","source":"native","scope":"both","acceptsArgs":false}]"#
+        ) { command, console in
+            guard let value = command.argument(0, as: JSONArgument.self)?.value else {
+                return .appFixture(AppFixtureReply.commands(await console.gateway.commands()))
+            }
+            let commands: [CommandFixture]
+            do {
+                commands = try GatewayFixtures.commands(json: value)
+            } catch {
+                throw ConsoleError("commands: \(error)")
+            }
+            await console.gateway.setCommands(commands)
+            return .appFixture(AppFixtureReply.commands(commands))
+        },
+        ConsoleCommandSpec(
+            "talk-mode",
+            arguments: [PositionalSpec("on|off", OnOff.self, help: "on or off"),
+                        PositionalSpec("phase", help: "the phase marker", optional: true)],
+            summary: "switch talk mode as another device would (talk.mode to operators with operator.write)",
+            example: "talk-mode on listening"
+        ) { command, console in
+            let enabled = try command.required(0, as: OnOff.self).on
+            let phase = command.arguments.positionals.count > 1 ? try command.text(1) : nil
+            let payload = await console.gateway.switchTalkMode(enabled: enabled, phase: phase)
+            return .appFixture(AppFixtureReply(json: payload, text: "talk mode \(enabled ? "on" : "off")"
+                + (phase.map { " (phase \($0))" } ?? "") + ": talk.mode sent"))
+        },
+    ]
+}
+
+/// `commands` and `talk-mode`: the JSON result and its one-line text.
+public struct AppFixtureReply: ConsoleRendering, Hashable {
+    /// The `result` member of `command.ok`.
+    public let json: JSONValue
+    /// The text for a person at a terminal.
+    public let text: String
+
+    /// The reply listing `commands`.
+    static func commands(_ commands: [CommandFixture]) -> AppFixtureReply {
+        let names = commands.map { "/" + $0.name }
+        return AppFixtureReply(json: ["commands": .array(commands.map { $0.entry(includeArgs: true) })],
+                               text: "slash commands: " + (names.isEmpty ? "(none)" : names.joined(separator: ", ")))
+    }
+}

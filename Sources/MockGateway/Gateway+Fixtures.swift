@@ -1,0 +1,32 @@
+import GatewayProtocol
+
+// MARK: - Fixture-backed app methods (scripting)
+
+extension Gateway {
+    /// The slash commands `commands.list` answers.
+    public func commands() async -> [CommandFixture] {
+        await core.appSurfaces.commands
+    }
+
+    /// Replaces the slash commands `commands.list` answers.
+    public func setCommands(_ commands: [CommandFixture]) async {
+        await core.setCommands(commands)
+    }
+
+    /// The models `models.list` answers.
+    public func models() async -> [ModelFixture] {
+        await core.appSurfaces.models
+    }
+
+    /// Replaces the models `models.list` answers (every `view` lists them).
+    public func setModels(_ models: [ModelFixture]) async {
+        await core.setModels(models)
+    }
+
+    /// Switches talk mode as `talk.mode` from another device would: `talk.mode {enabled, phase,
+    /// ts}` goes to every operator with `operator.write`. Returns the payload.
+    @discardableResult
+    public func switchTalkMode(enabled: Bool, phase: String? = nil) async -> JSONValue {
+        await core.switchTalkMode(enabled: enabled, phase: phase)
+    }
+}
