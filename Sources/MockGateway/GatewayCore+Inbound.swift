@@ -188,10 +188,7 @@ extension GatewayCore {
 
     /// One gap per connection: the skip is consumed by each connection's next sequenced event.
     func setSeqSkip(_ count: Int) {
-        for connectionId in connections.keys.sorted() {
-            connections[connectionId]?.pendingSeqSkip = max(0, count)
-        }
-        noteFault("skip \(count) seq numbers")
+        arm(.seqSkip(count, connections: connections.keys.sorted()))
     }
 
     func setNextEventsAsBinary(_ count: Int) {
@@ -207,8 +204,7 @@ extension GatewayCore {
     }
 
     func setStartingUp(_ on: Bool) {
-        startingUp = on
-        noteFault(on ? "starting up (UNAVAILABLE, 1013)" : "started")
+        arm(.startingUp(on))
     }
 
     func setAccepting(_ on: Bool) { accepting = on }

@@ -30,11 +30,8 @@ extension GatewayCore {
         get { connectionTable.accepting }
         _modify { yield &connectionTable.accepting }
     }
-    /// Whether connects are refused as starting up.
-    var startingUp: Bool {
-        get { connectionTable.startingUp }
-        _modify { yield &connectionTable.startingUp }
-    }
+    /// Whether connects are refused as starting up (the fault layer's; `setStartingUp` arms it).
+    var startingUp: Bool { faultLayer.startingUp }
     /// The connected nodes and pending invokes.
     var nodes: NodeRegistry {
         get { nodeState.registry }

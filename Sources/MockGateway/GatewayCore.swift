@@ -45,8 +45,6 @@ struct ConnectionState: Sendable {
     var handshakeDeadlineMs: Int64?
     var session: Session?
     var seq = 0
-    /// Numbers to skip before this connection's next `seq` (a one-off gap, `skipSequenceNumbers`).
-    var pendingSeqSkip = 0
     var closing = false
     var invalidFrames = 0
 }
@@ -79,7 +77,7 @@ actor GatewayCore {
     /// When the next tick is due.
     var ticks: TickSchedule
     /// The armed faults, and the layer that applies them to what the rules decide.
-    var faultLayer = FaultLayer()
+    var faultLayer: FaultLayer
     /// Pairing, device and bootstrap tokens, the shared secret, rate limits.
     var access: AccessState
     /// Nodes, invokes, pending actions, presence.
@@ -129,7 +127,9 @@ actor GatewayCore {
         self.environment = GatewayEnvironment(events: events, transcript: transcript, identity: identity, startedAtMs: now,
                                               generation: restored?.generation ?? 0, tlsFingerprint: tlsFingerprint)
         self.ticks = TickSchedule(intervalMs: configuration.tickIntervalMs, nowMs: now)
-        self.connectionTable = ConnectionTable(startingUp: configuration.startingUp)
+        self.connectionTable = ConnectionTable()
+        self.faultLayer = FaultLayer(startingUp: configuration.startingUp,
+                                     startingUpRetryAfterMs: configuration.startingUpRetryAfterMs)
     }
 
     var nowMs: Int64 { clock.nowMs }
@@ -178,6 +178,7 @@ actor GatewayCore {
     func closed(_ connectionId: String, info: WebSocketCloseInfo) {
         guard let state = connections.removeValue(forKey: connectionId) else { return }
         state.outbox.finish()
+        faultLayer.forget(connectionId: connectionId)
         canvasCapabilities.drop(connectionId: connectionId)
         let code = Int(info.code.rawValue)
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
