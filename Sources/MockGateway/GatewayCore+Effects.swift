@@ -56,6 +56,9 @@ extension GatewayCore {
                 guard EventScopeGate.allows(event: event, role: session.role, scopes: session.scopes) else { continue }
                 sendSequenced(event: event, payload: payload, stateVersion: stateVersion, to: connectionId)
             }
+        case .sendSequenced(let event, let payload, let connectionId):
+            guard let state = connections[connectionId], state.session != nil, !state.closing else { return }
+            sendSequenced(event: event, payload: payload, to: connectionId)
         case .log(let event):
             events.append(event)
         case .note(let text, let connectionId):

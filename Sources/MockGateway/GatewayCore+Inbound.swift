@@ -229,9 +229,7 @@ extension GatewayCore {
         // The new process epoch: durable approvals still pending become `cancelled`
         // (`gateway-restart`, docs/protocol.md §7.5); questions live in memory only
         // (B.4), so they are gone, and nobody is left waiting on either.
-        applyOperatorEffects(operatorState.approvals.cancelAllPendingForRestart(nowMs: nowMs))
-        operatorState.questions = QuestionStore(random: SeededRandom(seed: random.next()))
-        operatorWaiters = []
+        handleOperator(.restart(nowMs: nowMs, questionRandom: SeededRandom(seed: random.next())))
     }
 
     /// Resumes every waiter at shutdown so nothing hangs.

@@ -195,8 +195,7 @@ actor GatewayCore {
         advanceInvokeWakes()
         // Requests parked on this socket (waitAnswer, two-phase exec approvals) have nobody to
         // answer any more.
-        operatorWaiters.removeAll { $0.connectionId == connectionId }
-        approvalSubscriptions.drop(connectionId: connectionId)
+        handleOperator(.connectionClosed(connectionId))
         messageSubscriptions.drop(connectionId: connectionId)
         events.append(.connectionClosed(connectionId: connectionId, code: code, reason: info.reason))
     }
@@ -224,7 +223,7 @@ actor GatewayCore {
         if let invoke = nodes.nextInvokeDeadlineMs { candidates.append(invoke) }
         if let pairing = pairingStore.nextExpiryMs { candidates.append(pairing) }
         if let record = operatorState.nextDeadlineMs { candidates.append(record) }
-        candidates += operatorWaiters.compactMap(\.waiter.deadlineMs)
+        candidates += operatorSurface.waiterDeadlines
         if let chatDue = chat.store.nextDueMs { candidates.append(chatDue) }
         if let wakeDue = invokeWake.nextDueMs { candidates.append(wakeDue) }
         if let watchDue = watch.machine.nextDeadlineMs { candidates.append(watchDue) }

@@ -42,6 +42,9 @@ enum GatewayEffect: Sendable, Hashable {
     /// An event to every session allowed to see it (docs/protocol.md §2.6), each with its
     /// connection's next `seq`.
     case broadcast(event: String, payload: JSONValue?, stateVersion: StateVersion?)
+    /// An event to one session with its connection's next `seq` (skipped when the connection
+    /// has no session or is closing).
+    case sendSequenced(event: String, payload: JSONValue?, to: String)
     /// An entry in the Gateway event log.
     case log(GatewayEvent)
     /// A `note` transcript line on a connection (`-` for the whole Gateway).
