@@ -25,6 +25,26 @@ extension GatewayCore {
         get { connectionTable.byId }
         _modify { yield &connectionTable.byId }
     }
+    /// When the next tick is due.
+    var ticks: TickSchedule {
+        get { connectionTable.ticks }
+        _modify { yield &connectionTable.ticks }
+    }
+    /// Push registrations and deliveries.
+    var push: PushState {
+        get { nodeState.push }
+        _modify { yield &nodeState.push }
+    }
+    /// The apps' surfaces, `nil` until first used.
+    var appSurfacesState: AppSurfaces? {
+        get { apps.surfaces }
+        _modify { yield &apps.surfaces }
+    }
+    /// The Apple Watch direct mode.
+    var watch: WatchGlueState {
+        get { apps.watch }
+        _modify { yield &apps.watch }
+    }
     /// Whether new sockets are taken.
     var accepting: Bool {
         get { connectionTable.accepting }

@@ -72,27 +72,20 @@ actor GatewayCore {
     let environment: GatewayEnvironment
     /// The core's random stream (connection ids, nonces, invoke ids).
     var random: SeededRandom
-    /// The sockets, their sessions, accepting and starting up.
+    /// The sockets, their sessions, accepting, and the tick schedule.
     var connectionTable: ConnectionTable
-    /// When the next tick is due.
-    var ticks: TickSchedule
     /// The armed faults, and the layer that applies them to what the rules decide.
     var faultLayer: FaultLayer
     /// Pairing, device and bootstrap tokens, the shared secret, rate limits.
     var access: AccessState
-    /// Nodes, invokes, pending actions, presence.
+    /// Nodes, invokes, pending actions, presence, push.
     var nodeState: NodeState
     /// Approvals, questions, waiters, races, approval subscriptions.
     var operatorSurface: OperatorSurface
     /// The chat store, the chat faults and `session.message` subscriptions.
     var chat = ChatState()
-    /// Push registrations and deliveries.
-    var push = PushState()
-    /// The apps' surfaces (agents, workspace, voice wake, unserved-method reports), made from the
-    /// configuration on first use (`GatewayCore+Apps.swift`).
-    var appSurfacesState: AppSurfaces?
-    /// The Apple Watch direct mode (GatewayCore+Watch.swift).
-    var watch: WatchGlueState
+    /// The apps' surfaces and the Apple Watch direct mode.
+    var apps: AppsState
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity,
          restoring restored: GatewayPersistentState? = nil, tlsFingerprint: String? = nil) {
@@ -117,7 +110,7 @@ actor GatewayCore {
         }
         self.access = AccessState(pairing: pairing, bootstrapTokens: bootstrapTokens, sharedAuth: configuration.auth,
                                   authRateLimiter: AuthRateLimiter(configuration: configuration.authRateLimit))
-        self.watch = WatchGlueState(rateLimit: configuration.authRateLimit)
+        self.apps = AppsState(surfaces: nil, watch: WatchGlueState(rateLimit: configuration.authRateLimit))
         self.operatorSurface = OperatorSurface(state: OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                                                     random: SeededRandom(seed: random.next())))
         self.random = random
@@ -126,8 +119,7 @@ actor GatewayCore {
         let now = configuration.clock.nowMs
         self.environment = GatewayEnvironment(events: events, transcript: transcript, identity: identity, startedAtMs: now,
                                               generation: restored?.generation ?? 0, tlsFingerprint: tlsFingerprint)
-        self.ticks = TickSchedule(intervalMs: configuration.tickIntervalMs, nowMs: now)
-        self.connectionTable = ConnectionTable()
+        self.connectionTable = ConnectionTable(ticks: TickSchedule(intervalMs: configuration.tickIntervalMs, nowMs: now))
         self.faultLayer = FaultLayer(startingUp: configuration.startingUp,
                                      startingUpRetryAfterMs: configuration.startingUpRetryAfterMs)
     }

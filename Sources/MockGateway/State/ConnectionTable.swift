@@ -7,6 +7,8 @@ struct ConnectionTable: Sendable {
     var byId: [String: ConnectionState] = [:]
     /// `false` while restarting: new sockets are dropped as a closed port would refuse them.
     var accepting = true
+    /// When the next `tick` is due (ticks go to the sessions of these sockets).
+    var ticks: TickSchedule
 
     /// Whether any connection holds a session (ticks run only then).
     var hasSessions: Bool { byId.values.contains { $0.session != nil } }
