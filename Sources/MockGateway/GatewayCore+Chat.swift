@@ -1,75 +1,36 @@
 import Foundation
 import GatewayProtocol
 
-/// The chat surface's state inside the Gateway: the transcripts and the faults armed for them.
+/// The chat surface's state inside the Gateway: the transcripts and who follows them. (The
+/// chat faults, lost acks and the mid-flush cut, are in the fault layer.)
 struct ChatState: Sendable {
     var store = ChatStore()
-    /// How the next `chat.send` requests lose their ack, oldest first.
-    var ackDrops: [(drop: ChatAckDrop, cut: Bool)] = []
-    /// After this many more applied-and-acked `chat.send`s the connection is cut (mid-flush).
-    var cutAfterSends: Int?
     /// Who receives `session.message` for which session (`sessions.messages.subscribe`,
     /// `sessions.subscribe`).
     var messageSubscriptions = SessionMessageSubscriptions()
 }
 
 extension GatewayCore {
-    /// `chat.send` `{sessionKey, message, idempotencyKey, queueMode?, attachments?, …}` (closed schema of the generation).
+    /// `chat.send` `{sessionKey, message, idempotencyKey, queueMode?, attachments?, …}` (closed
+    /// schema of the generation, ``ChatSendRequest``). A lost ack or a mid-flush cut is the fault
+    /// layer's: this handler answers as a healthy Gateway does.
     func chatSend(_ call: MethodCall) {
-        let (request, connectionId) = (call.request, call.connectionId)
-        let params = request.params
-        func invalid(_ detail: String) { self.invalid(call, detail) }
-        if case .failure(let error) = ChatStore.sendSchema(chatGeneration).validate(params) {
-            return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: error.message))
-        }
-        let mode = params?["queueMode"]?.stringValue.flatMap(ChatQueueMode.init(rawValue:))
-        guard let sessionKey = params?["sessionKey"]?.stringValue, !sessionKey.isEmpty else { return invalid("sessionKey required") }
-        guard let text = params?["message"]?.stringValue else { return invalid("message must be a string") }
-        guard let key = params?["idempotencyKey"]?.stringValue, !key.isEmpty else { return invalid("idempotencyKey required") }
-        // Upstream refuses NUL bytes and an empty message without attachments (chat.ts
-        // `sanitizeChatSendMessageInput`, openclaw/openclaw@00d420411002f771adc6ec05e834a383e0600f4b).
-        if text.contains("\u{0}") {
-            return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "message must not contain null bytes"))
-        }
-        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, params?["attachments"]?.arrayValue?.isEmpty ?? true {
-            return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "message or attachment required"))
-        }
-        let drop = chat.ackDrops.isEmpty ? nil : chat.ackDrops.removeFirst()
-        if let drop, drop.drop == .beforeApplying {
-            loseChatAck(request, text: "chat.send \(key) lost before it was applied (fault)", cut: true, on: connectionId)
-            return
+        let request: ChatSendRequest
+        switch ChatSendRequest.parse(call.params, generation: chatGeneration) {
+        case .success(let valid): request = valid
+        case .failure(let error): return fail(call, error.shape)
         }
         let ack: JSONValue
-        switch chat.store.send(sessionKey: sessionKey, text: text, idempotencyKey: key, mode: mode, nowMs: nowMs) {
+        switch chat.store.send(sessionKey: request.sessionKey, text: request.text, idempotencyKey: request.idempotencyKey,
+                               mode: request.mode, nowMs: nowMs) {
         case .accepted(let messages, let first):
             ack = first
             for message in messages { publishChat(message) }
         case .repeated(let first):
             ack = first
         }
-        if let drop {
-            loseChatAck(request, text: "ack of chat.send \(key) dropped after it was applied (fault)", cut: drop.cut, on: connectionId)
-        } else {
-            respond(.success(id: request.id, payload: ack), method: request.method, to: connectionId)
-            if let remaining = chat.cutAfterSends {
-                chat.cutAfterSends = remaining > 1 ? remaining - 1 : nil
-                if remaining <= 1 {
-                    noteFault("cut the connection after acknowledging chat.send \(key) (mid-flush)", on: connectionId)
-                    abort(connectionId)
-                }
-            }
-        }
+        reply(call, ack)
         releaseDueChatMessages()
-    }
-
-    /// Records a request whose answer is lost and optionally cuts its connection.
-    private func loseChatAck(_ request: RequestFrame, text: String, cut: Bool, on connectionId: String) {
-        events.append(.requestHandled(connectionId: connectionId, method: request.method, ok: false, errorCode: nil))
-        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: .dropped, text: text, wire: TranscriptWire(frameKind: .text),
-                                          fault: TranscriptFault(dropped: true)))
-        events.append(.faultInjected(description: text))
-        if cut { abort(connectionId) }
     }
 
     /// Publishes a new row: `session.message` to the operator sessions subscribed to its session
@@ -130,16 +91,11 @@ extension GatewayCore {
     }
 
     func armChatAckDrop(_ drop: ChatAckDrop, cut: Bool) {
-        chat.ackDrops.append((drop, cut || drop == .beforeApplying))
-        switch drop {
-        case .afterApplying: noteFault("apply the next chat.send but drop its ack\(cut ? " and cut the connection" : "")")
-        case .beforeApplying: noteFault("lose the next chat.send before applying it and cut the connection")
-        }
+        arm(.chatAckDrop(drop, cut: cut))
     }
 
     func armChatCut(afterSends count: Int) {
-        chat.cutAfterSends = count > 0 ? count : nil
-        noteFault(count > 0 ? "cut the connection after the next \(count) acknowledged chat.send" : "no mid-flush cut")
+        arm(.chatCut(afterSends: count))
     }
 
     func setChatHistoryLag(omitNewest: Int, reads: Int?) {

@@ -66,10 +66,10 @@ extension GatewayCore {
     ///   parsed because they are over the pre-auth limit): the admission does not parse them again.
     func decideHandshake(_ bytes: Data, parsed: JSONValue?, on connectionId: String) -> HandshakeDecision? {
         guard let state = connections[connectionId] else { return nil }
-        var admissionConfiguration = ConnectAdmission.Configuration(
-            auth: sharedAuth, profile: profile, isStartingUp: startingUp,
-            maxPreauthPayloadBytes: configuration.maxPreauthPayloadBytes)
-        admissionConfiguration.startingUpRetryAfterMs = configuration.startingUpRetryAfterMs
+        // Starting up is the fault layer's: it sets the admission's start-up input.
+        var admissionConfiguration = faultLayer.admission(ConnectAdmission.Configuration(
+            auth: sharedAuth, profile: profile, isStartingUp: false,
+            maxPreauthPayloadBytes: configuration.maxPreauthPayloadBytes))
         admissionConfiguration.connection = connectionFacts(state)
         // Rate limits and token checks are done on the Gateway clock; `signedAt` on the clients'
         // time line (see `GatewayClock.peerNowMs`).

@@ -34,6 +34,12 @@ extension GatewayCore {
                                               kind: .dropped, message: Frame.response(response).json,
                                               text: "response to \(method) dropped (fault)",
                                               wire: TranscriptWire(frameKind: .text), fault: TranscriptFault(dropped: true)))
+        case .loseAnswer(let method, let connectionId, let text):
+            events.append(.requestHandled(connectionId: connectionId, method: method, ok: false, errorCode: nil))
+            transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
+                                              kind: .dropped, text: text, wire: TranscriptWire(frameKind: .text),
+                                              fault: TranscriptFault(dropped: true)))
+            events.append(.faultInjected(description: text))
         case .close(let connectionId, let code, let reason):
             guard var state = connections[connectionId], !state.closing else { return }
             state.closing = true
@@ -50,6 +56,9 @@ extension GatewayCore {
                 guard EventScopeGate.allows(event: event, role: session.role, scopes: session.scopes) else { continue }
                 sendSequenced(event: event, payload: payload, stateVersion: stateVersion, to: connectionId)
             }
+        case .sendSequenced(let event, let payload, let connectionId):
+            guard let state = connections[connectionId], state.session != nil, !state.closing else { return }
+            sendSequenced(event: event, payload: payload, to: connectionId)
         case .log(let event):
             events.append(event)
         case .note(let text, let connectionId):
@@ -111,11 +120,11 @@ extension GatewayCore {
         perform([.send(frame, to: connectionId)])
     }
 
-    /// Sends an event that carries the connection's next `seq`.
+    /// Sends an event that carries the connection's next `seq` (a gap armed by a fault is the
+    /// fault layer's).
     func sendSequenced(event: String, payload: JSONValue?, stateVersion: StateVersion? = nil, to connectionId: String) {
         guard var state = connections[connectionId], state.session != nil else { return }
-        state.seq += 1 + state.pendingSeqSkip
-        state.pendingSeqSkip = 0
+        state.seq += 1
         connections[connectionId] = state
         send(.event(EventFrame(event: event, payload: payload, seq: state.seq, stateVersion: stateVersion)), to: connectionId)
     }
@@ -128,12 +137,17 @@ extension GatewayCore {
     }
 
     /// Answers a request.
-    /// - Returns: whether the answer was sent (`false` when a fault dropped it).
+    /// - Returns: whether the answer was sent (`false` when a fault dropped or lost it).
     @discardableResult
     func respond(_ response: ResponseFrame, method: String, to connectionId: String) -> Bool {
         let effects = faultLayer.rewrite(.respond(response, method: method, to: connectionId))
         for effect in effects { execute(effect) }
-        return !effects.contains { if case .dropResponse = $0 { true } else { false } }
+        return !effects.contains {
+            switch $0 {
+            case .dropResponse, .loseAnswer: true
+            default: false
+            }
+        }
     }
 
     /// Answers with an error.

@@ -188,10 +188,7 @@ extension GatewayCore {
 
     /// One gap per connection: the skip is consumed by each connection's next sequenced event.
     func setSeqSkip(_ count: Int) {
-        for connectionId in connections.keys.sorted() {
-            connections[connectionId]?.pendingSeqSkip = max(0, count)
-        }
-        noteFault("skip \(count) seq numbers")
+        arm(.seqSkip(count, connections: connections.keys.sorted()))
     }
 
     func setNextEventsAsBinary(_ count: Int) {
@@ -207,8 +204,7 @@ extension GatewayCore {
     }
 
     func setStartingUp(_ on: Bool) {
-        startingUp = on
-        noteFault(on ? "starting up (UNAVAILABLE, 1013)" : "started")
+        arm(.startingUp(on))
     }
 
     func setAccepting(_ on: Bool) { accepting = on }
@@ -233,9 +229,7 @@ extension GatewayCore {
         // The new process epoch: durable approvals still pending become `cancelled`
         // (`gateway-restart`, docs/protocol.md §7.5); questions live in memory only
         // (B.4), so they are gone, and nobody is left waiting on either.
-        applyOperatorEffects(operatorState.approvals.cancelAllPendingForRestart(nowMs: nowMs))
-        operatorState.questions = QuestionStore(random: SeededRandom(seed: random.next()))
-        operatorWaiters = []
+        handleOperator(.restart(nowMs: nowMs, questionRandom: SeededRandom(seed: random.next())))
     }
 
     /// Resumes every waiter at shutdown so nothing hangs.

@@ -16,84 +16,36 @@ extension GatewayCore {
         EventRegistry.standard.advertised(role: role, profile: profile)
     }
 
+    /// The sessions open now, by connection id: who operator events may reach.
+    var operatorListeners: [OperatorListener] {
+        connections.sorted { $0.key < $1.key }.compactMap { connectionId, state in
+            guard let session = state.session, !state.closing else { return nil }
+            return OperatorListener(connectionId: connectionId, role: session.role, scopes: session.scopes, deviceId: session.deviceId)
+        }
+    }
+
+    /// Moves the operator surface (``OperatorSurface/handle(_:to:)``) and runs its effects.
+    func handleOperator(_ input: OperatorSurface.Input) {
+        perform(operatorSurface.handle(input, to: operatorListeners))
+    }
+
     /// Sends an operator outcome's reply and applies its effects.
     func apply(_ outcome: OperatorOutcome, to request: RequestFrame, on connectionId: String) {
-        switch outcome.reply {
-        case .success(let payload):
-            respond(.success(id: request.id, payload: payload), method: request.method, to: connectionId)
-        case .failure(let error):
-            fail(request.id, method: request.method, error, to: connectionId)
-        case .deferred(let waiter):
-            if let interim = waiter.interimReply {
-                respond(.success(id: request.id, payload: interim), method: request.method, to: connectionId)
-            }
-            operatorWaiters.append(PendingOperatorWaiter(connectionId: connectionId, requestId: request.id,
-                                                         method: request.method, waiter: waiter))
-        }
-        applyOperatorEffects(outcome.effects)
+        handleOperator(.answered(outcome, requestId: request.id, method: request.method, connectionId: connectionId))
     }
 
     /// Broadcasts operator events, completes waiters, logs record events.
     func applyOperatorEffects(_ effects: [OperatorEffect]) {
-        for effect in effects {
-            switch effect {
-            case .publish(let event):
-                publish(event)
-            case .settled(let settlement):
-                settleWaiters(settlement)
-            case .observed(let recordEvent):
-                events.append(.operatorRecord(recordEvent))
-            }
-        }
-    }
-
-    func publish(_ event: OperatorEvent) {
-        for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
-            guard let session = state.session, !state.closing else { continue }
-            guard EventScopeGate.allows(event: event.name, role: session.role, scopes: session.scopes) else { continue }
-            switch event.audience {
-            case .broadcast, .sessionOrBroadcast:
-                break
-            case .adminOrDevices(let deviceIds):
-                let isAdmin = session.scopes.contains(OperatorScope.admin.rawValue)
-                guard isAdmin || session.deviceId.map(deviceIds.contains) == true else { continue }
-            case .approvalSubscribers(let sessionKey):
-                // Only sessions subscribed to the key with `includeApprovals:true` that may see
-                // approvals get it (docs/protocol.md §7.3, ApprovalSubscriptions).
-                guard approvalSubscriptions.isSubscribed(connectionId: connectionId, key: sessionKey),
-                      ApprovalSubscriptions.mayReceiveApprovals(scopes: session.scopes, deviceId: session.deviceId) else { continue }
-            }
-            sendSequenced(event: event.name, payload: event.payload, to: connectionId)
-        }
-    }
-
-    func settleWaiters(_ settlement: OperatorSettlement) {
-        let subject: OperatorWaiter.Subject
-        switch settlement {
-        case .approval(let record): subject = .approval(id: record.id)
-        case .question(let record, _): subject = .question(id: record.id)
-        }
-        let (due, rest) = operatorWaiters.partitioned { $0.waiter.subject == subject }
-        operatorWaiters = rest
-        for pending in due {
-            guard let reply = pending.waiter.finalReply(for: settlement) else { continue }
-            respond(.success(id: pending.requestId, payload: reply), method: pending.method, to: pending.connectionId)
-        }
+        handleOperator(.effects(effects))
     }
 
     /// Expires approvals and questions, then answers waiters whose deadline passed.
     func expireOperatorRecords(nowMs: Int64) {
-        applyOperatorEffects(operatorState.expire(nowMs: nowMs))
-        let (due, rest) = operatorWaiters.partitioned { $0.waiter.deadlineMs.map { $0 <= nowMs } ?? false }
-        operatorWaiters = rest
-        for pending in due {
-            respond(.success(id: pending.requestId, payload: pending.waiter.timeoutReply ?? .null),
-                    method: pending.method, to: pending.connectionId)
-        }
+        handleOperator(.clock(nowMs: nowMs))
     }
 
     func finishOperatorWaiters() {
-        operatorWaiters = []
+        handleOperator(.shutdown)
     }
 
     // MARK: - Pairing, tokens, nodes, identity

@@ -25,16 +25,33 @@ extension GatewayCore {
         get { connectionTable.byId }
         _modify { yield &connectionTable.byId }
     }
+    /// When the next tick is due.
+    var ticks: TickSchedule {
+        get { connectionTable.ticks }
+        _modify { yield &connectionTable.ticks }
+    }
+    /// Push registrations and deliveries.
+    var push: PushState {
+        get { nodeState.push }
+        _modify { yield &nodeState.push }
+    }
+    /// The apps' surfaces, `nil` until first used.
+    var appSurfacesState: AppSurfaces? {
+        get { apps.surfaces }
+        _modify { yield &apps.surfaces }
+    }
+    /// The Apple Watch direct mode.
+    var watch: WatchGlueState {
+        get { apps.watch }
+        _modify { yield &apps.watch }
+    }
     /// Whether new sockets are taken.
     var accepting: Bool {
         get { connectionTable.accepting }
         _modify { yield &connectionTable.accepting }
     }
-    /// Whether connects are refused as starting up.
-    var startingUp: Bool {
-        get { connectionTable.startingUp }
-        _modify { yield &connectionTable.startingUp }
-    }
+    /// Whether connects are refused as starting up (the fault layer's; `setStartingUp` arms it).
+    var startingUp: Bool { faultLayer.startingUp }
     /// The connected nodes and pending invokes.
     var nodes: NodeRegistry {
         get { nodeState.registry }

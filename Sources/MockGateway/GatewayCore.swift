@@ -45,8 +45,6 @@ struct ConnectionState: Sendable {
     var handshakeDeadlineMs: Int64?
     var session: Session?
     var seq = 0
-    /// Numbers to skip before this connection's next `seq` (a one-off gap, `skipSequenceNumbers`).
-    var pendingSeqSkip = 0
     var closing = false
     var invalidFrames = 0
 }
@@ -74,27 +72,20 @@ actor GatewayCore {
     let environment: GatewayEnvironment
     /// The core's random stream (connection ids, nonces, invoke ids).
     var random: SeededRandom
-    /// The sockets, their sessions, accepting and starting up.
+    /// The sockets, their sessions, accepting, and the tick schedule.
     var connectionTable: ConnectionTable
-    /// When the next tick is due.
-    var ticks: TickSchedule
     /// The armed faults, and the layer that applies them to what the rules decide.
-    var faultLayer = FaultLayer()
+    var faultLayer: FaultLayer
     /// Pairing, device and bootstrap tokens, the shared secret, rate limits.
     var access: AccessState
-    /// Nodes, invokes, pending actions, presence.
+    /// Nodes, invokes, pending actions, presence, push.
     var nodeState: NodeState
     /// Approvals, questions, waiters, races, approval subscriptions.
     var operatorSurface: OperatorSurface
     /// The chat store, the chat faults and `session.message` subscriptions.
     var chat = ChatState()
-    /// Push registrations and deliveries.
-    var push = PushState()
-    /// The apps' surfaces (agents, workspace, voice wake, unserved-method reports), made from the
-    /// configuration on first use (`GatewayCore+Apps.swift`).
-    var appSurfacesState: AppSurfaces?
-    /// The Apple Watch direct mode (GatewayCore+Watch.swift).
-    var watch: WatchGlueState
+    /// The apps' surfaces and the Apple Watch direct mode.
+    var apps: AppsState
 
     init(configuration: GatewayConfiguration, events: EventLog<GatewayEvent>, transcript: Transcript, identity: DeviceIdentity,
          restoring restored: GatewayPersistentState? = nil, tlsFingerprint: String? = nil) {
@@ -119,7 +110,7 @@ actor GatewayCore {
         }
         self.access = AccessState(pairing: pairing, bootstrapTokens: bootstrapTokens, sharedAuth: configuration.auth,
                                   authRateLimiter: AuthRateLimiter(configuration: configuration.authRateLimit))
-        self.watch = WatchGlueState(rateLimit: configuration.authRateLimit)
+        self.apps = AppsState(surfaces: nil, watch: WatchGlueState(rateLimit: configuration.authRateLimit))
         self.operatorSurface = OperatorSurface(state: OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                                                     random: SeededRandom(seed: random.next())))
         self.random = random
@@ -128,8 +119,9 @@ actor GatewayCore {
         let now = configuration.clock.nowMs
         self.environment = GatewayEnvironment(events: events, transcript: transcript, identity: identity, startedAtMs: now,
                                               generation: restored?.generation ?? 0, tlsFingerprint: tlsFingerprint)
-        self.ticks = TickSchedule(intervalMs: configuration.tickIntervalMs, nowMs: now)
-        self.connectionTable = ConnectionTable(startingUp: configuration.startingUp)
+        self.connectionTable = ConnectionTable(ticks: TickSchedule(intervalMs: configuration.tickIntervalMs, nowMs: now))
+        self.faultLayer = FaultLayer(startingUp: configuration.startingUp,
+                                     startingUpRetryAfterMs: configuration.startingUpRetryAfterMs)
     }
 
     var nowMs: Int64 { clock.nowMs }
@@ -178,6 +170,7 @@ actor GatewayCore {
     func closed(_ connectionId: String, info: WebSocketCloseInfo) {
         guard let state = connections.removeValue(forKey: connectionId) else { return }
         state.outbox.finish()
+        faultLayer.forget(connectionId: connectionId)
         canvasCapabilities.drop(connectionId: connectionId)
         let code = Int(info.code.rawValue)
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
@@ -194,8 +187,7 @@ actor GatewayCore {
         advanceInvokeWakes()
         // Requests parked on this socket (waitAnswer, two-phase exec approvals) have nobody to
         // answer any more.
-        operatorWaiters.removeAll { $0.connectionId == connectionId }
-        approvalSubscriptions.drop(connectionId: connectionId)
+        handleOperator(.connectionClosed(connectionId))
         messageSubscriptions.drop(connectionId: connectionId)
         events.append(.connectionClosed(connectionId: connectionId, code: code, reason: info.reason))
     }
@@ -223,7 +215,7 @@ actor GatewayCore {
         if let invoke = nodes.nextInvokeDeadlineMs { candidates.append(invoke) }
         if let pairing = pairingStore.nextExpiryMs { candidates.append(pairing) }
         if let record = operatorState.nextDeadlineMs { candidates.append(record) }
-        candidates += operatorWaiters.compactMap(\.waiter.deadlineMs)
+        candidates += operatorSurface.waiterDeadlines
         if let chatDue = chat.store.nextDueMs { candidates.append(chatDue) }
         if let wakeDue = invokeWake.nextDueMs { candidates.append(wakeDue) }
         if let watchDue = watch.machine.nextDeadlineMs { candidates.append(watchDue) }

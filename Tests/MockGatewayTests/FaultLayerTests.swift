@@ -120,22 +120,22 @@ import WebSocketTransport
     @Test func aForcedPresenceReplyAnswersOneBeaconInsteadOfTheRules() {
         var layer = FaultLayer()
         let beacon = Self.nodeEventCall(NodeEventName.presenceAlive.rawValue)
-        #expect(layer.answerInstead(of: beacon, replyStyle: .structured) == nil)
+        #expect(layer.answerInstead(of: beacon, profile: .current) == nil)
         _ = layer.arm(.presenceReply(PresenceForcedReply(handled: false, reason: "persist_failed")))
         // Another node event is left to the rules, and the reply stays armed.
-        #expect(layer.answerInstead(of: Self.nodeEventCall("voice.transcript"), replyStyle: .structured) == nil)
+        #expect(layer.answerInstead(of: Self.nodeEventCall("voice.transcript"), profile: .current) == nil)
         let reply: JSONValue = ["ok": true, "event": .string(NodeEventName.presenceAlive.rawValue), "handled": false,
                                 "reason": "persist_failed"]
-        #expect(layer.answerInstead(of: beacon, replyStyle: .structured) == [
+        #expect(layer.answerInstead(of: beacon, profile: .current) == [
             .log(.nodeEvent(nodeId: "dev", event: NodeEventName.presenceAlive.rawValue,
                             payloadJSON: "{\"trigger\":\"SILENT_PUSH\"}", connectionId: "c1")),
             .log(.presenceHandled(nodeId: "dev", trigger: "SILENT_PUSH", handled: false, reason: NodeEventReason(rawValue: "persist_failed"))),
             .respond(.success(id: "r9", payload: reply), method: GatewayMethod.nodeEvent.rawValue, to: "c1"),
         ])
-        #expect(layer.answerInstead(of: beacon, replyStyle: .structured) == nil)
+        #expect(layer.answerInstead(of: beacon, profile: .current) == nil)
         // An older Gateway's reply stays bare.
         _ = layer.arm(.presenceReply(PresenceForcedReply(handled: true, reason: "throttled")))
-        let bare = layer.answerInstead(of: beacon, replyStyle: .bareOK)
+        let bare = layer.answerInstead(of: beacon, profile: .legacy)
         #expect(bare?.last == .respond(.success(id: "r9", payload: ["ok": true]), method: GatewayMethod.nodeEvent.rawValue, to: "c1"))
     }
 

@@ -23,6 +23,46 @@ struct FaultPlan: Sendable, Hashable {
     /// How the push transport answers the next send instead of accepting it
     /// (`Gateway.refuseNextPush(status:reason:)`).
     var pushRefusal: PushRefusal?
+    /// How the next valid `chat.send` requests lose their ack, oldest first (`cut`: the
+    /// connection is cut too).
+    var chatAckDrops: [ChatAckDropArm] = []
+    /// After this many more acknowledged `chat.send`s the connection is cut (mid-flush).
+    var chatCutAfterSends: Int?
+    /// What happens to the answer of a request already routed (by connection and request id):
+    /// a `chat.send` whose ack is lost or followed by the mid-flush cut.
+    var answerFates: [AnsweredRequest: AnswerFate] = [:]
+    /// Connects are refused `UNAVAILABLE` (with `retryAfterMs`) and closed 1013 while `true`.
+    var startingUp = false
+    /// The `retryAfterMs` of those refusals.
+    var startingUpRetryAfterMs = ConnectAdmission.defaultStartingUpRetryAfterMs
+    /// `seq` numbers to skip before each connection's next sequenced event (a one-off gap).
+    var pendingSeqSkips: [String: Int] = [:]
+    /// How far each connection's `seq` is ahead of the Gateway's count, after its gaps.
+    var seqOffsets: [String: Int] = [:]
+}
+
+/// An armed `chat.send` ack drop.
+struct ChatAckDropArm: Sendable, Hashable {
+    /// Before or after the request is applied.
+    var drop: ChatAckDrop
+    /// Whether the connection is cut after the lost ack.
+    var cut: Bool
+}
+
+/// A request on one connection.
+struct AnsweredRequest: Sendable, Hashable {
+    /// The connection it came on.
+    var connectionId: String
+    /// Its request id.
+    var requestId: String
+}
+
+/// What the fault layer does to the answer of a request it marked when it was routed.
+enum AnswerFate: Sendable, Hashable {
+    /// The answer is lost (`text` says so in the transcript), the connection cut when `cut`.
+    case lose(text: String, cut: Bool)
+    /// The answer goes out, then the connection is cut (`text`: the fault line).
+    case cutAfter(text: String)
 }
 
 /// A fault the scripting API arms (``FaultLayer/arm(_:)``).
@@ -45,6 +85,15 @@ enum FaultArm: Sendable, Hashable {
     case pushRefusal(PushRefusal)
     /// Start (or end, `nil`) a drain.
     case drain(GatewayDrain?)
+    /// Lose the ack of the next valid `chat.send` (after applying it, or the whole request
+    /// before), then cut the connection when `cut` (always before applying).
+    case chatAckDrop(ChatAckDrop, cut: Bool)
+    /// Cut the connection right after the `count`th next acknowledged `chat.send` (0: no cut).
+    case chatCut(afterSends: Int)
+    /// Skip `count` `seq` numbers before the next sequenced event of each of `connections`.
+    case seqSkip(Int, connections: [String])
+    /// Refuse connects as starting up, or stop doing so.
+    case startingUp(Bool)
 }
 
 /// The one place faults act: a value that holds the armed ``FaultPlan`` and rewrites what the
@@ -56,6 +105,12 @@ enum FaultArm: Sendable, Hashable {
 struct FaultLayer: Sendable {
     /// The armed faults.
     private(set) var plan = FaultPlan()
+
+    /// A layer with nothing armed; `startingUp` as the Gateway starts (`GatewayConfiguration`).
+    init(startingUp: Bool = false, startingUpRetryAfterMs: Int = ConnectAdmission.defaultStartingUpRetryAfterMs) {
+        plan.startingUp = startingUp
+        plan.startingUpRetryAfterMs = startingUpRetryAfterMs
+    }
 
     // MARK: - Arming
 
@@ -93,6 +148,21 @@ struct FaultLayer: Sendable {
             plan.drain = drain
             text = drain.map { "drain (\($0.reason)): refuse new work with UNAVAILABLE, retryAfterMs \(GatewayDrain.retryAfterMs)" }
                 ?? "drain ended: serving requests again"
+        case .chatAckDrop(let drop, let cut):
+            plan.chatAckDrops.append(ChatAckDropArm(drop: drop, cut: cut || drop == .beforeApplying))
+            switch drop {
+            case .afterApplying: text = "apply the next chat.send but drop its ack\(cut ? " and cut the connection" : "")"
+            case .beforeApplying: text = "lose the next chat.send before applying it and cut the connection"
+            }
+        case .chatCut(let count):
+            plan.chatCutAfterSends = count > 0 ? count : nil
+            text = count > 0 ? "cut the connection after the next \(count) acknowledged chat.send" : "no mid-flush cut"
+        case .seqSkip(let count, let connections):
+            for connectionId in connections { plan.pendingSeqSkips[connectionId] = max(0, count) }
+            text = "skip \(count) seq numbers"
+        case .startingUp(let on):
+            plan.startingUp = on
+            text = on ? "starting up (UNAVAILABLE, 1013)" : "started"
         }
         return [.noteFault(text, on: "-")]
     }
@@ -103,6 +173,26 @@ struct FaultLayer: Sendable {
     /// Whether ticks are held back: the tick schedule leaves them out of the next deadline, so
     /// that virtual time does not stop at ticks nobody gets.
     var holdsTicks: Bool { plan.ticksStopped }
+
+    /// Whether connects are refused as starting up.
+    var startingUp: Bool { plan.startingUp }
+
+    /// The admission's configuration with the Gateway's start-up state: while starting up, the
+    /// admission refuses a schema-valid connect `UNAVAILABLE` with `retryAfterMs` before it
+    /// negotiates anything (`ConnectAdmission`, stage 2).
+    func admission(_ configuration: ConnectAdmission.Configuration) -> ConnectAdmission.Configuration {
+        var configuration = configuration
+        configuration.isStartingUp = plan.startingUp
+        configuration.startingUpRetryAfterMs = plan.startingUpRetryAfterMs
+        return configuration
+    }
+
+    /// Forgets what was armed for a connection that closed.
+    mutating func forget(connectionId: String) {
+        plan.pendingSeqSkips.removeValue(forKey: connectionId)
+        plan.seqOffsets.removeValue(forKey: connectionId)
+        for key in plan.answerFates.keys where key.connectionId == connectionId { plan.answerFates.removeValue(forKey: key) }
+    }
 
     // MARK: - Rewriting effects
 
@@ -124,6 +214,15 @@ struct FaultLayer: Sendable {
                 return [.noteFault("\(GatewayEventName.connectChallenge) without ts", on: connectionId),
                         .send(.event(stripped), to: connectionId, wire: wire)]
             }
+            var event = event
+            if let seq = event.seq {
+                // A gap: this and every later sequenced event of the connection is numbered
+                // `skip` higher than the Gateway counted.
+                if let skip = plan.pendingSeqSkips.removeValue(forKey: connectionId), skip > 0 {
+                    plan.seqOffsets[connectionId, default: 0] += skip
+                }
+                if let offset = plan.seqOffsets[connectionId] { event.seq = seq + offset }
+            }
             if plan.nextEventsAsBinary > 0 {
                 plan.nextEventsAsBinary -= 1
                 wire.binary = true
@@ -133,14 +232,16 @@ struct FaultLayer: Sendable {
                 wire.fault = SendFault.fragmented(into: 3, interleavingPings: true)
             }
             return [.send(.event(event), to: connectionId, wire: wire)]
-        case .respond(let response, let method, let connectionId, var wire):
-            if let cut = plan.dropNextResponse.removeValue(forKey: method) {
-                return [.dropResponse(response, method: method, to: connectionId),
-                        .log(.faultInjected(description: "dropped the response to \(method) on \(connectionId)"))]
-                    + (cut ? [.abort(connectionId)] : [])
+        case .respond(let response, let method, let connectionId, let wire):
+            switch plan.answerFates.removeValue(forKey: AnsweredRequest(connectionId: connectionId, requestId: response.id)) {
+            case .lose(let text, let cut)?:
+                return [.loseAnswer(method: method, to: connectionId, text: text)] + (cut ? [.abort(connectionId)] : [])
+            case .cutAfter(let text)?:
+                return rewriteResponse(response, method: method, to: connectionId, wire: wire)
+                    + [.noteFault(text, on: connectionId), .abort(connectionId)]
+            case nil:
+                return rewriteResponse(response, method: method, to: connectionId, wire: wire)
             }
-            if let delay = plan.responseDelay { wire.fault = SendFault(delay: delay) }
-            return [.respond(response, method: method, to: connectionId, wire: wire)]
         case .respondJSON(let json, let method, let errorCode, let connectionId, var wire):
             if let delay = plan.responseDelay { wire.fault = SendFault(delay: delay) }
             return [.respondJSON(json, method: method, errorCode: errorCode, to: connectionId, wire: wire)]
@@ -149,6 +250,19 @@ struct FaultLayer: Sendable {
         default:
             return [effect]
         }
+    }
+
+    /// A response under the response faults: dropped (and the connection cut) or delayed.
+    private mutating func rewriteResponse(_ response: ResponseFrame, method: String, to connectionId: String,
+                                          wire: WireTreatment) -> [GatewayEffect] {
+        var wire = wire
+        if let cut = plan.dropNextResponse.removeValue(forKey: method) {
+                return [.dropResponse(response, method: method, to: connectionId),
+                        .log(.faultInjected(description: "dropped the response to \(method) on \(connectionId)"))]
+                    + (cut ? [.abort(connectionId)] : [])
+            }
+            if let delay = plan.responseDelay { wire.fault = SendFault(delay: delay) }
+            return [.respond(response, method: method, to: connectionId, wire: wire)]
     }
 
     // MARK: - Answering instead of the rules
@@ -165,7 +279,12 @@ struct FaultLayer: Sendable {
     /// beacon while a scripted reply is armed (`Gateway.forceNextPresenceReply`) gets that reply
     /// and changes nothing (`replyStyle`: the profile's `node.event` replies). `nil` lets the
     /// handler run.
-    mutating func answerInstead(of call: MethodCall, replyStyle: GatewayProfile.NodeEventReply) -> [GatewayEffect]? {
+    mutating func answerInstead(of call: MethodCall, profile: GatewayProfile) -> [GatewayEffect]? {
+        if call.method == GatewayMethod.chatSend.rawValue,
+           case .success(let send) = ChatSendRequest.parse(call.params, generation: ChatGeneration(profile)) {
+            return chatSendFate(send, call: call)
+        }
+        let replyStyle = profile.nodeEventReply
         guard call.method == GatewayMethod.nodeEvent.rawValue, let forced = plan.forcedPresenceReply,
               let request = NodeEventRequest(params: call.params), request.event == NodeEventName.presenceAlive.rawValue
         else { return nil }
@@ -180,6 +299,33 @@ struct FaultLayer: Sendable {
                                   handled: forced.handled, reason: NodeEventReason(rawValue: forced.reason))),
             .respond(.success(id: call.request.id, payload: reply), method: call.method, to: call.connectionId),
         ]
+    }
+
+    /// A valid `chat.send` under the chat faults: lost whole before it is applied (answered here,
+    /// the handler never runs), or marked so that its ack is lost, or followed by the mid-flush
+    /// cut (``rewrite(_:)`` of its answer). An invalid one uses up nothing: the Gateway would not
+    /// apply it.
+    private mutating func chatSendFate(_ send: ChatSendRequest, call: MethodCall) -> [GatewayEffect]? {
+        let request = AnsweredRequest(connectionId: call.connectionId, requestId: call.request.id)
+        let key = send.idempotencyKey
+        if !plan.chatAckDrops.isEmpty {
+            let armed = plan.chatAckDrops.removeFirst()
+            switch armed.drop {
+            case .beforeApplying:
+                return [.loseAnswer(method: call.method, to: call.connectionId, text: "chat.send \(key) lost before it was applied (fault)")]
+                    + (armed.cut ? [.abort(call.connectionId)] : [])
+            case .afterApplying:
+                plan.answerFates[request] = .lose(text: "ack of chat.send \(key) dropped after it was applied (fault)", cut: armed.cut)
+                return nil
+            }
+        }
+        if let remaining = plan.chatCutAfterSends {
+            plan.chatCutAfterSends = remaining > 1 ? remaining - 1 : nil
+            if remaining <= 1 {
+                plan.answerFates[request] = .cutAfter(text: "cut the connection after acknowledging chat.send \(key) (mid-flush)")
+            }
+        }
+        return nil
     }
 
     /// A push as the transport answers it: an armed refusal (`Gateway.refuseNextPush`) turns

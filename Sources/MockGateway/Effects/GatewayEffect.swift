@@ -18,7 +18,7 @@ struct WireTreatment: Sendable, Hashable {
 /// the one place that runs them (GatewayCore+Effects.swift).
 ///
 /// Rules produce effects with ``WireTreatment/plain``; only the fault layer produces
-/// ``dropResponse(_:method:to:)`` and non-plain treatments.
+/// ``dropResponse(_:method:to:)``, ``loseAnswer(method:to:text:)`` and non-plain treatments.
 enum GatewayEffect: Sendable, Hashable {
     /// A frame on one connection (an event, or a frame that answers no request).
     case send(Frame, to: String, wire: WireTreatment = .plain)
@@ -32,6 +32,9 @@ enum GatewayEffect: Sendable, Hashable {
     case sendJSON(JSONValue, to: String)
     /// A response a fault lost: logged as `requestHandled`, recorded as dropped, never sent.
     case dropResponse(ResponseFrame, method: String, to: String)
+    /// A request whose answer a fault lost (a `chat.send` ack): logged as `requestHandled`
+    /// without a result, a `dropped` transcript line saying `text`, and a `faultInjected` event.
+    case loseAnswer(method: String, to: String, text: String)
     /// A close frame after what is already queued on the connection.
     case close(String, code: Int, reason: String)
     /// The connection dropped without a close frame (TCP reset) after what is queued.
@@ -39,6 +42,9 @@ enum GatewayEffect: Sendable, Hashable {
     /// An event to every session allowed to see it (docs/protocol.md §2.6), each with its
     /// connection's next `seq`.
     case broadcast(event: String, payload: JSONValue?, stateVersion: StateVersion?)
+    /// An event to one session with its connection's next `seq` (skipped when the connection
+    /// has no session or is closing).
+    case sendSequenced(event: String, payload: JSONValue?, to: String)
     /// An entry in the Gateway event log.
     case log(GatewayEvent)
     /// A `note` transcript line on a connection (`-` for the whole Gateway).

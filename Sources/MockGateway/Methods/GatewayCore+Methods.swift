@@ -26,7 +26,7 @@ extension GatewayCore {
         case .serve(let spec):
             let call = MethodCall(request: request, session: session, connectionId: connectionId)
             // A scripted answer armed by a fault replaces the handler (FaultLayer).
-            if let scripted = faultLayer.answerInstead(of: call, replyStyle: profile.nodeEventReply) {
+            if let scripted = faultLayer.answerInstead(of: call, profile: profile) {
                 perform(scripted)
                 return
             }

@@ -1,14 +1,14 @@
 import GatewayProtocol
 
 /// The sockets the Gateway tracks, and whether it takes new ones: the connection surface's
-/// state.
+/// state. (Starting up, a fault, is the fault layer's.)
 struct ConnectionTable: Sendable {
     /// Every open socket by connection id.
     var byId: [String: ConnectionState] = [:]
     /// `false` while restarting: new sockets are dropped as a closed port would refuse them.
     var accepting = true
-    /// Connects are answered `UNAVAILABLE` and closed 1013 while `true`.
-    var startingUp: Bool
+    /// When the next `tick` is due (ticks go to the sessions of these sockets).
+    var ticks: TickSchedule
 
     /// Whether any connection holds a session (ticks run only then).
     var hasSessions: Bool { byId.values.contains { $0.session != nil } }

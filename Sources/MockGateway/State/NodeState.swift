@@ -33,6 +33,8 @@ struct NodeState: Sendable {
     /// Approved command surfaces, node pairing requests and each connected node's declared,
     /// effective and withheld commands (docs/protocol.md §6.7, "Surface approval").
     var surfaces = NodeSurfaceApprovals()
+    /// Nodes' push registrations and the pushes handed to a transport.
+    var push = PushState()
 
     /// The presence list of `hello-ok.snapshot` and `presence` events: the Gateway, then every
     /// node by id.
