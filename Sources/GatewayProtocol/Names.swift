@@ -291,6 +291,17 @@ public struct GatewayEventName: WireName {
     public static let talkEvent: GatewayEventName = "talk.event"
     /// `update.available`: a newer Gateway build exists (every authenticated socket).
     public static let updateAvailable: GatewayEventName = "update.available"
+
+    /// Every event name above, in declaration order: the events a client can know of
+    /// (`WireNameCatalogueTests` fails when a constant above is missing here).
+    public static let allKnown: [GatewayEventName] = [
+        .connectChallenge, .tick, .presence, .health, .heartbeat, .shutdown, .voicewakeChanged, .nodeInvokeRequest,
+        .nodeInvokeCancel, .nodeInvokeInput, .nodePresence, .devicePairRequested, .devicePairResolved,
+        .devicePairSetupCompleted, .devicePairSetupDeliveryUncertain, .execApprovalRequested, .execApprovalResolved,
+        .pluginApprovalRequested, .pluginApprovalResolved, .openclawApprovalResolved, .questionRequested,
+        .questionResolved, .questionPending, .questionExpired, .sessionApproval, .sessionsChanged, .sessionMessage,
+        .nodePairRequested, .nodePairResolved, .chat, .talkMode, .talkEvent, .updateAvailable,
+    ]
 }
 
 /// A family of Gateway events: the dotted stem of every event under it (`device.pair` holds

@@ -19,16 +19,12 @@ let appr001 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.operatorSession()
-    let id = try await run.openApproval(command: "npm publish", allowedDecisions: [.allowOnce],
-                                                  expiresIn: .seconds(1_800), to: operatorSession)
+    let id = try await run.openApproval(command: "npm publish", allowedDecisions: [.allowOnce], expiresIn: .seconds(1_800)).id
     _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-always"))
     try await run.expectNoClientAnswer(to: id, "the client sent a decision the approval does not offer",
                                        expected: "no resolve request (allowedDecisions: allow-once, deny)")
 
-    let reply = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
-    try run.expectEqual(reply, .ok, "the client resolves with an offered decision")
-    let attempts = await run.clientResolveAttempts(id: id)
-    try run.expectEqual(attempts.map(\.requested), ["allow-once"], "the client's resolve requests for \(id)")
+    try await run.expectClientAccepts(.resolveApproval(id: id, decision: "allow-once"), "the client resolves with an offered decision")
+    try await run.expectEqual(run.clientResolveAttempts(id: id).map(\.requested), ["allow-once"], "the client's resolve requests for \(id)")
     try await run.expectApproval(id, endsAs: "allowed allow-once", "the approval ends allowed with the client's decision")
 }

@@ -20,13 +20,11 @@ let appr002 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.operatorSession()
-    let id = try await run.openApproval(command: "npm publish", expiresIn: .seconds(1_800), to: operatorSession)
+    let id = try await run.openApproval(command: "npm publish", expiresIn: .seconds(1_800)).id
     await run.gateway.raceApproval(id: id, surfaceDecision: .allowAlways, order: .surfaceFirst)
     _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "deny"))
     let first = try await run.oneClientAnswer(to: id, "deny")
     try run.expectEqual(first.result, .lost(winnerStatus: "allowed"), "the client's resolve lost to the watch's allow-always")
     try await run.expectAnswerStaysFinal(id, first: first, again: .resolveApproval(id: id, decision: "allow-once"), subject: "approval")
-    let final = await run.gateway.approval(id: id)
-    try run.expectEqual(final?.decision, .allowAlways, "the recorded winner is still the watch's decision")
+    try await run.expectEqual(run.gateway.approval(id: id)?.decision, .allowAlways, "the recorded winner is still the watch's decision")
 }

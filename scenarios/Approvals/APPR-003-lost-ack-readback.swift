@@ -20,21 +20,14 @@ let appr003 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.operatorSession()
-    let id = try await run.openApproval(command: "rm -rf ./build", expiresIn: .seconds(1_800), to: operatorSession)
-    @Sendable func clientAttempts() async -> [ResolveAttempt] {
-        await run.clientResolveAttempts(id: id)
-    }
+    let id = try await run.openApproval(command: "rm -rf ./build", expiresIn: .seconds(1_800)).id
 
     // Whichever family the client uses, its resolve is applied and the reply never arrives.
     let resolveMethods = run.profile.hasUnifiedApprovals ? ["approval.resolve", "exec.approval.resolve"] : ["exec.approval.resolve"]
     for method in resolveMethods { await run.gateway.dropNextResponse(to: method) }
-    let cursor = run.mark()
-    _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
-    let first = await clientAttempts()
-    try run.expectEqual(first.map(\.requested), ["allow-once"], "the client's resolve requests for \(id)")
-    let applied = await run.gateway.approval(id: id)
-    try run.expectEqual(applied?.status, .allowed, "the Gateway applied the decision whose reply was dropped")
+    let cursor = try await run.mark { _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once")) }
+    try await run.expectEqual(run.clientResolveAttempts(id: id).map(\.requested), ["allow-once"], "the client's resolve requests for \(id)")
+    try await run.expectApproval(id, status: .allowed, "the Gateway applied the decision whose reply was dropped")
 
     // The user taps again while the outcome is unknown (this also brings the operator session back).
     _ = try await run.client.reply(to: .resolveApproval(id: id, decision: "deny"))

@@ -21,8 +21,7 @@ let appr004 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.operatorSession()
-    let id = try await run.openApproval(command: "git push --force", expiresIn: .seconds(5), to: operatorSession)
+    let id = try await run.openApproval(command: "git push --force", expiresIn: .seconds(5)).id
 
     // Time passes for the client too: a client with its own clock cannot see a Gateway-only jump.
     await run.elapse(.seconds(6))

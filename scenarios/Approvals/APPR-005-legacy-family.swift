@@ -19,18 +19,15 @@ let appr005 = Scenario(
     profiles: .legacy,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.operatorSession()
-    let id = try await run.openApproval(command: "make deploy", expiresIn: .seconds(1_800), to: operatorSession)
+    let id = try await run.openApproval(command: "make deploy", expiresIn: .seconds(1_800)).id
 
     let cursor = run.mark()
     let reply = try await run.client.reply(to: .resolveApproval(id: id, decision: "allow-once"))
     let unified = run.matches(.anyRequest, from: cursor).map(\.request.method).filter { $0.hasPrefix("approval.") }
-    try run.expect(unified.isEmpty, "the client called unified approval methods that this Gateway does not advertise",
-                   expected: "only exec.approval.* requests", actual: unified.joined(separator: ", "))
+    try run.expectNone(unified, "the client called unified approval methods that this Gateway does not advertise",
+                       expected: "only exec.approval.* requests", separator: ", ")
     try run.expectEqual(reply, .ok, "the client resolves through the legacy family")
-    let attempts = await run.clientResolveAttempts(id: id)
-    try run.expectEqual(attempts.map { "\($0.channel.rawValue) \($0.requested)" }, ["exec.approval.resolve allow-once"],
-                        "the client's resolve requests for \(id)")
-    let final = await run.gateway.approval(id: id)
-    try run.expectEqual(final?.status, .allowed, "the approval ends allowed")
+    try await run.expectEqual(run.clientResolveAttempts(id: id).map { "\($0.channel.rawValue) \($0.requested)" },
+                              ["exec.approval.resolve allow-once"], "the client's resolve requests for \(id)")
+    try await run.expectApproval(id, status: .allowed, "the approval ends allowed")
 }

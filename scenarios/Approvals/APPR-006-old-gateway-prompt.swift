@@ -19,8 +19,7 @@ let appr006 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.operatorSession()
-    let oldId = try await run.openApproval(command: "terraform apply", expiresIn: .seconds(1_800), to: operatorSession)
+    let oldId = try await run.openApproval(command: "terraform apply", expiresIn: .seconds(1_800)).id
 
     // Let the client present the prompt before the user switches away.
     await run.elapse(.milliseconds(200))
@@ -31,18 +30,14 @@ let appr006 = Scenario(
     _ = try await run.client.reply(to: .resolveApproval(id: oldId, decision: "allow-once"))
     var stray: [String] = []
     for (name, gateway) in [("old", run.gateway), ("new", newGateway)] {
-        let attempts = await run.clientResolveAttempts(id: oldId, on: gateway)
-        stray += attempts.map { "\($0.channel.rawValue) \($0.requested) on the \(name) Gateway → \($0.result)" }
+        stray += await run.clientResolveAttempts(id: oldId, on: gateway)
+            .map { "\($0.channel.rawValue) \($0.requested) on the \(name) Gateway → \($0.result)" }
     }
-    try run.expect(stray.isEmpty, "the client resolved a prompt of the previous Gateway",
-                   expected: "no resolve request for \(oldId) after the switch", actual: stray.joined(separator: "; "))
-    let untouched = await run.gateway.approval(id: oldId)
-    try run.expectEqual(untouched?.status, .pending, "the old Gateway's approval is still pending")
+    try run.expectNone(stray, "the client resolved a prompt of the previous Gateway", expected: "no resolve request for \(oldId) after the switch")
+    try await run.expectApproval(oldId, status: .pending, "the old Gateway's approval is still pending")
 
     let newId = try await run.openApproval(command: "terraform plan", expiresIn: .seconds(1_800),
-                                                     to: newSession, on: newGateway, sessionName: "new operator session")
-    let reply = try await run.client.reply(to: .resolveApproval(id: newId, decision: "allow-once"))
-    try run.expectEqual(reply, .ok, "the client resolves a prompt of the new Gateway")
-    let resolved = await newGateway.approval(id: newId)
-    try run.expectEqual(resolved?.status, .allowed, "the new Gateway's approval ends allowed")
+                                           to: newSession, on: newGateway, sessionName: "new operator session")
+    try await run.expectClientAccepts(.resolveApproval(id: newId, decision: "allow-once"), "the client resolves a prompt of the new Gateway")
+    try await run.expectApproval(newId, status: .allowed, "the new Gateway's approval ends allowed", on: newGateway)
 }

@@ -22,21 +22,9 @@ let appr007 = Scenario(
     profiles: .current,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    /// The key of the subscription with approvals on `connectionId`, once the Gateway answered it.
-    func subscription(on connectionId: String, from cursor: EventCursor, _ what: String) async throws -> String {
-        let (requestId, key) = try await run.waitForEvent(what, from: cursor) { event -> (String, String)? in
-            guard case .frameIn(connectionId, .request(let request)?, _) = event, request.method == "sessions.messages.subscribe",
-                  request.params?["includeApprovals"]?.boolValue == true, let key = request.params?["key"]?.stringValue else { return nil }
-            return (request.id, key)
-        }
-        try await run.waitForEvent("the Gateway's answer to that subscription", from: cursor) { event in
-            if case .frameOut(connectionId, .response(let response)) = event { response.id == requestId } else { false }
-        }
-        return key
-    }
     let first = try await run.operatorSession()
-    let key = try await subscription(on: first.connectionId, from: .start,
-                                     "sessions.messages.subscribe with includeApprovals:true on the operator session")
+    let key = try await run.approvalSubscription(on: first.connectionId, from: .start,
+                                                 "sessions.messages.subscribe with includeApprovals:true on the operator session")
     let stale = try await run.gateway.createApproval(ApprovalDraft.exec("npm publish", allowedDecisions: [.allowOnce],
                                                                         expiresInMs: 1_800_000, sessionKey: key))
     try await run.awaitOperatorEvent("exec.approval.requested", id: stale.id, to: first)
@@ -46,22 +34,17 @@ let appr007 = Scenario(
     let fresh = try await run.gateway.createApproval(ApprovalDraft.exec("git push", allowedDecisions: [.allowOnce],
                                                                         expiresInMs: 1_800_000, sessionKey: key))
 
-    let back = run.mark()
-    try await run.client.stimulate(.connect)
-    let second = try await run.operatorSession("the operator session after connect", from: back)
-    _ = try await subscription(on: second.connectionId, from: back,
-                               "sessions.messages.subscribe with includeApprovals:true again after the reconnect")
+    let second = try await run.reconnect(.operator, "the operator session after connect")
+    _ = try await run.approvalSubscription(on: second.connectionId, from: .start,
+                                           "sessions.messages.subscribe with includeApprovals:true again after the reconnect")
 
     // A person taps a card only after the list is on screen: give the client a second to apply
     // the replay it was just sent.
     await run.elapse(.seconds(1))
-    let afterReplay = run.mark()
-    _ = try await run.client.reply(to: .resolveApproval(id: stale.id, decision: "allow-once"))
-    let staleAttempts = run.matches(.resolveRequest(id: stale.id), from: afterReplay).map(\.request.method)
-    try run.expect(staleAttempts.isEmpty, "the client resolved an approval the authoritative replay no longer lists",
-                   expected: "no resolve for \(stale.id) (denied elsewhere while the client was away)",
-                   actual: staleAttempts.joined(separator: ", "))
-    let reply = try await run.client.reply(to: .resolveApproval(id: fresh.id, decision: "allow-once"))
-    try run.expectEqual(reply, .ok, "the client resolves the approval the replay lists")
+    let afterReplay = try await run.mark { _ = try await run.client.reply(to: .resolveApproval(id: stale.id, decision: "allow-once")) }
+    try run.expectNone(run.matches(.resolveRequest(id: stale.id), from: afterReplay).map(\.request.method),
+                       "the client resolved an approval the authoritative replay no longer lists",
+                       expected: "no resolve for \(stale.id) (denied elsewhere while the client was away)", separator: ", ")
+    try await run.expectClientAccepts(.resolveApproval(id: fresh.id, decision: "allow-once"), "the client resolves the approval the replay lists")
     try await run.expectApproval(fresh.id, endsAs: "allowed allow-once", "the replayed approval ends allowed with the client's decision")
 }

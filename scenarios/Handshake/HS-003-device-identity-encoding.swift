@@ -14,9 +14,7 @@ let hs003 = Scenario(
     // Judges the handshake itself: it runs even when the client never gets a session.
     options: Scenario.Options(needsSession: false)
 ) { run in
-    let request = try await run.waitForEvent("the client's first connect request") { event -> RequestFrame? in
-        if case .frameIn(_, .request(let request)?, _) = event, request.method == GatewayMethod.connect.rawValue { request } else { nil }
-    }
+    let request = try await run.waitForEvent(.request(.connect).named("the client's first connect request")).request
     guard let device = request.params?["device"], let id = device["id"]?.stringValue,
           let publicKey = device["publicKey"]?.stringValue else {
         try run.fail("connect carries no device identity", expected: "params.device with string id and publicKey",

@@ -12,8 +12,7 @@ let hs007 = Scenario(
     profiles: .all,
     options: Scenario.Options(needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let probe = try await run.probeCommand()
-    let session = try await run.nodeSession()
+    let (probe, session) = try await run.probeAndNodeSession()
     let connectionId = session.connectionId
     let gateway = run.gateway
     await gateway.sendEvent("gateway.future.announcement", payload: [

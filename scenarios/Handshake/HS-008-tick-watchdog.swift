@@ -17,19 +17,14 @@ let hs008 = Scenario(
 ) { run in
     let tickIntervalMs = run.gateway.configuration.tickIntervalMs
     let connectionId = try await run.nodeSession().connectionId
-    let closed: @Sendable (GatewayEvent) -> Bool = { event in
-        if case .connectionClosed(let id, _, _) = event { id == connectionId } else { false }
-    }
     // Ticks flow for more than one interval: the client keeps the socket.
-    let healthy = run.mark()
-    try await run.expectNoEvent(within: .milliseconds(Int64(tickIntervalMs + tickIntervalMs / 4)),
-                                "close of \(connectionId) while ticks were flowing", from: healthy, where: closed)
+    try await run.expectNoEvent(.closed(connectionId).named("close of \(connectionId) while ticks were flowing"),
+                                within: .milliseconds(Int64(tickIntervalMs + tickIntervalMs / 4)), from: run.mark())
 
-    await run.gateway.stopTicks()
-    let silent = run.mark()
+    let silent = await run.mark { await run.gateway.stopTicks() }
     let limitMs = 2 * tickIntervalMs + 4_000
-    try await run.waitForEvent("the client closing \(connectionId) after the ticks stopped",
-                               within: .milliseconds(Int64(limitMs)), from: silent, where: closed)
+    try await run.waitForEvent(.closed(connectionId).named("the client closing \(connectionId) after the ticks stopped"),
+                               within: .milliseconds(Int64(limitMs)), from: silent)
     try await run.waitForEvent(.session(.node).filter { $0.connectionId != connectionId }
         .named("a new node session after the silent socket was dropped"), within: .seconds(30), from: silent)
 }

@@ -13,13 +13,11 @@ let hs009 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let connectionId = try await run.nodeSession().connectionId
-    let restart = run.mark()
-    await run.gateway.beginRestart(restartExpectedMs: 1_000)
+    let restart = await run.mark { await run.gateway.beginRestart(restartExpectedMs: 1_000) }
     let (closeCode, _) = try await run.expectClosed(connectionId, "the end of \(connectionId)", from: restart)
     try run.expectEqual(closeCode, 1012, "the node session ended with close 1012 (service restart)")
     await run.elapse(.seconds(1))
-    await run.gateway.resumeAfterRestart()
-    let back = run.mark()
+    let back = await run.mark { await run.gateway.resumeAfterRestart() }
     try await run.nodeSession("a new node session within 30 s after the Gateway accepted connections again",
                               from: back, within: .seconds(30))
 }

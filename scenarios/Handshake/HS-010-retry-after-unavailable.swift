@@ -61,7 +61,6 @@ let hs010 = Scenario(
                    expected: "another connect within \(waitMs / 1000) s after a refusal with retryAfterMs \(hs010RetryAfterMs)",
                    actual: "none")
 
-    await run.gateway.setStartingUp(false)
-    let started = run.mark()
+    let started = await run.mark { await run.gateway.setStartingUp(false) }
     try await run.nodeSession("a node session within 30 s after the Gateway finished starting", from: started, within: .seconds(30))
 }

@@ -24,8 +24,7 @@ let hs012 = Scenario(
     guard let nodeToken = session.issuedDeviceToken ?? run.sessions(role: .node).compactMap(\.issuedDeviceToken).last else {
         try run.fail("the node session was issued no device token", expected: "hello-ok.auth.deviceToken", actual: "none")
     }
-    let cursor = run.mark()
-    await run.gateway.changeSharedSecret(.token("hs012-rotated-token-the-client-lacks"))
+    let cursor = await run.mark { await run.gateway.changeSharedSecret(.token("hs012-rotated-token-the-client-lacks")) }
     let resumed = try await run.nodeSession("a node session after the shared secret changed", from: cursor, within: .seconds(30))
     let nodeConnects = run.connects(from: cursor).filter(\.isNode)
     guard let index = nodeConnects.firstIndex(where: {

@@ -25,8 +25,7 @@ let hs013 = Scenario(
         })
 ) { run in
     await HandshakeSteps.lockOutLoopback(run, scope: .sharedSecret)
-    let start = run.mark()
-    try await run.client.start()
+    let start = try await run.mark { try await run.client.start() }
     let refusal = try await run.waitForEvent(.refusal(.authRateLimited), within: .seconds(20)).error
     run.note("refused with retryAfterMs \(refusal.retryAfterMs.map(String.init) ?? "none")")
     _ = try await run.nodeSession("a node session after the lockout", from: start, within: .seconds(40))

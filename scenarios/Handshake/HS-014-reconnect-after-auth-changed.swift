@@ -19,12 +19,9 @@ let hs014 = Scenario(
 ) { run in
     let session = try await run.nodeSession("a node session", within: .seconds(20))
     try run.expectEqual(session.authMethod, "token", "how the node session authenticated")
-    let cursor = run.mark()
-    await run.gateway.changeSharedSecret(.token("hs014-shared-token"))
-    let code = try await run.waitForEvent("the close of the node session \(session.connectionId)", within: .seconds(5),
-                                          from: cursor) { event in
-        if case .connectionClosed(session.connectionId, let code, _) = event { code } else { nil }
-    }
+    let cursor = await run.mark { await run.gateway.changeSharedSecret(.token("hs014-shared-token")) }
+    let (code, _) = try await run.expectClosed(session.connectionId, "the close of the node session \(session.connectionId)",
+                                               from: cursor, within: .seconds(5))
     try run.expectEqual(code, Int(GatewayCloseCode.gatewayAuthChanged.rawValue), "the close code of the node session")
     let after = run.mark()
     _ = try await run.nodeSession("a new node session after close 4001", from: after, within: .seconds(30))

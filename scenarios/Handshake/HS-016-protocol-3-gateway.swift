@@ -25,15 +25,12 @@ let hs016 = Scenario(
     guard let first = run.matches(.connect(.node), from: .start).first else {
         throw ScenarioFailure("the client's first node connect (precondition)", expected: "a node connect", actual: "none")
     }
-    let low = first.params["minProtocol"]?.int64Value ?? 0
-    let high = first.params["maxProtocol"]?.int64Value ?? 0
-    let speaks3 = low <= 3 && 3 <= high
-    run.note("the client's first node connect offered \(low)..\(high)")
+    run.note("the client's first node connect offered \(first.protocolRange.low)..\(first.protocolRange.high)")
 
     let older = try await run.startGateway(profile: .protocol3) { $0.autoApproval = .auto }
     let switched = run.mark(on: older)
     try await run.client.stimulate(.switchGateway(url: older.url))
-    if speaks3 {
+    if first.offers(protocol: 3) {
         let session = try await run.waitForEvent(.session(.node).named("a node session on the protocol-3 Gateway"),
                                                  within: .seconds(15), from: switched, on: older)
         try run.expectEqual(session.protocolVersion, 3, "the protocol of the node session on the older Gateway")
@@ -43,11 +40,7 @@ let hs016 = Scenario(
     let connects = run.matches(.connect(.node), from: switched, on: older)
     let refusedAt = run.matches(.refusal(.protocolMismatch), from: switched, on: older).first?.connectionId
     guard let refusedAt, let index = connects.firstIndex(where: { $0.connectionId == refusedAt }) else { return }
-    let repeats = connects[(index + 1)...].filter { attempt in
-        let low = attempt.params["minProtocol"]?.int64Value ?? 0
-        let high = attempt.params["maxProtocol"]?.int64Value ?? 0
-        return !(low <= 3 && 3 <= high)
-    }
+    let repeats = connects[(index + 1)...].filter { !$0.offers(protocol: 3) }
     try run.expect(repeats.isEmpty, "the client repeated a range without 3 after PROTOCOL_MISMATCH with expectedProtocol 3",
                    expected: "no such connect within 10 s", actual: repeats.map(\.connectionId).joined(separator: ", "))
 }

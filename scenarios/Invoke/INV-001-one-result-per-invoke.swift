@@ -24,11 +24,11 @@ let inv001 = Scenario(
     profiles: .all,
     options: Scenario.Options(needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let probe = try await run.probeCommand()
-    let declared = try await run.declaredCommands()
+    let invokes = try await run.probeAndFailingInvokes()
+    let probe = invokes[0].command
     let nodeId = try await run.nodeId()
     var answered: [(id: String, cursor: EventCursor)] = []
-    for command in [probe] + (declared.contains("system.notify") ? ["system.notify"] : []) {
+    for (command, _) in invokes {
         let start = run.mark()
         async let outcome = run.gateway.invoke(nodeId: nodeId, command: command, params: run.probeParams(for: command), wait: run.stepTimeout)
         let id = try await run.waitForEvent(.invokeSent(command), from: start)
@@ -52,8 +52,7 @@ let inv001 = Scenario(
     // A closing round trip on the same connection: once its result is in, the Gateway has read
     // every frame the client sent before it read this invoke, so a duplicate sent together with
     // (or soon after) an earlier result is in the log whatever the timing of the two frames.
-    let closing = run.mark()
-    _ = await run.gateway.invoke(nodeId: nodeId, command: probe, params: run.probeParams(for: probe), wait: run.stepTimeout)
+    let closing = await run.mark { await run.invokeProbe(probe, nodeId: nodeId) }
     let closingId = try await run.waitForEvent(EventMatcher.invokeSent(probe).named("the closing node.invoke.request for \(probe)"),
                                                from: closing)
     let afterClosing = try await run.waitForMatch(

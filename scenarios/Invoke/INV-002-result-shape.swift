@@ -20,16 +20,9 @@ let inv002 = Scenario(
     profiles: .all,
     options: Scenario.Options(needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let probe = try await run.probeCommand()
-    let declared = try await run.declaredCommands()
+    let invokes = try await run.probeAndFailingInvokes()
     let nodeId = try await run.nodeId()
-    var cases = [(probe, true)]
-    if declared.contains("system.notify") {
-        cases.append(("system.notify", false))
-    } else {
-        run.note("the client does not declare system.notify: only the success shape is checked")
-    }
-    for (command, succeeds) in cases {
+    for (command, succeeds) in invokes {
         let params = try await run.invokeResultParams(command, nodeId: nodeId, params: run.probeParams(for: command))
         let shown = String(params.jsonString.prefix(300))
         try run.expectEqual(params["ok"]?.boolValue, succeeds, "ok of the \(command) result")

@@ -28,7 +28,7 @@ let inv005 = Scenario(
     let id = try await run.waitForEvent(.invokeSent("debug.slow"), from: start)
     // A quick invoke behind it on the same socket: once it is answered, the client has taken the
     // slow one and started its timer.
-    _ = await run.gateway.invoke(nodeId: nodeId, command: probe, params: run.probeParams(for: probe), wait: run.stepTimeout)
+    await run.invokeProbe(probe, nodeId: nodeId)
 
     // The answer must come before timeoutMs: the wait ends just before it, so the Gateway's own
     // deadline cannot race the client's answer.

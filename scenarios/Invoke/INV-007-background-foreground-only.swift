@@ -28,10 +28,6 @@ let inv007 = Scenario(
     let nodeId = try await run.nodeId()
     try await run.client.stimulate(.enterBackground)
     for command in commands {
-        let result = try await run.invokeForResult(command, nodeId: nodeId, params: [:], "\(command) in the background",
-                                                   expected: "ok:false NODE_BACKGROUND_UNAVAILABLE")
-        try run.expect(!result.ok, "\(command) is refused in the background",
-                       expected: "ok:false NODE_BACKGROUND_UNAVAILABLE", actual: "ok:true")
-        try run.expectEqual(result.error?.code, "NODE_BACKGROUND_UNAVAILABLE", "the error code of \(command) in the background")
+        try await run.expectInvokeRefused(command, nodeId: nodeId, code: "NODE_BACKGROUND_UNAVAILABLE", "\(command) is refused in the background")
     }
 }

@@ -29,7 +29,7 @@ let inv008 = Scenario(
                                          timeoutMs: 60_000, wait: run.stepTimeout)
     let staleId = try await run.waitForEvent(.invokeSent("debug.slow"), from: start)
     // A quick invoke behind it on the same socket: once it is answered, the slow one is running.
-    _ = await run.gateway.invoke(nodeId: nodeId, command: probe, params: run.probeParams(for: probe), wait: run.stepTimeout)
+    await run.invokeProbe(probe, nodeId: nodeId)
 
     let beforeDisconnect = run.mark()
     try await run.disconnect(until: .nodeDisconnected(firstSocket))

@@ -23,7 +23,7 @@ let inv009 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let nodeId = try await run.nodeId()
-    let node = try run.required(await run.gateway.connectedNodes().first(where: { $0.nodeId == nodeId }), "the client's node is not registered")
+    let node = try await run.connectedNode(nodeId)
     let platform = node.platform.lowercased()
     guard platform.hasPrefix("ios") || platform.hasPrefix("ipados") else {
         try run.unsupported("the Gateway queues foreground actions only for iOS and iPadOS nodes (platform \"\(node.platform)\")")
@@ -35,18 +35,13 @@ let inv009 = Scenario(
     }
     try await run.client.stimulate(.enterBackground)
     let queuedFrom = run.mark()
-    let outcome = await run.gateway.invoke(nodeId: nodeId, command: command, params: [:],
-                                           idempotencyKey: "inv-009-\(command)", wait: run.stepTimeout)
-    guard case .result(let result) = outcome, !result.ok, result.error?.code == "NODE_BACKGROUND_UNAVAILABLE" else {
-        try run.fail("\(command) was not refused in the background, so nothing was queued",
-                     expected: "ok:false NODE_BACKGROUND_UNAVAILABLE", actual: describeOutcome(outcome))
-    }
+    try await run.expectInvokeRefused(command, nodeId: nodeId, idempotencyKey: "inv-009-\(command)", code: "NODE_BACKGROUND_UNAVAILABLE",
+                                      "\(command) was not refused in the background, so nothing was queued")
     let actionId = try await run.waitForEvent("the Gateway queues \(command)", from: queuedFrom) { event -> String? in
         if case .pendingActionQueued(nodeId, let id, command) = event { id } else { nil }
     }
 
-    let foreground = run.mark()
-    try await run.client.stimulate(.enterForeground)
+    let foreground = try await run.mark { try await run.client.stimulate(.enterForeground) }
     let pulledOn = try await run.waitForEvent(.request(.nodePendingPull).named("node.pending.pull within 10 s after enter-foreground"),
                                               within: .seconds(10), from: foreground).connectionId
     let session = run.sessions(role: .node).last { $0.connectionId == pulledOn }
@@ -57,19 +52,4 @@ let inv009 = Scenario(
     let left = await run.gateway.pendingActions(nodeId: nodeId)
     try run.expect(left.isEmpty, "the queued actions are acknowledged", expected: "an empty queue",
                    actual: left.map { "\($0.command) \($0.id)" }.joined(separator: ", "))
-}
-
-/// The invoke's outcome in the words of the failure message (no Swift debug formatting).
-private func describeOutcome(_ outcome: InvokeOutcome) -> String {
-    switch outcome {
-    case .result(let result) where result.ok:
-        return "ok:true"
-    case .result(let result):
-        guard let error = result.error else { return "ok:false without an error" }
-        return "ok:false \(error.code ?? "without a code") \"\(error.message ?? "")\""
-    case .timedOut:
-        return "no result before the invoke timed out"
-    case .nodeDisconnected:
-        return "the node disconnected before it answered"
-    }
 }

@@ -13,8 +13,7 @@ let life002 = Scenario(
     options: Scenario.Options(needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let gateway = run.gateway
-    let probe = try await run.probeCommand()
-    let session = try await run.nodeSession()
+    let (probe, session) = try await run.probeAndNodeSession()
     await gateway.sendEvent("tick", payload: ["ts": .int(gateway.clock.nowMs)], to: session.connectionId, sequenced: true)
     await gateway.skipSequenceNumbers(5)
     await gateway.sendEvent("tick", payload: ["ts": .int(gateway.clock.nowMs)], to: session.connectionId, sequenced: true)

@@ -13,8 +13,7 @@ let life004 = Scenario(
     options: Scenario.Options(needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let gateway = run.gateway
-    let probe = try await run.probeCommand()
-    let session = try await run.nodeSession()
+    let (probe, session) = try await run.probeAndNodeSession()
     // Every event until the counters are reset (other broadcasts may come in between).
     let plenty = 10_000
     for (binary, fragmented) in [(true, false), (false, true), (true, true)] {

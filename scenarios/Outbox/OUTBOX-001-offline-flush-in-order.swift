@@ -21,20 +21,16 @@ let outbox001 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     try await run.chatReady()
-    try await run.client.stimulate(.goOffline)
-    let offline = run.mark()
+    let offline = try await run.mark { try await run.client.stimulate(.goOffline) }
     let texts = ["first offline note", "second offline note", "third offline note"]
     for text in texts { try await run.client.stimulate(.sendMessage(text)) }
-    let early = run.chatSends(from: offline)
-    try run.expect(early.isEmpty, "the client sent while offline",
-                   expected: "no chat.send before go-online", actual: early.map(\.description).joined(separator: "; "))
+    try run.expectNone(run.chatSends(from: offline), "the client sent while offline", expected: "no chat.send before go-online")
 
     await run.gateway.cutConnectionAfterChatSends(1)
     try await run.client.stimulate(.goOnline)
     for text in texts { try await run.waitForStoredUserText(text, from: offline) }
 
-    let stored = await run.storedUserTexts()
-    try run.expectEqual(stored, texts, "the messages the Gateway stored, in order")
+    try await run.expectStoredUserTexts(texts, "the messages the Gateway stored, in order")
     let sends = run.chatSends(from: offline)
     for text in texts {
         let keys = Set(sends.filter { $0.text == text }.compactMap(\.idempotencyKey))

@@ -24,10 +24,7 @@ let outbox002 = Scenario(
     let text = "deploy the release branch"
     await run.gateway.dropNextChatSendAck(.afterApplying, cutConnection: true)
     try await run.client.stimulate(.sendMessage(text))
-
-    let reconnected = try await run.waitForEvent(.session(.operator).filter { $0.connectionId != first.connectionId }
-        .named("the client's operator session reconnecting"), from: cursor)
-    try await run.waitForEvent(.request("chat.history", on: reconnected.connectionId), from: cursor)
+    try await run.chatReconnected(after: first, from: cursor)
     try await run.client.stimulate(.goOnline)
 
     let log = run.events(from: cursor)
@@ -38,14 +35,12 @@ let outbox002 = Scenario(
     let sends = run.chatSends(from: cursor).filter { $0.text == text }
     try run.expect(!sends.isEmpty, "the client never sent the message", expected: "a chat.send of it", actual: "none")
     let firstKey = sends[0].idempotencyKey
-    let strays = sends.dropFirst().filter { $0.idempotencyKey != firstKey }
-    try run.expect(strays.isEmpty, "the client resent the ambiguous message under a new idempotency key",
-                   expected: "every chat.send with key \(firstKey ?? "?")", actual: strays.map(\.description).joined(separator: "; "))
+    try run.expectNone(sends.dropFirst().filter { $0.idempotencyKey != firstKey }, "the client resent the ambiguous message under a new idempotency key",
+                       expected: "every chat.send with key \(firstKey ?? "?")")
     for (position, index) in sendIndices.enumerated().dropFirst() {
         let readBefore = log[sendIndices[position - 1]..<index].contains(where: ScenarioRun.isHistoryRead)
         try run.expect(readBefore, "the client resent the message without reading chat.history first",
                        expected: "chat.history between the lost send and the resend", actual: "\(sends[position]) right after the lost one")
     }
-    let stored = await run.storedUserTexts().filter { $0 == text }
-    try run.expectEqual(stored.count, 1, "how many times the Gateway stored the message")
+    try await run.expectEqual(run.storedUserTexts().filter { $0 == text }.count, 1, "how many times the Gateway stored the message")
 }

@@ -23,15 +23,12 @@ let outbox003 = Scenario(
     let text = "status report, please"
     await run.gateway.lagChatHistory(omitNewest: 2)
     try await run.client.stimulate(.sendMessage(text))
-    let stored = await run.storedUserTexts()
-    try run.expectEqual(stored, [text], "the Gateway stored and acknowledged the message")
+    try await run.expectStoredUserTexts([text], "the Gateway stored and acknowledged the message")
     try await run.expectChatView(.expectOutbox([text]),
                                  "the client retired the message on its ack, before chat.history showed it")
 
     await run.gateway.lagChatHistory(omitNewest: 0)
-    try await run.client.stimulate(.goOffline)
-    try await run.client.stimulate(.goOnline)
+    try await run.stimulate(.goOffline, .goOnline)
     try await run.expectChatView(.expectOutbox([]), "chat.history shows the message but the client still holds it in its outbox")
-    let after = await run.storedUserTexts()
-    try run.expectEqual(after, [text], "the Gateway holds the message once")
+    try await run.expectStoredUserTexts([text], "the Gateway holds the message once")
 }

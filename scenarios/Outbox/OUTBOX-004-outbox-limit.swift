@@ -27,12 +27,9 @@ let outbox004 = Scenario(
     try run.expect(reply != .ok, "the client accepted a 51st queued message without a word",
                    expected: "an error answer to send-message (outbox full)", actual: "ok")
 
-    let cursor = run.mark()
-    try await run.client.stimulate(.goOnline)
+    let cursor = try await run.mark { try await run.client.stimulate(.goOnline) }
     try await run.waitForStoredUserText(texts[texts.count - 1], from: cursor)
-    let stored = await run.storedUserTexts()
-    try run.expectEqual(stored, texts, "the messages the Gateway stored")
-    let strays = run.chatSends(from: .start).filter { $0.text == overflow }
-    try run.expect(strays.isEmpty, "the refused 51st message was sent after all",
-                   expected: "no chat.send of \(overflow)", actual: strays.map(\.description).joined(separator: "; "))
+    try await run.expectStoredUserTexts(texts, "the messages the Gateway stored")
+    try run.expectNone(run.chatSends(from: .start).filter { $0.text == overflow }, "the refused 51st message was sent after all",
+                       expected: "no chat.send of \(overflow)")
 }

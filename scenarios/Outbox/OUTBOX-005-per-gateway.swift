@@ -19,26 +19,20 @@ let outbox005 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     try await run.chatReady()
-    try await run.client.stimulate(.goOffline)
     let forFirst = "meant for the first Gateway"
-    try await run.client.stimulate(.sendMessage(forFirst))
+    try await run.stimulate(.goOffline, .sendMessage(forFirst))
 
     let second = try await run.startGateway(configure: { $0.autoApproval = .auto })
     try await run.client.stimulate(.switchGateway(url: second.url))
     try await run.operatorSession("the client's operator session on the second Gateway", on: second)
     let forSecond = "meant for the second Gateway"
-    try await run.client.stimulate(.sendMessage(forSecond))
-    try await run.client.stimulate(.goOnline)
-    let strays = run.chatSends(on: second).filter { $0.text == forFirst }
-    try run.expect(strays.isEmpty, "the client flushed the first Gateway's message into the second one",
-                   expected: "no chat.send of it on the second Gateway", actual: strays.map(\.description).joined(separator: "; "))
-    let storedSecond = await run.storedUserTexts(on: second)
-    try run.expectEqual(storedSecond, [forSecond], "the messages the second Gateway stored")
+    try await run.stimulate(.sendMessage(forSecond), .goOnline)
+    try run.expectNone(run.chatSends(on: second).filter { $0.text == forFirst }, "the client flushed the first Gateway's message into the second one",
+                       expected: "no chat.send of it on the second Gateway")
+    try await run.expectStoredUserTexts([forSecond], "the messages the second Gateway stored", on: second)
 
-    let back = run.mark()
-    try await run.client.stimulate(.switchGateway(url: run.gateway.url))
+    let back = try await run.mark { try await run.client.stimulate(.switchGateway(url: run.gateway.url)) }
     try await run.operatorSession("the client's operator session back on the first Gateway", from: back)
     try await run.client.stimulate(.goOnline)
-    let storedFirst = await run.storedUserTexts()
-    try run.expectEqual(storedFirst, [forFirst], "the messages the first Gateway stored")
+    try await run.expectStoredUserTexts([forFirst], "the messages the first Gateway stored")
 }

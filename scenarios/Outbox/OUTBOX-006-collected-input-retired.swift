@@ -24,8 +24,7 @@ let outbox006 = Scenario(
     let cursor = run.mark()
     let (first, second) = ("the logs from last night", "and the deploy plan")
     await run.gateway.holdChatRun()
-    try await run.client.stimulate(.sendMessage(first))
-    try await run.client.stimulate(.sendMessage(second))
+    try await run.stimulate(.sendMessage(first), .sendMessage(second))
     try await run.expectChatView(.expectOutbox([first, second]),
                                  "the client retired a queued input before the Gateway consumed it")
 
@@ -36,6 +35,5 @@ let outbox006 = Scenario(
                                  "an input consumed by another run (receipt consumed) is still in the outbox")
     let sends = run.chatSends(from: cursor).filter { $0.text == first || $0.text == second }
     try run.expectEqual(sends.count, 2, "how many chat.send requests carried the two messages")
-    let stored = await run.storedUserTexts()
-    try run.expectEqual(stored, ["\(first)\n\(second)"], "the Gateway holds one collected row")
+    try await run.expectStoredUserTexts(["\(first)\n\(second)"], "the Gateway holds one collected row")
 }

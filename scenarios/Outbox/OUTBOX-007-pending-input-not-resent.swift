@@ -26,19 +26,14 @@ let outbox007 = Scenario(
     await run.gateway.holdChatRun()
     await run.gateway.dropNextChatSendAck(.afterApplying, cutConnection: true)
     try await run.client.stimulate(.sendMessage(text))
-
-    let reconnected = try await run.waitForEvent(.session(.operator).filter { $0.connectionId != first.connectionId }
-        .named("the client's operator session reconnecting"), from: cursor)
-    try await run.waitForEvent(.request("chat.history", on: reconnected.connectionId), from: cursor)
+    try await run.chatReconnected(after: first, from: cursor)
     try await run.client.stimulate(.goOnline)
     let sends = run.chatSends(from: cursor).filter { $0.text == text }
     try run.expectEqual(sends.count, 1, "how many chat.send requests carried a message the Gateway lists as a pending input")
     try await run.expectChatView(.expectOutbox([text]), "the client retired a message that history does not hold yet")
 
     await run.gateway.releaseChatRun()
-    try await run.client.stimulate(.goOffline)
-    try await run.client.stimulate(.goOnline)
+    try await run.stimulate(.goOffline, .goOnline)
     try await run.expectChatView(.expectOutbox([]), "history holds the message but the client still shows it in its outbox")
-    let stored = await run.storedUserTexts().filter { $0 == text }
-    try run.expectEqual(stored.count, 1, "how many times the Gateway stored the message")
+    try await run.expectEqual(run.storedUserTexts().filter { $0 == text }.count, 1, "how many times the Gateway stored the message")
 }

@@ -28,9 +28,7 @@ let pair002 = Scenario(
         retriesBySelf = false
         run.note("the client does not retry by itself: prompting two retries with the connect stimulus")
         for _ in 0..<2 {
-            let before = run.mark()
-            try await run.client.reply(to: .connect)
-            let retry = try await run.nextConnect(role: .node, "the node retry after the connect stimulus", from: before)
+            let retry = try await run.reply(to: .connect, until: .connect(.node).named("the node retry after the connect stimulus"))
             _ = try await run.handshakeOutcome(of: retry.connectionId)
         }
     }

@@ -17,14 +17,10 @@ let pair004 = Scenario(
     profiles: .all
 ) { run in
     let (_, deviceId, token) = try await run.pairClientAndKeepToken()
-    let cursor = run.mark()
-    try await run.client.restart()
+    let cursor = try await run.mark { try await run.client.restart() }
     let connect = try await run.untilClient(.connect(.node).named("the first node connect after the restart"), from: cursor)
     try run.expectEqual(connect.deviceId, deviceId, "the device.id of the first node connect after the restart")
-    try run.expect(connect.presents(token), "the first node connect after the restart presents the stored device token",
-                   expected: "auth.token or auth.deviceToken = the token from hello-ok",
-                   actual: connect.params["auth"].map(\.jsonString) ?? "no auth")
-    let outcome = try await run.handshakeOutcome(of: connect.connectionId)
-    try run.expect(outcome.session != nil, "the node connect that presented the token is admitted",
-                   expected: "hello-ok", actual: outcome.summary)
+    try run.expectPresents(connect, token, "the first node connect after the restart presents the stored device token",
+                           expected: "auth.token or auth.deviceToken = the token from hello-ok")
+    try await run.expectAdmitted(connect, "the node connect that presented the token is admitted")
 }

@@ -27,28 +27,11 @@ let pair005 = Scenario(
     options: Scenario.Options(timeoutMs: 90_000)
 ) { run in
     let deviceId = try await run.firstPairingRequest().deviceId
-    let gateway = run.gateway
-    @Sendable func rejectPending() async -> Int {
-        var rejected = 0
-        for request in await gateway.pendingPairingRequests() where request.deviceId == deviceId {
-            do {
-                try await gateway.reject(requestId: request.requestId)
-                run.note("rejected pairing request \(request.requestId)")
-                rejected += 1
-            } catch {
-                run.note("could not reject \(request.requestId): \(error)")
-            }
-        }
-        return rejected
-    }
     // The first connect has been told to pair before its request is rejected.
-    try await run.waitForEvent("the PAIRING_REQUIRED refusal of the first connect", from: .start) { event in
-        if case .handshakeRejected(_, let error, _) = event { error.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue }
-        else { false }
-    }
-    var rejections = await rejectPending()
+    try await run.firstPairingRefusal()
+    var rejections = await run.rejectPending(of: deviceId)
     try run.expect(rejections > 0, "the client's pending request could be rejected", expected: "a pending request", actual: "none")
-    let bins = await PairingSteps.attemptsPerSecond(run, seconds: pair005WindowSeconds) { rejections += await rejectPending() }
+    let bins = await PairingSteps.attemptsPerSecond(run, seconds: pair005WindowSeconds) { rejections += await run.rejectPending(of: deviceId) }
     run.note("rejected \(rejections) requests in all")
     try PairingSteps.checkRate(run, bins, atMost: pair005MaximumAttempts, while: "after its pairing request was rejected")
 }

@@ -30,11 +30,7 @@ let pair006 = Scenario(
     // one new request.
     let (newRequestId, afterSupersession) = try await run.waitForMatch(.superseded(of: first.requestId), from: .start)
     run.note("superseded \(first.requestId) by \(newRequestId)")
-    let pending = await run.gateway.pendingPairingRequests().filter { $0.deviceId == deviceId }
-    guard pending.count == 1, let merged = pending.first else {
-        try run.fail("the device does not have exactly one pending request after asking for more scopes",
-                     expected: "1 pending request", actual: "\(pending.count): \(pending.map(\.requestId))")
-    }
+    let merged = try await run.expectOnePendingRequest(of: deviceId, "after asking for more scopes")
     try run.expect(merged.requestId != first.requestId, "the changed ask gets a new requestId",
                    expected: "an id other than \(first.requestId)", actual: merged.requestId)
     try run.expect(merged.roles.contains(.node) && merged.scopes.contains(addedScope),
@@ -46,19 +42,9 @@ let pair006 = Scenario(
 
     // The client follows the new id: a node retry after the supersession is told the merged
     // requestId (by itself, or prompted with the connect stimulus).
-    var retriesBySelf = true
-    var nodeRetry: ConnectAttempt
-    do {
-        nodeRetry = try await run.nextConnect(role: .node, "a node retry after the supersession", from: afterSupersession,
-                                              within: .seconds(12))
-    } catch let failure as ScenarioFailure {
-        guard run.client.supports(.connect) else { throw failure }
-        retriesBySelf = false
-        run.note("the client does not retry by itself: prompting a retry with the connect stimulus")
-        try await run.client.reply(to: .connect)
-        nodeRetry = try await run.nextConnect(role: .node, "a node retry after the connect stimulus", from: afterSupersession)
-    }
-    _ = try await run.handshakeOutcome(of: nodeRetry.connectionId)
+    let (nodeRetry, prompted) = try await run.untilClientOrPrompted(.connect(.node).named("a node retry after the supersession"),
+                                                                    from: afterSupersession)
+    let outcome = try await run.handshakeOutcome(of: nodeRetry.connectionId)
     // The current Gateway supersedes again whenever the device's other role retries (the primary
     // role is part of the comparison), so the retry may be told an id newer than `merged`: any
     // id but the first one, of this device.
@@ -66,19 +52,14 @@ let pair006 = Scenario(
     let ids = run.pairingRequestIds(deviceId: deviceId).union([merged.requestId])
     try run.expect(told.map { $0 != first.requestId && ids.contains($0) } ?? false,
                    "the node session's retry after the supersession is told a new requestId",
-                   expected: "\(merged.requestId) or a newer request of \(deviceId)",
-                   actual: told ?? run.handshakeOutcome(of: nodeRetry.connectionId)?.summary ?? "no outcome")
+                   expected: "\(merged.requestId) or a newer request of \(deviceId)", actual: told ?? outcome.summary)
 
     // Approving the newest request lets every session of the device in.
     let roles = Set(run.connects().filter { $0.deviceId == deviceId }.map(\.role))
-    let cursor = run.mark()
-    let newest = try run.required(await run.gateway.pendingPairingRequests().last(where: { $0.deviceId == deviceId }),
-                                  "the device has no pending request to approve", expected: "the newest request of \(deviceId)", actual: "none")
-    try await run.gateway.approve(requestId: newest.requestId)
-    run.note("approved the newest request \(newest.requestId)")
+    let cursor = try await run.mark { try await run.approveNewest(deviceId: deviceId) }
     for role in roles.sorted() {
         try await run.sessionWithConnectFallback(GatewayRole(rawValue: role), device: deviceId, from: cursor,
                                                  "a \(role) session of \(deviceId) after approving the newest request",
-                                                 connectFallback: !retriesBySelf)
+                                                 connectFallback: prompted)
     }
 }

@@ -16,10 +16,8 @@ let pair008 = Scenario(
     needs: [.resetIdentity],
     profiles: .all
 ) { run in
-    let session = try await run.pairClient()
-    guard let oldDevice = session.deviceId else { try run.fail("the node session has no device id") }
-    let cursor = run.mark()
-    try await run.client.stimulate(.resetIdentity)
+    let oldDevice = try run.deviceId(of: try await run.pairClient())
+    let cursor = try await run.mark { try await run.client.stimulate(.resetIdentity) }
     // Connections opened once the reinstall is done are the client's new life; a connect that
     // was already on the wire while it reinstalled may still arrive after the mark.
     let afterReset = run.mark()
@@ -31,9 +29,7 @@ let pair008 = Scenario(
     // Every token the old identity ever got (an operator session may have got its own just
     // before the reinstall).
     let oldTokens = Set(run.sessions(deviceId: oldDevice).compactMap(\.issuedDeviceToken))
-    let openedAfterReset = Set(run.events(from: afterReset).compactMap { event -> String? in
-        if case .connectionOpened(let id, _, _) = event { id } else { nil }
-    })
+    let openedAfterReset = Set(run.matches(.connectionOpened, from: afterReset).map(\.connectionId))
     for connect in run.connects(from: cursor) where openedAfterReset.contains(connect.connectionId) {
         try run.expect(connect.deviceId != oldDevice, "no connect after the reinstall uses the old identity",
                        expected: "a new device.id", actual: "\(oldDevice) on \(connect.connectionId)")

@@ -23,14 +23,12 @@ let pair009 = Scenario(
     let (_, deviceId, token) = try await run.pairClientAndKeepToken()
     // Relaunch without the shared token: the stored device token is the client's only credential.
     await run.client.stop()
-    let relaunch = run.mark()
-    try await run.client.start(sharedToken: .some(nil))
+    let relaunch = try await run.mark { try await run.client.start(sharedToken: .some(nil)) }
     let session = try await run.sessionWithConnectFallback(device: deviceId, from: relaunch,
                                                           "a node session authenticated with the stored device token")
     try run.expectEqual(session.authMethod, "device-token", "how the relaunched node session authenticated")
 
-    let revocation = run.mark()
-    try await run.gateway.revokeToken(deviceId: deviceId, role: GatewayRole.node.rawValue)
+    let revocation = try await run.mark { try await run.gateway.revokeToken(deviceId: deviceId, role: GatewayRole.node.rawValue) }
     run.note("revoked the node token of \(deviceId)")
     // A rule about time: within 15 s the revoked token is presented at most once, or twice when
     // the refusal of the first attempt invited the one bounded retry with the device token
@@ -41,10 +39,8 @@ let pair009 = Scenario(
     let attempts = run.matches(presentingDead, from: revocation)
     var allowed = 1
     if let first = attempts.first {
-        let outcome = try await run.handshakeOutcome(of: first.connectionId)
-        try run.expect(outcome.refusal != nil, "the Gateway refuses the revoked token", expected: "the connect refused",
-                       actual: outcome.summary)
-        if outcome.refusal?.details?["canRetryWithDeviceToken"] == true { allowed = 2 }
+        let refusal = try await run.expectRefused(first.connectionId, "the Gateway refuses the revoked token")
+        if refusal.details?["canRetryWithDeviceToken"] == true { allowed = 2 }
     }
     if attempts.count > allowed {
         try run.fail("the client stops presenting the revoked token after it was refused",
@@ -54,8 +50,6 @@ let pair009 = Scenario(
                      actual: "connects \(attempts.map(\.connectionId).joined(separator: ", ")) presented it")
     }
     for attempt in attempts.dropFirst() {
-        let outcome = try await run.handshakeOutcome(of: attempt.connectionId)
-        try run.expect(outcome.refusal != nil, "the Gateway refuses the revoked token again", expected: "the connect refused",
-                       actual: outcome.summary)
+        try await run.expectRefused(attempt.connectionId, "the Gateway refuses the revoked token again")
     }
 }

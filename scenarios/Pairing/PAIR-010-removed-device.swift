@@ -17,11 +17,10 @@ let pair010 = Scenario(
     profiles: .all
 ) { run in
     let session = try await run.pairClient()
-    guard let deviceId = session.deviceId else { try run.fail("the node session has no device id") }
+    let deviceId = try run.deviceId(of: session)
     let earlierRequests = run.pairingRequestIds(deviceId: deviceId)
 
-    let removal = run.mark()
-    try await run.gateway.removeDevice(deviceId)
+    let removal = try await run.mark { try await run.gateway.removeDevice(deviceId) }
     run.note("removed device \(deviceId)")
     let (closeCode, _) = try await run.expectClosed(session.connectionId, "the close of the removed device's node session", from: removal)
     try run.expectEqual(closeCode, 1008, "the close code of the removed device's session")
@@ -29,15 +28,12 @@ let pair010 = Scenario(
     // The closed node session itself must come back and be told to pair again.
     let reconnect = try await run.untilClient(.connect(.node, device: deviceId).named("the node session's reconnect after the removal"),
                                               from: removal, connectFallback: false)
-    let outcome = try await run.handshakeOutcome(of: reconnect.connectionId, "the outcome of the node reconnect")
-    guard let refusal = outcome.refusal, refusal.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue else {
-        try run.fail("the removed device's reconnect is not told to pair", expected: "PAIRING_REQUIRED", actual: outcome.summary)
-    }
+    let refusal = try await run.expectRefused(reconnect.connectionId, with: .pairingRequired, "the removed device's reconnect is not told to pair")
     let requestId = refusal.details?["requestId"]?.stringValue ?? ""
     try run.expect(!requestId.isEmpty && !earlierRequests.contains(requestId), "the reconnect gets a fresh pairing request",
                    expected: "a requestId other than \(earlierRequests.sorted())", actual: requestId.isEmpty ? "no requestId" : requestId)
-    let pending = await run.gateway.pendingPairingRequests().filter { $0.deviceId == deviceId }
-    try run.expect(!pending.isEmpty, "the removed device has a pending request again", expected: "a pending request", actual: "none")
+    try await run.expect(!run.pendingRequests(of: deviceId).isEmpty, "the removed device has a pending request again",
+                         expected: "a pending request", actual: "none")
     let admitted = run.sessions(role: .node, deviceId: deviceId, from: removal)
     try run.expect(admitted.isEmpty, "the removed device is not admitted before a new approval",
                    expected: "no session", actual: "\(admitted.count) node sessions")

@@ -29,9 +29,7 @@ let pair011 = Scenario(
     let connect = try await run.nextConnect(role: .node, "the client's first node connect", from: .start)
     try run.expect(connect.scopes.isEmpty, "the node connect asks for no scopes", expected: "scopes []",
                    actual: "scopes \(connect.scopes)")
-    let outcome = try await run.handshakeOutcome(of: connect.connectionId, "the outcome of the first node connect")
-    try run.expect(outcome.session != nil, "the first node connect is admitted under trusted-CIDR auto-approval",
-                   expected: "hello-ok", actual: outcome.refusal.map { "\($0.detailCode ?? $0.code): \($0.message)" } ?? outcome.summary)
+    try await run.expectAdmitted(connect, "the first node connect is admitted under trusted-CIDR auto-approval")
     guard let deviceId = connect.deviceId else { try run.fail("the node connect has no device identity") }
     let record = await run.gateway.pairedDevices().first { $0.deviceId == deviceId }
     try run.expectEqual(record?.approvedVia, .trustedCIDR, "how the device was approved")
@@ -43,16 +41,11 @@ let pair011 = Scenario(
     }
     let scoped: ConnectAttempt
     do {
-        scoped = try await run.nextConnect(deviceId: deviceId, "a connect of \(deviceId) that asks for scopes", from: .start) {
-            !$0.scopes.isEmpty
-        }
+        scoped = try await run.nextConnect(deviceId: deviceId, "a connect of \(deviceId) that asks for scopes", from: .start) { !$0.scopes.isEmpty }
     } catch is ScenarioFailure {
         run.note("the client made no connect with scopes: the scoped half is not checked")
         return
     }
-    let scopedOutcome = try await run.handshakeOutcome(of: scoped.connectionId)
-    try run.expect(scopedOutcome.refusal?.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue,
-                   "a connect of the auto-approved device that asks for scopes needs approval",
-                   expected: "PAIRING_REQUIRED for the \(scoped.role) connect with scopes \(scoped.scopes)",
-                   actual: scopedOutcome.summary)
+    try await run.expectRefused(scoped.connectionId, with: .pairingRequired,
+                                "a connect of the auto-approved device that asks for scopes (the \(scoped.role) connect with scopes \(scoped.scopes)) needs approval")
 }

@@ -18,20 +18,14 @@ let pair012 = Scenario(
     tags: ["pairing", "expiry"],
     profiles: .all
 ) { run in
-    let first = try await run.firstPairingRequest()
-    let deviceId = first.deviceId
+    let deviceId = try await run.firstPairingRequest().deviceId
     // The first connect has its answer before the Gateway's time jumps.
-    _ = try await run.waitForEvent("the PAIRING_REQUIRED refusal of the first connect", from: .start) { event in
-        if case .handshakeRejected(_, let error, _) = event { error.detailCode == ConnectErrorDetailCode.pairingRequired.rawValue ? true : nil }
-        else { nil }
-    }
+    try await run.firstPairingRefusal()
     let refusedBefore = Set(run.connects().filter { run.handshakeOutcome(of: $0.connectionId)?.refusal != nil }.map(\.role))
 
-    let cursor = run.mark()
-    await run.advance(by: .seconds(301))
-    let (expired, afterExpiry) = try await run.waitForMatch("the expiry of the device's pending request", from: cursor) { event in
-        if case .pairingExpired(let requestId, let device) = event, device == deviceId { requestId } else { nil }
-    }
+    let cursor = await run.mark { await run.advance(by: .seconds(301)) }
+    let (expired, afterExpiry) = try await run.waitForMatch(.pairingExpired(device: deviceId)
+        .named("the expiry of the device's pending request"), from: cursor)
     let known = run.pairingRequestIds(deviceId: deviceId)
     // The next retry of a session that was told to pair before the expiry (not a first ask of
     // another session) must create a new request.
@@ -42,9 +36,8 @@ let pair012 = Scenario(
     let outcome = try await run.handshakeOutcome(of: retry.connectionId)
     let told = try run.required(run.toldRequestId(on: retry.connectionId), "the retry after the expiry is not told to pair",
                                 expected: "PAIRING_REQUIRED with a requestId", actual: outcome.summary)
-    try run.expect(!known.contains(told) || run.events(from: afterExpiry).contains { event in
-        if case .pairingRequested(let request) = event { request.requestId == told } else { false }
-    }, "the retry after the expiry gets a new requestId", expected: "a request created after the expiry", actual: told)
+    try run.expect(!known.contains(told) || run.matches(.pairingRequest(), from: afterExpiry).contains { $0.requestId == told },
+                   "the retry after the expiry gets a new requestId", expected: "a request created after the expiry", actual: told)
     try run.expect(told != expired, "the retry after the expiry is not told the expired requestId \(expired)",
                    expected: "a new requestId", actual: told)
     let resurrected = run.events(from: cursor).contains { event in

@@ -20,15 +20,12 @@ let pair013 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.auth = .token("pair013-token-the-client-lacks") })
 ) { run in
-    let code = await run.gateway.makeSetupCode()
-    let cursor = run.mark()
-    try await run.client.reply(to: .setupCode(code.encoded))
-    let session = try await run.sessionWithConnectFallback(from: cursor, "a node session authenticated with the bootstrap token")
+    let (code, session, cursor) = try await run.pairWithSetupCode()
     try run.expectEqual(session.authMethod, "bootstrap-token", "how the setup-code node session authenticated")
     try run.expectEqual(session.presentedToken, code.bootstrapToken, "the token the setup-code connect presented")
-    guard let deviceId = session.deviceId, let nodeToken = session.issuedDeviceToken else {
-        try run.fail("the setup-code session got no device token", expected: "hello-ok.auth.deviceToken", actual: "none")
-    }
+    let deviceId = try run.deviceId(of: session)
+    let nodeToken = try run.required(session.issuedDeviceToken, "the setup-code session got no device token",
+                                     expected: "hello-ok.auth.deviceToken", actual: "none")
     let requests = run.pairingRequestIds(deviceId: deviceId)
     try run.expect(requests.isEmpty, "the setup-code connect is approved silently", expected: "no pairing request",
                    actual: "requests \(requests.sorted())")
@@ -39,8 +36,7 @@ let pair013 = Scenario(
 
     try await run.expectStaysOpen(session.connectionId, "close of the bootstrap node session")
     let hasOperator = run.connects(from: cursor).contains { $0.role == GatewayRole.operator.rawValue }
-    let restart = run.mark()
-    try await run.client.restart()
+    let restart = try await run.mark { try await run.client.restart() }
     let relaunched = try await run.sessionWithConnectFallback(device: deviceId, from: restart, "a node session after the restart")
     if hasOperator {
         try await run.sessionWithConnectFallback(.operator, device: deviceId, from: restart, "an operator session after the restart")

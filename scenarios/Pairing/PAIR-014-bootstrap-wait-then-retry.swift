@@ -20,9 +20,7 @@ let pair014 = Scenario(
     options: Scenario.Options(configureGateway: { $0.auth = .token("pair014-token-the-client-lacks") })
 ) { run in
     let code = await run.gateway.makeSetupCode(profile: .voiceNode)
-    let cursor = run.mark()
-    try await run.client.reply(to: .setupCode(code.encoded))
-    let refused = try await run.waitForEvent(.refusal(.pairingRequired), from: cursor)
+    let refused = try await run.reply(to: .setupCode(code.encoded), until: .refusal(.pairingRequired))
     let (first, refusal) = (refused.connectionId, refused.error)
     try run.expect(run.connect(on: first)?.presents(code.bootstrapToken) == true,
                    "the first connect refused with PAIRING_REQUIRED presents the setup code's bootstrap token",
@@ -38,12 +36,9 @@ let pair014 = Scenario(
                        actual: retry.params["auth"]?.jsonString ?? "no auth")
     }
     let pending = await run.gateway.pendingPairingRequests()
-    guard let request = pending.first(where: { $0.role == .node || $0.roles.contains(.node) })
-    else {
-        try run.fail("no pending node pairing request", expected: "the setup-code connect's request", actual: "\(pending.count) pending")
-    }
-    let approved = run.mark()
-    try await run.gateway.approve(requestId: request.requestId)
+    let request = try run.required(pending.first { $0.role == .node || $0.roles.contains(.node) }, "no pending node pairing request",
+                                   expected: "the setup-code connect's request", actual: "\(pending.count) pending")
+    let approved = try await run.mark { try await run.gateway.approve(requestId: request.requestId) }
     run.note("approved \(request.requestId)")
     _ = try await run.nodeSession("a node session after the approval", from: approved, within: .seconds(30))
 }

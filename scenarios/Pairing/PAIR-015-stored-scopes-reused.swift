@@ -20,8 +20,7 @@ let pair015 = Scenario(
 ) { run in
     _ = try await run.operatorSession("the client's operator session", within: .seconds(20))
     let addedScope = "operator.admin"
-    let cursor = run.mark()
-    try await run.client.reply(to: .requestScopes([addedScope]))
+    let cursor = try await run.mark { try await run.client.reply(to: .requestScopes([addedScope])) }
     let (upgraded, granted) = try await run.waitForEvent("an operator hello-ok granting \(addedScope)", within: .seconds(20),
                                                          from: cursor) { event -> (String, [String])? in
         guard case .frameOut(let id, .response(let response)) = event, response.ok,
@@ -32,8 +31,7 @@ let pair015 = Scenario(
     }
     run.note("hello-ok on \(upgraded) granted \(granted)")
 
-    let restart = run.mark()
-    try await run.client.restart()
+    let restart = try await run.mark { try await run.client.restart() }
     let reconnect = try await run.nextConnect(role: .operator, "the operator connect after the restart", from: restart)
     try run.expect(Set(reconnect.scopes) == Set(granted),
                    "the operator reconnect asks for the scopes stored with its token (hello-ok.auth.scopes)",

@@ -20,26 +20,18 @@ let pair016 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.auth = .token("pair016-token-the-client-lacks") })
 ) { run in
-    let code = await run.gateway.makeSetupCode(profile: .limited)
-    let cursor = run.mark()
-    try await run.client.reply(to: .setupCode(code.encoded))
-    try await run.sessionWithConnectFallback(from: cursor, "a node session authenticated with the bootstrap token")
-    let relaunch = run.mark()
-    try await run.client.restart()
+    try await run.pairWithSetupCode(profile: .limited)
+    let relaunch = try await run.mark { try await run.client.restart() }
     let operatorSession = try await run.operatorSession("an operator session with the handed-off token", from: relaunch,
                                                         within: .seconds(20))
     guard operatorSession.authMethod == "device-token", let operatorToken = operatorSession.presentedToken else {
         try run.unsupported("the client's operator session does not use a device token (\(operatorSession.authMethod))")
     }
 
-    let ask = run.mark()
-    try await run.client.reply(to: .requestScopes(["operator.admin"]))
-    try await run.waitForEvent(.refusal(.authScopeMismatch), within: .seconds(20), from: ask)
-    let restart = run.mark()
-    try await run.client.restart()
+    try await run.reply(to: .requestScopes(["operator.admin"]), until: .refusal(.authScopeMismatch), within: .seconds(20))
+    let restart = try await run.mark { try await run.client.restart() }
     let reconnect = try await run.nextConnect(role: .operator, "the operator connect after the restart", from: restart)
-    try run.expect(reconnect.presents(operatorToken), "the operator connect after AUTH_SCOPE_MISMATCH presents the kept token",
-                   expected: "the operator token of \(operatorSession.connectionId)",
-                   actual: reconnect.params["auth"]?.jsonString ?? "no auth")
+    try run.expectPresents(reconnect, operatorToken, "the operator connect after AUTH_SCOPE_MISMATCH presents the kept token",
+                           expected: "the operator token of \(operatorSession.connectionId)")
     _ = try await run.operatorSession("an operator session after the restart", from: restart, within: .seconds(20))
 }

@@ -25,8 +25,7 @@ let pair017 = Scenario(
         })
 ) { run in
     await HandshakeSteps.lockOutLoopback(run, scope: .nodePairing)
-    let start = run.mark()
-    try await run.client.start()
+    let start = try await run.mark { try await run.client.start() }
     let refused = try await run.waitForEvent(.refusal(.authRateLimited), within: .seconds(20))
     run.note("refused with retryAfterMs \(refused.error.retryAfterMs.map(String.init) ?? "none")")
     let refusedDevice = run.connect(on: refused.connectionId)?.deviceId

@@ -22,13 +22,11 @@ let pres001 = Scenario(
 ) { run in
     let firstSocket = try await run.nodeSession().connectionId
     if run.client.supports(.disconnect) { try await run.disconnect(until: .nodeDisconnected(firstSocket)) }
-    let start = run.mark()
-    try await run.client.reply(to: .backgroundWake(trigger: "silent_push"))
-    let beacon = try await run.waitForEvent(.beaconRequest.named("node.event node.presence.alive after the wake"), from: start)
+    let beacon = try await run.reply(to: .backgroundWake(trigger: "silent_push"),
+                                     until: .beaconRequest.named("node.event node.presence.alive after the wake"))
     try run.expectOnNodeSession(beacon, "the beacon")
-    let params = beacon.params
-    let shown = String(params.jsonString.prefix(300))
-    let text = try run.required(params["payloadJSON"]?.stringValue, "the beacon's payloadJSON is not a string",
+    let shown = String(beacon.params.jsonString.prefix(300))
+    let text = try run.required(beacon.params["payloadJSON"]?.stringValue, "the beacon's payloadJSON is not a string",
                                 expected: "payloadJSON: a JSON object as a string", actual: shown)
     guard let payload = try? JSONValue(parsing: text), payload.objectValue != nil else {
         try run.fail("the beacon's payloadJSON is not a JSON object", expected: "a JSON object as text", actual: String(text.prefix(200)))

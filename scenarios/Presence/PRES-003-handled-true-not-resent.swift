@@ -19,18 +19,12 @@ let pres003 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     try await run.nodeSession()
-    // Time between wakes: two minutes of virtual time; with a real clock a few seconds, which is
-    // just as far inside the minimum interval and keeps the run short.
-    let gap: Duration = run.isSimulated ? .seconds(120) : .seconds(2)
-    let start = run.mark()
-    try await run.client.reply(to: .backgroundWake(trigger: "silent_push"))
-    let answer = try await run.waitForEvent(.presenceAnswered, from: start)
+    let answer = try await run.reply(to: .backgroundWake(trigger: "silent_push"), until: .presenceAnswered)
     try run.expect(answer.handled, "the first beacon is recorded (precondition)", expected: "handled:true",
                    actual: "handled:false \(answer.reason)")
 
-    await run.elapse(gap)
-    let second = run.mark()
-    try await run.client.reply(to: .backgroundWake(trigger: "bg_app_refresh"))
-    try await run.expectNoEvent(.nodeEvent(.presenceAlive).named("node.presence.alive on a wake soon after a recorded beacon"),
-                                within: .milliseconds(200), from: second)
+    await run.elapse(run.wakeGap)
+    try await run.reply(to: .backgroundWake(trigger: "bg_app_refresh"),
+                        thenNo: .nodeEvent(.presenceAlive).named("node.presence.alive on a wake soon after a recorded beacon"),
+                        within: .milliseconds(200))
 }

@@ -20,23 +20,17 @@ let pres004 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     try await run.nodeSession()
-    // Time between wakes: two minutes of virtual time; with a real clock a few seconds, which is
-    // just as far inside the minimum interval and keeps the run short.
-    let gap: Duration = run.isSimulated ? .seconds(120) : .seconds(2)
     let refusals: [NodeEventReason?] = [.pairingChanged, .persistFailed, nil]
     for (index, refusal) in refusals.enumerated() {
         let wake = index + 1
         if let refusal { await run.gateway.forceNextPresenceReply(handled: false, reason: refusal.rawValue) }
-        let start = run.mark()
-        try await run.client.reply(to: .backgroundWake(trigger: "silent_push"))
-        let (handled, reason) = try await run.waitForEvent(.presenceAnswered.named(
+        let (handled, reason) = try await run.reply(to: .backgroundWake(trigger: "silent_push"), until: .presenceAnswered.named(
             wake == 1 ? "node.presence.alive after the first wake"
-                : "node.presence.alive after wake \(wake), the previous beacon having been answered handled:false"), from: start)
-            .fields
+                : "node.presence.alive after wake \(wake), the previous beacon having been answered handled:false")).fields
         if let refusal {
             try run.expect(!handled && reason == refusal, "the Gateway answered beacon \(wake) as scripted (precondition)",
                            expected: "handled:false \(refusal)", actual: "handled:\(handled) \(reason)")
-            await run.elapse(gap)
+            await run.elapse(run.wakeGap)
         }
     }
 }

@@ -24,18 +24,13 @@ let pres006 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let firstSocket = try await run.nodeSession().connectionId
-    let nodeId = try await run.nodeId(from: .start)
-    try await run.registerRelayPush(node: nodeId, "the Gateway keeps the push registration, so that it can wake the client")
-
-    if run.client.supports(.disconnect) { try await run.disconnect(until: .nodeDisconnected(firstSocket)) }
+    let nodeId = try await run.registerRelayPushAndDisconnect("the Gateway keeps the push registration, so that it can wake the client",
+                                                              ifSupported: true)
     let start = run.mark()
     let wake = try await run.wakeThroughPush(nodeId: nodeId)
     try run.expect(wake.isDelivered, "the silent push reached the client",
                    expected: "the push transport accepts the wake", actual: wake.summary)
     let beacon = try await run.waitForEvent(.beaconRequest.named("node.event node.presence.alive after the push"), from: start)
     try run.expectOnNodeSession(beacon, "the beacon")
-    let text = beacon.params["payloadJSON"]?.stringValue
-    let trigger = text.flatMap { try? JSONValue(parsing: $0) }?["trigger"]?.stringValue
-    try run.expectEqual(trigger ?? "none", "silent_push", "the trigger of the beacon sent because of the push")
+    try run.expectEqual(beacon.beaconTrigger ?? "none", "silent_push", "the trigger of the beacon sent because of the push")
 }

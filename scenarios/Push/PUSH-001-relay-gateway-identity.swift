@@ -19,9 +19,7 @@ let push001 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     try await run.nodeSession()
-    let start = run.mark()
-    try await run.client.stimulate(.pushRegister(transport: PushTransport.relay.rawValue))
-    let registration = try await run.waitForEvent(.pushRegistered(), from: start)
+    let registration = try await run.stimulate(.pushRegister(transport: PushTransport.relay.rawValue), until: .pushRegistered())
     try run.expectEqual(registration.transport, .relay, "the registration's transport")
     try run.expectEqual(registration.gatewayDeviceId, run.gateway.identity.deviceId,
                         "gatewayDeviceId is the Gateway's own identity (gateway.identity.get)")

@@ -21,10 +21,7 @@ let push003 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let firstSocket = try await run.nodeSession().connectionId
-    let nodeId = try await run.nodeId(from: .start)
-    try await run.registerRelayPush(node: nodeId, "the Gateway keeps the push registration (precondition)")
-    try await run.disconnect(until: .nodeDisconnected(firstSocket))
+    let nodeId = try await run.registerRelayPushAndDisconnect("the Gateway keeps the push registration (precondition)")
 
     let start = run.mark()
     let gateway = run.gateway

@@ -21,10 +21,7 @@ let push004 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let firstSocket = try await run.nodeSession().connectionId
-    let nodeId = try await run.nodeId(from: .start)
-    try await run.registerRelayPush(node: nodeId, "the Gateway keeps the push registration (precondition)")
-    try await run.disconnect(until: .nodeDisconnected(firstSocket))
+    let nodeId = try await run.registerRelayPushAndDisconnect("the Gateway keeps the push registration (precondition)")
 
     let answer = await run.gateway.operatorInvoke(nodeId: nodeId, command: NodeCommandName.deviceInfo.rawValue, timeoutMs: 60_000)
     try run.expectEqual(answer.error?.detailCode ?? answer.summary, "NOT_CONNECTED",
@@ -33,12 +30,8 @@ let push004 = Scenario(
     guard let nudge = alerts.last, let payload = nudge.payload else {
         throw ScenarioFailure("the Gateway sent the reopen nudge (precondition)", expected: "an alert push", actual: "none")
     }
-    let delivered = run.mark()
-    try await run.client.stimulate(.pushWake(payload: payload))
+    let delivered = try await run.mark { try await run.client.stimulate(.pushWake(payload: payload)) }
     try await run.expectNoEvent(.connect(.node).named("a node connect after the nudge"), within: .seconds(10), from: delivered)
-    let silentBeacon = EventMatcher.beaconRequest.filter { request in
-        let text = request.params["payloadJSON"]?.stringValue
-        return text.flatMap { try? JSONValue(parsing: $0) }?["trigger"]?.stringValue == "silent_push"
-    }.named("node.presence.alive with trigger silent_push after the nudge")
-    try await run.expectNoEvent(silentBeacon, within: .seconds(1), from: delivered)
+    try await run.expectNoEvent(.beaconRequest.filter { $0.beaconTrigger == "silent_push" }
+        .named("node.presence.alive with trigger silent_push after the nudge"), within: .seconds(1), from: delivered)
 }

@@ -20,17 +20,12 @@ let ques001 = Scenario(
 ) { run in
     let operatorSession = try await run.operatorSession()
     try await run.disconnect(until: .closed(operatorSession.connectionId))
-    let question = try await run.gateway.createQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
-                                                        expiresIn: .seconds(900))
-    let id = question.id
+    let id = try await run.gateway.createQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
+                                                  expiresIn: .seconds(900)).id
 
-    let cursor = run.mark()
-    try await run.client.stimulate(.connect)
-    let reconnected = try await run.operatorSession("the operator session reconnecting", from: cursor)
-    try await run.waitForEvent(.request("question.list", on: reconnected.connectionId), from: cursor)
+    let reconnected = try await run.reconnect(.operator, "the operator session reconnecting")
+    try await run.waitForEvent(.request("question.list", on: reconnected.connectionId), from: .start)
 
-    let reply = try await run.client.reply(to: .answerQuestion(id: id, answer: "Staging"))
-    try run.expectEqual(reply, .ok, "the client answers the question asked while it was away")
-    let answered = await run.gateway.question(id: id)
-    try run.expectEqual(answered?.answers, ["q1": ["Staging"]], "the recorded answer")
+    try await run.expectClientAccepts(.answerQuestion(id: id, answer: "Staging"), "the client answers the question asked while it was away")
+    try await run.expectQuestion(id, answers: ["q1": ["Staging"]], "the recorded answer")
 }

@@ -18,9 +18,8 @@ let ques002 = Scenario(
     profiles: .current,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.operatorSession()
-    let id = try await run.openQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
-                                                  expiresIn: .seconds(3), to: operatorSession)
+    let (id, operatorSession) = try await run.openQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
+                                                           expiresIn: .seconds(3))
 
     // Time passes for the client too (a jump of the Gateway's clock alone would leave a client
     // with its own clock racing the expiry event).

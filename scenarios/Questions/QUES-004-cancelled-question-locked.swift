@@ -20,9 +20,8 @@ let ques004 = Scenario(
     profiles: .current,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.operatorSession()
-    let id = try await run.openQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
-                                                  expiresIn: .seconds(900), to: operatorSession)
+    let (id, operatorSession) = try await run.openQuestion("Where should I deploy the build?", options: ["Staging", "Production"],
+                                                           expiresIn: .seconds(900))
 
     try await run.gateway.cancelQuestion(id: id, surface: "agent")
     try await run.awaitOperatorEvent("question.resolved", id: id, status: "cancelled", to: operatorSession)
@@ -32,6 +31,5 @@ let ques004 = Scenario(
     let attempts = await run.clientResolveAttempts(id: id)
     try await run.expectNoClientAnswer(to: id, since: Array(attempts.prefix(1)), "the client kept answering a cancelled question",
                                        expected: "at most one question.resolve for \(id) (before the cancellation reached the client)")
-    let final = await run.gateway.question(id: id)
-    try run.expectEqual(final?.status, .cancelled, "the question stays cancelled")
+    try await run.expectEqual(run.gateway.question(id: id)?.status, .cancelled, "the question stays cancelled")
 }

@@ -22,24 +22,18 @@ let ques005 = Scenario(
     let operatorSession = try await run.operatorSession()
     @Sendable func open(_ prompt: String, options: [String], multiSelect: Bool = false, allowOther: Bool = false) async throws -> String {
         try await run.openQuestion(prompt, options: options, multiSelect: multiSelect, allowOther: allowOther,
-                                             expiresIn: .seconds(900), to: operatorSession)
-    }
-    @Sendable func requireAnswered(_ id: String, with answer: JSONValue, recorded expected: [String], _ what: String) async throws {
-        let reply = try await run.client.reply(to: .answerQuestion(id: id, answer: answer))
-        try run.expectEqual(reply, .ok, "the client answers \(what)")
-        let record = await run.gateway.question(id: id)
-        try run.expectEqual(record?.answers?["q1"], expected, "the recorded answer to \(what)")
+                                   expiresIn: .seconds(900), to: operatorSession)
     }
 
     let single = try await open("Where should I deploy the build?", options: ["Staging", "Production"])
     _ = try await run.client.reply(to: .answerQuestion(id: single, answer: ["Staging", "Production"]))
     try await run.expectNoClientAnswer(to: single, "the client sent several values for a single-select question",
                                        expected: "no question.resolve for two options of a single-select question")
-    try await requireAnswered(single, with: "Staging", recorded: ["Staging"], "a single-select question with one option")
+    try await run.expectAnswerRecorded(single, with: "Staging", recorded: ["Staging"], "a single-select question with one option")
 
     let multi = try await open("Which checks should run?", options: ["Lint", "Tests", "Docs"], multiSelect: true)
-    try await requireAnswered(multi, with: ["Lint", "Docs"], recorded: ["Lint", "Docs"], "a multi-select question with two options")
+    try await run.expectAnswerRecorded(multi, with: ["Lint", "Docs"], recorded: ["Lint", "Docs"], "a multi-select question with two options")
 
     let other = try await open("Where should I deploy the build?", options: ["Staging", "Production"], allowOther: true)
-    try await requireAnswered(other, with: ["other": "Canary"], recorded: ["Canary"], "an isOther question with free text")
+    try await run.expectAnswerRecorded(other, with: ["other": "Canary"], recorded: ["Canary"], "an isOther question with free text")
 }

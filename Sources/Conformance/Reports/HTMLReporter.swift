@@ -385,24 +385,18 @@ public struct HTMLReporter: Sendable {
     /// Escapes text for HTML content and attribute values; characters HTML cannot carry (most
     /// control characters, from a client's garbage output) become U+FFFD.
     public static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "\n", "\t": out.unicodeScalars.append(scalar)
-            case "\r": out += "&#13;"
-            default:
-                let value = scalar.value
-                let control = value < 0x20 || (0x7F...0x9F).contains(value) || value == 0xFFFE || value == 0xFFFF
-                out.unicodeScalars.append(control ? "\u{FFFD}" : scalar)
-            }
-        }
-        return out
+        MarkupEscaping.escape(text, entity: htmlEntity, allowed: htmlAllows)
+    }
+
+    /// The entity HTML content and attributes need for `scalar`, if any.
+    private static func htmlEntity(_ scalar: Unicode.Scalar) -> String? {
+        scalar == "'" ? "&#39;" : MarkupEscaping.reserved(scalar)
+    }
+
+    /// Whether HTML carries the scalar `value` as it is (line feed and tab, no other control).
+    private static func htmlAllows(_ value: UInt32) -> Bool {
+        if value == 0x0A || value == 0x09 { return true }
+        return value >= 0x20 && !(0x7F...0x9F).contains(value) && value != 0xFFFE && value != 0xFFFF
     }
 
     /// JSON safe inside a `<script>` element: `<`, `>`, `&` and the line separators U+2028 and

@@ -87,24 +87,23 @@ public struct JUnitReporter: Sendable {
     /// Escapes text for XML 1.0 attribute values and content; characters XML 1.0 cannot carry
     /// (most control characters, from a client's garbage output) become U+FFFD.
     static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n": out += "&#10;"
-            case "\t": out += "&#9;"
-            case "\r": out += "&#13;"
-            default:
-                let value = scalar.value
-                let allowed = value >= 0x20 && !(0xD800...0xDFFF).contains(value) && value != 0xFFFE && value != 0xFFFF
-                out.unicodeScalars.append(allowed ? scalar : "\u{FFFD}")
-            }
+        MarkupEscaping.escape(text, entity: xmlEntity, allowed: xmlAllows)
+    }
+
+    /// The entity XML 1.0 attribute values need for `scalar`, if any (white space kept as
+    /// character references, which attribute normalisation leaves alone).
+    private static func xmlEntity(_ scalar: Unicode.Scalar) -> String? {
+        switch scalar {
+        case "'": return "&apos;"
+        case "\n": return "&#10;"
+        case "\t": return "&#9;"
+        default: return MarkupEscaping.reserved(scalar)
         }
-        return out
+    }
+
+    /// Whether XML 1.0 carries the scalar `value` (no control character, surrogate or
+    /// non-character).
+    private static func xmlAllows(_ value: UInt32) -> Bool {
+        value >= 0x20 && !(0xD800...0xDFFF).contains(value) && value != 0xFFFE && value != 0xFFFF
     }
 }

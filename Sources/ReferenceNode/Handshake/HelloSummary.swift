@@ -57,14 +57,10 @@ public struct HelloSummary: Sendable, Hashable {
         "type", "protocol", "server", "features", "snapshot", "auth", "policy", "pluginSurfaceUrls", "canvasHostUrl",
     ]
 
-    /// The event names this client knows (likewise used only by `reject-unknown-fields`).
-    static let knownEvents: Set<String> = Set([
-        GatewayEventName.connectChallenge, .tick, .presence, .health, .heartbeat, .shutdown, .voicewakeChanged,
-        .nodeInvokeRequest, .nodeInvokeCancel, .nodeInvokeInput, .execApprovalRequested,
-        .execApprovalResolved, .pluginApprovalRequested, .pluginApprovalResolved, .openclawApprovalResolved,
-        .sessionApproval, .questionRequested, .questionResolved, .devicePairRequested, .devicePairResolved,
-        .nodePairRequested, .nodePairResolved, .nodePresence, .chat, .sessionMessage,
-    ].map(\.rawValue))
+    /// The event names this client knows: every event of `GatewayEventName` (derived from
+    /// `GatewayEventName.allKnown`, so a new event in `Names.swift` is known here too). Used only
+    /// by the `reject-unknown-fields` mutant, which refuses any other event.
+    static let knownEvents: Set<String> = Set(GatewayEventName.allKnown.map(\.rawValue))
 }
 
 /// The tokens a `hello-ok` issues to the device (docs/protocol.md §4, §5.4, §5.13).
