@@ -4,7 +4,7 @@ import Scenarios
 import Testing
 
 /// Every scenario whose body asks for declared commands (`requireDeclared`, `probeCommand`,
-/// `declaredCommands`) names them in `Options.needsCommands` too, so that the runner decides it
+/// `declaredCommands`, or a set-up step that calls one of them) names them in `Options.needsCommands` too, so that the runner decides it
 /// `unsupported` from the handshake probe for a client that never gets a session.
 @Suite struct DeclaredCommandsCatalogueTests {
     static let scenariosDirectory = URL(fileURLWithPath: #filePath)
@@ -25,13 +25,20 @@ import Testing
         return result
     }
 
+    /// The steps that ask for declared commands: the three primitives and the set-up steps of
+    /// `ScenarioRun+SetUps.swift` that call one of them.
+    static let askingSteps = [
+        "requireDeclared(", "probeCommand()", "declaredCommands()",
+        "probeAndNodeSession(", "probeAndFailingInvokes(",
+    ]
+
     @Test func scenariosThatAskForCommandsNameThemInTheirOptions() throws {
         let sources = try Self.sources()
         #expect(sources.count > 40, "the scenario sources were not found in \(Self.scenariosDirectory.path)")
         var asking = 0
         for scenario in allScenarios {
             guard let source = sources[scenario.id] else { continue }
-            let asks = ["requireDeclared(", "probeCommand()", "declaredCommands()"].contains { source.contains($0) }
+            let asks = Self.askingSteps.contains { source.contains($0) }
             if asks { asking += 1 }
             #expect(asks == !scenario.options.needsCommands.isEmpty,
                     "\(scenario.id): the body \(asks ? "asks" : "does not ask") for declared commands, needsCommands is \(scenario.options.needsCommands)")

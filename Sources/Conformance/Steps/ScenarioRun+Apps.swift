@@ -39,6 +39,10 @@ extension ScenarioRun {
         return found
     }
 
+    /// The modification time of every file and folder a scenario's workspace holds:
+    /// 2026-01-01T00:00:00Z, the simulated runs' epoch.
+    static let workspaceModificationDate = Date(timeIntervalSince1970: 1_767_225_600)
+
     /// Runs `body` with a workspace directory holding `files` (relative path → content) as the
     /// workspace of agent `agentId` on the run's Gateway; the directory is removed afterwards.
     /// - Throws: `HarnessError` when the directory cannot be written, or whatever `body` throws.
@@ -56,6 +60,14 @@ extension ScenarioRun {
                 try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try content.write(to: url)
             }
+            // Every entry gets one fixed modification time, so that the `updatedAtMs` the Gateway
+            // answers is the same on every run of a seed (a transcript must not carry wall time).
+            let fixed: [FileAttributeKey: Any] = [.modificationDate: Self.workspaceModificationDate]
+            let entries = (fileManager.enumerator(atPath: root.path)?.allObjects as? [String]) ?? []
+            for entry in entries.sorted(by: { $0.count > $1.count }) {
+                try fileManager.setAttributes(fixed, ofItemAtPath: root.appendingPathComponent(entry).path)
+            }
+            try fileManager.setAttributes(fixed, ofItemAtPath: root.path)
         } catch {
             throw HarnessError("cannot write the scenario's workspace in \(root.path): \(error.localizedDescription)")
         }
