@@ -119,6 +119,33 @@ struct DrainAndPendingActionTests {
         }
     }
 
+    /// An iOS node that declares `camera.snap` (opted in by the policy) answers an operator's
+    /// `camera.snap` invoke `NODE_BACKGROUND_UNAVAILABLE`, which the Gateway queues: the node's
+    /// session and the operator's answer.
+    private static func backgroundSnapQueued(_ gateway: Gateway, node nodeSeed: UInt8, operator operatorSeed: UInt8,
+                                             params: JSONValue?, idempotencyKey: String)
+        async throws -> (node: ConnectedSession, deviceId: String, answer: ResponseFrame) {
+        let identity = try TestIdentities.make(nodeSeed)
+        let node = try await TestSessions.connect(gateway, identity: identity) { client in
+            var connect = client.connectParams()
+            connect.commands = ["device.info", "camera.snap"]
+            return connect
+        }
+        let writer = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(operatorSeed), scopes: ["operator.write"])
+        var invoke: [String: JSONValue] = [
+            "nodeId": .string(identity.deviceId), "command": "camera.snap", "idempotencyKey": .string(idempotencyKey),
+        ]
+        if let params { invoke["params"] = params }
+        try await writer.client.sendRequest("node.invoke", params: .object(invoke), id: "invoke-req")
+        let request = try await node.client.event("node.invoke.request")
+        let delivered = try #require(try request.payload?.decode(as: NodeInvokeRequest.self))
+        _ = try await node.client.request("node.invoke.result", params: try JSONValue(encoding: NodeInvokeResult(
+            id: delivered.id, nodeId: identity.deviceId, ok: false,
+            error: NodeInvokeError(code: "NODE_BACKGROUND_UNAVAILABLE", message: "app is in the background"))))
+        let (answer, _) = try await writer.client.collect(untilResponseTo: "invoke-req")
+        return (node, identity.deviceId, answer)
+    }
+
     /// `node.pending.pull` applies the node command policy as it stands at the pull (upstream
     /// `resolveAllowedPendingNodeActions`): an action queued while `camera.snap` was opted in is
     /// dropped once the policy denies it, although the node still declares it. Tried break:
@@ -127,29 +154,15 @@ struct DrainAndPendingActionTests {
         var configuration = GatewayConfiguration(autoApproval: .auto)
         configuration.nodeCommands = NodeCommandPolicy(allow: ["camera.snap"])
         try await Gateway.withGateway(configuration) { gateway in
-            let identity = try TestIdentities.make(0x64)
-            let node = try await TestSessions.connect(gateway, identity: identity) { client in
-                var params = client.connectParams()
-                params.commands = ["device.info", "camera.snap"]
-                return params
-            }
-            let writer = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0x65), scopes: ["operator.write"])
-            try await writer.client.sendRequest("node.invoke", params: [
-                "nodeId": .string(identity.deviceId), "command": "camera.snap", "idempotencyKey": "snap-2",
-            ], id: "invoke-req")
-            let request = try await node.client.event("node.invoke.request")
-            let invoke = try #require(try request.payload?.decode(as: NodeInvokeRequest.self))
-            _ = try await node.client.request("node.invoke.result", params: try JSONValue(encoding: NodeInvokeResult(
-                id: invoke.id, nodeId: identity.deviceId, ok: false,
-                error: NodeInvokeError(code: "NODE_BACKGROUND_UNAVAILABLE", message: "app is in the background"))))
-            let (answer, _) = try await writer.client.collect(untilResponseTo: "invoke-req")
+            let (node, deviceId, answer) = try await Self.backgroundSnapQueued(gateway, node: 0x64, operator: 0x65,
+                                                                                params: nil, idempotencyKey: "snap-2")
             #expect(answer.error?.detailCode == "QUEUED_UNTIL_FOREGROUND")
-            #expect(await gateway.pendingActions(nodeId: identity.deviceId).count == 1)
+            #expect(await gateway.pendingActions(nodeId: deviceId).count == 1)
 
             await gateway.setNodeCommandPolicy(NodeCommandPolicy(deny: ["camera.snap"]))
             let pulled = try await node.client.request("node.pending.pull", params: nil)
             #expect(pulled.payload?["actions"] == [], "a command the policy now refuses is not handed to the node")
-            #expect(await gateway.pendingActions(nodeId: identity.deviceId).isEmpty, "and it leaves the queue")
+            #expect(await gateway.pendingActions(nodeId: deviceId).isEmpty, "and it leaves the queue")
         }
     }
 
@@ -159,29 +172,14 @@ struct DrainAndPendingActionTests {
         var configuration = GatewayConfiguration(autoApproval: .auto)
         configuration.nodeCommands = NodeCommandPolicy(allow: ["camera.snap"])
         try await Gateway.withGateway(configuration) { gateway in
-            let identity = try TestIdentities.make(0x62)
-            let node = try await TestSessions.connect(gateway, identity: identity) { client in
-                var params = client.connectParams()
-                params.commands = ["device.info", "camera.snap"]
-                return params
-            }
-            let writer = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0x63), scopes: ["operator.write"])
-            try await writer.client.sendRequest("node.invoke", params: [
-                "nodeId": .string(identity.deviceId), "command": "camera.snap", "params": ["facing": "back"],
-                "idempotencyKey": "snap-1",
-            ], id: "invoke-req")
-            let request = try await node.client.event("node.invoke.request")
-            let invoke = try #require(try request.payload?.decode(as: NodeInvokeRequest.self))
-            _ = try await node.client.request("node.invoke.result", params: try JSONValue(encoding: NodeInvokeResult(
-                id: invoke.id, nodeId: identity.deviceId, ok: false,
-                error: NodeInvokeError(code: "NODE_BACKGROUND_UNAVAILABLE", message: "app is in the background"))))
-            let (answer, _) = try await writer.client.collect(untilResponseTo: "invoke-req")
+            let (node, deviceId, answer) = try await Self.backgroundSnapQueued(gateway, node: 0x62, operator: 0x63,
+                                                                                params: ["facing": "back"], idempotencyKey: "snap-1")
             #expect(answer.error?.code == "UNAVAILABLE")
             #expect(answer.error?.detailCode == "QUEUED_UNTIL_FOREGROUND")
             #expect(answer.error?.retryable == true)
             #expect(answer.error?.details?["nodeError"]?["code"] == "NODE_BACKGROUND_UNAVAILABLE")
             let actionId = try #require(answer.error?.details?["queuedActionId"]?.stringValue)
-            #expect(await gateway.pendingActions(nodeId: identity.deviceId).map(\.id) == [actionId])
+            #expect(await gateway.pendingActions(nodeId: deviceId).map(\.id) == [actionId])
 
             let pulled = try await node.client.request("node.pending.pull", params: nil)
             let actions = pulled.payload?["actions"]?.arrayValue ?? []
@@ -191,7 +189,7 @@ struct DrainAndPendingActionTests {
             let acked = try await node.client.request("node.pending.ack", params: ["ids": [.string(actionId)]])
             #expect(acked.payload?["ackedIds"] == [.string(actionId)])
             #expect(acked.payload?["remainingCount"] == 0)
-            #expect(await gateway.pendingActions(nodeId: identity.deviceId).isEmpty)
+            #expect(await gateway.pendingActions(nodeId: deviceId).isEmpty)
         }
     }
 }
