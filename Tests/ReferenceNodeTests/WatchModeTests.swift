@@ -19,18 +19,7 @@ struct WatchModeTests {
         let timeline = VirtualTimeline()
         let executor = SimulationExecutor(seed: 7, timeline: timeline, limits: .init(wallClock: .seconds(60)))
         try await executor.run {
-            let network = InMemoryNetwork()
-            var configuration = GatewayConfiguration()
-            configuration.clock = .manual(on: timeline)
-            configuration.network = network
-            let gateway = try await Gateway.start(configuration)
-            let code = await gateway.makeSetupCode(profile: .nodeOnly)
-            var clientConfiguration = ReferenceConfiguration(
-                gatewayURL: gateway.url, stateDirectory: TestSupport.temporaryDirectory(), seed: 42,
-                clock: GatewayTimeClock(clock: gateway.clock), persona: .appleWatch, operatorSession: .disabled,
-                setupCode: code.encoded, connector: network, reproducible: true)
-            clientConfiguration.transport = .watchDirect
-            let client = ReferenceClient(configuration: clientConfiguration)
+            let (gateway, client) = try await Self.watchClientAndGateway(on: timeline, clientSeed: 42)
             try await client.start()
             let wait: Duration = .seconds(10)
             do {
@@ -103,18 +92,7 @@ struct WatchModeTests {
             let timeline = VirtualTimeline()
             let executor = SimulationExecutor(seed: seed, timeline: timeline, limits: .init(wallClock: .seconds(30)))
             let (closedAtMs, leftAtMs) = try await executor.run { () async throws -> (Int64?, Int64) in
-                let network = InMemoryNetwork()
-                var configuration = GatewayConfiguration()
-                configuration.clock = .manual(on: timeline)
-                configuration.network = network
-                let gateway = try await Gateway.start(configuration)
-                let code = await gateway.makeSetupCode(profile: .nodeOnly)
-                var clientConfiguration = ReferenceConfiguration(
-                    gatewayURL: gateway.url, stateDirectory: TestSupport.temporaryDirectory(), seed: seed,
-                    clock: GatewayTimeClock(clock: gateway.clock), persona: .appleWatch, operatorSession: .disabled,
-                    setupCode: code.encoded, connector: network, reproducible: true)
-                clientConfiguration.transport = .watchDirect
-                let client = ReferenceClient(configuration: clientConfiguration)
+                let (gateway, client) = try await Self.watchClientAndGateway(on: timeline, clientSeed: seed)
                 try await client.start()
                 _ = await gateway.waitForEvent(timeout: .seconds(10)) {
                     if case .watchRequest(_, let path) = $0 { return path == WatchDirectRules.pollPath }
@@ -134,5 +112,22 @@ struct WatchModeTests {
             }
             #expect(closedAtMs == leftAtMs, "seed \(seed): the session closed at \(closedAtMs.map(String.init) ?? "never"), the client left at \(leftAtMs)")
         }
+    }
+
+    /// A Gateway on `timeline` over an in-memory network and the reference client in Watch mode,
+    /// holding a `node` setup code for it (not started).
+    static func watchClientAndGateway(on timeline: VirtualTimeline, clientSeed: UInt64) async throws -> (Gateway, ReferenceClient) {
+        let network = InMemoryNetwork()
+        var configuration = GatewayConfiguration()
+        configuration.clock = .manual(on: timeline)
+        configuration.network = network
+        let gateway = try await Gateway.start(configuration)
+        let code = await gateway.makeSetupCode(profile: .nodeOnly)
+        var clientConfiguration = ReferenceConfiguration(
+            gatewayURL: gateway.url, stateDirectory: TestSupport.temporaryDirectory(), seed: clientSeed,
+            clock: GatewayTimeClock(clock: gateway.clock), persona: .appleWatch, operatorSession: .disabled,
+            setupCode: code.encoded, connector: network, reproducible: true)
+        clientConfiguration.transport = .watchDirect
+        return (gateway, ReferenceClient(configuration: clientConfiguration))
     }
 }
