@@ -11,8 +11,10 @@ let life005 = Scenario(
         Pairs the client automatically and starts a restart drain: the Gateway keeps the session \
         but refuses every new request with UNAVAILABLE, retryable:true, retryAfterMs 1000 and \
         details.reason gateway-restarting. Then background-wake with trigger bg_app_refresh, so \
-        the client sends its presence beacon (or whatever request it sends first). After the \
-        first refusal the drain goes on for 2.5 s of client time and then ends. The method of \
+        the client sends its presence beacon (or whatever request it sends first) on its node \
+        session. Only a request of that node session counts: the operator session the client may \
+        open at the same time sends its own requests, and which of the two is refused first is a \
+        race, not a property of the client. After the first refusal the drain goes on for 2.5 s of client time and then ends. The method of \
         the first refused request must be sent again and served within 15 s after the drain \
         ended, and no resend of it may come sooner than retryAfterMs after the refusal before it \
         (Gateway clock).
@@ -22,13 +24,13 @@ let life005 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    _ = try await run.nodeSession()
+    let node = try await run.nodeSession()
     let reason = GatewayDrain.restarting.reason
     await run.gateway.beginDrain(.restarting)
     let start = run.mark()
     async let wake = run.client.reply(to: .backgroundWake(trigger: "bg_app_refresh"))
-    let (connectionId, requestId) = try await run.waitForEvent("a request refused with UNAVAILABLE \(reason)", from: start) { event -> (String, String)? in
-        guard case .frameOut(let connectionId, .response(let response)) = event, !response.ok,
+    let (connectionId, requestId) = try await run.waitForEvent("a request of the node session refused with UNAVAILABLE \(reason)", from: start) { event -> (String, String)? in
+        guard case .frameOut(let connectionId, .response(let response)) = event, connectionId == node.connectionId, !response.ok,
               response.error?.details?["reason"]?.stringValue == reason else { return nil }
         return (connectionId, response.id)
     }
