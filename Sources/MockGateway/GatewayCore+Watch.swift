@@ -189,6 +189,11 @@ extension GatewayCore {
         return .admitted(nodeId: device.deviceId, connectionId: connectionId, deviceToken: token)
     }
 
+    /// Registers the Watch node with the command surface a WebSocket node would get
+    /// (docs/protocol.md §6.7): its declared commands reconciled with its approved surface and
+    /// cut by the node command policy's watchOS allowlist (upstream's Watch connect calls
+    /// `reconcileNodePairingOnConnect` like the WebSocket connect). A widened surface registers
+    /// only the approved commands and opens a node pairing request (`node.pair.requested`).
     private func registerWatchNode(_ candidate: WatchConnectCandidate, connectionId: String) {
         let params = candidate.params
         let nodeId = candidate.device.deviceId
@@ -196,7 +201,7 @@ extension GatewayCore {
             nodeId: nodeId, connectionId: connectionId, clientId: params.client.id.rawValue, clientMode: params.client.mode.rawValue,
             displayName: params.client.displayName, platform: params.client.platform, version: params.client.version,
             deviceFamily: params.client.deviceFamily, modelIdentifier: params.client.modelIdentifier, caps: params.caps ?? [],
-            commands: watchCommands(declared: params.commands ?? [], platform: params.client.platform),
+            commands: reconcileNodeSurface(nodeId: nodeId, params: params, remoteIp: candidate.clientAddress),
             permissions: params.permissions ?? [:], pathEnv: nil, remoteIp: candidate.clientAddress, connectedAtMs: nowMs)
         if let replaced = nodes.register(node) {
             failInvokes(onConnection: replaced)
@@ -204,13 +209,6 @@ extension GatewayCore {
         }
         events.append(.nodeConnected(nodeId: nodeId, connectionId: connectionId))
         broadcastPresence()
-    }
-
-    /// The command policy's call site for Watch nodes: the commands a Watch may be invoked with,
-    /// from those it declared (already bounded to the Watch surface by the route). The Gateway's
-    /// node command policy filters them here like a WebSocket node's.
-    func watchCommands(declared: [String], platform: String) -> [String] {
-        declared
     }
 }
 
