@@ -246,6 +246,16 @@ def main():
     check("connect_device_token", status == 200 and again.get("deviceToken") == device_token, status=status)
     status, _, body = gateway.request("GET", "/nope")
     check("unknown_route", status == 404 and body == {"ok": False, "error": "not found"}, status=status)
+    # Every challenge counts in the watch-challenge rate limit (the connect above reset it): with
+    # the rate limits on for loopback (serve --rate-limit-loopback) the eleventh within the minute
+    # is refused with 429, Retry-After and upstream's rate_limited body.
+    answers = [gateway.request("GET", "/challenge") for _ in range(11)]
+    status, headers, body = answers[-1]
+    check("challenge_rate_limited", all(answer[0] == 200 for answer in answers[:10]) and status == 429
+          and headers.get("retry-after", "").isdigit() and int(headers["retry-after"]) > 0
+          and body == {"error": {"message": "Too many failed authentication attempts. Please try again later.",
+                                 "type": "rate_limited"}},
+          statuses=[answer[0] for answer in answers], headers=headers, body=body)
     emit(step="done", failures=FAILURES)
     return 1 if FAILURES else 0
 
