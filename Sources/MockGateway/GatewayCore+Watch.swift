@@ -173,6 +173,14 @@ extension GatewayCore {
             applyPairingEffects(effects)
             handOff = admitted.bootstrapHandOff
         }
+        // A device's first node surface is a node pairing request, counted per address in the
+        // node-pairing rate limit as on the WebSocket path (`admitNodeSurface`; upstream's Watch
+        // connect wraps `requestNodePairing` in AUTH_RATE_LIMIT_SCOPE_NODE_PAIRING): locked out, 429.
+        if nodeSurfaces[device.deviceId] != device.publicKey {
+            let check = authRateLimiter.check(address, scope: .nodePairing, nowMs: nowMs)
+            guard check.allowed else { return .rateLimited(retryAfterMs: check.retryAfterMs) }
+            authRateLimiter.recordFailure(address, scope: .nodePairing, nowMs: nowMs)
+        }
         pairingStore.recordConnect(attempt, nowMs: nowMs)
         nodeSurfaces[device.deviceId] = device.publicKey
         let grant = pairingStore.grantHelloAuth(deviceId: device.deviceId, role: .node, scopes: [], handOff: handOff,

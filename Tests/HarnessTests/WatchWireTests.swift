@@ -126,4 +126,34 @@ struct WatchWireTests {
             }
         }
     }
+
+    /// A Watch's first node surface counts in the node-pairing rate limit like a WebSocket node's
+    /// (upstream's Watch connect wraps `requestNodePairing` in the node-pairing scope): the
+    /// eleventh new Watch from one address within the window gets 429. Break tried: no check on
+    /// the Watch route (before) fails `watch-node-pairing-rate-limited` (eleven 200s).
+    @Test func newWatchesCountInTheNodePairingRateLimit() async throws {
+        try await ServeProcess.withServe(["--show-secrets", "--rate-limit-loopback"]) { serve, url in
+            var tokens: [String] = []
+            for _ in 0..<11 {
+                let cursor = serve.objects.count
+                try serve.send("setup-code --profile node")
+                let reply = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "setup-code" },
+                                         Comment(rawValue: serve.transcript))
+                tokens.append(try #require(reply["result"]?["bootstrapToken"]?.stringValue))
+            }
+            let base = url.replacingOccurrences(of: "ws://", with: "http://")
+            let peer = try InteropPython.start("watch_surface_peer.py", [url, base] + tokens + ["--pairing-limit"])
+            do {
+                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+                let line = try #require(await peer.object(timeout: .seconds(60), "check", "watch-node-pairing-rate-limited"), context())
+                #expect(line["ok"] == true, "\(line["detail"]?.jsonString ?? "")")
+                _ = try #require(await peer.object(timeout: .seconds(60), "step", "done"), context())
+                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+                await peer.kill()
+            } catch {
+                await peer.kill()
+                throw error
+            }
+        }
+    }
 }

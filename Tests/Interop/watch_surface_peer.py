@@ -5,6 +5,7 @@ command surface rules like a WebSocket node's (docs/protocol.md §6.7, §13), ag
 `harness serve --pairing auto --node-command-deny device.status`.
 
     watch_surface_peer.py WS_URL HTTP_BASE BOOTSTRAP_TOKEN [--timeout SECONDS]
+    watch_surface_peer.py WS_URL HTTP_BASE TOKEN... --pairing-limit
 
 One JSON line per check on stdout ({"check": NAME, "ok": BOOL, "detail": ...}):
 
@@ -19,6 +20,11 @@ One JSON line per check on stdout ({"check": NAME, "ok": BOOL, "detail": ...}):
     watch-deny-wins           a reconnect that also declares device.status (denied by
                               --node-command-deny) opens no request, and node.invoke device.status
                               is refused as blocked by the deny list
+
+With --pairing-limit and eleven node setup codes' tokens (against serve --rate-limit-loopback) it
+pairs eleven new Watches instead:
+
+    watch-node-pairing-rate-limited   ten first node surfaces pass, the eleventh connect is 429
 
 then {"step": "done", "ok": true} or {"step": "error", "message": ...} (exit status 1).
 """
@@ -137,15 +143,37 @@ async def run(url, base, bootstrap, timeout):
     await peer.operator.close()
 
 
+def run_pairing_limit(base, tokens):
+    """Pairs one new Watch per bootstrap token from this address: the first ten node surfaces are
+    counted in the node-pairing rate limit, the eleventh connect is refused with 429."""
+    http = WatchGateway(base, None)
+    statuses = []
+    last = (0, {}, None)
+    for index, token in enumerate(tokens):
+        watch = WatchIdentity(bytes([0x70 + index]) * 32)
+        nonce = http.challenge()
+        last = http.request("POST", "/connect", watch.connect_params(nonce["nonce"], nonce["ts"], {"bootstrapToken": token}))
+        statuses.append(last[0])
+    status, headers, body = last
+    check("watch-node-pairing-rate-limited",
+          statuses[:-1] == [200] * (len(tokens) - 1) and status == 429 and headers.get("retry-after", "").isdigit()
+          and (body or {}).get("error", {}).get("type") == "rate_limited", {"statuses": statuses, "body": body})
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("url")
     parser.add_argument("base")
-    parser.add_argument("bootstrap_token")
+    parser.add_argument("bootstrap_token", nargs="+")
     parser.add_argument("--timeout", type=float, default=90)
+    parser.add_argument("--pairing-limit", action="store_true",
+                        help="pair one new Watch per token (serve --rate-limit-loopback, eleven tokens)")
     args = parser.parse_args()
     try:
-        asyncio.run(asyncio.wait_for(run(args.url, args.base, args.bootstrap_token, args.timeout), args.timeout))
+        if args.pairing_limit:
+            run_pairing_limit(args.base, args.bootstrap_token)
+        else:
+            asyncio.run(asyncio.wait_for(run(args.url, args.base, args.bootstrap_token[0], args.timeout), args.timeout))
     except Exception as exc:  # report every failure as one line, then fail
         emit(step="error", message=f"{type(exc).__name__}: {exc}")
         sys.exit(1)
