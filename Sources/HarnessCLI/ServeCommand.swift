@@ -63,6 +63,8 @@ enum ServeCommand {
             .flag("--tls", help: "Serve wss:// with a self-signed certificate (kept in --state-dir, else new every run); Linux only."),
             .option("--cert", "FILE", help: "Serve wss:// with this PEM certificate (chain) instead (implies --tls); needs --key."),
             .option("--key", "FILE", help: "The PEM private key of --cert; needs --cert."),
+            .option("--tls-cert", "FILE", help: "Same as --cert (for a certificate an Apple Watch trusts: docs/harness-serve.md)."),
+            .option("--tls-key", "FILE", help: "Same as --key."),
             .option("--url", SetupCodeURLOption.self,
                     help: "The URL setup codes carry (default: the listening URL, a LAN address for 0.0.0.0)."),
             .flag("--qr", help: "Issue a setup code at start and draw its QR code (text output; with --json use --qr-png)."),
@@ -92,7 +94,7 @@ enum ServeCommand {
         }
         MemoryReturn.configure()
         let temporaryTLS = configuration.tls.flatMap { tls in
-            configuration.stateStore == nil && !arguments.isSet("--cert") ? URL(fileURLWithPath: tls.certificateFile).deletingLastPathComponent() : nil
+            configuration.stateStore == nil && ServeOptions.tlsFiles(arguments).certificate == nil ? URL(fileURLWithPath: tls.certificateFile).deletingLastPathComponent() : nil
         }
         defer { if let temporaryTLS { try? FileManager.default.removeItem(at: temporaryTLS) } }
         let gateway: Gateway
@@ -353,12 +355,22 @@ enum ServeOptions {
         return configuration
     }
 
-    /// `--tls`, `--cert`, `--key`: the files to serve with, generating a self-signed certificate
-    /// on first use (into `--state-dir`, else into a temporary directory removed on exit).
+    /// `--cert FILE` or its alias `--tls-cert FILE`, `--key FILE` or `--tls-key FILE`.
+    static func tlsFiles(_ arguments: ParsedArguments) -> (certificate: String?, key: String?) {
+        (arguments.value("--cert") ?? arguments.value("--tls-cert"), arguments.value("--key") ?? arguments.value("--tls-key"))
+    }
+
+    /// `--tls`, `--cert`/`--tls-cert`, `--key`/`--tls-key`: the files to serve with, generating a
+    /// self-signed certificate on first use (into `--state-dir`, else into a temporary directory
+    /// removed on exit).
     static func tlsConfiguration(_ arguments: ParsedArguments, host: String,
                                  stateStore: GatewayStateStore?) throws -> WebSocketTLSServerConfiguration? {
-        let certificate = arguments.value("--cert")
-        let key = arguments.value("--key")
+        for (name, alias) in [("--cert", "--tls-cert"), ("--key", "--tls-key")] {
+            if let first = arguments.value(name), let second = arguments.value(alias), first != second {
+                throw Invalid(description: "\(name) and \(alias) name different files")
+            }
+        }
+        let (certificate, key) = tlsFiles(arguments)
         guard arguments.isSet("--tls") || certificate != nil || key != nil else { return nil }
         guard WebSocketTLS.isAvailable else { throw Invalid(description: "--tls: TLS needs OpenSSL; not available on this platform") }
         if certificate != nil || key != nil {

@@ -11,6 +11,23 @@ extension GatewayCore {
         return capability
     }
 
+    /// `node.pluginSurface.refresh {surface}` (upstream src/gateway/server-methods/nodes.ts@009f87da):
+    /// `surface` is required (a non-empty string after trimming, else `INVALID_REQUEST "surface
+    /// required"`); a surface the session got no URL for at `hello-ok` (any but `canvas`, or
+    /// `canvas` for a node on the legacy node protocol) is `UNAVAILABLE "<surface> plugin surface
+    /// unavailable"`; otherwise a fresh capability and `{surface, pluginSurfaceUrls, expiresAtMs}`.
+    func pluginSurfaceRefresh(_ call: MethodCall) {
+        let surface = call.params?["surface"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        guard !surface.isEmpty else {
+            return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "surface required"))
+        }
+        guard surface == CanvasSurface.canvasSurfaceName, call.session.pluginSurfaces.contains(surface) else {
+            return fail(call, ErrorShape(code: ErrorCode.unavailable.rawValue, message: "\(surface) plugin surface unavailable"))
+        }
+        let capability = issueCanvasCapability(connectionId: call.connectionId, nodeId: call.nodeId)
+        reply(call, canvasSurface.pluginSurfaceRefreshPayload(capability: capability, nowMs: nowMs))
+    }
+
     /// Answers a request under the capability prefix, `/__openclaw__/canvas/` or
     /// `/__openclaw__/a2ui/`, and records it as a ``GatewayEvent/canvasRequest(_:)``.
     func canvasHTTP(_ request: HTTPRequest) -> HTTPResponse {

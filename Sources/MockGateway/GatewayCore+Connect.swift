@@ -268,6 +268,7 @@ extension GatewayCore {
         let helloProtocol = profile.announcesCurrentProtocol ? profile.protocolVersion : admitted.negotiatedProtocol
         let canvas = helloCanvasFields(role: role, offeredMaxProtocol: params.maxProtocol, connectionId: connectionId,
                                        nodeId: nodeId)
+        connections[connectionId]?.session?.pluginSurfaces = Set(canvas.pluginSurfaceUrls?.keys ?? [:].keys)
         let hello = HelloOK(
             protocol: helloProtocol,
             server: HelloServerInfo(version: profile.serverVersion, connId: connectionId),

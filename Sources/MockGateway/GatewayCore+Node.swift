@@ -29,8 +29,11 @@ extension GatewayCore {
         ])
     }
 
-    /// The canvas URLs, from the bound address (the core's configuration carries the bound port).
-    var canvasSurface: CanvasSurface { CanvasSurface(host: configuration.host, port: configuration.port) }
+    /// The canvas URLs, from the bound address (the core's configuration carries the bound
+    /// port), `https` when the Gateway serves TLS.
+    var canvasSurface: CanvasSurface {
+        CanvasSurface(host: configuration.host, port: configuration.port, tls: configuration.tls != nil)
+    }
 
     /// A fresh canvas capability (18 bytes of the capability stream, base64url).
     func mintCanvasCapability() -> String {

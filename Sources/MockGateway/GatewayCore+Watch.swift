@@ -173,6 +173,14 @@ extension GatewayCore {
             applyPairingEffects(effects)
             handOff = admitted.bootstrapHandOff
         }
+        // A device's first node surface is a node pairing request, counted per address in the
+        // node-pairing rate limit as on the WebSocket path (`admitNodeSurface`; upstream's Watch
+        // connect wraps `requestNodePairing` in AUTH_RATE_LIMIT_SCOPE_NODE_PAIRING): locked out, 429.
+        if nodeSurfaces[device.deviceId] != device.publicKey {
+            let check = authRateLimiter.check(address, scope: .nodePairing, nowMs: nowMs)
+            guard check.allowed else { return .rateLimited(retryAfterMs: check.retryAfterMs) }
+            authRateLimiter.recordFailure(address, scope: .nodePairing, nowMs: nowMs)
+        }
         pairingStore.recordConnect(attempt, nowMs: nowMs)
         nodeSurfaces[device.deviceId] = device.publicKey
         let grant = pairingStore.grantHelloAuth(deviceId: device.deviceId, role: .node, scopes: [], handOff: handOff,
@@ -189,6 +197,11 @@ extension GatewayCore {
         return .admitted(nodeId: device.deviceId, connectionId: connectionId, deviceToken: token)
     }
 
+    /// Registers the Watch node with the command surface a WebSocket node would get
+    /// (docs/protocol.md §6.7): its declared commands reconciled with its approved surface and
+    /// cut by the node command policy's watchOS allowlist (upstream's Watch connect calls
+    /// `reconcileNodePairingOnConnect` like the WebSocket connect). A widened surface registers
+    /// only the approved commands and opens a node pairing request (`node.pair.requested`).
     private func registerWatchNode(_ candidate: WatchConnectCandidate, connectionId: String) {
         let params = candidate.params
         let nodeId = candidate.device.deviceId
@@ -196,7 +209,7 @@ extension GatewayCore {
             nodeId: nodeId, connectionId: connectionId, clientId: params.client.id.rawValue, clientMode: params.client.mode.rawValue,
             displayName: params.client.displayName, platform: params.client.platform, version: params.client.version,
             deviceFamily: params.client.deviceFamily, modelIdentifier: params.client.modelIdentifier, caps: params.caps ?? [],
-            commands: watchCommands(declared: params.commands ?? [], platform: params.client.platform),
+            commands: reconcileNodeSurface(nodeId: nodeId, params: params, remoteIp: candidate.clientAddress),
             permissions: params.permissions ?? [:], pathEnv: nil, remoteIp: candidate.clientAddress, connectedAtMs: nowMs)
         if let replaced = nodes.register(node) {
             failInvokes(onConnection: replaced)
@@ -204,13 +217,6 @@ extension GatewayCore {
         }
         events.append(.nodeConnected(nodeId: nodeId, connectionId: connectionId))
         broadcastPresence()
-    }
-
-    /// The command policy's call site for Watch nodes: the commands a Watch may be invoked with,
-    /// from those it declared (already bounded to the Watch surface by the route). The Gateway's
-    /// node command policy filters them here like a WebSocket node's.
-    func watchCommands(declared: [String], platform: String) -> [String] {
-        declared
     }
 }
 

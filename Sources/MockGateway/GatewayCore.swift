@@ -29,6 +29,9 @@ struct Session: Sendable {
     /// The node pairing generation the session was admitted with (see
     /// `GatewayCore.pairingGeneration(deviceId:)`), `nil` when not paired as a node.
     var pairingGeneration: String? = nil
+    /// The plugin surfaces `hello-ok.pluginSurfaceUrls` gave this session a URL for (`canvas`),
+    /// the ones `node.pluginSurface.refresh` can renew.
+    var pluginSurfaces: Set<String> = []
 
     var isNode: Bool { role == GatewayRole.node.rawValue }
 }

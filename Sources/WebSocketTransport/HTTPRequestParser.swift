@@ -2,10 +2,12 @@
 /// WebSocket upgrade, or an error to answer) out. It keeps what follows a request, so pipelined
 /// requests come out one after the other.
 ///
-/// It is as small as the routes need: the request line, header fields, `Content-Length` bodies
-/// and keep-alive. A `Transfer-Encoding` request gets 501, an unparsable one 400, a head over
-/// ``HTTPLimits/maxHeadBytes`` 431, a body over ``HTTPLimits/maxBodyBytes`` 413, an HTTP
-/// version other than 1.0 and 1.1 505. After an error the connection closes.
+/// It is as small as the routes need: the request line, header fields, `Content-Length` bodies,
+/// `Transfer-Encoding: chunked` bodies (decoded; extensions and trailer fields read and dropped)
+/// and keep-alive. Another transfer coding gets 501, both `Transfer-Encoding` and
+/// `Content-Length` (or an unparsable request) 400, a head over ``HTTPLimits/maxHeadBytes`` 431, a
+/// body over ``HTTPLimits/maxBodyBytes`` 413 (a chunked one as soon as its decoded bytes pass the
+/// limit), an HTTP version other than 1.0 and 1.1 505. After an error the connection closes.
 struct HTTPRequestParser: Sendable {
     /// What the next buffered bytes are.
     enum Event: Sendable, Hashable {
@@ -25,8 +27,8 @@ struct HTTPRequestParser: Sendable {
     private var buffer: [UInt8] = []
     /// Where the search for the end of the head resumes.
     private var searched = 0
-    /// A parsed head waiting for its body.
-    private var pending: (request: HTTPRequest, length: Int, keepAlive: Bool, http10: Bool)?
+    /// A parsed head waiting for its body (`length` is ignored for a chunked body).
+    private var pending: (request: HTTPRequest, length: Int, chunked: Bool, keepAlive: Bool, http10: Bool)?
     private var failed = false
 
     /// Creates a parser with the given limits.
@@ -74,13 +76,26 @@ struct HTTPRequestParser: Sendable {
                 buffer.removeFirst(end)
                 let request = HTTPRequest(method: parsed.method, target: parsed.target, headers: parsed.headers,
                                           remoteAddress: remoteAddress, remotePort: remotePort, isSecure: isSecure)
-                pending = (request, parsed.length, parsed.keepAlive, parsed.http10)
+                pending = (request, parsed.length, parsed.chunked, parsed.keepAlive, parsed.http10)
             }
         }
-        guard let waiting = pending, buffer.count >= waiting.length else { return .needMoreData }
+        guard let waiting = pending else { return .needMoreData }
         var request = waiting.request
-        request.body = Array(buffer[..<waiting.length])
-        buffer.removeFirst(waiting.length)
+        if waiting.chunked {
+            switch ChunkedBody.decode(buffer, maxBodyBytes: limits.maxBodyBytes, maxLineBytes: limits.maxHeadBytes) {
+            case .needMoreData:
+                return .needMoreData
+            case .invalid(let status, let message):
+                return fail(status, message)
+            case .complete(let body, let consumed):
+                request.body = body
+                buffer.removeFirst(consumed)
+            }
+        } else {
+            guard buffer.count >= waiting.length else { return .needMoreData }
+            request.body = Array(buffer[..<waiting.length])
+            buffer.removeFirst(waiting.length)
+        }
         pending = nil
         return .request(request, keepAlive: waiting.keepAlive, http10: waiting.http10)
     }
@@ -98,6 +113,7 @@ struct HTTPRequestParser: Sendable {
         var target: String
         var headers: WebSocketHTTPHeaders
         var length: Int
+        var chunked = false
         var keepAlive: Bool
         var http10: Bool
         var upgrade: Bool
@@ -153,8 +169,20 @@ struct HTTPRequestParser: Sendable {
             return .success(Head(method: method, target: target, headers: headers, length: 0, keepAlive: false, http10: http10,
                                  upgrade: true))
         }
-        guard headers["Transfer-Encoding"] == nil else {
-            return .failure(HeadError(status: 501, message: "Transfer-Encoding is not supported; send Content-Length"))
+        let codings = headers.values(for: "Transfer-Encoding").flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        if !codings.isEmpty {
+            // Both framings at once is how requests are smuggled past proxies: refused (RFC 9112 §6.3).
+            guard headers["Content-Length"] == nil else {
+                return .failure(HeadError(status: 400, message: "both Transfer-Encoding and Content-Length"))
+            }
+            guard !http10 else { return .failure(HeadError(status: 400, message: "Transfer-Encoding in an HTTP/1.0 request")) }
+            guard codings == ["chunked"] else {
+                return .failure(HeadError(status: 501, message: "only the chunked transfer coding is supported"))
+            }
+            let keepAlive = !headers.containsToken("close", in: "Connection")
+            return .success(Head(method: method, target: target, headers: headers, length: 0, chunked: true, keepAlive: keepAlive,
+                                 http10: false, upgrade: false))
         }
         let lengths = Set(headers.values(for: "Content-Length").flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces) })
@@ -184,6 +212,77 @@ struct HTTPRequestParser: Sendable {
         default:
             Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
         }
+    }
+}
+
+/// The decoding of a `Transfer-Encoding: chunked` body (RFC 9112 section 7.1): chunk sizes in
+/// hexadecimal with optional extensions (ignored), the chunks, the last (size 0) chunk and the
+/// trailer section (read and dropped). Decoded from the start of the buffer each time more bytes
+/// arrive, which is cheap for bodies as small as the routes take.
+enum ChunkedBody {
+    /// What the buffered bytes are.
+    enum Outcome: Sendable, Hashable {
+        /// Not complete yet (and nothing wrong so far).
+        case needMoreData
+        /// Refused: answer `status` with `message` and close.
+        case invalid(status: Int, message: String)
+        /// The decoded body, and how many buffered bytes the chunked message took.
+        case complete(body: [UInt8], consumed: Int)
+    }
+
+    /// Decodes the chunked body at the start of `bytes`; more than `maxBodyBytes` decoded bytes
+    /// is 413 at once, a size or trailer line longer than `maxLineBytes` 400 (431 for trailers).
+    static func decode(_ bytes: [UInt8], maxBodyBytes: Int, maxLineBytes: Int) -> Outcome {
+        var body: [UInt8] = []
+        var position = 0
+        while true {
+            guard let lineEnd = lineEnd(in: bytes, from: position) else {
+                return bytes.count - position > maxLineBytes ? .invalid(status: 400, message: "chunk size line too long") : .needMoreData
+            }
+            let line = bytes[position..<lineEnd]
+            let sizeText = line.prefix { $0 != UInt8(ascii: ";") }.filter { $0 != 32 && $0 != 9 }
+            guard !sizeText.isEmpty, sizeText.count <= 15, sizeText.allSatisfy(isHexDigit),
+                  let size = Int(String(decoding: sizeText, as: UTF8.self), radix: 16)
+            else { return .invalid(status: 400, message: "invalid chunk size") }
+            position = lineEnd + 2
+            if size == 0 { break }
+            guard body.count + size <= maxBodyBytes else {
+                return .invalid(status: 413, message: "the body is larger than \(maxBodyBytes) bytes")
+            }
+            guard bytes.count >= position + size + 2 else {
+                return .needMoreData
+            }
+            guard bytes[position + size] == 13, bytes[position + size + 1] == 10 else {
+                return .invalid(status: 400, message: "a chunk does not end with CRLF")
+            }
+            body.append(contentsOf: bytes[position..<(position + size)])
+            position += size + 2
+        }
+        // Trailer fields until the empty line; they are not kept.
+        let trailerStart = position
+        while true {
+            guard let lineEnd = lineEnd(in: bytes, from: position) else {
+                return bytes.count - trailerStart > maxLineBytes ? .invalid(status: 431, message: "trailer section too large")
+                    : .needMoreData
+            }
+            if lineEnd == position { return .complete(body: body, consumed: lineEnd + 2) }
+            guard lineEnd - trailerStart <= maxLineBytes else { return .invalid(status: 431, message: "trailer section too large") }
+            position = lineEnd + 2
+        }
+    }
+
+    /// The index of the CR of the next CRLF at or after `start`.
+    private static func lineEnd(in bytes: [UInt8], from start: Int) -> Int? {
+        var index = start
+        while index + 1 < bytes.count {
+            if bytes[index] == 13, bytes[index + 1] == 10 { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
     }
 }
 

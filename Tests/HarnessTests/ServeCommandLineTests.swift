@@ -13,7 +13,9 @@ struct ServeCommandLineTests {
     @Test func invalidFlagValuesExitWithUsageErrors() async throws {
         for arguments in [["--auth", "bogus"], ["--port", "70000"], ["--profile", "ancient"], ["--pairing", "sometimes"],
                           ["--trusted-cidr", "10.0.0.0/40"], ["--tick-interval-ms", "0"], ["--bogus"],
-                          ["--port", "-1"], ["--url", "http://192.168.1.20:18789"], ["--url", "ws://"], ["--cert", "/nonexistent.pem"]] {
+                          ["--port", "-1"], ["--url", "http://192.168.1.20:18789"], ["--url", "ws://"], ["--cert", "/nonexistent.pem"],
+                          ["--tls-cert", "/nonexistent.pem"], ["--tls-cert", "/a.pem", "--tls-key", "/nonexistent.key"],
+                          ["--cert", "/a.pem", "--tls-cert", "/b.pem", "--key", "/k.pem"]] {
             let serve = try ServeProcess.start(arguments)
             let status = await serve.waitForExit(timeout: .seconds(30))
             await serve.kill()

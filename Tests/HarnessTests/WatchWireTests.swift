@@ -1,24 +1,69 @@
 import Foundation
 import GatewayProtocol
 import Testing
+import TestSupport
+import WebSocketTransport
 
 /// The Apple Watch direct mode of `harness serve` over HTTP, against an independent client
 /// (`Tests/Interop/watch_peer.py`: Python's `http.client` and `cryptography`, no project code),
 /// driven through the console like a person would (docs/protocol.md §13). Every route, status and
 /// limit the peer can reach on the wire is one `check` line; each was seen to fail against a
-/// deliberately broken rule (the machine's unit tests name the breaks).
+/// deliberately broken rule (the machine's unit tests name the breaks; `challenge_rate_limited`
+/// failed with the challenge's rate-limit check removed, `chunked_too_large` and `chunked_result`
+/// with the parser's former 501 for every `Transfer-Encoding`).
 @Suite(.enabled(if: InteropPython.shouldRun, "Python with websockets and cryptography not found (.venv or OPENCLAW_PYTHON)"))
 struct WatchWireTests {
     @Test func pythonWatchClientChecksEveryRoute() async throws {
-        try await ServeProcess.withServe(["--show-secrets", "--rate-limit-loopback"]) { serve, url in
+        try await runWatchPeer(serveArguments: [], peerArguments: [])
+    }
+
+    /// The same client over `https`, against `serve --tls-cert/--tls-key` with a certificate made
+    /// as docs/harness-serve.md ("An Apple Watch") says (a private CA, a leaf with the address in
+    /// `subjectAltName`, EKU `serverAuth`, 397 days), trusted through the CA file alone, as the
+    /// Watch trusts it through the CA installed on its iPhone: Python's default context verifies
+    /// the chain and the address (`X509_STRICT` rules). Shown to fail with `--tls` instead (a
+    /// self-signed certificate the CA did not sign: the peer's first request fails to verify).
+    @Test(.enabled(if: WebSocketTLS.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"),
+                   "needs OpenSSL and the openssl command"))
+    func pythonWatchClientOverHTTPSWithAPrivateCA() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("watch-ca-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let made = try await AsyncProcess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "cd '\(directory.path)' && \(Self.certificateScript)"])
+        try #require(made.status == 0, "openssl: \(made.stderrText)")
+        try await runWatchPeer(
+            serveArguments: ["--tls-cert", directory.appendingPathComponent("gateway.pem").path,
+                             "--tls-key", directory.appendingPathComponent("gateway.key").path],
+            peerArguments: ["--cafile", directory.appendingPathComponent("ca.pem").path])
+    }
+
+    /// The commands of docs/harness-serve.md ("An Apple Watch") for the address 127.0.0.1.
+    static let certificateScript = """
+        set -e
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 825 \\
+          -keyout ca.key -out ca.pem -subj "/CN=OpenClaw harness CA" \\
+          -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign"
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout gateway.key \\
+          -out gateway.csr -subj "/CN=localhost"
+        printf '%s\\n' "basicConstraints=critical,CA:FALSE" "keyUsage=critical,digitalSignature" \\
+          "extendedKeyUsage=serverAuth" "subjectAltName=IP:127.0.0.1,DNS:localhost" \\
+          "subjectKeyIdentifier=hash" "authorityKeyIdentifier=keyid,issuer" > gateway.ext
+        openssl x509 -req -in gateway.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 397 \\
+          -sha256 -extfile gateway.ext -out gateway.pem
+        """
+
+    /// Runs `watch_peer.py` against `serve` (plus `serveArguments`) through the console, and
+    /// expects every check to pass.
+    private func runWatchPeer(serveArguments: [String], peerArguments: [String]) async throws {
+        try await ServeProcess.withServe(["--show-secrets", "--rate-limit-loopback"] + serveArguments) { serve, url in
             func context(_ peer: LineProcess? = nil) -> Comment {
                 Comment(rawValue: serve.transcript + "\n" + (peer?.transcript ?? ""))
             }
             try serve.send("setup-code --profile node")
             let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" }, context())
             let token = try #require(reply["result"]?["bootstrapToken"]?.stringValue, context())
-            let base = url.replacingOccurrences(of: "ws://", with: "http://")
-            let peer = try InteropPython.start("watch_peer.py", [base, token])
+            let base = url.replacingOccurrences(of: "wss://", with: "https://").replacingOccurrences(of: "ws://", with: "http://")
+            let peer = try InteropPython.start("watch_peer.py", [base, token] + peerArguments)
             do {
                 let waiting = try #require(await peer.object(timeout: .seconds(60), "step", "waiting_invoke"), context(peer))
                 let nodeId = try #require(waiting["nodeId"]?.stringValue)
@@ -29,10 +74,12 @@ struct WatchWireTests {
                 _ = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "advance" }, context(peer))
                 try peer.send("advanced")
                 let checks = ["challenge", "challenge_method", "connect_canvas_refused", "connect_schema", "connect_two_credentials",
-                              "connect_skew", "connect_unknown_nonce", "connect_bad_signature", "connect_bootstrap", "connect_replay",
+                              "connect_skew", "connect_unknown_nonce", "connect_bad_signature", "chunked_too_large",
+                              "connect_bootstrap", "connect_replay",
                               "bootstrap_single_use", "poll_unknown_session", "poll_method", "poll_invoke", "result_accepted",
-                              "result_ignored", "result_invalid", "poll_superseded", "poll_timeout", "disconnect",
-                              "poll_after_disconnect", "connect_device_token", "unknown_route"]
+                              "result_ignored", "result_invalid", "chunked_result", "poll_superseded", "poll_timeout", "disconnect",
+                              "poll_after_disconnect", "connect_device_token", "unknown_route",
+                              "challenge_rate_limited"]
                 for check in checks {
                     let line = try #require(await peer.object(timeout: .seconds(60), "step", check), context(peer))
                     #expect(line["ok"] == true, "\(check): \(line.jsonString)")
@@ -40,6 +87,68 @@ struct WatchWireTests {
                 let done = try #require(await peer.object(timeout: .seconds(60), "step", "done"), context(peer))
                 #expect(done["failures"] == 0, context(peer))
                 #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context(peer))
+                await peer.kill()
+            } catch {
+                await peer.kill()
+                throw error
+            }
+        }
+    }
+
+    /// A Watch's connect goes through the node command surface rules of a WebSocket node
+    /// (`Tests/Interop/watch_surface_peer.py`: a Python Watch over HTTP and a Python operator over
+    /// WebSocket): the watchOS allowlist with `gateway.nodes.commands.deny`, effective versus
+    /// declared commands, and a widened surface opening a node pairing request. Break tried:
+    /// registering the Watch's declared commands as they came (the rule before, in
+    /// `registerWatchNode`) fails `watch-widened-requested` and `watch-effective`, and the peer
+    /// stops there (no request to approve).
+    @Test func watchConnectFollowsTheNodeCommandSurfaceRules() async throws {
+        try await ServeProcess.withServe(["--show-secrets", "--pairing", "auto", "--node-command-deny", "device.status"]) { serve, url in
+            try serve.send("setup-code --profile node")
+            let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" },
+                                     Comment(rawValue: serve.transcript))
+            let token = try #require(reply["result"]?["bootstrapToken"]?.stringValue)
+            let base = url.replacingOccurrences(of: "ws://", with: "http://")
+            let peer = try InteropPython.start("watch_surface_peer.py", [url, base, token, "--timeout", "60"])
+            do {
+                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+                for check in ["watch-paired", "watch-widened-requested", "watch-effective", "watch-withheld-refused",
+                              "watch-approved", "watch-approved-effective", "watch-deny-wins"] {
+                    let line = try #require(await peer.object(timeout: .seconds(60), "check", check), context())
+                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
+                }
+                _ = try #require(await peer.object(timeout: .seconds(60), "step", "done"), context())
+                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+                await peer.kill()
+            } catch {
+                await peer.kill()
+                throw error
+            }
+        }
+    }
+
+    /// A Watch's first node surface counts in the node-pairing rate limit like a WebSocket node's
+    /// (upstream's Watch connect wraps `requestNodePairing` in the node-pairing scope): the
+    /// eleventh new Watch from one address within the window gets 429. Break tried: no check on
+    /// the Watch route (before) fails `watch-node-pairing-rate-limited` (eleven 200s).
+    @Test func newWatchesCountInTheNodePairingRateLimit() async throws {
+        try await ServeProcess.withServe(["--show-secrets", "--rate-limit-loopback"]) { serve, url in
+            var tokens: [String] = []
+            for _ in 0..<11 {
+                let cursor = serve.objects.count
+                try serve.send("setup-code --profile node")
+                let reply = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "setup-code" },
+                                         Comment(rawValue: serve.transcript))
+                tokens.append(try #require(reply["result"]?["bootstrapToken"]?.stringValue))
+            }
+            let base = url.replacingOccurrences(of: "ws://", with: "http://")
+            let peer = try InteropPython.start("watch_surface_peer.py", [url, base] + tokens + ["--pairing-limit"])
+            do {
+                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+                let line = try #require(await peer.object(timeout: .seconds(60), "check", "watch-node-pairing-rate-limited"), context())
+                #expect(line["ok"] == true, "\(line["detail"]?.jsonString ?? "")")
+                _ = try #require(await peer.object(timeout: .seconds(60), "step", "done"), context())
+                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
                 await peer.kill()
             } catch {
                 await peer.kill()

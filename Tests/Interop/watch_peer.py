@@ -4,8 +4,8 @@
 
     watch_peer.py BASE_URL BOOTSTRAP_TOKEN [--seed HEX64] [--cafile PEM]
 
-It checks every route, status and limit it can reach on its own and prints one JSON line per
-step on stdout ({"step": NAME, "ok": true/false, ...}). Two steps need the Gateway's operator:
+It checks every route, status and limit it can reach on its own (also with chunked request
+bodies, `chunked_too_large` and `chunked_result`) and prints one JSON line per step on stdout ({"step": NAME, "ok": true/false, ...}). Two steps need the Gateway's operator:
 
     {"step": "waiting_invoke", "nodeId": ...}    the test makes the Gateway invoke device.info;
                                                   the peer's poll receives it (queued or held)
@@ -80,7 +80,9 @@ class Gateway:
         self.host, self.port, self.secure = parsed.hostname, parsed.port, parsed.scheme == "https"
         self.context = ssl.create_default_context(cafile=cafile) if self.secure else None
 
-    def request(self, method, path, body=None, token=None, timeout=30):
+    def request(self, method, path, body=None, token=None, timeout=30, chunked=False):
+        """One request on a connection of its own; `chunked` sends the body with
+        `Transfer-Encoding: chunked` in pieces of at most 1000 bytes."""
         if self.secure:
             connection = http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=self.context)
         else:
@@ -92,7 +94,11 @@ class Gateway:
             headers["Content-Type"] = "application/json"
         if token:
             headers["Authorization"] = "Bearer " + token
-        connection.request(method, BASE + path, body=data, headers=headers)
+        if chunked and data is not None:
+            pieces = [data[index:index + 1000] for index in range(0, len(data), 1000)]
+            connection.request(method, BASE + path, body=iter(pieces), headers=headers, encode_chunked=True)
+        else:
+            connection.request(method, BASE + path, body=data, headers=headers)
         response = connection.getresponse()
         raw = response.read()
         connection.close()
@@ -156,6 +162,11 @@ def main():
     forged["device"]["signature"] = other["device"]["signature"]
     status, _, _ = gateway.request("POST", "/connect", body=forged)
     check("connect_bad_signature", status == 401, status=status)
+    # A chunked body is read like any other (upstream's Node server decodes it) with the same
+    # 64 KiB limit: over it, 413 with upstream's JSON body.
+    status, _, body = gateway.request("POST", "/connect", body=b'{"pad":"' + b"x" * 70000 + b'"}', chunked=True)
+    check("chunked_too_large", status == 413
+          and body == {"error": {"message": "Payload too large", "type": "invalid_request_error"}}, status=status, body=body)
 
     # Pairing with the node setup code's bootstrap token (v2 proof, to show both layouts verify).
     nonce = gateway.challenge()
@@ -196,6 +207,8 @@ def main():
     check("result_ignored", status == 200 and body == {"ok": True, "ignored": True}, status=status, body=body)
     status, _, body = gateway.request("POST", "/result", body={"id": 7}, token=token)
     check("result_invalid", status == 400, status=status)
+    status, _, body = gateway.request("POST", "/result", body={"id": "no-such-invoke", "ok": True}, token=token, chunked=True)
+    check("chunked_result", status == 200 and body == {"ok": True, "ignored": True}, status=status, body=body)
 
     # Two polls at a time: whichever reaches the Gateway second supersedes the other, which is
     # answered 409 at once; the survivor, once the Gateway clock moved 20 s on, answers event: null.
@@ -233,6 +246,16 @@ def main():
     check("connect_device_token", status == 200 and again.get("deviceToken") == device_token, status=status)
     status, _, body = gateway.request("GET", "/nope")
     check("unknown_route", status == 404 and body == {"ok": False, "error": "not found"}, status=status)
+    # Every challenge counts in the watch-challenge rate limit (the connect above reset it): with
+    # the rate limits on for loopback (serve --rate-limit-loopback) the eleventh within the minute
+    # is refused with 429, Retry-After and upstream's rate_limited body.
+    answers = [gateway.request("GET", "/challenge") for _ in range(11)]
+    status, headers, body = answers[-1]
+    check("challenge_rate_limited", all(answer[0] == 200 for answer in answers[:10]) and status == 429
+          and headers.get("retry-after", "").isdigit() and int(headers["retry-after"]) > 0
+          and body == {"error": {"message": "Too many failed authentication attempts. Please try again later.",
+                                 "type": "rate_limited"}},
+          statuses=[answer[0] for answer in answers], headers=headers, body=body)
     emit(step="done", failures=FAILURES)
     return 1 if FAILURES else 0
 

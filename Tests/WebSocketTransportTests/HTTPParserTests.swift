@@ -121,10 +121,53 @@ struct HTTPParserTests {
         ("negative length", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", 400),
         ("conflicting lengths", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400),
         ("huge length", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999999\r\n\r\n", 400),
-        ("chunked", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 501),
+        ("another coding", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501),
+        ("chunked and a length", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", 400),
+        ("chunked on HTTP/1.0", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+        ("bad chunk size", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n", 400),
+        ("chunk without CRLF", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX\r\n0\r\n\r\n", 400),
     ])
     func badRequestsGetTheirStatus(name: String, text: String, status: Int) {
         #expect(Self.status(text) == status, "\(name)")
+    }
+
+    /// Chunked bodies are decoded (extensions and trailers dropped), byte by byte as well as at
+    /// once, and the request after one comes out next. Shown to fail against the parser that
+    /// answered every `Transfer-Encoding` with 501.
+    @Test func aChunkedBodyIsDecodedWhateverTheFragmentation() {
+        let text = "POST /w HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "4;name=value\r\nping\r\nA\r\n0123456789\r\n0\r\nX-Trailer: yes\r\n\r\n"
+            + "GET /next HTTP/1.1\r\nHost: a\r\n\r\n"
+        let events = Self.parse(text)
+        guard events.count == 3, case .request(let first, let keepAlive, _) = events[0], case .request(let second, _, _) = events[1]
+        else {
+            Issue.record("\(events)")
+            return
+        }
+        #expect(first.body == Array("ping0123456789".utf8))
+        #expect(keepAlive)
+        #expect(second.path == "/next")
+        var parser = HTTPRequestParser(limits: Self.limits)
+        var outcome: HTTPRequestParser.Event = .needMoreData
+        for byte in Array(text.utf8) {
+            parser.append([byte])
+            if case .needMoreData = outcome { outcome = parser.next() }
+        }
+        guard case .request(let again, _, _) = outcome else {
+            Issue.record("byte by byte: \(outcome)")
+            return
+        }
+        #expect(again.body == first.body)
+    }
+
+    /// The body limit counts decoded bytes and answers 413 as soon as a chunk would pass it,
+    /// before that chunk arrives.
+    @Test func aChunkedBodyOverTheLimitIs413Early() {
+        #expect(Self.status("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n40\r\n") == nil)
+        #expect(Self.status("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n41\r\n") == 413)
+        let sixtyFour = String(repeating: "x", count: 32)
+        #expect(Self.status("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n20\r\n\(sixtyFour)\r\n"
+            + "20\r\n\(sixtyFour)\r\n1\r\n") == 413)
     }
 
     @Test func equalRepeatedLengthsAreOneLength() {

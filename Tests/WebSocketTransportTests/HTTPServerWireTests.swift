@@ -45,12 +45,14 @@ struct HTTPServerWireTests {
                 .request(method: "POST", path: "/echo", body: String(repeating: "z", count: 101)),
                 .raw("NONSENSE\r\n\r\n"),
                 .raw("GET / HTTP/1.1\r\nHost: a\r\nX: \(String(repeating: "h", count: 3000))\r\n\r\n"),
-                .raw("POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+                .raw("POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"),
                 .raw("GET /hello/1 HTTP/1.1\r\nHost: a\r\n\r\nPOST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nabGET /hello/3 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
                 .raw("GET / HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 8\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"),
+                .raw("POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\npi\r\n2;x=y\r\nng\r\n0\r\n\r\n"),
+                .raw("POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n65\r\n"),
             ])
-            #expect(results.count == 10)
-            guard results.count == 10 else { return }
+            #expect(results.count == 12)
+            guard results.count == 12 else { return }
             #expect(results[0].status == 200)
             #expect(results[0].body == "hello /hello/x from 127.0.0.1 secure=\(tls)\n")
             #expect(results[1].status == 200 && results[1].body == "ping")
@@ -77,6 +79,10 @@ struct HTTPServerWireTests {
             #expect(results[8].closed)
             // A WebSocket upgrade with a wrong version still gets the WebSocket answer.
             #expect(results[9].rawStatusLine == "HTTP/1.1 426 Upgrade Required", "\(results[9])")
+            // Chunked bodies: decoded (a chunk extension ignored); over the limit 413 before the chunk comes.
+            #expect(results[10].raw?.hasPrefix("HTTP/1.1 200 OK\r\n") == true && results[10].raw?.hasSuffix("\r\n\r\nping") == true,
+                    "\(results[10])")
+            #expect(results[11].rawStatusLine == "HTTP/1.1 413 Content Too Large" && results[11].closed, "\(results[11])")
         }
     }
 

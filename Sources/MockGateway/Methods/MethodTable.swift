@@ -34,10 +34,7 @@ extension MethodRegistry {
         .node(.nodePendingDrain, .newerNodeMethods) { core, call in
             core.reply(call, ["nodeId": .string(call.nodeId), "revision": 0, "items": [], "hasMore": false])
         },
-        .node(.nodePluginSurfaceRefresh, .newerNodeMethods) { core, call in
-            core.reply(call, core.canvasSurface.pluginSurfaceRefreshPayload(
-                capability: core.issueCanvasCapability(connectionId: call.connectionId, nodeId: call.nodeId)))
-        },
+        .node(.nodePluginSurfaceRefresh, .newerNodeMethods) { core, call in core.pluginSurfaceRefresh(call) },
         // Protocol-3-era shape (CanvasSurface): the v2026.4 clients read `canvasCapability`.
         .node(.nodeCanvasCapabilityRefresh, .olderNodeMethods) { core, call in
             core.reply(call, core.canvasSurface.capabilityRefreshPayload(

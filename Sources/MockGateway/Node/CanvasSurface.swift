@@ -19,9 +19,15 @@ import GatewayProtocol
 ///   src/gateway/server/ws-connection). They send no
 ///   `canvasHostUrl` (src/gateway/server/ws-connection/connect-hello.ts@6eec7e0e).
 ///
+/// * `node.pluginSurface.refresh {surface}` answers `{surface, pluginSurfaceUrls: {<surface>: url},
+///   expiresAtMs}` for a surface the session was given a URL for (src/gateway/server-methods/
+///   nodes.ts@009f87da `respondRefreshedPluginSurface`, src/gateway/plugin-node-capability.ts
+///   @128ac6d1 `refreshClientPluginNodeCapability`);
+/// * the URLs are `https` when the Gateway serves TLS (`pluginSurfaceScheme`, src/gateway/server.impl.ts).
+///
 /// Unconfirmed, chosen to be tolerant: the protocol-3-era `hello-ok.canvasHostUrl` is sent
 /// already scoped by a capability minted at connect (a client that uses it as a base still
-/// works), and `node.pluginSurface.refresh` keeps answering `{pluginSurfaceUrls: {canvas}}`.
+/// works).
 public struct CanvasSurface: Sendable, Hashable {
     /// The path prefix of capability-scoped URLs.
     public static let capabilityPathPrefix = "/__openclaw__/cap"
@@ -34,17 +40,21 @@ public struct CanvasSurface: Sendable, Hashable {
     public var host: String
     /// The port the Gateway is bound to (never 0 once it listens).
     public var port: Int
+    /// Whether the Gateway serves TLS: its surface URLs are then `https` (upstream passes
+    /// `pluginSurfaceScheme: gatewayTls.enabled ? "https" : "http"` to the connection handler).
+    public var tls: Bool
 
-    /// Creates the surface of a Gateway bound to `host`:`port`.
-    public init(host: String, port: Int) {
+    /// Creates the surface of a Gateway bound to `host`:`port`, serving TLS when `tls` is set.
+    public init(host: String, port: Int, tls: Bool = false) {
         self.host = host
         self.port = port
+        self.tls = tls
     }
 
-    /// `http://host:port`, with an IPv6 literal in brackets.
+    /// `http://host:port` (`https` with TLS), with an IPv6 literal in brackets.
     public var origin: String {
         let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        return "http://\(shown):\(port)"
+        return "\(tls ? "https" : "http")://\(shown):\(port)"
     }
 
     /// `origin` scoped by `capability`: `http://host:port/__openclaw__/cap/<capability>`
@@ -92,8 +102,12 @@ public struct CanvasSurface: Sendable, Hashable {
         ]
     }
 
-    /// The payload of a current `node.pluginSurface.refresh` for the canvas.
-    public func pluginSurfaceRefreshPayload(capability: String) -> JSONValue {
-        ["pluginSurfaceUrls": [Self.canvasSurfaceName: .string(scopedURL(capability: capability))]]
+    /// The payload of a current `node.pluginSurface.refresh {surface: "canvas"}`:
+    /// `{surface, pluginSurfaceUrls: {canvas: <scoped URL>}, expiresAtMs}` (upstream
+    /// `respondRefreshedPluginSurface`, src/gateway/server-methods/nodes.ts@009f87da).
+    public func pluginSurfaceRefreshPayload(capability: String, nowMs: Int64) -> JSONValue {
+        ["surface": .string(Self.canvasSurfaceName),
+         "pluginSurfaceUrls": [Self.canvasSurfaceName: .string(scopedURL(capability: capability))],
+         "expiresAtMs": .int(nowMs + Self.capabilityTTLMs)]
     }
 }

@@ -479,9 +479,12 @@ public struct WatchDirectMachine: Sendable {
         return response
     }
 
-    /// The body as JSON, or the 413/400 to answer.
+    /// The body as JSON, or the 413/400 to answer; an empty body reads as `{}` (upstream
+    /// `readJsonBody` in src/gateway/hooks.ts@005dfd0d passes `emptyObjectOnEmpty: true`). The
+    /// transport has already decoded a chunked body, so the limit counts its decoded bytes.
     static func readJSON(_ body: [UInt8]) -> Result<JSONValue, WatchHTTPResponse> {
         guard body.count <= WatchDirectRules.maxBodyBytes else { return .failure(.payloadTooLarge) }
+        if body.isEmpty { return .success(.object([:])) }
         guard let value = try? JSONValue(parsing: Data(body)) else { return .failure(.invalidRequest("invalid JSON body")) }
         return .success(value)
     }

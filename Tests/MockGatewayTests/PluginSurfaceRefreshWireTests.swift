@@ -1,0 +1,84 @@
+import Foundation
+import GatewayProtocol
+import MockGateway
+import TestSupport
+import Testing
+import WebSocketTransport
+
+/// `node.pluginSurface.refresh {surface}` on the wire (docs/protocol.md §6.10; upstream
+/// src/gateway/server-methods/nodes.ts@009f87da): `surface` required, a surface the session has no
+/// URL for unavailable, the answer `{surface, pluginSurfaceUrls, expiresAtMs}`; and `https` canvas
+/// URLs when the Gateway serves TLS. Breaks tried: answering every surface with the canvas (the
+/// rule before) fails the `surface required` and `screen` checks; dropping the legacy-protocol
+/// check fails `legacyNodeHasNoSurfaceToRefresh`; an `http` origin under TLS fails the TLS test.
+struct PluginSurfaceRefreshWireTests {
+    private static func configuration() -> GatewayConfiguration {
+        var configuration = GatewayConfiguration(profile: .current, clock: .manual(startMs: 1_000_000))
+        configuration.autoApproval = .auto
+        return configuration
+    }
+
+    @Test func theSurfaceParamIsRequiredAndOnlyTheCanvasRefreshes() async throws {
+        try await Gateway.withGateway(Self.configuration()) { gateway in
+            let session = try await TestSessions.connect(gateway, identity: try TestIdentities.make(0xE1)) { $0.connectParams() }
+            let advertised = try #require(session.hello.pluginSurfaceUrls?["canvas"])
+            for params: JSONValue? in [nil, [:], ["surface": "  "], ["surface": 5]] {
+                let refused = try await session.client.request("node.pluginSurface.refresh", params: params)
+                #expect(!refused.ok && refused.error?.code == "INVALID_REQUEST" && refused.error?.message == "surface required",
+                        "\(String(describing: params)): \(refused)")
+            }
+            let other = try await session.client.request("node.pluginSurface.refresh", params: ["surface": "screen"])
+            #expect(!other.ok && other.error?.code == "UNAVAILABLE" && other.error?.message == "screen plugin surface unavailable",
+                    "\(other)")
+            let refreshed = try await session.client.request("node.pluginSurface.refresh", params: ["surface": " canvas "])
+            #expect(refreshed.ok, "\(refreshed)")
+            let url = try #require(refreshed.payload?["pluginSurfaceUrls"]?["canvas"]?.stringValue)
+            #expect(refreshed.payload?["surface"] == "canvas")
+            #expect(refreshed.payload?["expiresAtMs"] == .int(1_000_000 + 600_000))
+            #expect(refreshed.payload?.objectValue.map { Set($0.keys) } == ["surface", "pluginSurfaceUrls", "expiresAtMs"])
+            #expect(url.hasPrefix("http://127.0.0.1:\(gateway.port)/__openclaw__/cap/") && url != advertised)
+            await session.client.close()
+        }
+    }
+
+    @Test func legacyNodeHasNoSurfaceToRefresh() async throws {
+        try await Gateway.withGateway(Self.configuration()) { gateway in
+            let session = try await TestSessions.connect(gateway, identity: try TestIdentities.make(0xE2)) {
+                $0.connectParams(maxProtocol: 3)
+            }
+            #expect(session.hello.pluginSurfaceUrls == nil)
+            let refused = try await session.client.request("node.pluginSurface.refresh", params: ["surface": "canvas"])
+            #expect(!refused.ok && refused.error?.code == "UNAVAILABLE" && refused.error?.message == "canvas plugin surface unavailable",
+                    "\(refused)")
+            await session.client.close()
+        }
+    }
+
+    @Test(.enabled(if: WebSocketTLS.isAvailable, "TLS needs OpenSSL"))
+    func canvasURLsAreHTTPSWhenTheGatewayServesTLS() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("surface-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let made = try WebSocketTLS.makeSelfSignedCertificate(commonName: "surface test", subjectAlternativeNames: ["IP:127.0.0.1"])
+        let certificate = directory.appendingPathComponent("cert.pem"), key = directory.appendingPathComponent("key.pem")
+        try Data(made.certificatePEM.utf8).write(to: certificate)
+        try Data(made.privateKeyPEM.utf8).write(to: key)
+        var configuration = Self.configuration()
+        configuration.tls = WebSocketTLSServerConfiguration(certificateFile: certificate.path, privateKeyFile: key.path)
+        let fingerprint = try WebSocketTLS.sha256Fingerprint(certificatePEM: made.certificatePEM)
+        try await Gateway.withGateway(configuration) { gateway in
+            let pinned = WebSocketConfiguration(tls: WebSocketTLSClientConfiguration(pinnedCertificateSHA256: fingerprint))
+            let client = try await TestClient.open(gateway.url, identity: try TestIdentities.make(0xE3), configuration: pinned)
+            let hello = try #require(try await client.connect(client.connectParams()).payload?.decode(as: HelloOK.self))
+            let origin = "https://127.0.0.1:\(gateway.port)/__openclaw__/cap/"
+            #expect(hello.pluginSurfaceUrls?["canvas"]?.hasPrefix(origin) == true, "\(String(describing: hello.pluginSurfaceUrls))")
+            let refreshed = try await client.request("node.pluginSurface.refresh", params: ["surface": "canvas"])
+            #expect(refreshed.payload?["pluginSurfaceUrls"]?["canvas"]?.stringValue?.hasPrefix(origin) == true, "\(refreshed)")
+            // The page itself answers over https on the same port (the refresh replaced the first capability).
+            let page = try #require(refreshed.payload?["pluginSurfaceUrls"]?["canvas"]?.stringValue) + "/__openclaw__/canvas/"
+            let response = try await HTTPClient.send(HTTPRequest(method: "GET", target: "/"), to: page, configuration: pinned)
+            #expect(response.status == 200, "\(response)")
+            await client.close()
+        }
+    }
+}
