@@ -90,6 +90,8 @@ extension MethodRegistry {
     /// have no live messages at all.
     static let sessionMethods: [MethodSpec] = [
         .operator(.chatSend, write) { core, call in core.chatSend(call) },
+        .operator(.chatAbort, write) { core, call in core.chatAbort(call) },
+        .operator(.agentWait, write) { core, call in core.agentWait(call) },
         .operator(.chatHistory, read) { core, call in core.chatHistory(call) },
         .operator(.chatMessageGet, read) { core, call in core.chatMessageGet(call) },
         // `chat.startup` is in the newest chat generation only (the one with the newest node methods).
@@ -177,7 +179,7 @@ extension MethodRegistry {
     static let classifiedMethods: [MethodSpec] = [
         .unserved(.health, read), .unserved(.status, read), .unserved(.systemPresence, read),
         .unserved(.lastHeartbeat, read), .unserved(.sessionsGet, read),
-        .unserved(.nodePendingEnqueue, write), .unserved(.chatAbort, write), .unserved(.send, write),
+        .unserved(.nodePendingEnqueue, write), .unserved(.send, write),
         .unserved(.agent, write),
         .unserved(.execApprovalGrantsList, approvals), .unserved(.execApprovalGrantsRevoke, approvals),
         .unserved(.pluginApprovalRequest, approvals), .unserved(.pluginApprovalList, approvals),
