@@ -108,7 +108,7 @@ struct ServeInteropTests {
     /// big files, fake images, typed errors), `agents.files.*` with the hash compare-and-set,
     /// `voicewake.get/set` with `voicewake.changed` to an
     /// operator and a node, `chat.abort` and `agent.wait` on runs the console keeps going (`chat-auto-reply
-    /// echo --delay 600`), and an unserved method, which serve reports once as `method.unserved`.
+    /// echo --delay 600`), the `health` summary, and an unserved method, which serve reports once as `method.unserved`.
     @Test func pythonWireChecksOfTheAppsSurfacesPass() async throws {
         let secret = "interop-apps-secret"
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("serve-workspace-\(UUID().uuidString)")
@@ -141,7 +141,7 @@ struct ServeInteropTests {
                 let checks = ["workspace-list-order", "workspace-list-limits", "workspace-previews", "workspace-too-large",
                               "workspace-links-refused", "workspace-unsupported", "workspace-invalid-requests",
                               "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
-                              "talk-mode-broadcast", "chat-abort", "agent-wait", "unserved-method"]
+                              "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "unserved-method"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")

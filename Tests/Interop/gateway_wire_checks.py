@@ -801,6 +801,7 @@ async def apps_suite(url, secret, workspace, fixtures_file):
     await checked("talk-mode-broadcast", talk_mode)
 
     async def chat_abort():
+        # Shown to fail (with agent-wait) when ChatStore.abortRun leaves the reply scheduled.
         # serve answers user messages after 600 s here (`chat-auto-reply echo --delay 600` on the
         # console before this suite), so each send leaves its run going until it is aborted.
         for key, session in (("abort-a1", "abort-a"), ("abort-a2", "abort-a"), ("abort-b1", "abort-b")):
@@ -862,6 +863,24 @@ async def apps_suite(url, secret, workspace, fixtures_file):
         return ok, {"going": going.get("payload"), "unknown": unknown.get("payload"), "aborted": aborted_payload,
                     "closed": closed.get("error"), "negative": negative.get("error"), "readOnly": read_only.get("error")}
     await checked("agent-wait", agent_wait)
+
+    async def health():
+        # After the chat checks: their sessions are in the summary. Shown to fail when the
+        # summary leaves the chat sessions out.
+        summary = await request_ok(reader, "health", {"probe": False})
+        sessions = summary.get("sessions") or {}
+        keys = [entry.get("key") for entry in sessions.get("recent", [])]
+        agents = summary.get("agents") or []
+        main = next((agent for agent in agents if agent.get("agentId") == "main"), {})
+        ok = (summary.get("ok") is True and isinstance(summary.get("ts"), int) and summary.get("channels") == {}
+              and summary.get("channelOrder") == [] and summary.get("defaultAgentId") == "main"
+              and {"abort-a", "abort-b", "wait-a"} <= set(keys) and sessions.get("count") == len(keys)
+              and all(isinstance(entry.get("age"), int) for entry in sessions.get("recent", []))
+              and main.get("isDefault") is True and main.get("sessions") == sessions
+              and (main.get("heartbeat") or {}).get("enabled") is False
+              and (main.get("heartbeat") or {}).get("every") == "disabled")
+        return ok, {"sessions": sessions, "agents": agents}
+    await checked("health", health)
 
     async def unserved():
         first = await reader.request("tasks.list", {}, timeout=TIMEOUT)

@@ -172,12 +172,16 @@ extension MethodRegistry {
         .operator(.voicewakeSet, write) { core, call in core.voicewakeSet(call) },
         .operator(.commandsList, read) { core, call in core.commandsList(call) },
         .operator(.talkMode, talk) { core, call in core.talkMode(call) },
+        .operator(.health, read) { core, call in
+            core.reply(call, HealthReport.summary(agents: core.appSurfaces.agents,
+                                                  sessions: core.chat.store.healthSessionStamps, nowMs: core.nowMs))
+        },
     ]
 
     /// Operator methods upstream serves and this Gateway does not: classified so that a node
     /// calling one is refused by role, `unknown method` to operators.
     static let classifiedMethods: [MethodSpec] = [
-        .unserved(.health, read), .unserved(.status, read), .unserved(.systemPresence, read),
+        .unserved(.status, read), .unserved(.systemPresence, read),
         .unserved(.lastHeartbeat, read), .unserved(.sessionsGet, read),
         .unserved(.nodePendingEnqueue, write), .unserved(.send, write),
         .unserved(.agent, write),
