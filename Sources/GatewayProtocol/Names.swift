@@ -115,8 +115,10 @@ public struct GatewayMethod: WireName {
     public static let sessionsReset: GatewayMethod = "sessions.reset"
     /// `sessions.compact` `{key, maxLines?}` (operators).
     public static let sessionsCompact: GatewayMethod = "sessions.compact"
-    /// `chat.abort` (operators).
+    /// `chat.abort` `{sessionKey, agentId?, runId?}` (operators): stops a session's runs.
     public static let chatAbort: GatewayMethod = "chat.abort"
+    /// `agent.wait` `{runId, timeoutMs?}` (operators): waits for a run's end.
+    public static let agentWait: GatewayMethod = "agent.wait"
     /// `send`: an outbound channel message (operators).
     public static let send: GatewayMethod = "send"
     /// `agent`: start an agent run (operators).

@@ -8,6 +8,8 @@ struct ChatState: Sendable {
     /// Who receives `session.message` for which session (`sessions.messages.subscribe`,
     /// `sessions.subscribe`).
     var messageSubscriptions = SessionMessageSubscriptions()
+    /// `agent.wait` requests parked until their run ends or their deadline passes.
+    var runWaiters: [ChatRunWaiter] = []
 }
 
 extension GatewayCore {
@@ -73,6 +75,7 @@ extension GatewayCore {
     /// Appends and publishes the scripted agent's rows that are due now.
     func releaseDueChatMessages() {
         for message in chat.store.releaseDue(nowMs: nowMs) { publishChat(message) }
+        settleRunWaiters()
     }
 
     // MARK: - Scripting

@@ -192,6 +192,7 @@ actor GatewayCore {
         // answer any more.
         handleOperator(.connectionClosed(connectionId))
         messageSubscriptions.drop(connectionId: connectionId)
+        chat.runWaiters.removeAll { $0.call.connectionId == connectionId }
         events.append(.connectionClosed(connectionId: connectionId, code: code, reason: info.reason))
     }
 
@@ -220,6 +221,7 @@ actor GatewayCore {
         if let record = operatorState.nextDeadlineMs { candidates.append(record) }
         candidates += operatorSurface.waiterDeadlines
         if let chatDue = chat.store.nextDueMs { candidates.append(chatDue) }
+        candidates += chat.runWaiters.map(\.deadlineMs)
         if let wakeDue = invokeWake.nextDueMs { candidates.append(wakeDue) }
         if let watchDue = watch.machine.nextDeadlineMs { candidates.append(watchDue) }
         if let floor { candidates.removeAll { $0 <= floor } }

@@ -107,7 +107,8 @@ struct ServeInteropTests {
     /// apps`): agent workspace browsing over `--workspace DIR` (order, limits, previews, links,
     /// big files, fake images, typed errors), `agents.files.*` with the hash compare-and-set,
     /// `voicewake.get/set` with `voicewake.changed` to an
-    /// operator and a node, and an unserved method, which serve reports once as `method.unserved`.
+    /// operator and a node, `chat.abort` and `agent.wait` on runs the console keeps going (`chat-auto-reply
+    /// echo --delay 600`), the `health` summary, and an unserved method, which serve reports once as `method.unserved`.
     @Test func pythonWireChecksOfTheAppsSurfacesPass() async throws {
         let secret = "interop-apps-secret"
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("serve-workspace-\(UUID().uuidString)")
@@ -130,13 +131,17 @@ struct ServeInteropTests {
         }
         try await ServeProcess.withServe(["--auth", "token:\(secret)", "--pairing", "auto", "--workspace", workspace.path,
                                           "--fixtures", fixtures]) { serve, url in
+            // chat.abort needs runs that are still going: the agent answers only after 600 s.
+            try serve.send("chat-auto-reply echo --delay 600")
+            _ = try #require(await serve.object("event", "command.ok") { $0["command"] == "chat-auto-reply" },
+                             Comment(rawValue: serve.transcript))
             try await withPeer("gateway_wire_checks.py", [url, secret, "--suite", "apps", "--workspace-dir", workspace.path,
                                                           "--fixtures-file", fixtures]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let checks = ["workspace-list-order", "workspace-list-limits", "workspace-previews", "workspace-too-large",
                               "workspace-links-refused", "workspace-unsupported", "workspace-invalid-requests",
                               "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
-                              "talk-mode-broadcast", "unserved-method"]
+                              "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "unserved-method"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")

@@ -800,6 +800,88 @@ async def apps_suite(url, secret, workspace, fixtures_file):
         return ok, {"result": result, "seen": seen, "off": off, "refused": refused.get("error"), "invalid": invalid.get("error")}
     await checked("talk-mode-broadcast", talk_mode)
 
+    async def chat_abort():
+        # Shown to fail (with agent-wait) when ChatStore.abortRun leaves the reply scheduled.
+        # serve answers user messages after 600 s here (`chat-auto-reply echo --delay 600` on the
+        # console before this suite), so each send leaves its run going until it is aborted.
+        for key, session in (("abort-a1", "abort-a"), ("abort-a2", "abort-a"), ("abort-b1", "abort-b")):
+            await request_ok(writer, "chat.send", {"sessionKey": session, "message": "hi", "idempotencyKey": key})
+
+        async def abort(params, session=writer):
+            return await session.request("chat.abort", params, timeout=TIMEOUT)
+        mismatch = await abort({"sessionKey": "abort-b", "runId": "abort-a1"})
+        unknown = await abort({"sessionKey": "abort-a", "runId": "ghost"})
+        one = await abort({"sessionKey": "abort-a", "runId": "abort-a1"})
+        seen = await reader.event("chat", lambda p: (p or {}).get("runId") == "abort-a1")
+        rest = await abort({"sessionKey": "abort-a"})
+        again = await abort({"sessionKey": "abort-a"})
+        other = await abort({"sessionKey": "abort-b"})
+        closed = await abort({"sessionKey": "abort-a", "reason": "x"})
+        missing = await abort({"runId": "abort-a1"})
+        read_only = await abort({"sessionKey": "abort-a"}, session=reader)
+        ok = (mismatch.get("error") == {"code": "INVALID_REQUEST", "message": "runId does not match sessionKey"}
+              and unknown.get("payload") == {"ok": True, "aborted": False, "runIds": []}
+              and one.get("payload") == {"ok": True, "aborted": True, "runIds": ["abort-a1"]}
+              and (seen or {}).get("payload") == {"runId": "abort-a1", "sessionKey": "abort-a", "seq": 1,
+                                                  "state": "aborted", "stopReason": "rpc"}
+              and rest.get("payload") == {"ok": True, "aborted": True, "runIds": ["abort-a2"]}
+              and again.get("payload") == {"ok": True, "aborted": False, "runIds": []}
+              and other.get("payload") == {"ok": True, "aborted": True, "runIds": ["abort-b1"]}
+              and (closed.get("error") or {}).get("message")
+              == "invalid chat.abort params: at root: unexpected property 'reason'"
+              and (missing.get("error") or {}).get("message")
+              == "invalid chat.abort params: at root: must have required property 'sessionKey'"
+              and (read_only.get("error") or {}).get("message") == "missing scope: operator.write")
+        return ok, {"mismatch": mismatch.get("error"), "unknown": unknown.get("payload"), "one": one.get("payload"),
+                    "seen": seen, "rest": rest.get("payload"), "again": again.get("payload"),
+                    "other": other.get("payload"), "closed": closed.get("error"), "missing": missing.get("error"),
+                    "readOnly": read_only.get("error")}
+    await checked("chat-abort", chat_abort)
+
+    async def agent_wait():
+        # Replies come after 600 s here, so a run stays going; serve's clock is the wall clock,
+        # hence the short timeouts.
+        await request_ok(writer, "chat.send", {"sessionKey": "wait-a", "message": "hi", "idempotencyKey": "wait-a1"})
+        await request_ok(writer, "chat.send", {"sessionKey": "wait-a", "message": "hi", "idempotencyKey": "wait-a2"})
+        going = await writer.request("agent.wait", {"runId": "wait-a1", "timeoutMs": 0}, timeout=TIMEOUT)
+        unknown = await writer.request("agent.wait", {"runId": "wait-ghost", "timeoutMs": 200}, timeout=TIMEOUT)
+        await request_ok(writer, "chat.abort", {"sessionKey": "wait-a", "runId": "wait-a2"})
+        aborted = await writer.request("agent.wait", {"runId": "wait-a2"}, timeout=TIMEOUT)
+        closed = await writer.request("agent.wait", {"runId": "wait-a1", "sessionKey": "wait-a"}, timeout=TIMEOUT)
+        negative = await writer.request("agent.wait", {"runId": "wait-a1", "timeoutMs": -1}, timeout=TIMEOUT)
+        read_only = await reader.request("agent.wait", {"runId": "wait-a1", "timeoutMs": 0}, timeout=TIMEOUT)
+        aborted_payload = aborted.get("payload") or {}
+        ok = (going.get("payload") == {"runId": "wait-a1", "status": "timeout", "timeoutPhase": "gateway_draining"}
+              and unknown.get("payload") == {"runId": "wait-ghost", "status": "timeout", "timeoutPhase": "queue",
+                                             "providerStarted": False}
+              and aborted_payload.get("status") == "timeout" and aborted_payload.get("stopReason") == "rpc"
+              and isinstance(aborted_payload.get("endedAt"), int)
+              and (closed.get("error") or {}).get("message")
+              == "invalid agent.wait params: at root: unexpected property 'sessionKey'"
+              and (negative.get("error") or {}).get("message") == "invalid agent.wait params: at /timeoutMs: must be >= 0"
+              and (read_only.get("error") or {}).get("message") == "missing scope: operator.write")
+        return ok, {"going": going.get("payload"), "unknown": unknown.get("payload"), "aborted": aborted_payload,
+                    "closed": closed.get("error"), "negative": negative.get("error"), "readOnly": read_only.get("error")}
+    await checked("agent-wait", agent_wait)
+
+    async def health():
+        # After the chat checks: their sessions are in the summary. Shown to fail when the
+        # summary leaves the chat sessions out.
+        summary = await request_ok(reader, "health", {"probe": False})
+        sessions = summary.get("sessions") or {}
+        keys = [entry.get("key") for entry in sessions.get("recent", [])]
+        agents = summary.get("agents") or []
+        main = next((agent for agent in agents if agent.get("agentId") == "main"), {})
+        ok = (summary.get("ok") is True and isinstance(summary.get("ts"), int) and summary.get("channels") == {}
+              and summary.get("channelOrder") == [] and summary.get("defaultAgentId") == "main"
+              and {"abort-a", "abort-b", "wait-a"} <= set(keys) and sessions.get("count") == len(keys)
+              and all(isinstance(entry.get("age"), int) for entry in sessions.get("recent", []))
+              and main.get("isDefault") is True and main.get("sessions") == sessions
+              and (main.get("heartbeat") or {}).get("enabled") is False
+              and (main.get("heartbeat") or {}).get("every") == "disabled")
+        return ok, {"sessions": sessions, "agents": agents}
+    await checked("health", health)
+
     async def unserved():
         first = await reader.request("tasks.list", {}, timeout=TIMEOUT)
         second = await reader.request("tasks.list", {}, timeout=TIMEOUT)

@@ -131,8 +131,8 @@ struct MethodRegistryTests {
                                             profile: .current)) == worker)
         #expect(Self.refusal(registry.route(method: GatewayMethod.questionList.rawValue, role: .worker, scopes: [.admin],
                                             profile: .legacy)) == MethodRegistry.unknownMethodError(GatewayMethod.questionList.rawValue))
-        #expect(Self.refusal(registry.route(method: GatewayMethod.health.rawValue, role: .worker, scopes: [.admin],
-                                            profile: .current)) == MethodRegistry.unknownMethodError(GatewayMethod.health.rawValue))
+        #expect(Self.refusal(registry.route(method: GatewayMethod.status.rawValue, role: .worker, scopes: [.admin],
+                                            profile: .current)) == MethodRegistry.unknownMethodError(GatewayMethod.status.rawValue))
         // A node calling an admin-prefixed method that no entry declares is refused by role.
         #expect(Self.refusal(registry.route(method: "config.get", role: .node, scopes: [], profile: .current))
             == OperatorMethodPolicy.unauthorizedRoleError(.node))

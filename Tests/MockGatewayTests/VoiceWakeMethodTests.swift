@@ -88,12 +88,12 @@ struct UnservedMethodReportTests {
         try await Gateway.withGateway { gateway in
             let admin = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xB7),
                                                                scopes: [OperatorScope.admin.rawValue])
-            for method in ["tasks.list", "tasks.list", "no.such.method", GatewayMethod.health.rawValue, "tasks.list"] {
+            for method in ["tasks.list", "tasks.list", "no.such.method", GatewayMethod.status.rawValue, "tasks.list"] {
                 let response = try await admin.client.request(method, params: [:])
                 #expect(response.error?.message == "unknown method: \(method)")
             }
             _ = try await admin.client.request(GatewayMethod.voicewakeGet.rawValue, params: [:])
-            #expect(gateway.unservedMethodCalls() == ["tasks.list", "no.such.method", GatewayMethod.health.rawValue])
+            #expect(gateway.unservedMethodCalls() == ["tasks.list", "no.such.method", GatewayMethod.status.rawValue])
             let first = gateway.events.all.first { if case .methodUnserved = $0 { true } else { false } }
             #expect(first == .methodUnserved(method: "tasks.list", connectionId: admin.connectionId))
             let line = try #require(first.flatMap { ConsoleEventLine.describing($0) })

@@ -132,6 +132,24 @@ enum ChatSendOutcome: Sendable, Hashable {
     case repeated(ack: JSONValue)
 }
 
+/// How a run of the scripted agent ended.
+struct ChatRunEnd: Sendable, Hashable {
+    /// When (Gateway clock).
+    var atMs: Int64
+    /// Stopped by `chat.abort` rather than answered.
+    var aborted: Bool
+}
+
+/// Where a run of the scripted agent stands (``ChatStore/runState(_:)``).
+enum ChatRunState: Sendable, Hashable {
+    /// Its reply is still to come.
+    case going
+    /// It ended.
+    case ended(ChatRunEnd)
+    /// No `chat.send` started it.
+    case unknown
+}
+
 /// A reply or post due on the Gateway clock.
 struct ScheduledChatMessage: Sendable, Hashable {
     var dueMs: Int64
@@ -180,6 +198,8 @@ struct ChatStore: Sendable {
     private var nextEpoch = 1
     private var nextInput = 1
     private var scheduled: [ScheduledChatMessage] = []
+    /// How the runs that ended ended, by run id (their reply written, or aborted).
+    private(set) var runEnds: [String: ChatRunEnd] = [:]
     private var scheduleOrder = 0
     var autoReply: ChatAutoReply = .echo(delay: .zero)
 
@@ -327,6 +347,43 @@ struct ChatStore: Sendable {
         inputs[runId]?.consumedBy = entryId
     }
 
+    // MARK: - Runs: chat.abort and agent.wait
+
+    /// Where the run `runId` stands: going while its reply is scheduled or its input waits for a
+    /// turn; ended when its reply was written or it was aborted (``runEnds``), or when its send
+    /// was taken without a reply to come (auto reply off, a cancelled or interrupted input: ended
+    /// when accepted); unknown when no `chat.send` used that key.
+    func runState(_ runId: String) -> ChatRunState {
+        if scheduled.contains(where: { $0.runId == runId }) || inputs[runId]?.state == .queued { return .going }
+        if let end = runEnds[runId] { return .ended(end) }
+        if let input = inputs[runId] { return .ended(ChatRunEnd(atMs: input.acceptedAtMs, aborted: false)) }
+        return .unknown
+    }
+
+    /// The runs of `sessionKey` still going: sends whose reply is scheduled and not written yet
+    /// (the scripted agent's run ends when its reply is written), in schedule order.
+    func activeRunIds(in sessionKey: String) -> [String] {
+        scheduled.filter { $0.sessionKey == sessionKey }
+            .sorted { ($0.dueMs, $0.order) < ($1.dueMs, $1.order) }
+            .compactMap(\.runId)
+    }
+
+    /// The session of the active run `runId`, or `nil` when no run of that id is going.
+    func activeRunSession(_ runId: String) -> String? {
+        scheduled.first { $0.runId == runId }?.sessionKey
+    }
+
+    /// Ends the active run `runId` without its reply (the scheduled reply is dropped).
+    /// - Returns: whether a run was going.
+    @discardableResult
+    mutating func abortRun(_ runId: String, nowMs: Int64) -> Bool {
+        let before = scheduled.count
+        scheduled.removeAll { $0.runId == runId }
+        guard scheduled.count < before else { return false }
+        runEnds[runId] = ChatRunEnd(atMs: nowMs, aborted: true)
+        return true
+    }
+
     // MARK: - Sessions: reset and compaction
 
     /// `sessions.reset`: a new transcript (new `sessionId`, no rows, cursors invalid); queued
@@ -387,7 +444,8 @@ struct ChatStore: Sendable {
         let (due, rest) = scheduled.partitioned { $0.dueMs <= nowMs }
         scheduled = rest
         return due.sorted { ($0.dueMs, $0.order) < ($1.dueMs, $1.order) }.map { item in
-            append(sessionKey: item.sessionKey, role: .assistant, text: item.text, nowMs: nowMs, idempotencyKey: nil, runId: item.runId)
+            if let runId = item.runId { runEnds[runId] = ChatRunEnd(atMs: nowMs, aborted: false) }
+            return append(sessionKey: item.sessionKey, role: .assistant, text: item.text, nowMs: nowMs, idempotencyKey: nil, runId: item.runId)
         }
     }
 

@@ -87,6 +87,8 @@ extension MethodRegistry {
     /// have no live messages at all.
     static let sessionMethods: [MethodSpec] = [
         .operator(.chatSend, write) { core, call in core.chatSend(call) },
+        .operator(.chatAbort, write) { core, call in core.chatAbort(call) },
+        .operator(.agentWait, write) { core, call in core.agentWait(call) },
         .operator(.chatHistory, read) { core, call in core.chatHistory(call) },
         .operator(.chatMessageGet, read) { core, call in core.chatMessageGet(call) },
         // `chat.startup` is in the newest chat generation only (the one with the newest node methods).
@@ -167,14 +169,18 @@ extension MethodRegistry {
         .operator(.voicewakeSet, write) { core, call in core.voicewakeSet(call) },
         .operator(.commandsList, read) { core, call in core.commandsList(call) },
         .operator(.talkMode, talk) { core, call in core.talkMode(call) },
+        .operator(.health, read) { core, call in
+            core.reply(call, HealthReport.summary(agents: core.appSurfaces.agents,
+                                                  sessions: core.chat.store.healthSessionStamps, nowMs: core.nowMs))
+        },
     ]
 
     /// Operator methods upstream serves and this Gateway does not: classified so that a node
     /// calling one is refused by role, `unknown method` to operators.
     static let classifiedMethods: [MethodSpec] = [
-        .unserved(.health, read), .unserved(.status, read), .unserved(.systemPresence, read),
+        .unserved(.status, read), .unserved(.systemPresence, read),
         .unserved(.lastHeartbeat, read), .unserved(.sessionsGet, read),
-        .unserved(.nodePendingEnqueue, write), .unserved(.chatAbort, write), .unserved(.send, write),
+        .unserved(.nodePendingEnqueue, write), .unserved(.send, write),
         .unserved(.agent, write),
         .unserved(.execApprovalGrantsList, approvals), .unserved(.execApprovalGrantsRevoke, approvals),
         .unserved(.pluginApprovalRequest, approvals), .unserved(.pluginApprovalList, approvals),
