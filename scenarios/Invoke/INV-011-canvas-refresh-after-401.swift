@@ -17,7 +17,7 @@ let inv011 = Scenario(
         """,
     tags: ["invoke", "canvas"],
     profiles: .all,
-    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+    options: Scenario.Options(needsCommands: [[NodeCommandName.canvasPresent.rawValue]], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let nodeId = try await run.nodeId()
     let command = NodeCommandName.canvasPresent.rawValue
