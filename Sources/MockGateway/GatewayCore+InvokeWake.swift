@@ -21,7 +21,14 @@ extension GatewayCore {
 
     /// Sends the invoke to the node's current connection and parks the caller until the node answers.
     func dispatchOperatorInvoke(_ caller: OperatorInvokeCaller, timeoutMs: Int) {
-        // Command policy, second check (at dispatch, against the node now connected).
+        // Command policy, second check (at dispatch, against the node now connected): under the
+        // policy of the call's admission and the one in force now, so that a change made while
+        // the node was woken never grants a command (nodes.invoke.ts: "A reload may revoke
+        // authority for an in-flight request, but it must not retroactively grant one").
+        if let admitted = caller.admittedPolicy, admitted != nodeCommandPolicy, let node = policyNode(caller.nodeId),
+           let refusal = admitted.refusal(command: caller.command, node: node) {
+            return deliver(.failure(refusal), to: caller)
+        }
         if let refusal = nodeCommandRefusal(nodeId: caller.nodeId, command: caller.command) {
             return deliver(.failure(refusal), to: caller)
         }

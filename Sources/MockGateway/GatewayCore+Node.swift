@@ -269,4 +269,8 @@ struct OperatorInvokeCaller: Sendable {
     let command: String
     let params: JSONValue?
     let idempotencyKey: String
+    /// The node command policy in force when the Gateway admitted the call: a policy changed
+    /// while the node was being woken may take a command away but never grants one (upstream
+    /// checks the admission configuration and the current one).
+    var admittedPolicy: NodeCommandPolicy?
 }

@@ -33,8 +33,11 @@ extension NodeSurfaceApprovals.PairedNode {
 
 extension GatewayCore {
     /// Reconciles a connecting node's declared surface with its approved one and returns the
-    /// commands to register: the declared ones, or only the approved ∩ allowlisted ones while a
-    /// wider surface waits; announces a new request with `node.pair.requested`.
+    /// commands to register, as upstream's connect handler registers `effectiveCommands`
+    /// (`connectParams.commands = reconciliation.effectiveCommands`): the declared ones cut to
+    /// the node's allowlist, or only the approved ∩ allowlisted ones while a wider surface waits;
+    /// announces a new request with `node.pair.requested`. `node.list` and `node.describe` show
+    /// these commands.
     func reconcileNodeSurface(nodeId: String, params: ConnectParams, remoteIp: String) -> [String] {
         let declared = params.commands ?? []
         let probe = NodeCommandPolicy.Node(nodeId: nodeId, platform: params.client.platform, deviceFamily: params.client.deviceFamily,
@@ -45,8 +48,18 @@ extension GatewayCore {
             remoteIp: remoteIp)
         var surfaces = nodeSurfaceApprovals
         var ids = random
+        // Upstream's per-node reapproval limit (node-reapproval-coordinator.ts): every request
+        // written (opened, or refreshed with new metadata) counts as a failure of
+        // `node:<nodeId>` in the `node-reapproval` scope; keeping a waiting one as it is is free.
+        var limiter = authRateLimiter
+        let limitKey = "node:\(nodeId)"
+        let now = nowMs
         let result = surfaces.reconcile(nodeId: nodeId, declared: declared, allowlist: nodeCommandPolicy.allowlist(for: probe),
-                                        metadata: metadata, nowMs: nowMs, newRequestId: { ids.uuidString() })
+                                        metadata: metadata, nowMs: now,
+                                        mayWriteRequest: { limiter.check(limitKey, scope: .nodeReapproval, nowMs: now).allowed },
+                                        newRequestId: { ids.uuidString() })
+        if result.wroteRequest { limiter.recordFailure(limitKey, scope: .nodeReapproval, nowMs: now) }
+        authRateLimiter = limiter
         random = ids
         nodeSurfaceApprovals = surfaces
         // Superseded or cleared requests are announced first, then the request that replaces them.
@@ -56,7 +69,7 @@ extension GatewayCore {
         if result.created, let request = result.pending {
             broadcast(event: GatewayEventName.nodePairRequested.rawValue, payload: request.json)
         }
-        return result.pending == nil ? declared : result.effective
+        return result.effective
     }
 
     /// `node.pair.list`: `{pending, paired}`, newest first.

@@ -160,7 +160,8 @@ extension GatewayCore {
         // Upstream bounds the wake sequence by the caller's own `timeoutMs` only.
         let deadlineMs = requested.flatMap { $0 > 0 ? nowMs + $0 : nil }
         let caller = OperatorInvokeCaller(connectionId: call.connectionId, requestId: call.request.id, nodeId: nodeId,
-                                          command: command, params: params?["params"], idempotencyKey: idempotencyKey)
+                                          command: command, params: params?["params"], idempotencyKey: idempotencyKey,
+                                          admittedPolicy: nodeCommandPolicy)
         routeOperatorInvoke(caller, timeoutMs: timeoutMs, deadlineMs: deadlineMs)
     }
 

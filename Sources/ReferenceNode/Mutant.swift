@@ -154,6 +154,9 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     /// Takes an alert push (the Gateway's reopen nudge, no `content-available`) for a silent wake:
     /// reconnects and reports a `silent_push` wake without the user opening the app.
     case alertAsSilentWake = "alert-as-silent-wake"
+    /// Sends an operator `node.invoke` once more after any `retryable: true` refusal, also
+    /// `ROUTE_CHANGED`, whose outcome upstream's operator code treats as unknown.
+    case resendRetryableInvoke = "resend-retryable-invoke"
 
     // MARK: Approvals
 
@@ -329,6 +332,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noPushAfterSwitch: ["PUSH-002"]
         case .ignoreSilentPush: ["PUSH-003", "PRES-006"]
         case .alertAsSilentWake: ["PUSH-004"]
+        case .resendRetryableInvoke: ["INV-013"]
         case .ignoreAllowedDecisions: ["APPR-001"]
         case .retryAfterLosingRace: ["APPR-002"]
         case .noReadbackAfterLostAck: ["APPR-003"]
@@ -430,6 +434,7 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .noPushAfterSwitch: "Register push again after switching Gateways (docs/protocol.md §9.1)."
         case .ignoreSilentPush: "A node woken by the silent push of a node.invoke reconnects in time to take the invoke (docs/protocol.md §6.9.1)."
         case .alertAsSilentWake: "The reopen nudge is an alert for the user, not a silent wake (docs/protocol.md §6.9.1)."
+        case .resendRetryableInvoke: "Never send a node.invoke again automatically after a failure whose outcome is unknown, ROUTE_CHANGED included (docs/protocol.md §6.9.2)."
         case .ignoreAllowedDecisions: "Offer and send only allowedDecisions (docs/protocol.md §7.2, §7.4)."
         case .retryAfterLosingRace: "Accept the loser answer and do not retry (docs/protocol.md §7.4)."
         case .noReadbackAfterLostAck: "Read the record back after a lost reply before another decision (docs/protocol.md §7.5, §7.11)."

@@ -86,6 +86,8 @@ public actor ReferenceClient {
     private var answeredInvokes: Set<String> = []
     private var idempotentRuns: [String: Task<NodeInvokeOutcome?, Never>] = [:]
     private var lastInvokeId: String?
+    /// How many `invoke-node` stimuli the operator side has run (names their idempotency keys).
+    var operatorInvokeCount = 0
     /// The commands invoked on each node connection, by generation (read only under the
     /// `reconnect-unused-surface` mutant).
     private var invokedCommands: [Int: Set<String>] = [:]
@@ -621,6 +623,8 @@ public actor ReferenceClient {
             return await setVoiceWakeTriggers(triggers)
         case .expectVoiceWakeTriggers(let triggers):
             return await expectVoiceWakeTriggers(triggers)
+        case .invokeNode(let nodeId, let command, let params, let timeoutMs):
+            return await invokeNode(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs)
         case .setupCode(let code):
             let setup: SetupCodePayload
             do { setup = try SetupCodePayload(decoding: code) } catch { return .error("\(error)") }

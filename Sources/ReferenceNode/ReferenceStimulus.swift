@@ -54,12 +54,14 @@ public enum ReferenceStimulus: Sendable, Hashable {
     case setVoiceWakeTriggers([String])
     /// Report whether the voice wake settings show exactly these trigger words, in order.
     case expectVoiceWakeTriggers([String])
+    /// As an operator, run `command` on node `nodeId` once (`node.invoke`).
+    case invokeNode(nodeId: String, command: String, params: JSONValue?, timeoutMs: Int?)
 
     /// Every wire name, in documentation order.
     public static let allNames = [
         "connect", "disconnect", "restart", "reset-identity", "background-wake", "enter-background", "enter-foreground",
         "request-scopes", "push-register", "switch-gateway", "resolve-approval", "answer-question", "setup-code",
-    ] + chatNames + appNames
+    ] + chatNames + appNames + operatorToolNames
 
     /// The stimuli of the Apple Watch direct mode (``ReferenceTransport/watchDirect``): the only
     /// ones it acts on, and the ones the WebSocket client does not announce.
@@ -71,10 +73,13 @@ public enum ReferenceStimulus: Sendable, Hashable {
     /// The stimuli of the apps' Files view and voice wake settings.
     public static let appNames = ["browse-workspace", "open-workspace-file", "set-voice-wake-triggers", "expect-voice-wake-triggers"]
 
+    /// The stimuli of an operator that drives other nodes (`node.invoke`).
+    public static let operatorToolNames = ["invoke-node"]
+
     /// The stimuli that need the operator session.
     static let operatorNames: Set<String> = Set([
         "request-scopes", "resolve-approval", "answer-question", "send-message", "expect-transcript", "expect-outbox",
-    ] + appNames)
+    ] + appNames + operatorToolNames)
 
     /// The wire name.
     public var name: String {
@@ -103,6 +108,7 @@ public enum ReferenceStimulus: Sendable, Hashable {
         case .openWorkspaceFile: "open-workspace-file"
         case .setVoiceWakeTriggers: "set-voice-wake-triggers"
         case .expectVoiceWakeTriggers: "expect-voice-wake-triggers"
+        case .invokeNode: "invoke-node"
         }
     }
 
@@ -157,6 +163,9 @@ public enum ReferenceStimulus: Sendable, Hashable {
             let triggers = items.compactMap(\.stringValue)
             guard triggers.count == items.count else { throw StimulusParseError("\(name): \"triggers\" must hold strings only") }
             self = name == "set-voice-wake-triggers" ? .setVoiceWakeTriggers(triggers) : .expectVoiceWakeTriggers(triggers)
+        case "invoke-node":
+            let timeoutMs = params["timeoutMs"]?.int64Value.map { Int(clamping: $0) }
+            self = .invokeNode(nodeId: try string("nodeId"), command: try string("command"), params: params["params"], timeoutMs: timeoutMs)
         default: throw StimulusParseError("unknown stimulus \"\(name)\"")
         }
     }

@@ -10,7 +10,8 @@ import Testing
 /// the waiting request (`node.pair.resolved` `rejected`, then a new `node.pair.requested`), and
 /// `node.pair.reject` / `node.pair.approve` resolve it. Breaks tried: reusing the waiting request
 /// whatever the surface (the rule before supersession) fails `superseded` and `superseded-unknown`;
-/// registering the declared commands uncut fails `withheld-refused`.
+/// registering the declared commands uncut fails `withheld-refused`; registering them uncut
+/// when nothing waits fails `effective-listed`.
 @Suite(.enabled(if: InteropPython.shouldRun, "Python with websockets and cryptography not found (.venv or OPENCLAW_PYTHON)"))
 struct NodeSurfaceInteropTests {
     @Test func pythonPeerSeesSurfaceApprovalAndSupersession() async throws {
@@ -19,7 +20,8 @@ struct NodeSurfaceInteropTests {
             do {
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let checks = ["widened-requested", "listed", "withheld-refused", "approved-served", "same-surface-kept",
-                              "superseded", "superseded-unknown", "rejected", "approved", "approved-effective"]
+                              "superseded", "superseded-unknown", "rejected", "approved", "approved-effective",
+                              "effective-listed"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")

@@ -19,6 +19,9 @@ per check on stdout ({"check": NAME, "ok": BOOL, "detail": ...}):
     rejected                node.pair.reject: node.pair.resolved rejected, nothing pending
     approved                node.pair.approve: node.pair.resolved approved, the approved surface
     approved-effective      after the next reconnect the approved command reaches the node
+    effective-listed        a reconnect that also declares refused commands (sms.send, camera.snap,
+                            canvas.present) opens nothing, and node.describe / node.list show
+                            only the allowed commands
 
 then {"step": "done", "ok": true} or {"step": "error", "message": ...} (exit status 1).
 """
@@ -34,6 +37,7 @@ OPERATOR_CLIENT = {"id": "cli", "displayName": "Python surface operator", "versi
 APPROVED = ["device.info", "location.get"]
 WIDENED = APPROVED + ["contacts.search"]
 WIDER = WIDENED + ["calendar.events"]
+REFUSED = ["sms.send", "camera.snap", "canvas.present"]
 
 
 def check(name, ok, detail):
@@ -194,6 +198,18 @@ async def run_surface(url, seed, timeout):
     await peer.connect_node(WIDENED)
     request, answer = await peer.invoke_answered("contacts.search")
     check("approved-effective", request.get("command") == "contacts.search" and answer.get("ok") is True, answer)
+
+    # Nothing pending: commands the policy refuses (not on an iPhone's allowlist, dangerous, or
+    # macOS-only) are declared but never registered, so node.list/node.describe leave them out.
+    await peer.connect_node(WIDENED + REFUSED)
+    events = await peer.pair_events()
+    described = await peer.operator.request("node.describe", {"nodeId": node_id})
+    listed = await peer.operator.request("node.list", {})
+    entry = [node for node in (listed.get("payload") or {}).get("nodes") or [] if node.get("nodeId") == node_id]
+    check("effective-listed",
+          not events and (described.get("payload") or {}).get("commands") == WIDENED
+          and entry and entry[0].get("commands") == WIDENED,
+          {"events": events, "describe": described.get("payload"), "list": entry})
     await peer.node.close()
     await peer.operator.close()
 

@@ -200,6 +200,28 @@ struct InvokeWakeTests {
         }
     }
 
+    /// A policy change made while the node is being woken may take a command away but never
+    /// grants one: the dispatch checks the policy of the call's admission too (nodes.invoke.ts
+    /// checks the admission configuration and the current one). Break tried: checking only the
+    /// current policy at dispatch sends the invoke to the node and fails this test.
+    @Test func aPolicyChangedDuringTheWakeGrantsNothing() async throws {
+        try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto)) { gateway in
+            let (identity, token) = try await Self.offlineRegisteredNode(gateway, seed: 0xC6)
+            let writer = try await Self.writer(gateway, seed: 0xC7)
+            await gateway.setNodeCommandPolicy(NodeCommandPolicy(deny: ["device.info"]))
+            try await Self.invoke(writer, nodeId: identity.deviceId, id: "g")
+            _ = await Self.waitForPushes(gateway, identity.deviceId, count: 1)
+            await gateway.setNodeCommandPolicy(NodeCommandPolicy())
+            let node = try await TestSessions.connect(gateway, identity: identity) { $0.connectParams(token: token) }
+            let (answer, _) = try await writer.client.collect(untilResponseTo: "g")
+            #expect(answer.error?.code == "INVALID_REQUEST")
+            #expect(answer.error?.details == ["reason": "command not allowlisted", "command": "device.info"])
+            try await NodeCommandPolicyWireTests.expectNothingDelivered(node)
+            await node.client.close()
+            await writer.client.close()
+        }
+    }
+
     @Test func aHeldDispatchToAnUnchangedConnectionGoesOut() async throws {
         try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto)) { gateway in
             let (identity, token) = try await Self.offlineRegisteredNode(gateway, seed: 0xBC)

@@ -199,12 +199,24 @@ struct NodeCommandPolicyWireTests {
     @Test func healthSummaryIsOptInAndItsNodeErrorPassesThrough() async throws {
         try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto)) { gateway in
             let writer = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0x80), scopes: ["operator.write"])
-            let (node, nodeId) = try await Self.node(gateway, byte: 0x81, commands: ["device.info", "health.summary"])
+            let (first, nodeId) = try await Self.node(gateway, byte: 0x81, commands: ["device.info", "health.summary"])
             let refused = try await Self.invoke(writer.client, nodeId: nodeId, command: "health.summary")
             #expect(refused.error?.details == ["reason": "command not allowlisted", "command": "health.summary"])
-            try await Self.expectNothingDelivered(node)
+            try await Self.expectNothingDelivered(first)
 
+            // The allow takes effect at the node's next connect, which registers the declared
+            // commands cut to the allowlist in force then (upstream's `effectiveCommands`); the
+            // surface approved at pairing did not hold `health.summary` (it was not allowed), so
+            // that connect widens it and the node pairing update must be approved
+            // (docs/platforms/ios-healthkit.md: "Approve the resulting node pairing update").
             await gateway.setNodeCommandPolicy(NodeCommandPolicy(allow: ["health.summary"]))
+            let notYet = try await Self.invoke(writer.client, nodeId: nodeId, command: "health.summary", id: "not-yet")
+            #expect(notYet.error?.details == ["reason": "command not declared by node", "command": "health.summary"])
+            _ = try await Self.node(gateway, byte: 0x81, commands: ["device.info", "health.summary"])
+            let update = try #require(await gateway.pendingNodeSurfaceRequests().first)
+            #expect(update.commands == ["device.info", "health.summary"])
+            _ = await gateway.approveNodeSurface(requestId: update.requestId)
+            let (node, _) = try await Self.node(gateway, byte: 0x81, commands: ["device.info", "health.summary"])
             try await writer.client.sendRequest("node.invoke", params: [
                 "nodeId": .string(nodeId), "command": "health.summary", "params": ["period": "today"], "idempotencyKey": "h",
             ], id: "health")

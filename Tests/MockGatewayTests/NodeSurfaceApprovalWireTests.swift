@@ -160,4 +160,80 @@ struct NodeSurfaceApprovalWireTests {
             #expect(described.payload?["commands"] == ["device.info"])
         }
     }
+
+    /// A node with nothing pending is registered with its declared commands cut to its allowlist,
+    /// as upstream registers `effectiveCommands` (`node-connect-reconcile.ts@16affee3`); so
+    /// `node.list` and `node.describe` leave out what the policy would refuse (an iPhone's
+    /// `sms.send`, dangerous `camera.snap`, macOS-only `canvas.present`). Break tried: registering
+    /// the raw declared list when nothing waits (`reconcileNodeSurface` returning `declared`
+    /// without a pending request) fails both checks.
+    @Test func aNodeWithNothingPendingShowsOnlyItsAllowedCommands() async throws {
+        try await Gateway.withGateway(GatewayConfiguration(autoApproval: .auto)) { gateway in
+            let admin = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0x9A),
+                                                               scopes: ["operator.read"])
+            let (node, nodeId) = try await NodeCommandPolicyWireTests.node(
+                gateway, byte: 0x9B, commands: ["device.info", "sms.send", "camera.snap", "canvas.present"])
+            #expect(await gateway.pendingNodeSurfaceRequests().isEmpty)
+
+            try await admin.client.sendRequest("node.describe", params: ["nodeId": .string(nodeId)], id: "describe-e")
+            let described = try await admin.client.collect(untilResponseTo: "describe-e").response
+            #expect(described.payload?["commands"] == ["device.info"])
+
+            try await admin.client.sendRequest("node.list", params: [:], id: "list-e")
+            let listed = try await admin.client.collect(untilResponseTo: "list-e").response
+            let entry = listed.payload?["nodes"]?.arrayValue?.first { $0["nodeId"]?.stringValue == nodeId }
+            #expect(entry?["commands"] == ["device.info"])
+            _ = node
+        }
+    }
+
+    /// Upstream's per-node reapproval limit (`createNodeReapprovalCoordinator`, the auth rate
+    /// limits in scope `node-reapproval`, never loopback-exempt): every node pairing request a
+    /// widened surface opens counts; once the limit is reached, a further widening is admitted
+    /// with the approved commands in effect but opens nothing and leaves the waiting request as
+    /// it is; a reconnect with the waiting surface still reuses it; after the lockout a widening
+    /// opens a request again. Break tried: `mayOpenRequest` always `true` fails the
+    /// "nothing opens" checks.
+    @Test func theReapprovalLimitStopsNewRequestsButKeepsTheWaitingOne() async throws {
+        var configuration = GatewayConfiguration(autoApproval: .auto)
+        configuration.authRateLimit = AuthRateLimitConfiguration(maxAttempts: 2, windowMs: 60_000, lockoutMs: 60_000)
+        try await Gateway.withGateway(configuration) { gateway in
+            let admin = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0x9C),
+                                                               scopes: ["operator.write", "operator.pairing"])
+            var sessions: [Any] = []
+            func connect(_ commands: [String]) async throws -> String {
+                let (node, nodeId) = try await NodeCommandPolicyWireTests.node(gateway, byte: 0x9D, commands: commands)
+                sessions.append(node)
+                return nodeId
+            }
+            let nodeId = try await connect(["device.info"])
+            _ = try await connect(["device.info", "location.get"])
+            _ = try await connect(["device.info", "location.get", "contacts.search"])
+            let second = try #require(await gateway.pendingNodeSurfaceRequests().first)
+            #expect(second.commands == ["device.info", "location.get", "contacts.search"])
+            _ = try await admin.client.barrier()
+
+            // Two requests opened: the limit is reached.
+            _ = try await connect(["device.info", "reminders.list"])
+            let frames = try await admin.client.barrier()
+            #expect(TestClient.events("node.pair.requested", in: frames).isEmpty, "no request opens over the limit")
+            #expect(TestClient.events("node.pair.resolved", in: frames).isEmpty, "the waiting request is not superseded")
+            #expect(await gateway.pendingNodeSurfaceRequests().map(\.requestId) == [second.requestId])
+            try await admin.client.sendRequest("node.describe", params: ["nodeId": .string(nodeId)], id: "describe-l")
+            let described = try await admin.client.collect(untilResponseTo: "describe-l").response
+            #expect(described.payload?["commands"] == ["device.info"], "the approved commands stay in effect")
+
+            // The waiting surface is reused, which the limit does not count.
+            _ = try await connect(["device.info", "location.get", "contacts.search"])
+            #expect(await gateway.pendingNodeSurfaceRequests().map(\.requestId) == [second.requestId])
+
+            // After the lockout a widening opens a request again.
+            await gateway.advance(by: .seconds(61))
+            _ = try await connect(["device.info", "reminders.list"])
+            let reopened = try await admin.client.barrier()
+            #expect(TestClient.events("node.pair.requested", in: reopened).count == 1)
+            #expect(await gateway.pendingNodeSurfaceRequests().first?.commands == ["device.info", "reminders.list"])
+            _ = sessions
+        }
+    }
 }

@@ -125,13 +125,31 @@ struct StimulusParsingTests {
             ("answer-question", ["id": "q", "answer": "Staging"]), ("setup-code", ["code": "abc"]),
             ("send-message", ["text": "hi"]), ("go-offline", [:]), ("go-online", [:]), ("cold-start", ["offline": true]),
             ("expect-transcript", ["texts": ["hi"]]), ("expect-outbox", ["texts": []]), ("watch-pair", ["code": "abc"]),
-            ("browse-workspace", [:]), ("open-workspace-file", ["path": "notes/plan.md"]),
+            ("browse-workspace", [:]), ("open-workspace-file", ["path": "notes/plan.md"]), ("invoke-node", ["nodeId": "n1", "command": "device.info"]),
             ("set-voice-wake-triggers", ["triggers": ["openclaw"]]), ("expect-voice-wake-triggers", ["triggers": []]),
         ]
         for (name, params) in samples {
             #expect(try ReferenceStimulus(name: name, params: params).name == name)
         }
         #expect(Set(samples.map(\.0)) == Set(ReferenceStimulus.allNames + ReferenceStimulus.watchNames))
+    }
+
+    /// Upstream's `classifyNodeInvokeFailure`: only NOT_CONNECTED with nodeCommandDispatched
+    /// false is safe to send again; ROUTE_CHANGED (no provenance) is outcome-unknown.
+    @Test func nodeInvokeFailuresAreClassifiedByProvenance() {
+        func gateway(_ details: JSONValue) -> RequestFailure {
+            .gateway(ErrorShape(code: "UNAVAILABLE", message: "m", details: details))
+        }
+        #expect(NodeInvokeFailureRule.classify(gateway(["code": "NOT_CONNECTED", "nodeError": ["code": "NOT_CONNECTED"],
+                                                        "nodeCommandDispatched": false])) == .notDispatched)
+        #expect(NodeInvokeFailureRule.classify(gateway(["code": "NOT_CONNECTED"])) == .outcomeUnknown)
+        #expect(NodeInvokeFailureRule.classify(gateway(["code": "ROUTE_CHANGED"])) == .outcomeUnknown)
+        #expect(NodeInvokeFailureRule.classify(gateway(["nodeError": ["code": "TIMEOUT"], "nodeCommandDispatched": false]))
+                == .preDispatchRejected)
+        #expect(NodeInvokeFailureRule.classify(gateway(["nodeError": ["code": "TIMEOUT"], "nodeCommandDispatched": true]))
+                == .outcomeUnknown)
+        #expect(NodeInvokeFailureRule.classify(.connectionLost) == .outcomeUnknown)
+        #expect(throws: StimulusParseError.self) { try ReferenceStimulus(name: "invoke-node", params: ["nodeId": "n1"]) }
     }
 
     @Test func missingParametersAndUnknownNamesAreErrors() {

@@ -17,11 +17,14 @@ let inv011 = Scenario(
         """,
     tags: ["invoke", "canvas"],
     profiles: .all,
-    options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
+    options: Scenario.Options(needsCommands: [[NodeCommandName.canvasPresent.rawValue]], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let nodeId = try await run.nodeId()
     let command = NodeCommandName.canvasPresent.rawValue
-    guard let node = await run.gateway.connectedNodes().first(where: { $0.nodeId == nodeId }), node.commands.contains(command) else {
+    // What the client declared (its connect), not what the Gateway registered: the policy keeps
+    // canvas commands off the registration of a node that is not macOS, and the scripted
+    // invoke below is sent anyway (docs/protocol.md §6.7).
+    guard try await run.declaredCommands().contains(command) else {
         try run.unsupported("the client declares no \(command)")
     }
     await run.gateway.expireCanvasCapabilities(nodeId: nodeId)

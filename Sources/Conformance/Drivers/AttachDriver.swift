@@ -56,6 +56,9 @@ public struct AttachDriver: ClientDriver {
         case .openWorkspaceFile:
             return "Open the workspace file \"\(value("path"))\" in the Files preview; if it shows no content, type error and what it shows."
         case .setVoiceWakeTriggers: return "Set the voice wake trigger words to \(value("triggers")) in the settings."
+        case .invokeNode:
+            return "Run the node command \"\(value("command"))\" on node \(value("nodeId")) once from the client; "
+                + "if it reports a failure, type error and what it shows."
         case .expectVoiceWakeTriggers:
             return "Check that the voice wake settings show exactly \(value("triggers")); if not, type error and what they show."
         default: return "Do \"\(stimulus.kind)\" with \(JSONValueDescription.of(params))."

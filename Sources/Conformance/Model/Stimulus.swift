@@ -70,6 +70,9 @@ public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, Cu
     public static let setVoiceWakeTriggers: StimulusKind = "set-voice-wake-triggers"
     /// Answer `ok` only if the voice wake settings show exactly these trigger words.
     public static let expectVoiceWakeTriggers: StimulusKind = "expect-voice-wake-triggers"
+    /// As an operator, run a command on a node (`node.invoke`), as a person running a node
+    /// command from the client would; answer `ok` when the node answered, `error` otherwise.
+    public static let invokeNode: StimulusKind = "invoke-node"
 
     /// The stimuli named by the adapter protocol for a client with WebSocket sessions, in
     /// documentation order: what a client that can do everything announces (an attached client
@@ -79,7 +82,7 @@ public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, Cu
         .connect, .disconnect, .restart, .resetIdentity, .backgroundWake, .enterBackground, .enterForeground,
         .requestScopes, .pushRegister, .switchGateway, .resolveApproval, .answerQuestion, .setupCode,
         .sendMessage, .goOffline, .goOnline, .coldStart, .expectTranscript, .expectOutbox,
-        .browseWorkspace, .openWorkspaceFile, .setVoiceWakeTriggers, .expectVoiceWakeTriggers,
+        .browseWorkspace, .openWorkspaceFile, .setVoiceWakeTriggers, .expectVoiceWakeTriggers, .invokeNode,
     ]
 
     /// Sorts by wire name.
@@ -227,6 +230,15 @@ public struct Stimulus: Sendable, Hashable, CustomStringConvertible {
     /// Ask whether the voice wake settings show exactly `triggers`, in order.
     public static func expectVoiceWakeTriggers(_ triggers: [String]) -> Stimulus {
         Stimulus(.expectVoiceWakeTriggers, params: ["triggers": .array(triggers.map(JSONValue.string))])
+    }
+
+    /// As an operator, invoke `command` on node `nodeId` once (`node.invoke` with `params` when
+    /// given and `timeoutMs`, docs/protocol.md §6.9).
+    public static func invokeNode(nodeId: String, command: String, params: JSONValue? = nil, timeoutMs: Int? = nil) -> Stimulus {
+        var values: [String: JSONValue] = ["nodeId": .string(nodeId), "command": .string(command)]
+        if let params { values["params"] = params }
+        if let timeoutMs { values["timeoutMs"] = .int(Int64(timeoutMs)) }
+        return Stimulus(.invokeNode, params: values)
     }
 
     /// `kind` plus its parameters as compact JSON, for reports and transcripts.

@@ -15,6 +15,11 @@ public enum AuthRateLimitScope: String, Sendable, Hashable, CaseIterable {
     /// Apple Watch challenge issuance (`watch-challenge`): every challenge counts, a successful
     /// Watch connect resets it (`src/gateway/watch-node-http.ts` @2432998cc475ff3e91432bd627c6021a01e861d9).
     case watchChallenge = "watch-challenge"
+    /// Node pairing update requests of a paired node (`node-reapproval`), keyed `node:<nodeId>`
+    /// and never exempt: each request a widened surface opens, or refreshes with new metadata,
+    /// counts; keeping a waiting one as it is does not (`createNodeReapprovalCoordinator`, src/gateway/node-reapproval-coordinator.ts,
+    /// with `exemptLoopback: false`).
+    case nodeReapproval = "node-reapproval"
 }
 
 /// The limits of ``AuthRateLimiter``; the defaults are upstream's (`createAuthRateLimiter` in

@@ -119,6 +119,9 @@ public struct NodeSurfaceApprovals: Sendable, Hashable {
         /// surface, or cleared by a surface within the approved one (announce each with
         /// `node.pair.resolved` `rejected`, before any `node.pair.requested`).
         public var superseded: [PendingRequest] = []
+        /// Whether this connect wrote a request (opened one, or refreshed one's metadata): what
+        /// the per-node reapproval limit counts.
+        public var wroteRequest = false
     }
 
     /// Approved surfaces by node id.
@@ -149,17 +152,24 @@ public struct NodeSurfaceApprovals: Sendable, Hashable {
     }
 
     /// Reconciles the surface `nodeId` declares at connect with its approved one (see the type's
-    /// documentation). `newRequestId` is called only when a request is opened.
+    /// documentation). `newRequestId` is called only when a request is opened. `mayWriteRequest`
+    /// is asked only when a request would be written, that is opened or refreshed with changed
+    /// metadata (not when a waiting one is kept as it is): upstream's per-node reapproval rate
+    /// limit. When it says no, the node is admitted with its approved commands in effect and the
+    /// requests already waiting stay as they are (nothing refreshed, superseded or announced).
+    /// ``Reconciliation/wroteRequest`` says whether a write counted.
     public mutating func reconcile(nodeId: String, declared rawDeclared: [String], allowlist: Set<String>,
-                                   metadata: Metadata, nowMs: Int64, newRequestId: () -> String) -> Reconciliation {
+                                   metadata: Metadata, nowMs: Int64, mayWriteRequest: () -> Bool = { true },
+                                   newRequestId: () -> String) -> Reconciliation {
         let result = decide(nodeId: nodeId, declared: rawDeclared, allowlist: allowlist, metadata: metadata, nowMs: nowMs,
-                            newRequestId: newRequestId)
+                            mayWriteRequest: mayWriteRequest, newRequestId: newRequestId)
         latest[nodeId] = result
         return result
     }
 
     private mutating func decide(nodeId: String, declared rawDeclared: [String], allowlist: Set<String>,
-                                 metadata: Metadata, nowMs: Int64, newRequestId: () -> String) -> Reconciliation {
+                                 metadata: Metadata, nowMs: Int64, mayWriteRequest: () -> Bool,
+                                 newRequestId: () -> String) -> Reconciliation {
         prune(nowMs: nowMs)
         let declared = Self.normalize(rawDeclared, allowlist: allowlist)
         guard let node = paired[nodeId] else {
@@ -178,13 +188,19 @@ public struct NodeSurfaceApprovals: Sendable, Hashable {
         let withheld = declared.filter { !approved.contains($0) }
         if waiting.count == 1, var existing = waiting.first, Self.sameSurface(existing, commands: declared, caps: metadata.caps) {
             let refreshed = metadata.filling(from: existing.metadata)
-            if existing.metadata != refreshed {
+            var wrote = false
+            if existing.metadata != refreshed, mayWriteRequest() {
                 // A metadata-only change refreshes the one request: same id, new metadata and ts.
                 existing.metadata = refreshed
                 existing.ts = nowMs
                 pendingById[existing.requestId] = existing
+                wrote = true
             }
-            return Reconciliation(declared: declared, effective: approved, withheld: withheld, pending: existing, created: false)
+            return Reconciliation(declared: declared, effective: approved, withheld: withheld, pending: existing, created: false,
+                                  wroteRequest: wrote)
+        }
+        guard mayWriteRequest() else {
+            return Reconciliation(declared: declared, effective: approved, withheld: withheld, pending: nil, created: false)
         }
         for request in waiting { pendingById.removeValue(forKey: request.requestId) }
         let request = PendingRequest(requestId: newRequestId(), nodeId: nodeId,
@@ -192,7 +208,7 @@ public struct NodeSurfaceApprovals: Sendable, Hashable {
                                      isRepair: true, ts: nowMs)
         pendingById[request.requestId] = request
         return Reconciliation(declared: declared, effective: approved, withheld: withheld, pending: request, created: true,
-                              superseded: waiting)
+                              superseded: waiting, wroteRequest: true)
     }
 
     /// Whether `request` asks for the same approval surface: the same set of commands and of caps
