@@ -115,6 +115,8 @@ public struct GatewayMethod: WireName {
     public static let sessionsReset: GatewayMethod = "sessions.reset"
     /// `sessions.compact` `{key, maxLines?}` (operators).
     public static let sessionsCompact: GatewayMethod = "sessions.compact"
+    /// `sessions.delete` `{key, deleteTranscript?, archivedOnly?, expected…?}` (operators): removes a session.
+    public static let sessionsDelete: GatewayMethod = "sessions.delete"
     /// `chat.abort` (operators).
     public static let chatAbort: GatewayMethod = "chat.abort"
     /// `send`: an outbound channel message (operators).

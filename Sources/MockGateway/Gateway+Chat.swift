@@ -94,4 +94,15 @@ extension Gateway {
         recordOperatorAction("compact chat session \(sessionKey)")
         await core.scriptCompact(sessionKey: sessionKey, keep: keep)
     }
+
+    /// Deletes `sessionKey` as a `sessions.delete` from another device: the session leaves
+    /// `sessions.list` with its transcript, and `sessions.changed {sessionKey, agentId,
+    /// reason: "delete", ts}` goes to the `sessions.subscribe` subscribers.
+    /// - Returns: whether there was such a session (no event when there was none).
+    /// - Throws: the wire's refusal: `INVALID_REQUEST "Cannot delete the main session (main)."`.
+    @discardableResult
+    public func deleteChatSession(sessionKey: String) async throws(GatewayError) -> Bool {
+        recordOperatorAction("delete chat session \(sessionKey)")
+        return try await core.scriptDelete(sessionKey: sessionKey).get()
+    }
 }

@@ -54,6 +54,8 @@ public enum ReferenceStimulus: Sendable, Hashable {
     case setVoiceWakeTriggers([String])
     /// Report whether the voice wake settings show exactly these trigger words, in order.
     case expectVoiceWakeTriggers([String])
+    /// Report whether the session list shows exactly these session keys (in any order).
+    case expectSessions([String])
 
     /// Every wire name, in documentation order.
     public static let allNames = [
@@ -69,7 +71,8 @@ public enum ReferenceStimulus: Sendable, Hashable {
     public static let chatNames = ["send-message", "go-offline", "go-online", "cold-start", "expect-transcript", "expect-outbox"]
 
     /// The stimuli of the apps' Files view and voice wake settings.
-    public static let appNames = ["browse-workspace", "open-workspace-file", "set-voice-wake-triggers", "expect-voice-wake-triggers"]
+    public static let appNames = ["browse-workspace", "open-workspace-file", "set-voice-wake-triggers", "expect-voice-wake-triggers",
+                                  "expect-sessions"]
 
     /// The stimuli that need the operator session.
     static let operatorNames: Set<String> = Set([
@@ -103,6 +106,7 @@ public enum ReferenceStimulus: Sendable, Hashable {
         case .openWorkspaceFile: "open-workspace-file"
         case .setVoiceWakeTriggers: "set-voice-wake-triggers"
         case .expectVoiceWakeTriggers: "expect-voice-wake-triggers"
+        case .expectSessions: "expect-sessions"
         }
     }
 
@@ -157,6 +161,11 @@ public enum ReferenceStimulus: Sendable, Hashable {
             let triggers = items.compactMap(\.stringValue)
             guard triggers.count == items.count else { throw StimulusParseError("\(name): \"triggers\" must hold strings only") }
             self = name == "set-voice-wake-triggers" ? .setVoiceWakeTriggers(triggers) : .expectVoiceWakeTriggers(triggers)
+        case "expect-sessions":
+            guard let items = params["keys"]?.arrayValue else { throw StimulusParseError("\(name) needs a \"keys\" array") }
+            let keys = items.compactMap(\.stringValue)
+            guard keys.count == items.count else { throw StimulusParseError("\(name): \"keys\" must hold strings only") }
+            self = .expectSessions(keys)
         default: throw StimulusParseError("unknown stimulus \"\(name)\"")
         }
     }

@@ -58,6 +58,8 @@ public struct AttachDriver: ClientDriver {
         case .setVoiceWakeTriggers: return "Set the voice wake trigger words to \(value("triggers")) in the settings."
         case .expectVoiceWakeTriggers:
             return "Check that the voice wake settings show exactly \(value("triggers")); if not, type error and what they show."
+        case .expectSessions:
+            return "Check that the session list shows exactly the sessions \(value("keys")); if not, type error and what it shows."
         default: return "Do \"\(stimulus.kind)\" with \(JSONValueDescription.of(params))."
         }
     }

@@ -70,6 +70,8 @@ public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, Cu
     public static let setVoiceWakeTriggers: StimulusKind = "set-voice-wake-triggers"
     /// Answer `ok` only if the voice wake settings show exactly these trigger words.
     public static let expectVoiceWakeTriggers: StimulusKind = "expect-voice-wake-triggers"
+    /// Answer `ok` only if the session list shows exactly these session keys (in any order).
+    public static let expectSessions: StimulusKind = "expect-sessions"
 
     /// The stimuli named by the adapter protocol for a client with WebSocket sessions, in
     /// documentation order: what a client that can do everything announces (an attached client
@@ -79,7 +81,7 @@ public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, Cu
         .connect, .disconnect, .restart, .resetIdentity, .backgroundWake, .enterBackground, .enterForeground,
         .requestScopes, .pushRegister, .switchGateway, .resolveApproval, .answerQuestion, .setupCode,
         .sendMessage, .goOffline, .goOnline, .coldStart, .expectTranscript, .expectOutbox,
-        .browseWorkspace, .openWorkspaceFile, .setVoiceWakeTriggers, .expectVoiceWakeTriggers,
+        .browseWorkspace, .openWorkspaceFile, .setVoiceWakeTriggers, .expectVoiceWakeTriggers, .expectSessions,
     ]
 
     /// Sorts by wire name.
@@ -227,6 +229,11 @@ public struct Stimulus: Sendable, Hashable, CustomStringConvertible {
     /// Ask whether the voice wake settings show exactly `triggers`, in order.
     public static func expectVoiceWakeTriggers(_ triggers: [String]) -> Stimulus {
         Stimulus(.expectVoiceWakeTriggers, params: ["triggers": .array(triggers.map(JSONValue.string))])
+    }
+
+    /// Ask whether the session list shows exactly the sessions `keys` (in any order).
+    public static func expectSessions(_ keys: [String]) -> Stimulus {
+        Stimulus(.expectSessions, params: ["keys": .array(keys.map(JSONValue.string))])
     }
 
     /// `kind` plus its parameters as compact JSON, for reports and transcripts.

@@ -75,6 +75,17 @@ extension ChatStore {
         "key": .nonEmptyString, "agentId": .nonEmptyString, "maxLines": .integer(min: 1, max: Int64(Int32.max)),
     ], required: ["key"])
 
+    /// `sessions.delete` `{key, agentId?, deleteTranscript?, expectedSessionId?,
+    /// expectedLifecycleRevision?, expectedSessionUpdatedAt? >= 0, emitLifecycleHooks?,
+    /// admissionHandoffId?, exemptChatRunId?, archivedOnly?}` (closed; `SessionsDeleteParamsSchema`,
+    /// packages/gateway-protocol/src/schema/sessions-delete.ts@3bdd76ebc8d5caaa0eecf562fb6ee41ccd5048ba).
+    static let deleteSchema = ClosedParams(method: GatewayMethod.sessionsDelete.rawValue, members: [
+        "key": .nonEmptyString, "agentId": .nonEmptyString, "deleteTranscript": .bool,
+        "expectedSessionId": .nonEmptyString, "expectedLifecycleRevision": .nonEmptyString,
+        "expectedSessionUpdatedAt": .nonNegativeNumber, "emitLifecycleHooks": .bool,
+        "admissionHandoffId": .nonEmptyString, "exemptChatRunId": .nonEmptyString, "archivedOnly": .bool,
+    ], required: ["key"])
+
     /// Rows a compaction without `maxLines` keeps (the fake does not write a summary row).
     static let defaultCompactionKeep = 2
 }

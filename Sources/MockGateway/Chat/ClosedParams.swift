@@ -21,6 +21,8 @@ enum ParamRule: Sendable, Hashable {
     case integer(min: Int64, max: Int64)
     /// A number.
     case number
+    /// A number `>= 0`.
+    case nonNegativeNumber
     /// One of these strings.
     case oneOf([String])
     /// One of these strings, or `null`.
@@ -62,6 +64,9 @@ enum ParamRule: Sendable, Hashable {
             return number > max ? "must be <= \(max)" : nil
         case .number:
             return value.doubleValue == nil ? "must be number" : nil
+        case .nonNegativeNumber:
+            guard let number = value.doubleValue else { return "must be number" }
+            return number < 0 ? "must be >= 0" : nil
         case .oneOf(let allowed):
             guard let text = value.stringValue, allowed.contains(text) else {
                 return "must be equal to one of the allowed values (\(allowed.joined(separator: ", ")))"

@@ -98,6 +98,14 @@ extension ConsoleCommandSpec {
             await console.gateway.compactChatSession(sessionKey: key, keep: keep)
             return .chat(.armed("\(key) compacted to its newest \(keep) rows"))
         },
+        ConsoleCommandSpec(
+            "session-delete", arguments: [PositionalSpec("key", NonEmptyText.self, help: "the session key")],
+            summary: "delete a session as another device would (sessions.changed reason delete)", example: "session-delete research"
+        ) { command, console in
+            let key = try command.required(0, as: NonEmptyText.self).text
+            let deleted = try await console.gateway.deleteChatSession(sessionKey: key)
+            return .chat(.armed(deleted ? "session \(key) deleted" : "no session \(key): nothing deleted"))
+        },
     ]
 
     /// `--session KEY`: a chat session, `main` by default.
