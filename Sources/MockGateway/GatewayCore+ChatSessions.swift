@@ -122,7 +122,7 @@ extension GatewayCore {
         func refuse(_ message: String, details: JSONValue? = nil) -> Result<(key: String, deleted: Bool), GatewayError> {
             .failure(GatewayError(ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: message, details: details)))
         }
-        let key = (members["key"]?.stringValue ?? "").trimmingCharacters(in: .whitespaces)
+        let key = (members["key"]?.stringValue ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         if key.isEmpty { return refuse("key required") }
         if key == ChatStore.defaultSessionKey { return refuse("Cannot delete the main session (\(key)).") }
         let exists = chat.store.sessionStates[key] != nil
