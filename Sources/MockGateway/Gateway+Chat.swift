@@ -105,4 +105,21 @@ extension Gateway {
         recordOperatorAction("delete chat session \(sessionKey)")
         return try await core.scriptDelete(sessionKey: sessionKey).get()
     }
+
+    /// The custom session group catalog, in display order (`sessions.groups.list`).
+    public func sessionGroups() async -> [String] {
+        await core.chat.store.groupCatalog
+    }
+
+    /// Replaces the session group catalog as a `sessions.groups.put {names}` from another device
+    /// does: `sessions.changed {reason: "groups", ts}` goes to the `sessions.subscribe` subscribers.
+    /// Sessions join a group through their `category` (`sessions.patch`).
+    /// - Returns: the catalog now.
+    /// - Throws: the wire's refusal when a dropped group still has member sessions.
+    @discardableResult
+    public func putSessionGroups(_ names: [String]) async throws(GatewayError) -> [String] {
+        recordOperatorAction("put session groups \(names)")
+        if case .failure(let error) = await core.putSessionGroups(names, sectionOrder: nil) { throw GatewayError(error.shape) }
+        return await core.chat.store.groupCatalog
+    }
 }

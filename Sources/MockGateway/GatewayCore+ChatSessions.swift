@@ -11,6 +11,8 @@ enum SessionChangeReason: String, Sendable, Hashable {
     case compact
     /// `sessions.delete` (or a scripted deletion); sent only when a session was removed.
     case delete
+    /// A change of the session group catalog (`sessions.groups.*`), without a session key.
+    case groups
 }
 
 // Glue of the chat history, single-message, startup and session-control methods: each handler
@@ -65,6 +67,7 @@ extension GatewayCore {
         answerParams(call, ChatStore.patchSchema.validate(call.params)) { members in
             let key = members["key"]?.stringValue ?? ""
             chat.store.patch(sessionKey: key, settings: members.filter { ChatStore.patchableSettings[$0.key] != nil })
+            if let category = members["category"]?.stringValue { _ = chat.store.registerGroup(category) }
             reply(call, ["ok": true, "key": .string(key), "entry": chat.store.sessionRow(key)])
             emitSessionsChanged(key, reason: .patch)
         }
@@ -199,6 +202,15 @@ extension GatewayCore {
         payload["reason"] = .string(reason.rawValue)
         payload["ts"] = .int(nowMs)
         if let compacted { payload["compacted"] = .bool(compacted) }
+        broadcastSessionsChanged(payload)
+    }
+
+    /// `sessions.changed {reason: "groups", ts}`: the group catalog changed (no session key).
+    func emitSessionGroupsChanged() {
+        broadcastSessionsChanged(["reason": .string(SessionChangeReason.groups.rawValue), "ts": .int(nowMs)])
+    }
+
+    private func broadcastSessionsChanged(_ payload: [String: JSONValue]) {
         let event = GatewayEventName.sessionsChanged.rawValue
         for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
             guard let session = state.session, !state.closing, messageSubscriptions.everySession.contains(connectionId),

@@ -22,7 +22,11 @@ session is refused, so is `archivedOnly` on a session that is not archived and a
 `expectedSessionId` (`details.reason: "session-changed"`); a deletion answers
 `{ok: true, key, deleted, archived}` and, when a session was removed, sends
 `sessions.changed {sessionKey, agentId, reason: "delete", ts}` (no session row) to the
-`sessions.subscribe` subscribers; the session leaves `sessions.list`.
+`sessions.subscribe` subscribers; the session leaves `sessions.list`. The session group catalog
+(§8.6): `sessions.groups.list/put/rename/delete` with closed schemas, `{groups: [{name,
+position}], sectionOrder}` answers, member sessions followed through their `category`, the
+refusals (a put dropping a group with members, an unknown group) and `sessions.changed {reason:
+"groups", ts}` after each change (a rename or delete sends it also when refused).
 """
 import asyncio
 import sys
@@ -140,10 +144,75 @@ async def run_checks(url, seed, timeout):
         listing = await admin.request("sessions.list", {})
         return (event.get("sessionKey") == "third" and "third" not in keys(listing)), {"event": event, "sessions": keys(listing)}
 
+    def is_groups_event(payload):
+        return (payload or {}).get("reason") == "groups"
+
+    async def groups_schema():
+        extra = error(await admin.request("sessions.groups.list", {"x": 1}))
+        missing = error(await writer.request("sessions.groups.put", {}))
+        long = error(await writer.request("sessions.groups.rename", {"name": "a", "to": "x" * 65}))
+        return (extra.get("message") == "invalid sessions.groups.list params: at root: unexpected property 'x'"
+                and missing.get("message") == "invalid sessions.groups.put params: at root: must have required property 'names'"
+                and long.get("code") == "INVALID_REQUEST"), {"extra": extra, "missing": missing, "long": long}
+
+    async def groups_put():
+        answer = (await writer.request("sessions.groups.put", {"names": [" Work ", "Home", "Work"],
+                                                               "sectionOrder": ["groups", "category:Work", "category:Nope", "bogus"]})).get("payload")
+        event = (await admin.event("sessions.changed", is_groups_event)).get("payload") or {}
+        listing = (await admin.request("sessions.groups.list", {})).get("payload")
+        groups = [{"name": "Work", "position": 0}, {"name": "Home", "position": 1}]
+        return (answer == {"ok": True, "groups": groups, "sectionOrder": ["groups", "category:Work"]}
+                and "sessionKey" not in event and isinstance(event.get("ts"), int)
+                and listing == {"groups": groups, "sectionOrder": ["groups", "category:Work"]}), \
+            {"answer": answer, "event": event, "list": listing}
+
+    async def groups_rename():
+        await create("g1")
+        await writer.request("sessions.patch", {"key": "g1", "category": "Work"})
+        answer = (await writer.request("sessions.groups.rename", {"name": "Work", "to": "Office"})).get("payload")
+        await admin.event("sessions.changed", is_groups_event)
+        rows = ((await admin.request("sessions.list", {})).get("payload") or {}).get("sessions") or []
+        row = next((r for r in rows if r.get("key") == "g1"), {})
+        unknown = error(await writer.request("sessions.groups.rename", {"name": "Missing", "to": "X"}))
+        after_refusal = (await admin.event("sessions.changed", is_groups_event)).get("payload") or {}
+        return (answer == {"ok": True, "groups": [{"name": "Office", "position": 0}, {"name": "Home", "position": 1}],
+                           "sectionOrder": ["groups", "category:Office"], "updatedSessions": 1}
+                and row.get("category") == "Office"
+                and unknown == {"code": "INVALID_REQUEST", "message": "unknown session group: Missing"}
+                and after_refusal.get("reason") == "groups"), {"answer": answer, "row": row, "unknown": unknown}
+
+    async def groups_put_keeps_members():
+        answer = error(await writer.request("sessions.groups.put", {"names": ["Home"]}))
+        return (answer.get("code") == "INVALID_REQUEST"
+                and "cannot drop groups that still have member sessions: \"Office\" (1)" in (answer.get("message") or "")), answer
+
+    async def groups_delete():
+        answer = (await writer.request("sessions.groups.delete", {"name": "Office"})).get("payload")
+        await admin.event("sessions.changed", is_groups_event)
+        rows = ((await admin.request("sessions.list", {})).get("payload") or {}).get("sessions") or []
+        row = next((r for r in rows if r.get("key") == "g1"), {})
+        unknown = error(await writer.request("sessions.groups.delete", {"name": "Office"}))
+        await admin.event("sessions.changed", is_groups_event)
+        return (answer == {"ok": True, "groups": [{"name": "Home", "position": 0}], "sectionOrder": ["groups"],
+                           "updatedSessions": 1}
+                and "category" not in row
+                and unknown == {"code": "UNAVAILABLE", "message": "unknown session group: Office"}), \
+            {"answer": answer, "row": row, "unknown": unknown}
+
+    async def groups_elsewhere():
+        await console('session-groups ["Home","Later"]')
+        event = (await admin.event("sessions.changed", is_groups_event)).get("payload") or {}
+        listing = (await writer.request("sessions.groups.list", {})).get("payload") or {}
+        return ([g.get("name") for g in listing.get("groups") or []] == ["Home", "Later"]
+                and event.get("reason") == "groups"), {"event": event, "list": listing}
+
     for name, body in (("schema-closed", schema_closed), ("write-scope", write_scope), ("main-refused", main_refused),
                        ("stale-guard", stale_guard), ("delete-and-event", delete_and_event),
                        ("delete-missing", delete_missing), ("archive-then-delete", archive_then_delete),
-                       ("deleted-elsewhere", deleted_elsewhere)):
+                       ("deleted-elsewhere", deleted_elsewhere), ("groups-schema", groups_schema),
+                       ("groups-put", groups_put), ("groups-rename", groups_rename),
+                       ("groups-put-keeps-members", groups_put_keeps_members), ("groups-delete", groups_delete),
+                       ("groups-elsewhere", groups_elsewhere)):
         await checked(name, body)
     await admin.close()
     await writer.close()

@@ -86,6 +86,24 @@ extension ChatStore {
         "admissionHandoffId": .nonEmptyString, "exemptChatRunId": .nonEmptyString, "archivedOnly": .bool,
     ], required: ["key"])
 
+    /// The longest group name (`SessionLabelString`: `SESSION_LABEL_MAX_LENGTH`,
+    /// src/sessions/session-label.ts@439eddd17877bc231d7beaa1323c888488c34aa3).
+    static let groupNameMaxLength = 64
+
+    /// `sessions.groups.list` `{}`, `put` `{names, sectionOrder?}`, `rename` `{name, to}`,
+    /// `delete` `{name}` (closed; packages/gateway-protocol/src/schema/session-groups.ts
+    /// @86aafa682c3ca893ed39d36050c0e96649c1965b; section ids are 1...512 characters).
+    static let groupsListSchema = ClosedParams(method: GatewayMethod.sessionsGroupsList.rawValue, members: [:], required: [])
+    static let groupsPutSchema = ClosedParams(method: GatewayMethod.sessionsGroupsPut.rawValue, members: [
+        "names": .boundedStrings(max: groupNameMaxLength), "sectionOrder": .boundedStrings(max: 512),
+    ], required: ["names"])
+    static let groupsRenameSchema = ClosedParams(method: GatewayMethod.sessionsGroupsRename.rawValue, members: [
+        "name": .boundedString(max: groupNameMaxLength), "to": .boundedString(max: groupNameMaxLength),
+    ], required: ["name", "to"])
+    static let groupsDeleteSchema = ClosedParams(method: GatewayMethod.sessionsGroupsDelete.rawValue, members: [
+        "name": .boundedString(max: groupNameMaxLength),
+    ], required: ["name"])
+
     /// Rows a compaction without `maxLines` keeps (the fake does not write a summary row).
     static let defaultCompactionKeep = 2
 }

@@ -188,6 +188,11 @@ struct ChatStore: Sendable {
     private(set) var lagOmitNewest = 0
     private(set) var lagRemainingReads: Int?
 
+    /// The custom session group catalog, in display order (SessionGroups.swift).
+    var groupCatalog: [String] = []
+    /// The sidebar section order `sessions.groups.put` stored.
+    var sectionOrder: [String] = []
+
     init() {}
 
     /// Every session with rows or state, by key → rows.

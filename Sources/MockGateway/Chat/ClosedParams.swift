@@ -23,6 +23,10 @@ enum ParamRule: Sendable, Hashable {
     case number
     /// A number `>= 0`.
     case nonNegativeNumber
+    /// A string of `1...max` characters.
+    case boundedString(max: Int)
+    /// An array of strings of `1...max` characters each.
+    case boundedStrings(max: Int)
     /// One of these strings.
     case oneOf([String])
     /// One of these strings, or `null`.
@@ -67,6 +71,15 @@ enum ParamRule: Sendable, Hashable {
         case .nonNegativeNumber:
             guard let number = value.doubleValue else { return "must be number" }
             return number < 0 ? "must be >= 0" : nil
+        case .boundedString(let max):
+            if let problem = ParamRule.nonEmptyString.problem(value) { return problem }
+            return (value.stringValue?.count ?? 0) > max ? "must NOT have more than \(max) characters" : nil
+        case .boundedStrings(let max):
+            guard let items = value.arrayValue else { return "must be array" }
+            for item in items {
+                if let problem = ParamRule.boundedString(max: max).problem(item) { return "items \(problem)" }
+            }
+            return nil
         case .oneOf(let allowed):
             guard let text = value.stringValue, allowed.contains(text) else {
                 return "must be equal to one of the allowed values (\(allowed.joined(separator: ", ")))"
