@@ -115,6 +115,16 @@ public struct GatewayMethod: WireName {
     public static let sessionsReset: GatewayMethod = "sessions.reset"
     /// `sessions.compact` `{key, maxLines?}` (operators).
     public static let sessionsCompact: GatewayMethod = "sessions.compact"
+    /// `sessions.delete` `{key, deleteTranscript?, archivedOnly?, expected…?}` (operators): removes a session.
+    public static let sessionsDelete: GatewayMethod = "sessions.delete"
+    /// `sessions.groups.list` `{}` (operators): the custom session group catalog.
+    public static let sessionsGroupsList: GatewayMethod = "sessions.groups.list"
+    /// `sessions.groups.put` `{names, sectionOrder?}` (operators): replaces the catalog.
+    public static let sessionsGroupsPut: GatewayMethod = "sessions.groups.put"
+    /// `sessions.groups.rename` `{name, to}` (operators): renames a group and its members' category.
+    public static let sessionsGroupsRename: GatewayMethod = "sessions.groups.rename"
+    /// `sessions.groups.delete` `{name}` (operators): removes a group and clears its members' category.
+    public static let sessionsGroupsDelete: GatewayMethod = "sessions.groups.delete"
     /// `chat.abort` `{sessionKey, agentId?, runId?}` (operators): stops a session's runs.
     public static let chatAbort: GatewayMethod = "chat.abort"
     /// `agent.wait` `{runId, timeoutMs?}` (operators): waits for a run's end.

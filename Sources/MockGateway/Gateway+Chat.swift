@@ -94,4 +94,32 @@ extension Gateway {
         recordOperatorAction("compact chat session \(sessionKey)")
         await core.scriptCompact(sessionKey: sessionKey, keep: keep)
     }
+
+    /// Deletes `sessionKey` as a `sessions.delete` from another device: the session leaves
+    /// `sessions.list` with its transcript, and `sessions.changed {sessionKey, agentId,
+    /// reason: "delete", ts}` goes to the `sessions.subscribe` subscribers.
+    /// - Returns: whether there was such a session (no event when there was none).
+    /// - Throws: the wire's refusal: `INVALID_REQUEST "Cannot delete the main session (main)."`.
+    @discardableResult
+    public func deleteChatSession(sessionKey: String) async throws(GatewayError) -> Bool {
+        recordOperatorAction("delete chat session \(sessionKey)")
+        return try await core.scriptDelete(sessionKey: sessionKey).get()
+    }
+
+    /// The custom session group catalog, in display order (`sessions.groups.list`).
+    public func sessionGroups() async -> [String] {
+        await core.chat.store.groupCatalog
+    }
+
+    /// Replaces the session group catalog as a `sessions.groups.put {names}` from another device
+    /// does: `sessions.changed {reason: "groups", ts}` goes to the `sessions.subscribe` subscribers.
+    /// Sessions join a group through their `category` (`sessions.patch`).
+    /// - Returns: the catalog now.
+    /// - Throws: the wire's refusal when a dropped group still has member sessions.
+    @discardableResult
+    public func putSessionGroups(_ names: [String]) async throws(GatewayError) -> [String] {
+        recordOperatorAction("put session groups \(names)")
+        if case .failure(let error) = await core.putSessionGroups(names, sectionOrder: nil) { throw GatewayError(error.shape) }
+        return await core.chat.store.groupCatalog
+    }
 }

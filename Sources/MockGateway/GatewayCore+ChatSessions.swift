@@ -1,3 +1,4 @@
+import Foundation
 import GatewayProtocol
 
 /// Why `sessions.changed` was sent (upstream `SessionChangedPayload.reason`).
@@ -8,6 +9,10 @@ enum SessionChangeReason: String, Sendable, Hashable {
     case reset
     /// `sessions.compact` (or a scripted compaction).
     case compact
+    /// `sessions.delete` (or a scripted deletion); sent only when a session was removed.
+    case delete
+    /// A change of the session group catalog (`sessions.groups.*`), without a session key.
+    case groups
 }
 
 // Glue of the chat history, single-message, startup and session-control methods: each handler
@@ -62,6 +67,7 @@ extension GatewayCore {
         answerParams(call, ChatStore.patchSchema.validate(call.params)) { members in
             let key = members["key"]?.stringValue ?? ""
             chat.store.patch(sessionKey: key, settings: members.filter { ChatStore.patchableSettings[$0.key] != nil })
+            if let category = members["category"]?.stringValue { _ = chat.store.registerGroup(category) }
             reply(call, ["ok": true, "key": .string(key), "entry": chat.store.sessionRow(key)])
             emitSessionsChanged(key, reason: .patch)
         }
@@ -89,6 +95,67 @@ extension GatewayCore {
             if maxLines != nil { payload["kept"] = .int(Int64(outcome.kept)) }
             reply(call, .object(payload))
             emitSessionsChanged(key, reason: .compact, compacted: outcome.compacted)
+        }
+    }
+
+    /// `sessions.delete`: `{ok:true, key, deleted, archived: []}`, then `sessions.changed
+    /// {sessionKey, agentId, reason:"delete", ts}` when a session was removed. Upstream's
+    /// `dynamic` scope: `operator.admin`, or `operator.write` for an archive-then-delete
+    /// (`SessionMutationScope.deleteRequires`), checked before the schema as upstream's dispatcher does.
+    func sessionsDelete(_ call: MethodCall) {
+        if SessionMutationScope.deleteRequires(call.params) == .admin, !Set(wire: call.session.scopes).contains(.admin) {
+            return fail(call, OperatorMethodPolicy.missingScopeError(.admin, requiredScopes: [.admin], style: profile.missingScopeStyle))
+        }
+        answerParams(call, ChatStore.deleteSchema.validate(call.params)) { members in
+            switch deleteSession(members) {
+            case .failure(let error): fail(call, error.shape)
+            case .success(let outcome):
+                reply(call, ["ok": true, "key": .string(outcome.key), "deleted": .bool(outcome.deleted), "archived": []])
+                if outcome.deleted { emitSessionsChanged(outcome.key, reason: .delete) }
+            }
+        }
+    }
+
+    /// The refusals and the removal of `sessions.delete` (wire and scripting API), in upstream's
+    /// order (src/gateway/server-methods/sessions-delete.ts@082309bd9aa153f3cdc2c289a9f1969454f1288f):
+    /// a blank key, the main session, `archivedOnly` on a session that is not archived, an
+    /// `expected…` guard that does not match the session; otherwise the session is removed
+    /// (`deleted: false` when there was none).
+    func deleteSession(_ members: [String: JSONValue]) -> Result<(key: String, deleted: Bool), GatewayError> {
+        func refuse(_ message: String, details: JSONValue? = nil) -> Result<(key: String, deleted: Bool), GatewayError> {
+            .failure(GatewayError(ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: message, details: details)))
+        }
+        let key = (members["key"]?.stringValue ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        if key.isEmpty { return refuse("key required") }
+        if key == ChatStore.defaultSessionKey { return refuse("Cannot delete the main session (\(key)).") }
+        let exists = chat.store.sessionStates[key] != nil
+        if members["archivedOnly"] == .bool(true), !chat.store.isArchived(key) {
+            return refuse("Session \(key) is not archived. Archive it first, then delete it.")
+        }
+        // The fake's sessions have no lifecycle revision, so an expected one never matches.
+        let sessionIdMatches = members["expectedSessionId"].map { exists && $0.stringValue == chat.store.sessionId(key) } ?? true
+        let updatedAt = chat.store.sessionRow(key)["updatedAt"]?.doubleValue
+        let updatedAtMatches = members["expectedSessionUpdatedAt"].map { exists && $0.doubleValue == updatedAt } ?? true
+        if !sessionIdMatches || !updatedAtMatches || members["expectedLifecycleRevision"] != nil {
+            return refuse("Session \(key) changed before deletion. Retry.", details: ["reason": .string(Self.sessionChangedReason)])
+        }
+        let deleted = chat.store.delete(sessionKey: key)
+        if deleted { noteFault("session \(key) deleted") }
+        return .success((key, deleted))
+    }
+
+    /// `details.reason` of a stale lifecycle guard (upstream `SESSION_LIFECYCLE_CHANGED_ERROR_REASON`,
+    /// src/config/sessions/lifecycle.ts).
+    static let sessionChangedReason = "session-changed"
+
+    /// The scripting API's deletion (`Gateway.deleteChatSession`): as a `sessions.delete` from
+    /// another device.
+    func scriptDelete(sessionKey: String) -> Result<Bool, GatewayError> {
+        switch deleteSession(["key": .string(sessionKey)]) {
+        case .failure(let error): return .failure(error)
+        case .success(let outcome):
+            if outcome.deleted { emitSessionsChanged(outcome.key, reason: .delete) }
+            return .success(outcome.deleted)
         }
     }
 
@@ -123,14 +190,27 @@ extension GatewayCore {
     }
 
     /// `sessions.changed` to the connections subscribed to every session (`sessions.subscribe`)
-    /// that hold `operator.read`: `{sessionKey, reason, compacted?, ts, …the session row}`
+    /// that hold `operator.read`: `{sessionKey, reason, compacted?, ts, …the session row}`; after a
+    /// deletion `{sessionKey, agentId, reason: "delete", ts}` (src/gateway/server-methods/
+    /// session-change-event.ts@09741cd22bc30837ed33044c153087af29297269)
     /// (upstream `emitSessionsChanged`, src/gateway/server-methods/sessions.ts).
     func emitSessionsChanged(_ sessionKey: String, reason: SessionChangeReason, compacted: Bool? = nil) {
-        var payload = chat.store.sessionRow(sessionKey).objectValue ?? [:]
+        // A deleted session has no row: upstream's payload is then `{sessionKey, agentId, reason, ts}`.
+        var payload = chat.store.hasSession(sessionKey) ? chat.store.sessionRow(sessionKey).objectValue ?? [:] : [:]
+        if reason == .delete { payload["agentId"] = .string(appSurfaces.agents.defaultId) }
         payload["sessionKey"] = .string(sessionKey)
         payload["reason"] = .string(reason.rawValue)
         payload["ts"] = .int(nowMs)
         if let compacted { payload["compacted"] = .bool(compacted) }
+        broadcastSessionsChanged(payload)
+    }
+
+    /// `sessions.changed {reason: "groups", ts}`: the group catalog changed (no session key).
+    func emitSessionGroupsChanged() {
+        broadcastSessionsChanged(["reason": .string(SessionChangeReason.groups.rawValue), "ts": .int(nowMs)])
+    }
+
+    private func broadcastSessionsChanged(_ payload: [String: JSONValue]) {
         let event = GatewayEventName.sessionsChanged.rawValue
         for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
             guard let session = state.session, !state.closing, messageSubscriptions.everySession.contains(connectionId),

@@ -267,6 +267,15 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
     /// another device is answered with `voicewake.set` of the local list.
     case overwriteVoiceWakeTriggers = "overwrite-voice-wake-triggers"
 
+    // MARK: Session list
+
+    /// Ignores `sessions.changed` with `reason: "delete"`: a session deleted on another device
+    /// stays in the session list.
+    case keepDeletedSession = "keep-deleted-session"
+    /// Ignores `sessions.changed` with `reason: "reset"`, `"new"` or `"compact"`: the chat view
+    /// keeps showing the cached transcript of a session reset or compacted elsewhere.
+    case ignoreSessionResetEvent = "ignore-session-reset-event"
+
     /// The catalogue scenarios expected to fail against this mutant.
     public var catalogueIDs: [String] {
         switch self {
@@ -364,6 +373,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .retryOversizedPreview: ["WS-001"]
         case .workspaceLimitOverMax: ["WS-002"]
         case .overwriteVoiceWakeTriggers: ["VW-001"]
+        case .keepDeletedSession: ["SESS-001"]
+        case .ignoreSessionResetEvent: ["SESS-002"]
         case .giveUpOnDrain: ["LIFE-005"]
         }
     }
@@ -466,6 +477,8 @@ public enum Mutant: String, CaseIterable, Sendable, Hashable, Codable {
         case .retryOversizedPreview: "A preview refused as too large is shown as such and not asked for again in a loop (docs/protocol.md §9.5)."
         case .workspaceLimitOverMax: "A workspace listing asks for at most 500 entries a page and pages with offset (docs/protocol.md §9.5)."
         case .overwriteVoiceWakeTriggers: "voicewake.changed replaces the local trigger list; never write the local list back over it (docs/protocol.md §9.4)."
+        case .keepDeletedSession: "A session deleted elsewhere (sessions.changed reason delete) leaves the session list (docs/protocol.md §8.6)."
+        case .ignoreSessionResetEvent: "A reset or compaction elsewhere (sessions.changed) drops the session's cached transcript and reads it again (docs/protocol.md §8.6)."
         case .giveUpOnDrain: "Resend a request refused by a restart, suspend or closing drain after retryAfterMs (docs/protocol.md §11.4)."
         }
     }

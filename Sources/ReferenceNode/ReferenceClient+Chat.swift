@@ -57,11 +57,30 @@ extension ReferenceClient {
         return .ok
     }
 
-    /// `expect-transcript`: what the chat view shows now (cache or refreshed history).
-    func expectTranscript(texts: [String], sessionKey: String?) -> StimulusOutcome {
-        let shown = chat.transcript(gateway: gatewayKey, sessionKey: sessionKey ?? ChatBook.defaultSessionKey).map(\.text)
+    /// `expect-transcript`: what the chat view shows now (cache or refreshed history); when it
+    /// differs, waits up to ``chatSettleTimeout`` of client time for a refresh in flight.
+    func expectTranscript(texts: [String], sessionKey: String?) async -> StimulusOutcome {
+        let key = sessionKey ?? ChatBook.defaultSessionKey
+        let refreshed = "history \(key)"
+        let deadlineMs = configuration.clock.nowMs + Self.chatSettleTimeout.milliseconds
+        // Each history read of the session is a chance; a read that only learned of a reset
+        // (`history <key> reset`) is followed by the fresh tail, so the check runs again.
+        while chat.transcript(gateway: gatewayKey, sessionKey: key).map(\.text) != texts {
+            let remainingMs = deadlineMs - configuration.clock.nowMs
+            guard remainingMs > 0 else { break }
+            let cursor = observations.count
+            let seen = await observations.first(from: cursor, timeout: .milliseconds(remainingMs), on: configuration.clock.waitTimeline) { observation in
+                if case .chatChanged(let what) = observation { return what.hasPrefix(refreshed) }
+                return false
+            }
+            if seen == nil { break }
+        }
+        let shown = chat.transcript(gateway: gatewayKey, sessionKey: key).map(\.text)
         return shown == texts ? .ok : .error("the transcript shows \(Self.list(shown)), not \(Self.list(texts))")
     }
+
+    /// How long `expect-transcript` waits (client time) for a refresh in flight.
+    static let chatSettleTimeout: Duration = .seconds(5)
 
     /// `expect-outbox`: the queued or unconfirmed bubbles the chat view shows now.
     func expectOutbox(texts: [String]) -> StimulusOutcome {
@@ -159,6 +178,26 @@ extension ReferenceClient {
         for sessionKey in sent.sorted() where !connection.isEnded {
             _ = await refreshHistory(sessionKey, gateway: gateway, on: connection)
         }
+    }
+
+    /// A reset or compaction of `sessionKey` elsewhere (`sessions.changed`): the cached rows and
+    /// cursor are dropped and a fresh tail is read, in turn with the other syncs.
+    func refreshSessionTranscript(_ sessionKey: String) async {
+        let previous = chatSync
+        let task = spawnTask { [weak self] in
+            await previous?.value
+            await self?.runTranscriptRefresh(sessionKey)
+        }
+        chatSync = task
+        await task.value
+    }
+
+    private func runTranscriptRefresh(_ sessionKey: String) async {
+        guard !chatOffline, let connection = currentOperator, !connection.isEnded else { return }
+        let gateway = gatewayKey
+        observations.append(.chatChanged("session \(sessionKey) reset elsewhere"))
+        chat.historyReset(gateway: gateway, sessionKey: sessionKey, configuration: configuration)
+        _ = await refreshHistory(sessionKey, gateway: gateway, on: connection)
     }
 
     /// Reads `chat.history` for `sessionKey`: with the session's cursor when there is one (a

@@ -107,6 +107,9 @@ public actor ReferenceClient {
     var previewRetry: Task<Void, Never>?
     var voiceWake = VoiceWakeBook()
 
+    // The session list (ReferenceClient+Sessions.swift): keys in `sessions.list` order.
+    var sessionList: [String] = []
+
     /// Creates a client; nothing happens until ``start()``.
     public init(configuration: ReferenceConfiguration) {
         self.configuration = configuration
@@ -264,6 +267,7 @@ public actor ReferenceClient {
                 applyOperatorEvent(event)
                 applyChatEvent(event)
                 applyVoiceWakeEvent(event, on: connection)
+                applySessionsChangedEvent(event, on: connection)
             }
         case .ended(let role, let end, let decision, let requestId):
             if role == .node {
@@ -313,6 +317,8 @@ public actor ReferenceClient {
         _ = await registerPushIfNeeded()
         // Read the voice wake triggers: the Gateway's list is the one shown (§9.4).
         await refreshVoiceWake(on: connection, methods: hello.methods)
+        // Read the session list and follow sessions.changed (SESS-001, SESS-002).
+        await refreshSessionList(on: connection, methods: hello.methods)
         // Reconcile the chat with history and flush the outbox (in order, stable keys).
         if !chatOffline { await syncChat() }
     }
@@ -604,7 +610,7 @@ public actor ReferenceClient {
         case .coldStart(let offline):
             return await coldStart(offline: offline)
         case .expectTranscript(let texts, let sessionKey):
-            return expectTranscript(texts: texts, sessionKey: sessionKey)
+            return await expectTranscript(texts: texts, sessionKey: sessionKey)
         case .expectOutbox(let texts):
             return expectOutbox(texts: texts)
         case .watchPair(let code):
@@ -625,6 +631,8 @@ public actor ReferenceClient {
             return await expectVoiceWakeTriggers(triggers)
         case .invokeNode(let nodeId, let command, let params, let timeoutMs):
             return await invokeNode(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs)
+        case .expectSessions(let keys):
+            return await expectSessions(keys)
         case .setupCode(let code):
             let setup: SetupCodePayload
             do { setup = try SetupCodePayload(decoding: code) } catch { return .error("\(error)") }

@@ -56,6 +56,8 @@ public enum ReferenceStimulus: Sendable, Hashable {
     case expectVoiceWakeTriggers([String])
     /// As an operator, run `command` on node `nodeId` once (`node.invoke`).
     case invokeNode(nodeId: String, command: String, params: JSONValue?, timeoutMs: Int?)
+    /// Report whether the session list shows exactly these session keys (in any order).
+    case expectSessions([String])
 
     /// Every wire name, in documentation order.
     public static let allNames = [
@@ -71,7 +73,8 @@ public enum ReferenceStimulus: Sendable, Hashable {
     public static let chatNames = ["send-message", "go-offline", "go-online", "cold-start", "expect-transcript", "expect-outbox"]
 
     /// The stimuli of the apps' Files view and voice wake settings.
-    public static let appNames = ["browse-workspace", "open-workspace-file", "set-voice-wake-triggers", "expect-voice-wake-triggers"]
+    public static let appNames = ["browse-workspace", "open-workspace-file", "set-voice-wake-triggers", "expect-voice-wake-triggers",
+                                  "expect-sessions"]
 
     /// The stimuli of an operator that drives other nodes (`node.invoke`).
     public static let operatorToolNames = ["invoke-node"]
@@ -109,6 +112,7 @@ public enum ReferenceStimulus: Sendable, Hashable {
         case .setVoiceWakeTriggers: "set-voice-wake-triggers"
         case .expectVoiceWakeTriggers: "expect-voice-wake-triggers"
         case .invokeNode: "invoke-node"
+        case .expectSessions: "expect-sessions"
         }
     }
 
@@ -166,6 +170,11 @@ public enum ReferenceStimulus: Sendable, Hashable {
         case "invoke-node":
             let timeoutMs = params["timeoutMs"]?.int64Value.map { Int(clamping: $0) }
             self = .invokeNode(nodeId: try string("nodeId"), command: try string("command"), params: params["params"], timeoutMs: timeoutMs)
+        case "expect-sessions":
+            guard let items = params["keys"]?.arrayValue else { throw StimulusParseError("\(name) needs a \"keys\" array") }
+            let keys = items.compactMap(\.stringValue)
+            guard keys.count == items.count else { throw StimulusParseError("\(name): \"keys\" must hold strings only") }
+            self = .expectSessions(keys)
         default: throw StimulusParseError("unknown stimulus \"\(name)\"")
         }
     }

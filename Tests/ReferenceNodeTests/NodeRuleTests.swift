@@ -127,6 +127,7 @@ struct StimulusParsingTests {
             ("expect-transcript", ["texts": ["hi"]]), ("expect-outbox", ["texts": []]), ("watch-pair", ["code": "abc"]),
             ("browse-workspace", [:]), ("open-workspace-file", ["path": "notes/plan.md"]), ("invoke-node", ["nodeId": "n1", "command": "device.info"]),
             ("set-voice-wake-triggers", ["triggers": ["openclaw"]]), ("expect-voice-wake-triggers", ["triggers": []]),
+            ("expect-sessions", ["keys": ["main"]]),
         ]
         for (name, params) in samples {
             #expect(try ReferenceStimulus(name: name, params: params).name == name)
@@ -162,6 +163,7 @@ struct StimulusParsingTests {
         #expect(throws: StimulusParseError.self) { try ReferenceStimulus(name: "open-workspace-file", params: [:]) }
         #expect(throws: StimulusParseError.self) { try ReferenceStimulus(name: "set-voice-wake-triggers", params: ["triggers": [1]]) }
         #expect((try? ReferenceStimulus(name: "browse-workspace", params: [:])) == .browseWorkspace(path: "", agentId: nil))
+        #expect(throws: StimulusParseError.self) { try ReferenceStimulus(name: "expect-sessions", params: ["keys": [1]]) }
     }
 
     @Test func setupCodesDecode() throws {

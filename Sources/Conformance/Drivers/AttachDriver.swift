@@ -61,6 +61,8 @@ public struct AttachDriver: ClientDriver {
                 + "if it reports a failure, type error and what it shows."
         case .expectVoiceWakeTriggers:
             return "Check that the voice wake settings show exactly \(value("triggers")); if not, type error and what they show."
+        case .expectSessions:
+            return "Check that the session list shows exactly the sessions \(value("keys")); if not, type error and what it shows."
         default: return "Do \"\(stimulus.kind)\" with \(JSONValueDescription.of(params))."
         }
     }

@@ -43,11 +43,13 @@ public struct ScenarioArea: Sendable, Hashable, Comparable, CustomStringConverti
     public static let workspace = ScenarioArea(code: "WS", name: "workspace browsing")
     /// `VW`: the voice wake triggers (the apps' voice settings).
     public static let voiceWake = ScenarioArea(code: "VW", name: "voice wake")
+    /// `SESS`: the session list and `sessions.changed`.
+    public static let sessions = ScenarioArea(code: "SESS", name: "sessions")
 
     /// The known areas, in report order.
     public static let known: [ScenarioArea] = [
         .handshake, .pairing, .token, .invoke, .presence, .push, .approvals, .questions, .lifecycle, .outbox, .cache,
-        .workspace, .voiceWake, .watch,
+        .workspace, .voiceWake, .sessions, .watch,
     ]
 
     /// The known area whose code is `code`, if any.

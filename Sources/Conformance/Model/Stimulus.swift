@@ -73,6 +73,8 @@ public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, Cu
     /// As an operator, run a command on a node (`node.invoke`), as a person running a node
     /// command from the client would; answer `ok` when the node answered, `error` otherwise.
     public static let invokeNode: StimulusKind = "invoke-node"
+    /// Answer `ok` only if the session list shows exactly these session keys (in any order).
+    public static let expectSessions: StimulusKind = "expect-sessions"
 
     /// The stimuli named by the adapter protocol for a client with WebSocket sessions, in
     /// documentation order: what a client that can do everything announces (an attached client
@@ -83,6 +85,7 @@ public struct StimulusKind: RawRepresentable, Sendable, Hashable, Comparable, Cu
         .requestScopes, .pushRegister, .switchGateway, .resolveApproval, .answerQuestion, .setupCode,
         .sendMessage, .goOffline, .goOnline, .coldStart, .expectTranscript, .expectOutbox,
         .browseWorkspace, .openWorkspaceFile, .setVoiceWakeTriggers, .expectVoiceWakeTriggers, .invokeNode,
+        .expectSessions,
     ]
 
     /// Sorts by wire name.
@@ -239,6 +242,11 @@ public struct Stimulus: Sendable, Hashable, CustomStringConvertible {
         if let params { values["params"] = params }
         if let timeoutMs { values["timeoutMs"] = .int(Int64(timeoutMs)) }
         return Stimulus(.invokeNode, params: values)
+    }
+
+    /// Ask whether the session list shows exactly the sessions `keys` (in any order).
+    public static func expectSessions(_ keys: [String]) -> Stimulus {
+        Stimulus(.expectSessions, params: ["keys": .array(keys.map(JSONValue.string))])
     }
 
     /// `kind` plus its parameters as compact JSON, for reports and transcripts.

@@ -75,6 +75,35 @@ extension ChatStore {
         "key": .nonEmptyString, "agentId": .nonEmptyString, "maxLines": .integer(min: 1, max: Int64(Int32.max)),
     ], required: ["key"])
 
+    /// `sessions.delete` `{key, agentId?, deleteTranscript?, expectedSessionId?,
+    /// expectedLifecycleRevision?, expectedSessionUpdatedAt? >= 0, emitLifecycleHooks?,
+    /// admissionHandoffId?, exemptChatRunId?, archivedOnly?}` (closed; `SessionsDeleteParamsSchema`,
+    /// packages/gateway-protocol/src/schema/sessions-delete.ts@3bdd76ebc8d5caaa0eecf562fb6ee41ccd5048ba).
+    static let deleteSchema = ClosedParams(method: GatewayMethod.sessionsDelete.rawValue, members: [
+        "key": .nonEmptyString, "agentId": .nonEmptyString, "deleteTranscript": .bool,
+        "expectedSessionId": .nonEmptyString, "expectedLifecycleRevision": .nonEmptyString,
+        "expectedSessionUpdatedAt": .nonNegativeNumber, "emitLifecycleHooks": .bool,
+        "admissionHandoffId": .nonEmptyString, "exemptChatRunId": .nonEmptyString, "archivedOnly": .bool,
+    ], required: ["key"])
+
+    /// The longest group name (`SessionLabelString`: `SESSION_LABEL_MAX_LENGTH`,
+    /// src/sessions/session-label.ts@439eddd17877bc231d7beaa1323c888488c34aa3).
+    static let groupNameMaxLength = 64
+
+    /// `sessions.groups.list` `{}`, `put` `{names, sectionOrder?}`, `rename` `{name, to}`,
+    /// `delete` `{name}` (closed; packages/gateway-protocol/src/schema/session-groups.ts
+    /// @86aafa682c3ca893ed39d36050c0e96649c1965b; section ids are 1...512 characters).
+    static let groupsListSchema = ClosedParams(method: GatewayMethod.sessionsGroupsList.rawValue, members: [:], required: [])
+    static let groupsPutSchema = ClosedParams(method: GatewayMethod.sessionsGroupsPut.rawValue, members: [
+        "names": .boundedStrings(max: groupNameMaxLength), "sectionOrder": .boundedStrings(max: 512),
+    ], required: ["names"])
+    static let groupsRenameSchema = ClosedParams(method: GatewayMethod.sessionsGroupsRename.rawValue, members: [
+        "name": .boundedString(max: groupNameMaxLength), "to": .boundedString(max: groupNameMaxLength),
+    ], required: ["name", "to"])
+    static let groupsDeleteSchema = ClosedParams(method: GatewayMethod.sessionsGroupsDelete.rawValue, members: [
+        "name": .boundedString(max: groupNameMaxLength),
+    ], required: ["name"])
+
     /// Rows a compaction without `maxLines` keeps (the fake does not write a summary row).
     static let defaultCompactionKeep = 2
 }

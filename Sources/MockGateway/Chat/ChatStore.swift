@@ -208,6 +208,11 @@ struct ChatStore: Sendable {
     private(set) var lagOmitNewest = 0
     private(set) var lagRemainingReads: Int?
 
+    /// The custom session group catalog, in display order (SessionGroups.swift).
+    var groupCatalog: [String] = []
+    /// The sidebar section order `sessions.groups.put` stored.
+    var sectionOrder: [String] = []
+
     init() {}
 
     /// Every session with rows or state, by key → rows.
@@ -417,6 +422,23 @@ struct ChatStore: Sendable {
         nextEpoch += 1
         sessionStates[sessionKey] = state
         return (dropped > 0, state.rows.count)
+    }
+
+    /// Whether `key` is a session of the index (it has rows or state); the default session always is.
+    func hasSession(_ key: String) -> Bool { key == Self.defaultSessionKey || sessionStates[key] != nil }
+
+    /// Whether `key` was archived (`sessions.patch {archived: true}`).
+    func isArchived(_ key: String) -> Bool { sessionStates[key]?.settings["archived"] == .bool(true) }
+
+    /// `sessions.delete`: the session leaves the index with its transcript; its queued inputs are
+    /// cancelled and its scheduled replies dropped. Its entry ids stay unknown afterwards.
+    /// - Returns: whether there was a session to delete.
+    mutating func delete(sessionKey: String) -> Bool {
+        guard sessionStates[sessionKey] != nil else { return false }
+        cancelQueued(sessionKey: sessionKey)
+        scheduled.removeAll { $0.sessionKey == sessionKey }
+        sessionStates[sessionKey] = nil
+        return true
     }
 
     /// `sessions.patch`: writes the given settings (`null` clears one).

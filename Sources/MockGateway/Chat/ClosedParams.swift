@@ -21,6 +21,12 @@ enum ParamRule: Sendable, Hashable {
     case integer(min: Int64, max: Int64)
     /// A number.
     case number
+    /// A number `>= 0`.
+    case nonNegativeNumber
+    /// A string of `1...max` characters.
+    case boundedString(max: Int)
+    /// An array of strings of `1...max` characters each.
+    case boundedStrings(max: Int)
     /// One of these strings.
     case oneOf([String])
     /// One of these strings, or `null`.
@@ -62,6 +68,18 @@ enum ParamRule: Sendable, Hashable {
             return number > max ? "must be <= \(max)" : nil
         case .number:
             return value.doubleValue == nil ? "must be number" : nil
+        case .nonNegativeNumber:
+            guard let number = value.doubleValue else { return "must be number" }
+            return number < 0 ? "must be >= 0" : nil
+        case .boundedString(let max):
+            if let problem = ParamRule.nonEmptyString.problem(value) { return problem }
+            return (value.stringValue?.count ?? 0) > max ? "must NOT have more than \(max) characters" : nil
+        case .boundedStrings(let max):
+            guard let items = value.arrayValue else { return "must be array" }
+            for item in items {
+                if let problem = ParamRule.boundedString(max: max).problem(item) { return "items \(problem)" }
+            }
+            return nil
         case .oneOf(let allowed):
             guard let text = value.stringValue, allowed.contains(text) else {
                 return "must be equal to one of the allowed values (\(allowed.joined(separator: ", ")))"

@@ -1,9 +1,13 @@
 import GatewayProtocol
 
-/// The scope a `sessions.patch` needs, decided from its params (upstream's `dynamic` method
-/// scope): chat-organisation fields and the addressing envelope need `operator.write`, every
-/// other field `operator.admin`, and so do `permissionMode: "full"` and `sandboxMode`.
-/// Malformed params need only `operator.write`, so that the schema's own error answers them.
+/// The scope a `sessions.patch` or `sessions.delete` needs, decided from its params (upstream's
+/// `dynamic` method scope). `sessions.patch`: chat-organisation fields and the addressing
+/// envelope need `operator.write`, every other field `operator.admin`, and so do
+/// `permissionMode: "full"` and `sandboxMode`; malformed params need only `operator.write`, so
+/// that the schema's own error answers them. `sessions.delete`: `operator.admin`, except an
+/// archive-then-delete (`archivedOnly: true`) naming only `key`, `agentId`, `deleteTranscript`,
+/// `expectedSessionId` and `archivedOnly`, which `operator.write` may do; malformed params need
+/// `operator.admin` (upstream `resolveSessionsDeleteRequiredScope`).
 ///
 /// Upstream: `src/shared/session-method-scopes-base.ts@138e2233dcd634ddaf6329babe39a08ae9c98519`
 /// (`resolveSessionsPatchRequiredScope`); the method table marks `sessions.patch` as `dynamic`
@@ -18,6 +22,15 @@ enum SessionMutationScope {
     static let envelopeFields: Set<String> = [
         "key", "agentId", "expectedSessionId", "expectedLifecycleRevision", "expectedPermissionMode", "expectedMarkedUnreadAt",
     ]
+
+    /// The members an `operator.write` archive-then-delete may carry.
+    static let deleteWriteScopeFields: Set<String> = ["key", "agentId", "deleteTranscript", "expectedSessionId", "archivedOnly"]
+
+    /// The scope `params` of a `sessions.delete` need.
+    static func deleteRequires(_ params: JSONValue?) -> OperatorScope {
+        guard let members = params?.objectValue, members["archivedOnly"] == .bool(true) else { return .admin }
+        return members.keys.allSatisfy(deleteWriteScopeFields.contains) ? .write : .admin
+    }
 
     /// The scope `params` of a `sessions.patch` need.
     static func patchRequires(_ params: JSONValue?) -> OperatorScope {

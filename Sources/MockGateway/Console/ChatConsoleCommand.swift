@@ -98,6 +98,30 @@ extension ConsoleCommandSpec {
             await console.gateway.compactChatSession(sessionKey: key, keep: keep)
             return .chat(.armed("\(key) compacted to its newest \(keep) rows"))
         },
+        ConsoleCommandSpec(
+            "session-delete", arguments: [PositionalSpec("key", NonEmptyText.self, help: "the session key")],
+            summary: "delete a session as another device would (sessions.changed reason delete)", example: "session-delete research"
+        ) { command, console in
+            let key = try command.required(0, as: NonEmptyText.self).text
+            let deleted = try await console.gateway.deleteChatSession(sessionKey: key)
+            return .chat(.armed(deleted ? "session \(key) deleted" : "no session \(key): nothing deleted"))
+        },
+        ConsoleCommandSpec(
+            "session-groups", arguments: [PositionalSpec("namesJSON", JSONArgument.self, help: "the new catalog, a JSON array of group names",
+                                                          optional: true)],
+            restOfLine: true,
+            summary: "show the session group catalog, or replace it as another device would (sessions.changed reason groups)",
+            example: #"session-groups ["Work","Home"]"#
+        ) { command, console in
+            guard let value = command.argument(0, as: JSONArgument.self)?.value else {
+                return .chat(.armed("session groups: \(JSONValue.array(await console.gateway.sessionGroups().map(JSONValue.string)).jsonString)"))
+            }
+            guard let items = value.arrayValue, items.allSatisfy({ $0.stringValue != nil }) else {
+                throw ConsoleError("session-groups: expected a JSON array of strings")
+            }
+            let groups = try await console.gateway.putSessionGroups(items.compactMap(\.stringValue))
+            return .chat(.armed("session groups: \(JSONValue.array(groups.map(JSONValue.string)).jsonString)"))
+        },
     ]
 
     /// `--session KEY`: a chat session, `main` by default.

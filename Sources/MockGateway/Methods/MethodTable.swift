@@ -17,7 +17,8 @@ extension MethodRegistry {
     private static let admin = MethodScopeRequirement(.admin)
     private static let talk = MethodScopeRequirement(.talk)
     /// Upstream's `dynamic`: `operator.write` admits the call, the handler asks for more from the
-    /// params (`SessionMutationScope`).
+    /// params (`SessionMutationScope`; `sessions.delete` asks `operator.admin` unless it is an
+    /// archive-then-delete).
     private static let writeRaisedByParams = MethodScopeRequirement(.write, raisedByParams: true)
     private static let approvals = MethodScopeRequirement(.approvals)
     /// "own-run question boundary": `operator.sessions.write` is admitted for every question
@@ -96,6 +97,11 @@ extension MethodRegistry {
         .operator(.sessionsPatch, writeRaisedByParams) { core, call in core.sessionsPatch(call) },
         .operator(.sessionsReset, admin) { core, call in core.sessionsReset(call) },
         .operator(.sessionsCompact, admin) { core, call in core.sessionsCompact(call) },
+        .operator(.sessionsDelete, writeRaisedByParams) { core, call in core.sessionsDelete(call) },
+        .operator(.sessionsGroupsList, read) { core, call in core.sessionsGroupsList(call) },
+        .operator(.sessionsGroupsPut, write) { core, call in core.sessionsGroupsPut(call) },
+        .operator(.sessionsGroupsRename, write) { core, call in core.sessionsGroupsRenameOrDelete(call, rename: true) },
+        .operator(.sessionsGroupsDelete, write) { core, call in core.sessionsGroupsRenameOrDelete(call, rename: false) },
         .operator(.sessionsList, read) { core, call in core.reply(call, core.chat.store.sessionsList(nowMs: core.nowMs)) },
         .operator(.modelsList, read) { core, call in core.answer(call, ModelsList.answer(call.params, models: core.appSurfaces.models)) },
         .operator(.sessionsMessagesSubscribe, read) { core, call in core.sessionsMessagesSubscribe(call) },

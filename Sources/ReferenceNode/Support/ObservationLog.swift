@@ -43,6 +43,8 @@ public enum ClientObservation: Sendable, Hashable {
     case workspaceChanged(String)
     /// The voice wake settings show `triggers` now.
     case voiceWakeChanged(triggers: [String])
+    /// The session list shows `keys` now.
+    case sessionListChanged(keys: [String])
 }
 
 extension ClientObservation: CustomStringConvertible {
@@ -78,6 +80,8 @@ extension ClientObservation: CustomStringConvertible {
         case .workspaceChanged(let what): Self.line("workspaceChanged", ("what", what))
         case .voiceWakeChanged(let triggers):
             Self.line("voiceWakeChanged", ("triggers", JSONValue.array(triggers.map(JSONValue.string)).jsonString))
+        case .sessionListChanged(let keys):
+            Self.line("sessionListChanged", ("keys", JSONValue.array(keys.map(JSONValue.string)).jsonString))
         }
     }
 

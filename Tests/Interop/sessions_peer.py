@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Independent wire checks of the fake Gateway's session methods (Python `websockets` +
+`cryptography`), run against `harness serve --pairing auto` (the current profile).
+
+    sessions_peer.py URL [--seed HEX64] [--timeout SECONDS]
+
+Two operators connect (approved at once): one with every operator scope, subscribed to
+`sessions.changed` with `sessions.subscribe`, and one with only `operator.read` and
+`operator.write`. Each check prints one JSON line:
+
+    {"check": NAME, "ok": true|false, "detail": ...}
+
+One check needs the console: the peer prints {"step": "console", "command": LINE} and waits for
+one line on its stdin ("go") after the driving test typed LINE on the console.
+
+    {"step": "done", "ok": true}        after the last check (exit status 0 even if a check failed)
+
+The contract (docs/protocol.md §8.6): `sessions.delete` has a closed params schema; it needs
+`operator.admin`, except an archive-then-delete (`archivedOnly: true` with only `key`,
+`agentId`, `deleteTranscript`, `expectedSessionId`), which `operator.write` may do; the main
+session is refused, so is `archivedOnly` on a session that is not archived and a stale
+`expectedSessionId` (`details.reason: "session-changed"`); a deletion answers
+`{ok: true, key, deleted, archived}` and, when a session was removed, sends
+`sessions.changed {sessionKey, agentId, reason: "delete", ts}` (no session row) to the
+`sessions.subscribe` subscribers; the session leaves `sessions.list`. The session group catalog
+(§8.6): `sessions.groups.list/put/rename/delete` with closed schemas, `{groups: [{name,
+position}], sectionOrder}` answers, member sessions followed through their `category`, the
+refusals (a put dropping a group with members, an unknown group) and `sessions.changed {reason:
+"groups", ts}` after each change (a rename or delete sends it also when refused).
+"""
+import asyncio
+import sys
+import time
+
+from gateway_node_peer import Identity, PeerFailure, connect_until_paired, emit, main
+from gateway_operator_peer import OPERATOR_CLIENT, OPERATOR_SCOPES
+
+WRITE_SCOPES = ["operator.read", "operator.write"]
+
+
+def report(name, ok, detail):
+    emit(check=name, ok=bool(ok), detail=detail)
+
+
+async def console(command):
+    """Asks the driving test to type `command` on the console and waits for its "go"."""
+    emit(step="console", command=command)
+    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    if line.strip() != "go":
+        raise PeerFailure(f"expected 'go' after {command!r}, got {line!r}")
+
+
+async def run_checks(url, seed, timeout):
+    deadline = time.monotonic() + timeout
+    admin, _ = await connect_until_paired(url, Identity(seed), client=OPERATOR_CLIENT, role="operator",
+                                          scopes=OPERATOR_SCOPES, deadline=deadline,
+                                          on_pairing_required=lambda *_: None)
+    writer_seed = bytes((byte + 1) % 256 for byte in seed)
+    writer, _ = await connect_until_paired(url, Identity(writer_seed), client=OPERATOR_CLIENT, role="operator",
+                                           scopes=WRITE_SCOPES, deadline=deadline,
+                                           on_pairing_required=lambda *_: None)
+    subscribed = (await admin.request("sessions.subscribe", {})).get("payload")
+    if subscribed != {"subscribed": True}:
+        raise PeerFailure(f"sessions.subscribe answered {subscribed}")
+
+    async def checked(name, body):
+        try:
+            ok, detail = await body()
+        except Exception as exc:  # noqa: BLE001 - one failed check must not hide the others
+            ok, detail = False, {"exception": f"{type(exc).__name__}: {exc}"}
+        report(name, ok, detail)
+
+    async def create(key):
+        ack = await writer.request("chat.send", {"sessionKey": key, "message": f"hello {key}", "idempotencyKey": f"py-{key}"})
+        if not ack.get("ok"):
+            raise PeerFailure(f"chat.send to {key} failed: {ack}")
+
+    def keys(listing):
+        return [row.get("key") for row in ((listing.get("payload") or {}).get("sessions") or [])]
+
+    def error(answer):
+        return answer.get("error") or {}
+
+    async def schema_closed():
+        answer = error(await admin.request("sessions.delete", {"key": "side", "nickname": "x"}))
+        typed = error(await admin.request("sessions.delete", {"key": "side", "deleteTranscript": "yes"}))
+        return (answer.get("code") == "INVALID_REQUEST"
+                and answer.get("message") == "invalid sessions.delete params: at root: unexpected property 'nickname'"
+                and typed.get("code") == "INVALID_REQUEST" and "deleteTranscript" in (typed.get("message") or "")), \
+            {"unknown": answer, "typed": typed}
+
+    async def write_scope():
+        await create("side")
+        plain = error(await writer.request("sessions.delete", {"key": "side"}))
+        raised = error(await writer.request("sessions.delete", {"key": "side", "archivedOnly": True,
+                                                                "expectedLifecycleRevision": "r1"}))
+        archive_gated = error(await writer.request("sessions.delete", {"key": "side", "archivedOnly": True}))
+        return ("operator.admin" in (plain.get("message") or "") and "operator.admin" in (raised.get("message") or "")
+                and archive_gated.get("code") == "INVALID_REQUEST"
+                and archive_gated.get("message") == "Session side is not archived. Archive it first, then delete it."), \
+            {"plain": plain, "raised": raised, "archiveGated": archive_gated}
+
+    async def main_refused():
+        answer = error(await admin.request("sessions.delete", {"key": "main"}))
+        return (answer.get("code") == "INVALID_REQUEST"
+                and answer.get("message") == "Cannot delete the main session (main)."), answer
+
+    async def stale_guard():
+        answer = error(await admin.request("sessions.delete", {"key": "side", "expectedSessionId": "session-other"}))
+        listing = await admin.request("sessions.list", {})
+        return (answer.get("code") == "INVALID_REQUEST"
+                and answer.get("message") == "Session side changed before deletion. Retry."
+                and answer.get("details") == {"reason": "session-changed"} and "side" in keys(listing)), answer
+
+    async def delete_and_event():
+        answer = (await admin.request("sessions.delete", {"key": "side", "expectedSessionId": "session-side"})).get("payload")
+        event = (await admin.event("sessions.changed", lambda p: (p or {}).get("reason") == "delete")).get("payload") or {}
+        listing = await admin.request("sessions.list", {})
+        return (answer == {"ok": True, "key": "side", "deleted": True, "archived": []}
+                and event.get("sessionKey") == "side" and event.get("agentId") == "main"
+                and isinstance(event.get("ts"), int) and "sessionId" not in event
+                and "side" not in keys(listing)), {"answer": answer, "event": event, "sessions": keys(listing)}
+
+    async def delete_missing():
+        answer = (await admin.request("sessions.delete", {"key": "ghost"})).get("payload")
+        await admin.request("sessions.patch", {"key": "main", "label": "after ghost"})
+        # The next sessions.changed is the patch: deleting nothing sent no event.
+        event = (await admin.event("sessions.changed")).get("payload") or {}
+        return (answer == {"ok": True, "key": "ghost", "deleted": False, "archived": []}
+                and event.get("reason") == "patch"), {"answer": answer, "next": event}
+
+    async def archive_then_delete():
+        await create("old")
+        patched = await writer.request("sessions.patch", {"key": "old", "archived": True})
+        answer = (await writer.request("sessions.delete", {"key": "old", "archivedOnly": True})).get("payload")
+        event = (await admin.event("sessions.changed", lambda p: (p or {}).get("reason") == "delete")).get("payload") or {}
+        return (patched.get("ok") is True and answer == {"ok": True, "key": "old", "deleted": True, "archived": []}
+                and event.get("sessionKey") == "old"), {"patch": patched, "answer": answer, "event": event}
+
+    async def deleted_elsewhere():
+        await create("third")
+        await console("session-delete third")
+        event = (await admin.event("sessions.changed", lambda p: (p or {}).get("reason") == "delete")).get("payload") or {}
+        listing = await admin.request("sessions.list", {})
+        return (event.get("sessionKey") == "third" and "third" not in keys(listing)), {"event": event, "sessions": keys(listing)}
+
+    def is_groups_event(payload):
+        return (payload or {}).get("reason") == "groups"
+
+    async def groups_schema():
+        extra = error(await admin.request("sessions.groups.list", {"x": 1}))
+        missing = error(await writer.request("sessions.groups.put", {}))
+        long = error(await writer.request("sessions.groups.rename", {"name": "a", "to": "x" * 65}))
+        return (extra.get("message") == "invalid sessions.groups.list params: at root: unexpected property 'x'"
+                and missing.get("message") == "invalid sessions.groups.put params: at root: must have required property 'names'"
+                and long.get("code") == "INVALID_REQUEST"), {"extra": extra, "missing": missing, "long": long}
+
+    async def groups_put():
+        answer = (await writer.request("sessions.groups.put", {"names": [" Work ", "Home", "Work"],
+                                                               "sectionOrder": ["groups", "category:Work", "category:Nope", "bogus"]})).get("payload")
+        event = (await admin.event("sessions.changed", is_groups_event)).get("payload") or {}
+        listing = (await admin.request("sessions.groups.list", {})).get("payload")
+        groups = [{"name": "Work", "position": 0}, {"name": "Home", "position": 1}]
+        return (answer == {"ok": True, "groups": groups, "sectionOrder": ["groups", "category:Work"]}
+                and "sessionKey" not in event and isinstance(event.get("ts"), int)
+                and listing == {"groups": groups, "sectionOrder": ["groups", "category:Work"]}), \
+            {"answer": answer, "event": event, "list": listing}
+
+    async def groups_rename():
+        await create("g1")
+        await writer.request("sessions.patch", {"key": "g1", "category": "Work"})
+        answer = (await writer.request("sessions.groups.rename", {"name": "Work", "to": "Office"})).get("payload")
+        await admin.event("sessions.changed", is_groups_event)
+        rows = ((await admin.request("sessions.list", {})).get("payload") or {}).get("sessions") or []
+        row = next((r for r in rows if r.get("key") == "g1"), {})
+        unknown = error(await writer.request("sessions.groups.rename", {"name": "Missing", "to": "X"}))
+        after_refusal = (await admin.event("sessions.changed", is_groups_event)).get("payload") or {}
+        return (answer == {"ok": True, "groups": [{"name": "Office", "position": 0}, {"name": "Home", "position": 1}],
+                           "sectionOrder": ["groups", "category:Office"], "updatedSessions": 1}
+                and row.get("category") == "Office"
+                and unknown == {"code": "INVALID_REQUEST", "message": "unknown session group: Missing"}
+                and after_refusal.get("reason") == "groups"), {"answer": answer, "row": row, "unknown": unknown}
+
+    async def groups_put_keeps_members():
+        answer = error(await writer.request("sessions.groups.put", {"names": ["Home"]}))
+        return (answer.get("code") == "INVALID_REQUEST"
+                and "cannot drop groups that still have member sessions: \"Office\" (1)" in (answer.get("message") or "")), answer
+
+    async def groups_delete():
+        answer = (await writer.request("sessions.groups.delete", {"name": "Office"})).get("payload")
+        await admin.event("sessions.changed", is_groups_event)
+        rows = ((await admin.request("sessions.list", {})).get("payload") or {}).get("sessions") or []
+        row = next((r for r in rows if r.get("key") == "g1"), {})
+        unknown = error(await writer.request("sessions.groups.delete", {"name": "Office"}))
+        await admin.event("sessions.changed", is_groups_event)
+        return (answer == {"ok": True, "groups": [{"name": "Home", "position": 0}], "sectionOrder": ["groups"],
+                           "updatedSessions": 1}
+                and "category" not in row
+                and unknown == {"code": "UNAVAILABLE", "message": "unknown session group: Office"}), \
+            {"answer": answer, "row": row, "unknown": unknown}
+
+    async def groups_elsewhere():
+        await console('session-groups ["Home","Later"]')
+        event = (await admin.event("sessions.changed", is_groups_event)).get("payload") or {}
+        listing = (await writer.request("sessions.groups.list", {})).get("payload") or {}
+        return ([g.get("name") for g in listing.get("groups") or []] == ["Home", "Later"]
+                and event.get("reason") == "groups"), {"event": event, "list": listing}
+
+    for name, body in (("schema-closed", schema_closed), ("write-scope", write_scope), ("main-refused", main_refused),
+                       ("stale-guard", stale_guard), ("delete-and-event", delete_and_event),
+                       ("delete-missing", delete_missing), ("archive-then-delete", archive_then_delete),
+                       ("deleted-elsewhere", deleted_elsewhere), ("groups-schema", groups_schema),
+                       ("groups-put", groups_put), ("groups-rename", groups_rename),
+                       ("groups-put-keeps-members", groups_put_keeps_members), ("groups-delete", groups_delete),
+                       ("groups-elsewhere", groups_elsewhere)):
+        await checked(name, body)
+    await admin.close()
+    await writer.close()
+
+
+if __name__ == "__main__":
+    main(run_checks)
