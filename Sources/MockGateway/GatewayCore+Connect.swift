@@ -334,53 +334,13 @@ extension GatewayCore {
     /// The close reason of 4001.
     static let gatewayAuthChangedReason = "gateway auth changed"
 
-    /// Applies what the pairing store decided: broadcasts, event-log entries, disconnects.
+    /// Moves pairing and tokens (``AccessState/handle(_:to:)``) and runs its effects.
+    func handleAccess(_ input: AccessState.Input) {
+        perform(access.handle(input, to: operatorListeners))
+    }
+
+    /// Announces what a connect's pairing admission decided (``AccessState/Input/admitted(_:nowMs:)``).
     func applyPairingEffects(_ effects: [PairingEffect]) {
-        for effect in effects {
-            switch effect {
-            case .requested(let request):
-                broadcast(event: GatewayEventName.devicePairRequested.rawValue, payload: request.eventPayload)
-                events.append(.pairingRequested(PairingRequestInfo(request)))
-            case .refreshed(let request):
-                events.append(.pairingRefreshed(PairingRequestInfo(request)))
-            case .superseded(let old, let new):
-                let deviceId = pairingStore.pendingRequest(new, nowMs: nowMs)?.deviceId ?? ""
-                events.append(.pairingSuperseded(oldRequestIds: old, newRequestId: new, deviceId: deviceId))
-            case .resolved(let resolution):
-                broadcast(event: GatewayEventName.devicePairResolved.rawValue, payload: resolution.eventPayload)
-                events.append(.pairingResolved(requestId: resolution.requestId, deviceId: resolution.deviceId,
-                                               decision: PairingResolvedDecision(resolution.decision)))
-            case .expired(let request):
-                events.append(.pairingExpired(requestId: request.requestId, deviceId: request.deviceId))
-            case .withdrawn(let request):
-                events.append(.pairingResolved(requestId: request.requestId, deviceId: request.deviceId, decision: .withdrawn))
-            case .disconnect(let deviceId, let role, let reason):
-                if reason == .deviceRemoved { nodeSurfaces[deviceId] = nil }
-                if role == nil || role == .node { applyWatchEffects(watch.machine.disconnect(nodeId: deviceId, reason: reason.rawValue)) }
-                for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
-                    guard let session = state.session, session.deviceId == deviceId else { continue }
-                    if let role, session.role != role.rawValue { continue }
-                    close(connectionId, code: 1008, reason: reason.rawValue)
-                }
-            }
-        }
-    }
-
-    /// Applies a rejection: its announcements, and (current Gateway) the revocation of the
-    /// device's bootstrap tokens (upstream `rejectDevicePairingInWorker`).
-    func applyRejection(_ rejection: PairingRejection) {
-        applyPairingEffects(rejection.effects)
-        guard profile.rejectRevokesBootstrapTokens else { return }
-        let revoked = bootstrapTokens.revokeAll(deviceId: rejection.deviceId, publicKey: rejection.publicKey)
-        if revoked > 0 {
-            transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: "-", kind: .note,
-                                              text: "revoked \(revoked) bootstrap token(s) of \(rejection.deviceId)"))
-        }
-    }
-
-    /// Runs pairing expiry (5 minutes after the last retry).
-    func expirePairingRequests(nowMs: Int64) {
-        let expired = pairingStore.expire(nowMs: nowMs)
-        applyPairingEffects(expired.map(PairingEffect.expired))
+        handleAccess(.admitted(effects, nowMs: nowMs))
     }
 }

@@ -70,6 +70,8 @@ extension GatewayCore {
             events.append(.faultInjected(description: text))
         case .persist:
             persistState()
+        case .endWatchSession(let nodeId, let reason):
+            applyWatchEffects(watch.machine.disconnect(nodeId: nodeId, reason: reason))
         }
     }
 

@@ -109,7 +109,8 @@ actor GatewayCore {
             bootstrapTokens = BootstrapTokenStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
         }
         self.access = AccessState(pairing: pairing, bootstrapTokens: bootstrapTokens, sharedAuth: configuration.auth,
-                                  authRateLimiter: AuthRateLimiter(configuration: configuration.authRateLimit))
+                                  authRateLimiter: AuthRateLimiter(configuration: configuration.authRateLimit),
+                                  rejectRevokesBootstrapTokens: configuration.profile.rejectRevokesBootstrapTokens)
         self.apps = AppsState(surfaces: nil, watch: WatchGlueState(rateLimit: configuration.authRateLimit))
         self.operatorSurface = OperatorSurface(state: OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                                                     random: SeededRandom(seed: random.next())))
@@ -213,7 +214,7 @@ actor GatewayCore {
         // A connection already closing has no handshake deadline any more (processTimers skips it).
         candidates += connectionTable.handshakeDeadlines
         if let invoke = nodes.nextInvokeDeadlineMs { candidates.append(invoke) }
-        if let pairing = pairingStore.nextExpiryMs { candidates.append(pairing) }
+        if let pairing = access.pairing.nextExpiryMs { candidates.append(pairing) }
         if let record = operatorState.nextDeadlineMs { candidates.append(record) }
         candidates += operatorSurface.waiterDeadlines
         if let chatDue = chat.store.nextDueMs { candidates.append(chatDue) }
@@ -230,7 +231,7 @@ actor GatewayCore {
         // (A fault may hold ticks back: FaultLayer.)
         perform(ticks.handle(.clock(nowMs: now)))
         for invoke in nodes.expireInvokes(nowMs: now) { finishInvoke(invoke.id, with: .timedOut) }
-        expirePairingRequests(nowMs: now)
+        handleAccess(.clock(nowMs: now))
         expireOperatorRecords(nowMs: now)
         releaseDueChatMessages()
         processWatchTimers()

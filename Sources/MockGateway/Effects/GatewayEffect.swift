@@ -53,4 +53,7 @@ enum GatewayEffect: Sendable, Hashable {
     case noteFault(String, on: String)
     /// The durable state is written to the state directory (when it has one).
     case persist
+    /// The Apple Watch direct-mode session of node `nodeId` ends (its pairing or token went
+    /// away), with `reason`.
+    case endWatchSession(nodeId: String, reason: String)
 }

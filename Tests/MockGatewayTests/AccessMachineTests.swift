@@ -1,0 +1,131 @@
+import GatewayProtocol
+@testable import MockGateway
+import Testing
+
+/// Pairing and tokens as a state machine (``AccessState/handle(_:to:)``): `device.pair.*` and
+/// `device.token.*` decisions, admission effects and the clock in, Gateway effects out, no socket.
+/// (Breaks tried: answering `device.pair.approve` before its `device.pair.resolved` broadcast
+/// fails `approvalAnnouncesThenAnswers`; closing every session of the device on a token rotation
+/// fails `rotatingATokenClosesOnlyThatRolesSessions`; expiring at `>=` 5 minutes fails
+/// `pendingRequestsExpireOnTheClock`.)
+@Suite struct AccessMachineTests {
+    typealias F = PairingFixtures
+
+    static func access(_ pairing: PairingStore = F.store()) -> AccessState {
+        AccessState(pairing: pairing, bootstrapTokens: BootstrapTokenStore(random: SeededRandom(seed: 2)), sharedAuth: .none,
+                    authRateLimiter: AuthRateLimiter())
+    }
+
+    static func reply(_ id: String, _ method: GatewayMethod, on connectionId: String = "c1") -> ReplyAddress {
+        ReplyAddress(requestId: id, method: method.rawValue, connectionId: connectionId)
+    }
+
+    static let admin = OperatorListener(connectionId: "c1", role: "operator", scopes: ["operator.admin"], deviceId: "admin")
+    static let deviceOperator = OperatorListener(connectionId: "c2", role: "operator", scopes: [], deviceId: F.deviceId)
+    static let deviceNode = OperatorListener(connectionId: "c3", role: "node", scopes: [], deviceId: F.deviceId)
+    static let otherNode = OperatorListener(connectionId: "c4", role: "node", scopes: [], deviceId: F.secondDeviceId)
+    static let everyone = [admin, deviceOperator, deviceNode, otherNode]
+
+    @Test func aConnectsPairingRequestIsBroadcastAndLogged() {
+        var access = Self.access()
+        let outcome = access.pairing.requestPairing(for: F.iosNode(), nowMs: F.t0)
+        let effects = access.handle(.admitted(outcome.effects, nowMs: F.t0), to: Self.everyone)
+        #expect(effects == [
+            .broadcast(event: GatewayEventName.devicePairRequested.rawValue, payload: outcome.request.eventPayload, stateVersion: nil),
+            .log(.pairingRequested(PairingRequestInfo(outcome.request))),
+        ])
+    }
+
+    @Test func approvalAnnouncesThenAnswers() throws {
+        var access = Self.access()
+        let request = access.pairing.requestPairing(for: F.iosNode(), nowMs: F.t0).request
+        let reply = Self.reply("r1", .devicePairApprove)
+        let effects = access.handle(.approve(requestId: request.requestId, approver: ApproverContext(scopes: ["operator.admin"]),
+                                             reply, nowMs: F.t0 + F.second), to: Self.everyone)
+        let resolution = PairingResolution(requestId: request.requestId, deviceId: F.deviceId, decision: .approved,
+                                           ts: F.t0 + F.second)
+        let device = try #require(access.pairing.pairedDevice(F.deviceId))
+        #expect(effects == [
+            .broadcast(event: GatewayEventName.devicePairResolved.rawValue, payload: resolution.eventPayload, stateVersion: nil),
+            .log(.pairingResolved(requestId: request.requestId, deviceId: F.deviceId, decision: .approved)),
+            reply.success(["requestId": .string(request.requestId),
+                           "device": device.listingJSON(tokens: access.pairing.tokens.tokens(deviceId: F.deviceId))]),
+        ])
+        // The loser of an approval race gets the store's error as the answer, nothing else.
+        let again = access.handle(.approve(requestId: request.requestId, approver: ApproverContext(scopes: ["operator.admin"]),
+                                           Self.reply("r2", .devicePairApprove), nowMs: F.t0 + 2 * F.second), to: Self.everyone)
+        #expect(again == [Self.reply("r2", .devicePairApprove).failure(PairingError.unknownRequest(request.requestId).errorShape)])
+    }
+
+    @Test func rejectionAnswersThenAnnounces() {
+        var access = Self.access()
+        let request = access.pairing.requestPairing(for: F.iosNode(), nowMs: F.t0).request
+        let reply = Self.reply("r1", .devicePairReject)
+        let effects = access.handle(.reject(requestId: request.requestId, reply, nowMs: F.t0), to: Self.everyone)
+        let resolution = PairingResolution(requestId: request.requestId, deviceId: F.deviceId, decision: .rejected, ts: F.t0)
+        #expect(effects == [
+            reply.success(["requestId": .string(request.requestId), "deviceId": .string(F.deviceId)]),
+            .broadcast(event: GatewayEventName.devicePairResolved.rawValue, payload: resolution.eventPayload, stateVersion: nil),
+            .log(.pairingResolved(requestId: request.requestId, deviceId: F.deviceId, decision: .rejected)),
+        ])
+        #expect(access.pairing.pendingRequests(nowMs: F.t0).isEmpty)
+    }
+
+    @Test func removingADeviceClosesAllItsSessionsAndForgetsItsNodeSurface() throws {
+        var access = Self.access(try F.paired([F.iosNode(), F.nodeHost()]))
+        access.nodeSurfaces[F.deviceId] = F.publicKey
+        let reply = Self.reply("r1", .devicePairRemove)
+        let effects = access.handle(.remove(deviceId: F.deviceId, reply, nowMs: F.t0), to: Self.everyone)
+        let reason = PairingDisconnectReason.deviceRemoved.rawValue
+        #expect(effects == [
+            reply.success(["deviceId": .string(F.deviceId)]),
+            .endWatchSession(nodeId: F.deviceId, reason: reason),
+            .close("c2", code: 1008, reason: reason),
+            .close("c3", code: 1008, reason: reason),
+        ])
+        #expect(access.nodeSurfaces[F.deviceId] == nil)
+        #expect(access.pairing.pairedDevice(F.deviceId) == nil)
+        #expect(access.pairing.pairedDevice(F.secondDeviceId) != nil)
+    }
+
+    @Test func rotatingATokenClosesOnlyThatRolesSessions() throws {
+        var access = Self.access(try F.paired([F.iosNode(), F.iosOperator()]))
+        let reply = Self.reply("r1", .deviceTokenRotate)
+        let effects = access.handle(.rotateToken(deviceId: F.deviceId, role: .operator, scopes: nil, echoesToken: false, reply,
+                                                 nowMs: F.t0 + F.minute), to: Self.everyone)
+        let token = try #require(access.pairing.tokens.token(deviceId: F.deviceId, role: .operator))
+        #expect(effects == [
+            reply.success(DeviceTokenChange(deviceId: F.deviceId, token: token, effects: []).rotationPayload(includeToken: false)),
+            .log(.deviceToken(deviceId: F.deviceId, role: .operator, action: .rotated)),
+            .close("c2", code: 1008, reason: PairingDisconnectReason.tokenRotated.rawValue),
+        ])
+        // A node token rotation ends the device's node session and its Watch session.
+        let node = access.handle(.rotateToken(deviceId: F.deviceId, role: .node, scopes: nil, echoesToken: true,
+                                              Self.reply("r2", .deviceTokenRotate), nowMs: F.t0 + F.minute), to: Self.everyone)
+        #expect(node.dropFirst(2) == [
+            .endWatchSession(nodeId: F.deviceId, reason: PairingDisconnectReason.tokenRotated.rawValue),
+            .close("c3", code: 1008, reason: PairingDisconnectReason.tokenRotated.rawValue),
+        ])
+        // The same-device caller gets the new bearer back.
+        guard case .respond(let response, _, _, _)? = node.first else { Issue.record("no answer first"); return }
+        #expect(response.payload?["token"]?.stringValue == access.pairing.tokens.token(deviceId: F.deviceId, role: .node)?.token)
+    }
+
+    @Test func revokingAnUnknownTokenIsAnswerOnly() {
+        var access = Self.access()
+        let reply = Self.reply("r1", .deviceTokenRevoke)
+        let effects = access.handle(.revokeToken(deviceId: "nope", role: .node, reply, nowMs: F.t0), to: Self.everyone)
+        #expect(effects == [reply.failure(PairingError.tokenRevocationDenied("nope").errorShape)])
+    }
+
+    @Test func pendingRequestsExpireOnTheClock() {
+        var access = Self.access()
+        let request = access.pairing.requestPairing(for: F.iosNode(), nowMs: F.t0).request
+        let lifetime = PairingRequest.lifetimeMs
+        #expect(access.handle(.clock(nowMs: F.t0 + lifetime), to: Self.everyone).isEmpty)
+        #expect(access.handle(.clock(nowMs: F.t0 + lifetime + 1), to: Self.everyone) == [
+            .log(.pairingExpired(requestId: request.requestId, deviceId: F.deviceId)),
+        ])
+        #expect(access.pairing.pendingRequests(nowMs: F.t0 + lifetime + 1).isEmpty)
+    }
+}
