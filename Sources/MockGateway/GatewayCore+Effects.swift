@@ -72,6 +72,10 @@ extension GatewayCore {
             persistState()
         case .endWatchSession(let nodeId, let reason):
             applyWatchEffects(watch.machine.disconnect(nodeId: nodeId, reason: reason))
+        case .sendTargeted(let event, let payload, let connectionId):
+            sendTargeted(event: event, payload: payload, to: connectionId)
+        case .finishInvoke(let id, let outcome, let queued):
+            finishInvoke(id, with: outcome, queued: queued)
         }
     }
 

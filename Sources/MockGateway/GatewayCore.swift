@@ -176,15 +176,8 @@ actor GatewayCore {
         let code = Int(info.code.rawValue)
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
                                           kind: .close, closeCode: code, text: info.reason))
-        if let nodeId = nodes.unregister(connectionId: connectionId) {
-            // The activity belonged to that connection (upstream keeps it on the node session).
-            nodeActivity.removeValue(forKey: nodeId)
-            events.append(.nodeDisconnected(nodeId: nodeId, connectionId: connectionId))
-            broadcastPresence()
-        }
-        // Also when a newer socket had replaced this one: nothing can answer an invoke sent on a
-        // closed socket.
-        failInvokes(onConnection: connectionId)
+        // The node it carried goes, and the invokes sent on it fail (NodeState+Machine.swift).
+        handleNodes(.connectionClosed(connectionId, nowMs: nowMs))
         advanceInvokeWakes()
         // Requests parked on this socket (waitAnswer, two-phase exec approvals) have nobody to
         // answer any more.
@@ -230,7 +223,7 @@ actor GatewayCore {
         perform(connectionTable.expiredHandshakes(nowMs: now))
         // (A fault may hold ticks back: FaultLayer.)
         perform(ticks.handle(.clock(nowMs: now)))
-        for invoke in nodes.expireInvokes(nowMs: now) { finishInvoke(invoke.id, with: .timedOut) }
+        handleNodes(.clock(nowMs: now))
         handleAccess(.clock(nowMs: now))
         expireOperatorRecords(nowMs: now)
         releaseDueChatMessages()
@@ -247,10 +240,13 @@ actor GatewayCore {
     }
 
     func failInvokes(onConnection connectionId: String) {
-        for invoke in nodes.pendingInvokes.values.sorted(by: { $0.id < $1.id }) where invoke.connectionId == connectionId {
-            _ = nodes.cancelInvoke(id: invoke.id)
-            finishInvoke(invoke.id, with: .nodeDisconnected)
-        }
+        perform(nodeState.failInvokes(onConnection: connectionId))
+    }
+
+    /// Moves nodes and invokes (``NodeState/handle(_:ids:)``, ids from the core's stream) and
+    /// runs its effects.
+    func handleNodes(_ input: NodeState.Input) {
+        perform(nodeState.handle(input, ids: &random))
     }
 }
 

@@ -6,8 +6,7 @@ import Testing
 /// `device.token.*` decisions, admission effects and the clock in, Gateway effects out, no socket.
 /// (Breaks tried: answering `device.pair.approve` before its `device.pair.resolved` broadcast
 /// fails `approvalAnnouncesThenAnswers`; closing every session of the device on a token rotation
-/// fails `rotatingATokenClosesOnlyThatRolesSessions`; expiring at `>=` 5 minutes fails
-/// `pendingRequestsExpireOnTheClock`.)
+/// fails `rotatingATokenClosesOnlyThatRolesSessions`.)
 @Suite struct AccessMachineTests {
     typealias F = PairingFixtures
 
