@@ -3,8 +3,10 @@ import GatewayProtocol
 import Testing
 
 /// Nodes and invokes as a state machine (``NodeState/handle(_:ids:)``): dispatch, results, the
-/// clock and closed connections in, Gateway effects out, no socket. (Break tried: failing the
-/// invokes of every connection on a close fails `aClosedSocketTakesItsNodeAndFailsOnlyItsInvokes`.)
+/// clock, closed connections and `node.pair.*` in, Gateway effects out, no socket. (Breaks tried:
+/// failing the invokes of every connection on a close fails
+/// `aClosedSocketTakesItsNodeAndFailsOnlyItsInvokes`; letting `operator.write` approve a
+/// `system.run` surface fails `aSurfaceWithSystemRunNeedsAdminThenApprovalAnswersAndAnnounces`.)
 @Suite struct NodeMachineTests {
     static let t0: Int64 = 1_000_000
 
@@ -124,5 +126,50 @@ import Testing
         #expect(version?.presence == 2)
         #expect(state.registry.nodes["n1"] == nil)
         #expect(Array(state.registry.pendingInvokes.keys) == [onC2])
+    }
+
+    /// A node whose approved surface is `camera.snap` reconnecting with `system.run` too: its
+    /// widening waits as a surface request.
+    static func widened(_ state: inout NodeState) throws -> NodeSurfaceApprovals.PendingRequest {
+        _ = state.surfaces.setApproved(nodeId: "n1", commands: ["camera.snap"], nowMs: t0)
+        let result = state.surfaces.reconcile(nodeId: "n1", declared: ["camera.snap", "system.run"],
+                                              allowlist: ["camera.snap", "system.run"], metadata: .init(), nowMs: t0,
+                                              newRequestId: { "p1" })
+        return try #require(result.pending)
+    }
+
+    @Test func aSurfaceWithSystemRunNeedsAdminThenApprovalAnswersAndAnnounces() throws {
+        var state = Self.nodes()
+        var ids = SeededRandom(seed: 9)
+        let request = try Self.widened(&state)
+        let reply = ReplyAddress(requestId: "r1", method: GatewayMethod.nodePairApprove.rawValue, connectionId: "c9")
+        #expect(state.handle(.surfaceApprove(requestId: request.requestId, callerScopes: ["operator.write"], reply, nowMs: Self.t0),
+                             ids: &ids)
+            == [reply.failure(ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "missing scope: operator.admin"))])
+        let effects = state.handle(.surfaceApprove(requestId: request.requestId, callerScopes: ["operator.admin"], reply,
+                                                   nowMs: Self.t0 + 1), ids: &ids)
+        let node = try #require(state.surfaces.pairedNodes.first { $0.nodeId == "n1" })
+        #expect(node.commands == ["camera.snap", "system.run"])
+        #expect(effects == [
+            reply.success(["requestId": .string(request.requestId), "node": node.json]),
+            NodeState.surfaceResolved(requestId: request.requestId, nodeId: "n1", decision: "approved", nowMs: Self.t0 + 1),
+        ])
+        // Approving it again: the request is gone.
+        #expect(state.handle(.surfaceReject(requestId: request.requestId, reply, nowMs: Self.t0 + 2), ids: &ids)
+            == [reply.failure(NodeState.unknownSurfaceRequest)])
+    }
+
+    @Test func aRejectedSurfaceRequestKeepsTheApprovedSurface() throws {
+        var state = Self.nodes()
+        var ids = SeededRandom(seed: 9)
+        let request = try Self.widened(&state)
+        let reply = ReplyAddress(requestId: "r1", method: GatewayMethod.nodePairReject.rawValue, connectionId: "c9")
+        #expect(state.handle(.surfaceReject(requestId: request.requestId, reply, nowMs: Self.t0), ids: &ids) == [
+            reply.success(["requestId": .string(request.requestId), "nodeId": "n1"]),
+            NodeState.surfaceResolved(requestId: request.requestId, nodeId: "n1", decision: "rejected", nowMs: Self.t0),
+        ])
+        #expect(state.surfaces.pairedNodes.first { $0.nodeId == "n1" }?.commands == ["camera.snap"])
+        let list = state.handle(.surfaceList(reply, nowMs: Self.t0), ids: &ids)
+        #expect(list == [reply.success(["pending": [], "paired": .array(state.surfaces.pairedNodes.map(\.json))])])
     }
 }

@@ -33,6 +33,12 @@ extension NodeState {
         /// A socket closed: the node it carried (if still its current socket) goes, and every
         /// invoke sent on it fails with `nodeDisconnected`.
         case connectionClosed(String, nowMs: Int64)
+        /// `node.pair.list`: the pending surface requests and approved surfaces.
+        case surfaceList(ReplyAddress, nowMs: Int64)
+        /// `node.pair.approve` of `requestId` by a caller with `callerScopes`.
+        case surfaceApprove(requestId: String, callerScopes: [String], ReplyAddress, nowMs: Int64)
+        /// `node.pair.reject` of `requestId`.
+        case surfaceReject(requestId: String, ReplyAddress, nowMs: Int64)
     }
 
     /// Applies an input, drawing new ids (invoke ids, capture ids, action ids) from `ids`.
@@ -55,7 +61,56 @@ extension NodeState {
             // Also when a newer socket had replaced this one: nothing can answer an invoke sent
             // on a closed socket.
             return effects + failInvokes(onConnection: connectionId)
+        case .surfaceList(let reply, let nowMs):
+            surfaces.prune(nowMs: nowMs)
+            return [reply.success(["pending": .array(surfaces.pendingRequests(nowMs: nowMs).map(\.json)),
+                                   "paired": .array(surfaces.pairedNodes.map(\.json))])]
+        case .surfaceApprove(let requestId, let callerScopes, let reply, let nowMs):
+            guard let request = surfaces.pending(requestId, nowMs: nowMs) else { return [reply.failure(Self.unknownSurfaceRequest)] }
+            // A surface with `system.run` commands needs `operator.admin`, any other non-empty
+            // one `operator.write`.
+            let scopes = Set(wire: callerScopes)
+            let needsAdmin = request.commands.contains { NodeCommandPolicy.systemRunCommands.contains($0) }
+            let missing: OperatorScope? = needsAdmin ? (scopes.contains(.admin) ? nil : .admin)
+                : (request.commands.isEmpty || scopes.contains(.write) || scopes.contains(.admin) ? nil : .write)
+            if let missing {
+                return [reply.failure(ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "missing scope: \(missing.rawValue)"))]
+            }
+            guard let (node, effects) = approveSurface(requestId, nowMs: nowMs) else { return [reply.failure(Self.unknownSurfaceRequest)] }
+            return [reply.success(["requestId": .string(requestId), "node": node.json])] + effects
+        case .surfaceReject(let requestId, let reply, let nowMs):
+            guard let (request, effects) = rejectSurface(requestId, nowMs: nowMs) else { return [reply.failure(Self.unknownSurfaceRequest)] }
+            return [reply.success(["requestId": .string(requestId), "nodeId": .string(request.nodeId)])] + effects
         }
+    }
+
+    /// The answer to a `node.pair.*` request for a request that is not pending.
+    static var unknownSurfaceRequest: ErrorShape {
+        ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "unknown requestId")
+    }
+
+    /// Approves a pending surface request (`node.pair.resolved` `approved`).
+    /// - Returns: the approved surface and the broadcast, `nil` when no such request is pending.
+    mutating func approveSurface(_ requestId: String, nowMs: Int64) -> (NodeSurfaceApprovals.PairedNode, [GatewayEffect])? {
+        guard let approved = surfaces.approve(requestId, nowMs: nowMs) else { return nil }
+        return (approved.node, [Self.surfaceResolved(requestId: requestId, nodeId: approved.request.nodeId, decision: "approved",
+                                                     nowMs: nowMs)])
+    }
+
+    /// Rejects a pending surface request (`node.pair.resolved` `rejected`; the approved surface
+    /// stays).
+    /// - Returns: the rejected request and the broadcast, `nil` when no such request is pending.
+    mutating func rejectSurface(_ requestId: String, nowMs: Int64) -> (NodeSurfaceApprovals.PendingRequest, [GatewayEffect])? {
+        guard let request = surfaces.reject(requestId, nowMs: nowMs) else { return nil }
+        return (request, [Self.surfaceResolved(requestId: requestId, nodeId: request.nodeId, decision: "rejected", nowMs: nowMs)])
+    }
+
+    /// The `node.pair.resolved` broadcast.
+    static func surfaceResolved(requestId: String, nodeId: String, decision: String, nowMs: Int64) -> GatewayEffect {
+        .broadcast(event: GatewayEventName.nodePairResolved.rawValue,
+                   payload: ["requestId": .string(requestId), "nodeId": .string(nodeId), "decision": .string(decision),
+                             "ts": .int(nowMs)],
+                   stateVersion: nil)
     }
 
     /// Sends an invoke: a new id, the pending invoke, `node.invoke.request` to the node's
