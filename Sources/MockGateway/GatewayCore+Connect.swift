@@ -296,20 +296,13 @@ extension GatewayCore {
 
         guard let nodeId else { return delivered }
         let surface = reconcileNodeSurface(nodeId: nodeId, params: params, remoteIp: state.remoteAddress)
-        let replaced = nodes.register(RegisteredNode(
+        handleNodes(.registered(RegisteredNode(
             nodeId: nodeId, connectionId: connectionId, clientId: params.client.id.rawValue,
             clientMode: params.client.mode.rawValue, displayName: params.client.displayName, platform: params.client.platform,
             version: params.client.version, deviceFamily: params.client.deviceFamily,
             modelIdentifier: params.client.modelIdentifier, caps: params.caps ?? [], commands: surface,
             permissions: params.permissions ?? [:], pathEnv: params.pathEnv, remoteIp: state.remoteAddress,
-            connectedAtMs: nowMs))
-        if let replaced {
-            // The older socket stays open but is no longer the node's routing target.
-            events.append(.nodeDisconnected(nodeId: nodeId, connectionId: replaced))
-        }
-        events.append(.nodeConnected(nodeId: nodeId, connectionId: connectionId))
-        sendTargeted(event: GatewayEventName.voicewakeChanged.rawValue, payload: appSurfaces.voiceWake.getResult, to: connectionId)
-        broadcastPresence()
+            connectedAtMs: nowMs), voiceWake: appSurfaces.voiceWake.getResult, nowMs: nowMs))
         // A node.invoke waiting for this node after a wake dispatches now (GatewayCore+InvokeWake.swift).
         advanceInvokeWakes()
         return delivered

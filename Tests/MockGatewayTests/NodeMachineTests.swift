@@ -172,4 +172,19 @@ import Testing
         let list = state.handle(.surfaceList(reply, nowMs: Self.t0), ids: &ids)
         #expect(list == [reply.success(["pending": [], "paired": .array(state.surfaces.pairedNodes.map(\.json))])])
     }
+
+    @Test func aNewerSocketReplacesTheNodesRoutingTargetAndPresenceMovesOn() {
+        var state = Self.nodes()
+        var ids = SeededRandom(seed: 9)
+        let effects = state.handle(.registered(Self.node("n1", on: "c5"), voiceWake: ["triggers": []], nowMs: Self.t0), ids: &ids)
+        #expect(Array(effects.prefix(3)) == [
+            .log(.nodeDisconnected(nodeId: "n1", connectionId: "c1")),
+            .log(.nodeConnected(nodeId: "n1", connectionId: "c5")),
+            .sendTargeted(event: GatewayEventName.voicewakeChanged.rawValue, payload: ["triggers": []], to: "c5"),
+        ])
+        #expect(effects.count == 4)
+        #expect(state.registry.nodes["n1"]?.connectionId == "c5")
+        // The replaced socket closing later takes nothing with it.
+        #expect(state.handle(.connectionClosed("c1", nowMs: Self.t0), ids: &ids).isEmpty)
+    }
 }

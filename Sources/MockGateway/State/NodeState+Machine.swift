@@ -33,6 +33,10 @@ extension NodeState {
         /// A socket closed: the node it carried (if still its current socket) goes, and every
         /// invoke sent on it fails with `nodeDisconnected`.
         case connectionClosed(String, nowMs: Int64)
+        /// A node session was established (after its `hello-ok`): `node` becomes the node's routing
+        /// target (a newer socket replaces an older one, which stays open), gets the wake-word
+        /// settings (`voicewake.changed`, `voiceWake`) and everyone a new `presence`.
+        case registered(RegisteredNode, voiceWake: JSONValue, nowMs: Int64)
         /// `node.pair.list`: the pending surface requests and approved surfaces.
         case surfaceList(ReplyAddress, nowMs: Int64)
         /// `node.pair.approve` of `requestId` by a caller with `callerScopes`.
@@ -61,6 +65,15 @@ extension NodeState {
             // Also when a newer socket had replaced this one: nothing can answer an invoke sent
             // on a closed socket.
             return effects + failInvokes(onConnection: connectionId)
+        case .registered(let node, let voiceWake, let nowMs):
+            var effects: [GatewayEffect] = []
+            if let replaced = registry.register(node) {
+                // The older socket stays open but is no longer the node's routing target.
+                effects.append(.log(.nodeDisconnected(nodeId: node.nodeId, connectionId: replaced)))
+            }
+            effects.append(.log(.nodeConnected(nodeId: node.nodeId, connectionId: node.connectionId)))
+            effects.append(.sendTargeted(event: GatewayEventName.voicewakeChanged.rawValue, payload: voiceWake, to: node.connectionId))
+            return effects + presenceChanged(nowMs: nowMs)
         case .surfaceList(let reply, let nowMs):
             surfaces.prune(nowMs: nowMs)
             return [reply.success(["pending": .array(surfaces.pendingRequests(nowMs: nowMs).map(\.json)),
