@@ -11,8 +11,7 @@ extension GatewayCore {
         let connected = nodes.nodes[nodeId] != nil
         let queued = Set(pendingActions.live(nodeId: nodeId, nowMs: nowMs).map(\.command))
         let allowed = Set(queued.filter { connected && nodeCommandRefusal(nodeId: nodeId, command: $0) == nil })
-        let actions = pendingActions.pull(nodeId: nodeId, nowMs: nowMs) { allowed.contains($0) }
-        reply(call, ["nodeId": .string(nodeId), "actions": .array(actions.map(\.pullJSON))])
+        handleNodes(.pendingPull(nodeId: nodeId, allowedCommands: allowed, call.replyAddress, nowMs: nowMs))
     }
 
     /// `node.pending.ack` `{ids?}`.
@@ -22,11 +21,7 @@ extension GatewayCore {
             return invalid(call, "ids must be an array of strings")
         }
         let ids = raw?.arrayValue?.compactMap(\.stringValue) ?? []
-        let (acked, remaining) = pendingActions.ack(nodeId: call.nodeId, ids: ids, nowMs: nowMs)
-        reply(call, [
-            "nodeId": .string(call.nodeId), "ackedIds": .array(acked.map(JSONValue.string)),
-            "remainingCount": .int(Int64(remaining)),
-        ])
+        handleNodes(.pendingAck(nodeId: call.nodeId, ids: ids, call.replyAddress, nowMs: nowMs))
     }
 
     /// The canvas URLs, from the bound address (the core's configuration carries the bound port).

@@ -37,6 +37,12 @@ extension NodeState {
         /// target (a newer socket replaces an older one, which stays open), gets the wake-word
         /// settings (`voicewake.changed`, `voiceWake`) and everyone a new `presence`.
         case registered(RegisteredNode, voiceWake: JSONValue, nowMs: Int64)
+        /// `node.pending.pull` of node `nodeId`: its queued foreground actions whose command is in
+        /// `allowedCommands` (what the node command policy lets through to it now); the others
+        /// are dropped from the queue.
+        case pendingPull(nodeId: String, allowedCommands: Set<String>, ReplyAddress, nowMs: Int64)
+        /// `node.pending.ack` of node `nodeId` for the actions `ids`.
+        case pendingAck(nodeId: String, ids: [String], ReplyAddress, nowMs: Int64)
         /// `node.pair.list`: the pending surface requests and approved surfaces.
         case surfaceList(ReplyAddress, nowMs: Int64)
         /// `node.pair.approve` of `requestId` by a caller with `callerScopes`.
@@ -74,6 +80,13 @@ extension NodeState {
             effects.append(.log(.nodeConnected(nodeId: node.nodeId, connectionId: node.connectionId)))
             effects.append(.sendTargeted(event: GatewayEventName.voicewakeChanged.rawValue, payload: voiceWake, to: node.connectionId))
             return effects + presenceChanged(nowMs: nowMs)
+        case .pendingPull(let nodeId, let allowedCommands, let reply, let nowMs):
+            let actions = pendingActions.pull(nodeId: nodeId, nowMs: nowMs) { allowedCommands.contains($0) }
+            return [reply.success(["nodeId": .string(nodeId), "actions": .array(actions.map(\.pullJSON))])]
+        case .pendingAck(let nodeId, let ids, let reply, let nowMs):
+            let (acked, remaining) = pendingActions.ack(nodeId: nodeId, ids: ids, nowMs: nowMs)
+            return [reply.success(["nodeId": .string(nodeId), "ackedIds": .array(acked.map(JSONValue.string)),
+                                   "remainingCount": .int(Int64(remaining))])]
         case .surfaceList(let reply, let nowMs):
             surfaces.prune(nowMs: nowMs)
             return [reply.success(["pending": .array(surfaces.pendingRequests(nowMs: nowMs).map(\.json)),
