@@ -203,19 +203,13 @@ extension GatewayCore {
     /// - Returns: `false` when the connect was refused.
     func admitNodeSurface(device: VerifiedDevice, admitted: ConnectAdmission.Admitted, remote: String,
                           on connectionId: String) -> Bool {
-        guard nodeSurfaces[device.deviceId] != device.publicKey else { return true }
-        let check = authRateLimiter.check(remote, scope: .nodePairing, nowMs: nowMs)
-        guard check.allowed else {
-            let rejection = ConnectAdmission.authRejection(
-                reason: .rateLimited, params: admitted.params, mode: sharedAuth, retryAfterMs: Int(check.retryAfterMs),
-                hasDevice: true)
-            reject(connectionId, response: Frame.response(.failure(id: admitted.requestID, error: rejection.error)).json,
-                   error: rejection.error, closeCode: Int(rejection.closeCode.rawValue), closeReason: rejection.closeReason)
-            return false
-        }
-        authRateLimiter.recordFailure(remote, scope: .nodePairing, nowMs: nowMs)
-        nodeSurfaces[device.deviceId] = device.publicKey
-        return true
+        guard let retryAfterMs = access.countNodeSurfaceRequest(deviceId: device.deviceId, publicKey: device.publicKey,
+                                                                remote: remote, nowMs: nowMs) else { return true }
+        let rejection = ConnectAdmission.authRejection(
+            reason: .rateLimited, params: admitted.params, mode: sharedAuth, retryAfterMs: Int(retryAfterMs), hasDevice: true)
+        reject(connectionId, response: Frame.response(.failure(id: admitted.requestID, error: rejection.error)).json,
+               error: rejection.error, closeCode: Int(rejection.closeCode.rawValue), closeReason: rejection.closeReason)
+        return false
     }
 
     /// Uses up a setup code's bootstrap token after its `hello-ok` and records and announces
@@ -224,15 +218,7 @@ extension GatewayCore {
     /// the response).
     /// - Parameter delivered: whether the `hello-ok` went out (no fault dropped it).
     func finishSetup(_ grant: BootstrapGrant, deviceId: String, deviceName: String?, delivered: Bool) {
-        guard bootstrapTokens.consume(grant.token, nowMs: nowMs) else { return }
-        guard profile.hasSetupCodeLifecycle,
-              let outcome = bootstrapTokens.recordOutcome(grant.token, deviceId: deviceId, deviceName: deviceName,
-                                                          delivery: delivered ? .completed : .deliveryUncertain, nowMs: nowMs)
-        else { return }
-        // Saved at once: `device.pair.setupStatus` answers from it after a restart too, and the
-        // broadcast below is not a Gateway event that would trigger a save.
-        persistState()
-        broadcast(event: outcome.eventName.rawValue, payload: outcome.payload)
+        handleAccess(.setupFinished(grant, deviceId: deviceId, deviceName: deviceName, delivered: delivered, nowMs: nowMs))
     }
 
     /// Sends `hello-ok`, registers the session (and the node), starts ticking.

@@ -110,7 +110,8 @@ actor GatewayCore {
         }
         self.access = AccessState(pairing: pairing, bootstrapTokens: bootstrapTokens, sharedAuth: configuration.auth,
                                   authRateLimiter: AuthRateLimiter(configuration: configuration.authRateLimit),
-                                  rejectRevokesBootstrapTokens: configuration.profile.rejectRevokesBootstrapTokens)
+                                  rejectRevokesBootstrapTokens: configuration.profile.rejectRevokesBootstrapTokens,
+                                  hasSetupCodeLifecycle: configuration.profile.hasSetupCodeLifecycle)
         self.apps = AppsState(surfaces: nil, watch: WatchGlueState(rateLimit: configuration.authRateLimit))
         self.operatorSurface = OperatorSurface(state: OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                                                     random: SeededRandom(seed: random.next())))

@@ -127,4 +127,42 @@ import Testing
         ])
         #expect(access.pairing.pendingRequests(nowMs: F.t0 + lifetime + 1).isEmpty)
     }
+
+    @Test func aFinishedSetupUsesUpItsTokenThenSavesAndAnnouncesOnce() throws {
+        var access = Self.access()
+        let issued = access.bootstrapTokens.issue(nowMs: F.t0)
+        let grant = BootstrapGrant(token: issued.token, profile: issued.profile, deviceId: F.deviceId, publicKey: F.publicKey)
+        let effects = access.handle(.setupFinished(grant, deviceId: F.deviceId, deviceName: "Ana's iPhone", delivered: false,
+                                                   nowMs: F.t0 + F.second), to: Self.everyone)
+        let outcome = try #require(access.bootstrapTokens.outcome(setupId: issued.setupId))
+        #expect(outcome.delivery == .deliveryUncertain)
+        #expect(effects == [
+            .persist,
+            .broadcast(event: GatewayEventName.devicePairSetupDeliveryUncertain.rawValue, payload: outcome.payload, stateVersion: nil),
+        ])
+        // The token is used up: a second finish announces nothing.
+        #expect(access.handle(.setupFinished(grant, deviceId: F.deviceId, deviceName: nil, delivered: true, nowMs: F.t0 + 2 * F.second),
+                              to: Self.everyone).isEmpty)
+        // Without the setup-code lifecycle (older Gateways) the token is used up silently.
+        var older = Self.access()
+        older.hasSetupCodeLifecycle = false
+        let token = older.bootstrapTokens.issue(nowMs: F.t0)
+        let olderGrant = BootstrapGrant(token: token.token, profile: token.profile, deviceId: F.deviceId, publicKey: F.publicKey)
+        #expect(older.handle(.setupFinished(olderGrant, deviceId: F.deviceId, deviceName: nil, delivered: true, nowMs: F.t0),
+                             to: Self.everyone).isEmpty)
+        #expect(older.bootstrapTokens.outcome(setupId: token.setupId) == nil)
+    }
+
+    @Test func onlyADevicesFirstNodeSessionCountsAgainstTheNodePairingLimit() {
+        var access = AccessState(pairing: F.store(), bootstrapTokens: BootstrapTokenStore(random: SeededRandom(seed: 2)),
+                                 sharedAuth: .none,
+                                 authRateLimiter: AuthRateLimiter(configuration: AuthRateLimitConfiguration(
+                                     maxAttempts: 1, windowMs: 60_000, lockoutMs: 300_000, exemptLoopback: false)))
+        #expect(access.countNodeSurfaceRequest(deviceId: "d1", publicKey: "k1", remote: "10.0.0.9", nowMs: F.t0) == nil)
+        // A paired reconnect of the same key is not counted.
+        #expect(access.countNodeSurfaceRequest(deviceId: "d1", publicKey: "k1", remote: "10.0.0.9", nowMs: F.t0) == nil)
+        // Another device from the same address is over the limit.
+        #expect(access.countNodeSurfaceRequest(deviceId: "d2", publicKey: "k2", remote: "10.0.0.9", nowMs: F.t0) == 300_000)
+        #expect(access.nodeSurfaces["d2"] == nil)
+    }
 }

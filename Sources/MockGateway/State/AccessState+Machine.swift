@@ -51,6 +51,10 @@ extension AccessState {
         case admitted([PairingEffect], nowMs: Int64)
         /// The clock reached `nowMs`: pending requests 5 minutes past their last retry expire.
         case clock(nowMs: Int64)
+        /// A connect that used a setup code's bootstrap token got its `hello-ok` (`delivered`:
+        /// whether it went out): the token is used up, and (with the setup-code lifecycle) the
+        /// outcome is recorded, saved at once and announced.
+        case setupFinished(BootstrapGrant, deviceId: String, deviceName: String?, delivered: Bool, nowMs: Int64)
 
         /// The request the input answers, if any.
         var reply: ReplyAddress? {
@@ -58,7 +62,7 @@ extension AccessState {
             case .list(let reply, _, _), .approve(_, _, let reply, _), .reject(_, let reply, _), .remove(_, let reply, _),
                  .rename(_, _, let reply), .rotateToken(_, _, _, _, let reply, _), .revokeToken(_, _, let reply, _):
                 reply
-            case .admitted, .clock:
+            case .admitted, .clock, .setupFinished:
                 nil
             }
         }
@@ -100,7 +104,29 @@ extension AccessState {
             return announce(pairingEffects, nowMs: nowMs, to: listeners)
         case .clock(let nowMs):
             return announce(pairing.expire(nowMs: nowMs).map(PairingEffect.expired), nowMs: nowMs, to: listeners)
+        case .setupFinished(let grant, let deviceId, let deviceName, let delivered, let nowMs):
+            guard bootstrapTokens.consume(grant.token, nowMs: nowMs), hasSetupCodeLifecycle,
+                  let outcome = bootstrapTokens.recordOutcome(grant.token, deviceId: deviceId, deviceName: deviceName,
+                                                              delivery: delivered ? .completed : .deliveryUncertain, nowMs: nowMs)
+            else { return [] }
+            // Saved at once: `device.pair.setupStatus` answers from it after a restart too, and
+            // the broadcast is not a Gateway event that would trigger a save.
+            return [.persist, .broadcast(event: outcome.eventName.rawValue, payload: outcome.payload, stateVersion: nil)]
         }
+    }
+
+    /// Counts a device's first node session against the node-pairing rate limit of `remote`
+    /// (upstream counts every request of a node without a paired surface; the fake approves a
+    /// capability surface at once, so a device's one counted request is its first node session).
+    /// - Returns: `nil` when the session may go on (a paired reconnect, or counted now), else the
+    ///   `retryAfterMs` of the lockout.
+    mutating func countNodeSurfaceRequest(deviceId: String, publicKey: String, remote: String, nowMs: Int64) -> Int64? {
+        guard nodeSurfaces[deviceId] != publicKey else { return nil }
+        let check = authRateLimiter.check(remote, scope: .nodePairing, nowMs: nowMs)
+        guard check.allowed else { return check.retryAfterMs }
+        authRateLimiter.recordFailure(remote, scope: .nodePairing, nowMs: nowMs)
+        nodeSurfaces[deviceId] = publicKey
+        return nil
     }
 
     // MARK: - Operations (also the scripting API's, which needs their typed results)

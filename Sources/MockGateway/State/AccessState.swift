@@ -22,6 +22,8 @@ struct AccessState: Sendable {
     /// Whether rejecting a pairing request revokes the device's bootstrap tokens (the current
     /// Gateway: `GatewayProfile.rejectRevokesBootstrapTokens`).
     var rejectRevokesBootstrapTokens = true
+    /// Whether setup-code outcomes are recorded and announced (`GatewayProfile.hasSetupCodeLifecycle`).
+    var hasSetupCodeLifecycle = true
     /// The last state-save failure reported, so that a failing disk is reported once per message.
     var lastSaveFailure: String?
 }
