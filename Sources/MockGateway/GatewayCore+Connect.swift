@@ -151,32 +151,22 @@ extension GatewayCore {
         let origin = state.socket.requestHeaders["Origin"]
         let attempt = PairingAttempt(params: params, deviceId: device.deviceId, publicKey: device.publicKey,
                                      remoteIp: remote, isLoopback: isLoopback, hasBrowserOrigin: origin != nil, origin: origin)
-        switch pairingStore.admit(attempt, policy: configuration.autoApproval, bootstrap: bootstrapGrant, nowMs: nowMs) {
-        case .rejected(let rejection, _, let effects):
-            applyPairingEffects(effects)
-            let error = rejection.errorShape(style: profile.pairingMessageStyle)
+        switch access.admitDevice(attempt, policy: configuration.autoApproval, bootstrap: bootstrapGrant,
+                                  style: profile.pairingMessageStyle, nowMs: nowMs, to: operatorListeners) {
+        case .refused(let error, let closeReason, let effects):
+            perform(effects)
             reject(connectionId, response: Frame.response(.failure(id: admitted.requestID, error: error)).json, error: error,
-                   closeCode: Int(PairingRequiredRejection.closeCode.rawValue),
-                   closeReason: rejection.closeReason(style: profile.pairingMessageStyle))
+                   closeCode: Int(PairingRequiredRejection.closeCode.rawValue), closeReason: closeReason)
         case .admitted(let admittedDevice, let effects):
-            applyPairingEffects(effects)
+            perform(effects)
             if admitted.role == .node, !admitNodeSurface(device: device, admitted: admitted, remote: remote, on: connectionId) {
                 return
             }
-            pairingStore.recordConnect(attempt, nowMs: nowMs)
-            // A browser surface that authenticated with the shared secret gets a token bound to
-            // the secret's generation, and a bound token keeps its binding (upstream
-            // `sharedGatewayAuthIssuer`, connect-device-tokens.ts @0186e586da6c81740c4d9b4d05d100ffd3bc1858).
-            let bindsGeneration = deviceToken?.sharedAuthGeneration != nil
-                || (sharedGeneration != nil && attempt.client.isBrowserClient)
-            let grant = pairingStore.grantHelloAuth(
-                deviceId: device.deviceId, role: admitted.role, scopes: requestedScopes, handOff: admittedDevice.bootstrapHandOff,
-                sharedAuthGeneration: bindsGeneration ? sharedAuthGeneration : nil,
+            let (grant, grantEffects) = access.grantSession(
+                attempt, role: admitted.role, scopes: requestedScopes, handOff: admittedDevice.bootstrapHandOff,
+                presentedBoundToken: deviceToken?.sharedAuthGeneration != nil, dependsOnSharedSecret: sharedGeneration != nil,
                 reportTokenScopes: profile.helloReportsTokenScopes, nowMs: nowMs)
-            if let token = grant.deviceToken {
-                events.append(.deviceToken(deviceId: device.deviceId, role: admitted.role, action: .issued))
-                _ = token
-            }
+            perform(grantEffects)
             let delivered = establish(connectionId, admitted: admitted, deviceId: device.deviceId, publicKey: device.publicKey,
                                       grant: grant, sharedAuthGeneration: sharedGeneration)
             if let bootstrapGrant {

@@ -6,7 +6,8 @@ import Testing
 /// `device.token.*` decisions, admission effects and the clock in, Gateway effects out, no socket.
 /// (Breaks tried: answering `device.pair.approve` before its `device.pair.resolved` broadcast
 /// fails `approvalAnnouncesThenAnswers`; closing every session of the device on a token rotation
-/// fails `rotatingATokenClosesOnlyThatRolesSessions`.)
+/// fails `rotatingATokenClosesOnlyThatRolesSessions`; dropping the kept binding of a bound
+/// token fails `aSessionsTokenIsBoundToTheSharedSecretOnlyWhenItsRuleSaysSo`.)
 @Suite struct AccessMachineTests {
     typealias F = PairingFixtures
 
@@ -164,5 +165,38 @@ import Testing
         // Another device from the same address is over the limit.
         #expect(access.countNodeSurfaceRequest(deviceId: "d2", publicKey: "k2", remote: "10.0.0.9", nowMs: F.t0) == 300_000)
         #expect(access.nodeSurfaces["d2"] == nil)
+    }
+
+    @Test func anUnpairedDevicesConnectIsRefusedAfterItsRequestIsAnnounced() throws {
+        var access = Self.access()
+        guard case .refused(let error, let closeReason, let effects) = access.admitDevice(
+            F.iosNode(), policy: .manual, bootstrap: nil, style: .current, nowMs: F.t0, to: Self.everyone) else {
+            Issue.record("admitted"); return
+        }
+        let request = try #require(access.pairing.pendingRequests(nowMs: F.t0).first)
+        #expect(error.code == ErrorCode.notPaired.rawValue)
+        #expect(!closeReason.isEmpty)
+        #expect(effects == [
+            .broadcast(event: GatewayEventName.devicePairRequested.rawValue, payload: request.eventPayload, stateVersion: nil),
+            .log(.pairingRequested(PairingRequestInfo(request))),
+        ])
+    }
+
+    @Test func aSessionsTokenIsBoundToTheSharedSecretOnlyWhenItsRuleSaysSo() throws {
+        var access = Self.access(try F.paired([F.iosOperator()]))
+        access.sharedAuthGeneration = 3
+        // A native app on the shared secret: its device token is not bound.
+        let (grant, effects) = access.grantSession(F.iosOperator(), role: .operator, scopes: [PairingScope.read], handOff: nil,
+                                                   presentedBoundToken: false, dependsOnSharedSecret: true,
+                                                   reportTokenScopes: true, nowMs: F.t0)
+        #expect(grant.deviceToken?.sharedAuthGeneration == nil)
+        #expect(effects == [.log(.deviceToken(deviceId: F.deviceId, role: .operator, action: .issued))])
+        // A token presented bound keeps its binding (to the generation in force).
+        var bound = Self.access(try F.paired([F.iosOperator()]))
+        bound.sharedAuthGeneration = 3
+        let (rebound, _) = bound.grantSession(F.iosOperator(), role: .operator, scopes: [PairingScope.read], handOff: nil,
+                                              presentedBoundToken: true, dependsOnSharedSecret: true, reportTokenScopes: true,
+                                              nowMs: F.t0)
+        #expect(rebound.deviceToken?.sharedAuthGeneration == 3)
     }
 }

@@ -20,6 +20,14 @@ struct ReplyAddress: Sendable, Hashable {
     }
 }
 
+/// What the pairing step of a device's connect decided (``AccessState/admitDevice(_:policy:bootstrap:style:nowMs:to:)``).
+enum DeviceAdmission: Sendable {
+    /// Refused: answer the `connect` with `error`, close 1008 with `closeReason`, after the effects.
+    case refused(error: ErrorShape, closeReason: String, [GatewayEffect])
+    /// Admitted (with the setup code's hand-off, if any), after the effects.
+    case admitted(AdmittedDevice, [GatewayEffect])
+}
+
 /// Pairing and tokens as a state machine over ``AccessState``: the `device.pair.*` and
 /// `device.token.*` decisions, the connect admission's pairing effects and pairing expiry in,
 /// ``GatewayEffect``s out (answers, `device.pair.requested`/`device.pair.resolved` broadcasts,
@@ -113,6 +121,41 @@ extension AccessState {
             // the broadcast is not a Gateway event that would trigger a save.
             return [.persist, .broadcast(event: outcome.eventName.rawValue, payload: outcome.payload, stateVersion: nil)]
         }
+    }
+
+    /// The pairing step of a device's connect (docs/protocol.md §5.7, `PairingStore.admit`):
+    /// refused with `PAIRING_REQUIRED` (the error and close reason in `style`) or admitted, each
+    /// with the announcements to run first.
+    mutating func admitDevice(_ attempt: PairingAttempt, policy: AutoApprovalPolicy, bootstrap: BootstrapGrant?,
+                              style: GatewayProfile.PairingMessageStyle, nowMs: Int64,
+                              to listeners: [OperatorListener]) -> DeviceAdmission {
+        switch pairing.admit(attempt, policy: policy, bootstrap: bootstrap, nowMs: nowMs) {
+        case .rejected(let rejection, _, let effects):
+            return .refused(error: rejection.errorShape(style: style), closeReason: rejection.closeReason(style: style),
+                            announce(effects, nowMs: nowMs, to: listeners))
+        case .admitted(let device, let effects):
+            return .admitted(device, announce(effects, nowMs: nowMs, to: listeners))
+        }
+    }
+
+    /// The grant of an admitted device's session: the connect is recorded on its record, and its
+    /// device token (and a setup code's hand-off tokens) issued or reused, logged as issued.
+    /// A browser client that authenticated with the shared secret gets a token bound to the
+    /// secret's generation, and a bound token keeps its binding (upstream
+    /// `sharedGatewayAuthIssuer`, connect-device-tokens.ts @0186e586da6c81740c4d9b4d05d100ffd3bc1858).
+    /// - Parameters:
+    ///   - presentedBoundToken: the session authenticated with a device token bound to a generation.
+    ///   - dependsOnSharedSecret: the session depends on the shared secret (4001 when it changes).
+    mutating func grantSession(_ attempt: PairingAttempt, role: GatewayRole, scopes: [String], handOff: BootstrapProfile?,
+                               presentedBoundToken: Bool, dependsOnSharedSecret: Bool, reportTokenScopes: Bool,
+                               nowMs: Int64) -> (HelloAuthGrant, [GatewayEffect]) {
+        pairing.recordConnect(attempt, nowMs: nowMs)
+        let bindsGeneration = presentedBoundToken || (dependsOnSharedSecret && attempt.client.isBrowserClient)
+        let grant = pairing.grantHelloAuth(deviceId: attempt.deviceId, role: role, scopes: scopes, handOff: handOff,
+                                           sharedAuthGeneration: bindsGeneration ? sharedAuthGeneration : nil,
+                                           reportTokenScopes: reportTokenScopes, nowMs: nowMs)
+        guard grant.deviceToken != nil else { return (grant, []) }
+        return (grant, [.log(.deviceToken(deviceId: attempt.deviceId, role: role, action: .issued))])
     }
 
     /// Counts a device's first node session against the node-pairing rate limit of `remote`
