@@ -211,8 +211,8 @@ extension GatewayCore {
 
     func scriptApprove(requestId: String) throws(GatewayError) -> PairedDevice {
         do {
-            let approval = try pairingStore.approve(requestId: requestId, nowMs: nowMs, approver: nil)
-            applyPairingEffects(approval.effects)
+            let (approval, effects) = try access.approve(requestId: requestId, approver: nil, nowMs: nowMs, to: operatorListeners)
+            perform(effects)
             return approval.device
         } catch {
             throw GatewayError(error.errorShape)
@@ -221,7 +221,7 @@ extension GatewayCore {
 
     func scriptReject(requestId: String) throws(GatewayError) {
         do {
-            applyRejection(try pairingStore.reject(requestId: requestId, nowMs: nowMs))
+            perform(try access.reject(requestId: requestId, nowMs: nowMs, to: operatorListeners).1)
         } catch {
             throw GatewayError(error.errorShape)
         }
@@ -229,7 +229,7 @@ extension GatewayCore {
 
     func scriptRemove(deviceId: String) throws(GatewayError) {
         do {
-            applyPairingEffects(try pairingStore.remove(deviceId: deviceId, nowMs: nowMs))
+            perform(try access.remove(deviceId: deviceId, nowMs: nowMs, to: operatorListeners))
         } catch {
             throw GatewayError(error.errorShape)
         }
@@ -237,9 +237,8 @@ extension GatewayCore {
 
     func scriptRevoke(deviceId: String, role: String) throws(GatewayError) {
         do {
-            let change = try pairingStore.revokeToken(deviceId: deviceId, role: GatewayRole(rawValue: role), nowMs: nowMs)
-            events.append(.deviceToken(deviceId: deviceId, role: GatewayRole(rawValue: role), action: .revoked))
-            applyPairingEffects(change.effects)
+            perform(try access.revokeToken(deviceId: deviceId, role: GatewayRole(rawValue: role), nowMs: nowMs,
+                                           to: operatorListeners).1)
         } catch {
             throw GatewayError(error.errorShape)
         }
@@ -247,9 +246,9 @@ extension GatewayCore {
 
     func scriptRotate(deviceId: String, role: String) throws(GatewayError) -> String {
         do {
-            let change = try pairingStore.rotateToken(deviceId: deviceId, role: GatewayRole(rawValue: role), nowMs: nowMs)
-            events.append(.deviceToken(deviceId: deviceId, role: GatewayRole(rawValue: role), action: .rotated))
-            applyPairingEffects(change.effects)
+            let (change, effects) = try access.rotateToken(deviceId: deviceId, role: GatewayRole(rawValue: role), nowMs: nowMs,
+                                                           to: operatorListeners)
+            perform(effects)
             transcript.redactor.learn(change.token.token)
             return change.token.token
         } catch {

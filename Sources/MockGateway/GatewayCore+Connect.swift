@@ -151,32 +151,22 @@ extension GatewayCore {
         let origin = state.socket.requestHeaders["Origin"]
         let attempt = PairingAttempt(params: params, deviceId: device.deviceId, publicKey: device.publicKey,
                                      remoteIp: remote, isLoopback: isLoopback, hasBrowserOrigin: origin != nil, origin: origin)
-        switch pairingStore.admit(attempt, policy: configuration.autoApproval, bootstrap: bootstrapGrant, nowMs: nowMs) {
-        case .rejected(let rejection, _, let effects):
-            applyPairingEffects(effects)
-            let error = rejection.errorShape(style: profile.pairingMessageStyle)
+        switch access.admitDevice(attempt, policy: configuration.autoApproval, bootstrap: bootstrapGrant,
+                                  style: profile.pairingMessageStyle, nowMs: nowMs, to: operatorListeners) {
+        case .refused(let error, let closeReason, let effects):
+            perform(effects)
             reject(connectionId, response: Frame.response(.failure(id: admitted.requestID, error: error)).json, error: error,
-                   closeCode: Int(PairingRequiredRejection.closeCode.rawValue),
-                   closeReason: rejection.closeReason(style: profile.pairingMessageStyle))
+                   closeCode: Int(PairingRequiredRejection.closeCode.rawValue), closeReason: closeReason)
         case .admitted(let admittedDevice, let effects):
-            applyPairingEffects(effects)
+            perform(effects)
             if admitted.role == .node, !admitNodeSurface(device: device, admitted: admitted, remote: remote, on: connectionId) {
                 return
             }
-            pairingStore.recordConnect(attempt, nowMs: nowMs)
-            // A browser surface that authenticated with the shared secret gets a token bound to
-            // the secret's generation, and a bound token keeps its binding (upstream
-            // `sharedGatewayAuthIssuer`, connect-device-tokens.ts @0186e586da6c81740c4d9b4d05d100ffd3bc1858).
-            let bindsGeneration = deviceToken?.sharedAuthGeneration != nil
-                || (sharedGeneration != nil && attempt.client.isBrowserClient)
-            let grant = pairingStore.grantHelloAuth(
-                deviceId: device.deviceId, role: admitted.role, scopes: requestedScopes, handOff: admittedDevice.bootstrapHandOff,
-                sharedAuthGeneration: bindsGeneration ? sharedAuthGeneration : nil,
+            let (grant, grantEffects) = access.grantSession(
+                attempt, role: admitted.role, scopes: requestedScopes, handOff: admittedDevice.bootstrapHandOff,
+                presentedBoundToken: deviceToken?.sharedAuthGeneration != nil, dependsOnSharedSecret: sharedGeneration != nil,
                 reportTokenScopes: profile.helloReportsTokenScopes, nowMs: nowMs)
-            if let token = grant.deviceToken {
-                events.append(.deviceToken(deviceId: device.deviceId, role: admitted.role, action: .issued))
-                _ = token
-            }
+            perform(grantEffects)
             let delivered = establish(connectionId, admitted: admitted, deviceId: device.deviceId, publicKey: device.publicKey,
                                       grant: grant, sharedAuthGeneration: sharedGeneration)
             if let bootstrapGrant {
@@ -203,19 +193,13 @@ extension GatewayCore {
     /// - Returns: `false` when the connect was refused.
     func admitNodeSurface(device: VerifiedDevice, admitted: ConnectAdmission.Admitted, remote: String,
                           on connectionId: String) -> Bool {
-        guard nodeSurfaces[device.deviceId] != device.publicKey else { return true }
-        let check = authRateLimiter.check(remote, scope: .nodePairing, nowMs: nowMs)
-        guard check.allowed else {
-            let rejection = ConnectAdmission.authRejection(
-                reason: .rateLimited, params: admitted.params, mode: sharedAuth, retryAfterMs: Int(check.retryAfterMs),
-                hasDevice: true)
-            reject(connectionId, response: Frame.response(.failure(id: admitted.requestID, error: rejection.error)).json,
-                   error: rejection.error, closeCode: Int(rejection.closeCode.rawValue), closeReason: rejection.closeReason)
-            return false
-        }
-        authRateLimiter.recordFailure(remote, scope: .nodePairing, nowMs: nowMs)
-        nodeSurfaces[device.deviceId] = device.publicKey
-        return true
+        guard let retryAfterMs = access.countNodeSurfaceRequest(deviceId: device.deviceId, publicKey: device.publicKey,
+                                                                remote: remote, nowMs: nowMs) else { return true }
+        let rejection = ConnectAdmission.authRejection(
+            reason: .rateLimited, params: admitted.params, mode: sharedAuth, retryAfterMs: Int(retryAfterMs), hasDevice: true)
+        reject(connectionId, response: Frame.response(.failure(id: admitted.requestID, error: rejection.error)).json,
+               error: rejection.error, closeCode: Int(rejection.closeCode.rawValue), closeReason: rejection.closeReason)
+        return false
     }
 
     /// Uses up a setup code's bootstrap token after its `hello-ok` and records and announces
@@ -224,15 +208,7 @@ extension GatewayCore {
     /// the response).
     /// - Parameter delivered: whether the `hello-ok` went out (no fault dropped it).
     func finishSetup(_ grant: BootstrapGrant, deviceId: String, deviceName: String?, delivered: Bool) {
-        guard bootstrapTokens.consume(grant.token, nowMs: nowMs) else { return }
-        guard profile.hasSetupCodeLifecycle,
-              let outcome = bootstrapTokens.recordOutcome(grant.token, deviceId: deviceId, deviceName: deviceName,
-                                                          delivery: delivered ? .completed : .deliveryUncertain, nowMs: nowMs)
-        else { return }
-        // Saved at once: `device.pair.setupStatus` answers from it after a restart too, and the
-        // broadcast below is not a Gateway event that would trigger a save.
-        persistState()
-        broadcast(event: outcome.eventName.rawValue, payload: outcome.payload)
+        handleAccess(.setupFinished(grant, deviceId: deviceId, deviceName: deviceName, delivered: delivered, nowMs: nowMs))
     }
 
     /// Sends `hello-ok`, registers the session (and the node), starts ticking.
@@ -297,20 +273,13 @@ extension GatewayCore {
 
         guard let nodeId else { return delivered }
         let surface = reconcileNodeSurface(nodeId: nodeId, params: params, remoteIp: state.remoteAddress)
-        let replaced = nodes.register(RegisteredNode(
+        handleNodes(.registered(RegisteredNode(
             nodeId: nodeId, connectionId: connectionId, clientId: params.client.id.rawValue,
             clientMode: params.client.mode.rawValue, displayName: params.client.displayName, platform: params.client.platform,
             version: params.client.version, deviceFamily: params.client.deviceFamily,
             modelIdentifier: params.client.modelIdentifier, caps: params.caps ?? [], commands: surface,
             permissions: params.permissions ?? [:], pathEnv: params.pathEnv, remoteIp: state.remoteAddress,
-            connectedAtMs: nowMs))
-        if let replaced {
-            // The older socket stays open but is no longer the node's routing target.
-            events.append(.nodeDisconnected(nodeId: nodeId, connectionId: replaced))
-        }
-        events.append(.nodeConnected(nodeId: nodeId, connectionId: connectionId))
-        sendTargeted(event: GatewayEventName.voicewakeChanged.rawValue, payload: appSurfaces.voiceWake.getResult, to: connectionId)
-        broadcastPresence()
+            connectedAtMs: nowMs), voiceWake: appSurfaces.voiceWake.getResult, nowMs: nowMs))
         // A node.invoke waiting for this node after a wake dispatches now (GatewayCore+InvokeWake.swift).
         advanceInvokeWakes()
         return delivered
@@ -335,53 +304,13 @@ extension GatewayCore {
     /// The close reason of 4001.
     static let gatewayAuthChangedReason = "gateway auth changed"
 
-    /// Applies what the pairing store decided: broadcasts, event-log entries, disconnects.
+    /// Moves pairing and tokens (``AccessState/handle(_:to:)``) and runs its effects.
+    func handleAccess(_ input: AccessState.Input) {
+        perform(access.handle(input, to: operatorListeners))
+    }
+
+    /// Announces what a connect's pairing admission decided (``AccessState/Input/admitted(_:nowMs:)``).
     func applyPairingEffects(_ effects: [PairingEffect]) {
-        for effect in effects {
-            switch effect {
-            case .requested(let request):
-                broadcast(event: GatewayEventName.devicePairRequested.rawValue, payload: request.eventPayload)
-                events.append(.pairingRequested(PairingRequestInfo(request)))
-            case .refreshed(let request):
-                events.append(.pairingRefreshed(PairingRequestInfo(request)))
-            case .superseded(let old, let new):
-                let deviceId = pairingStore.pendingRequest(new, nowMs: nowMs)?.deviceId ?? ""
-                events.append(.pairingSuperseded(oldRequestIds: old, newRequestId: new, deviceId: deviceId))
-            case .resolved(let resolution):
-                broadcast(event: GatewayEventName.devicePairResolved.rawValue, payload: resolution.eventPayload)
-                events.append(.pairingResolved(requestId: resolution.requestId, deviceId: resolution.deviceId,
-                                               decision: PairingResolvedDecision(resolution.decision)))
-            case .expired(let request):
-                events.append(.pairingExpired(requestId: request.requestId, deviceId: request.deviceId))
-            case .withdrawn(let request):
-                events.append(.pairingResolved(requestId: request.requestId, deviceId: request.deviceId, decision: .withdrawn))
-            case .disconnect(let deviceId, let role, let reason):
-                if reason == .deviceRemoved { nodeSurfaces[deviceId] = nil }
-                if role == nil || role == .node { applyWatchEffects(watch.machine.disconnect(nodeId: deviceId, reason: reason.rawValue)) }
-                for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
-                    guard let session = state.session, session.deviceId == deviceId else { continue }
-                    if let role, session.role != role.rawValue { continue }
-                    close(connectionId, code: 1008, reason: reason.rawValue)
-                }
-            }
-        }
-    }
-
-    /// Applies a rejection: its announcements, and (current Gateway) the revocation of the
-    /// device's bootstrap tokens (upstream `rejectDevicePairingInWorker`).
-    func applyRejection(_ rejection: PairingRejection) {
-        applyPairingEffects(rejection.effects)
-        guard profile.rejectRevokesBootstrapTokens else { return }
-        let revoked = bootstrapTokens.revokeAll(deviceId: rejection.deviceId, publicKey: rejection.publicKey)
-        if revoked > 0 {
-            transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: "-", kind: .note,
-                                              text: "revoked \(revoked) bootstrap token(s) of \(rejection.deviceId)"))
-        }
-    }
-
-    /// Runs pairing expiry (5 minutes after the last retry).
-    func expirePairingRequests(nowMs: Int64) {
-        let expired = pairingStore.expire(nowMs: nowMs)
-        applyPairingEffects(expired.map(PairingEffect.expired))
+        handleAccess(.admitted(effects, nowMs: nowMs))
     }
 }

@@ -70,6 +70,12 @@ extension GatewayCore {
             events.append(.faultInjected(description: text))
         case .persist:
             persistState()
+        case .endWatchSession(let nodeId, let reason):
+            applyWatchEffects(watch.machine.disconnect(nodeId: nodeId, reason: reason))
+        case .sendTargeted(let event, let payload, let connectionId):
+            sendTargeted(event: event, payload: payload, to: connectionId)
+        case .finishInvoke(let id, let outcome, let queued):
+            finishInvoke(id, with: outcome, queued: queued)
         }
     }
 

@@ -11,8 +11,7 @@ extension GatewayCore {
         let connected = nodes.nodes[nodeId] != nil
         let queued = Set(pendingActions.live(nodeId: nodeId, nowMs: nowMs).map(\.command))
         let allowed = Set(queued.filter { connected && nodeCommandRefusal(nodeId: nodeId, command: $0) == nil })
-        let actions = pendingActions.pull(nodeId: nodeId, nowMs: nowMs) { allowed.contains($0) }
-        reply(call, ["nodeId": .string(nodeId), "actions": .array(actions.map(\.pullJSON))])
+        handleNodes(.pendingPull(nodeId: nodeId, allowedCommands: allowed, call.replyAddress, nowMs: nowMs))
     }
 
     /// `node.pending.ack` `{ids?}`.
@@ -22,11 +21,7 @@ extension GatewayCore {
             return invalid(call, "ids must be an array of strings")
         }
         let ids = raw?.arrayValue?.compactMap(\.stringValue) ?? []
-        let (acked, remaining) = pendingActions.ack(nodeId: call.nodeId, ids: ids, nowMs: nowMs)
-        reply(call, [
-            "nodeId": .string(call.nodeId), "ackedIds": .array(acked.map(JSONValue.string)),
-            "remainingCount": .int(Int64(remaining)),
-        ])
+        handleNodes(.pendingAck(nodeId: call.nodeId, ids: ids, call.replyAddress, nowMs: nowMs))
     }
 
     /// The canvas URLs, from the bound address (the core's configuration carries the bound
@@ -54,8 +49,7 @@ extension GatewayCore {
     // MARK: - node.invoke.result
 
     func handleInvokeResult(_ call: MethodCall) {
-        let (request, nodeId, connectionId) = (call.request, call.nodeId, call.connectionId)
-        guard var params = request.params?.objectValue,
+        guard var params = call.params?.objectValue,
               let id = params["id"]?.stringValue, !id.isEmpty,
               params["nodeId"]?.stringValue != nil,
               params["ok"]?.boolValue != nil
@@ -73,35 +67,14 @@ extension GatewayCore {
         guard let result = try? JSONValue.object(params).decode(as: NodeInvokeResult.self) else {
             return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "invalid \(call.method) params"))
         }
-        switch nodes.takeResult(result, callerNodeId: nodeId) {
-        case .nodeIdMismatch:
-            events.append(.invokeResult(id: id, nodeId: result.nodeId, ok: result.ok, matched: false, connectionId: connectionId))
-            fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "nodeId mismatch"))
-        case .ignored:
-            events.append(.invokeResult(id: id, nodeId: nodeId, ok: result.ok, matched: false, connectionId: connectionId))
-            respond(.success(id: request.id, payload: ["ok": true, "ignored": true]), method: request.method, to: connectionId)
-        case .completed(let pending, let result):
-            events.append(.invokeResult(id: pending.id, nodeId: nodeId, ok: result.ok, matched: true, connectionId: connectionId))
-            respond(.success(id: request.id, payload: ["ok": true]), method: request.method, to: connectionId)
-            emitTalkEvent(nodeId: pending.nodeId, command: pending.command, result: result)
-            finishInvoke(pending.id, with: .result(result), queued: queueForegroundAction(pending, result: result))
-        }
+        handleNodes(.result(result, callerNodeId: call.nodeId, call.replyAddress, nowMs: nowMs))
     }
 
     /// Queues a foreground-only command that an iOS node refused in the background
-    /// (`PendingActionQueue`), so that the node can pull it after it returns to the foreground.
+    /// (``NodeState/queueForegroundAction(_:result:nowMs:ids:)``) and logs a new one.
     func queueForegroundAction(_ invoke: PendingInvoke, result: NodeInvokeResult) -> PendingNodeAction? {
-        guard !result.ok, let node = nodes.nodes[invoke.nodeId],
-              PendingActionQueue.shouldQueue(platform: node.platform, command: invoke.command,
-                                             errorCode: result.error?.code, errorMessage: result.error?.message)
-        else { return nil }
-        let before = pendingActions.live(nodeId: invoke.nodeId, nowMs: nowMs).map(\.id)
-        let action = pendingActions.enqueue(nodeId: invoke.nodeId, command: invoke.command, paramsJSON: invoke.paramsJSON,
-                                            idempotencyKey: invoke.idempotencyKey ?? invoke.id, nowMs: nowMs,
-                                            newId: { random.uuidString() })
-        if !before.contains(action.id) {
-            events.append(.pendingActionQueued(nodeId: invoke.nodeId, actionId: action.id, command: action.command))
-        }
+        let (action, effects) = nodeState.queueForegroundAction(invoke, result: result, nowMs: nowMs, ids: &random)
+        perform(effects)
         return action
     }
 
@@ -228,15 +201,10 @@ extension GatewayCore {
     /// Sends `node.invoke.request` to the node's current socket.
     /// - Returns: the invoke id, or `nil` when the node is not connected.
     func startInvoke(nodeId: String, command: String, params: JSONValue?, timeoutMs: Int, idempotencyKey: String?) -> String? {
-        guard let node = nodes.nodes[nodeId] else { return nil }
-        let id = random.uuidString()
-        let deadline: Int64? = timeoutMs > 0 ? nowMs + Int64(timeoutMs) : nil
-        nodes.begin(PendingInvoke(id: id, nodeId: nodeId, connectionId: node.connectionId, command: command,
-                                  idempotencyKey: idempotencyKey, deadlineMs: deadline, paramsJSON: params.map(\.jsonString)))
-        let request = NodeInvokeRequest(id: id, nodeId: nodeId, command: command,
-                                        paramsJSON: params.map(\.jsonString), timeoutMs: timeoutMs, idempotencyKey: idempotencyKey)
-        sendTargeted(event: GatewayEventName.nodeInvokeRequest.rawValue, payload: (try? JSONValue(encoding: request)) ?? .null, to: node.connectionId)
-        events.append(.invokeSent(id: id, nodeId: nodeId, command: command, connectionId: node.connectionId))
+        let dispatch = InvokeDispatch(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs,
+                                      idempotencyKey: idempotencyKey)
+        guard let (id, effects) = nodeState.dispatch(dispatch, nowMs: nowMs, ids: &random) else { return nil }
+        perform(effects)
         return id
     }
 

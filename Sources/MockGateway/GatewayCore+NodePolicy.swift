@@ -40,24 +40,6 @@ extension GatewayCore {
         guard let node = policyNode(nodeId) else { return nil }
         return nodeCommandPolicy.refusal(command: command, node: node)
     }
-
-    /// Broadcasts `talk.event` after a successful `talk.ptt.*` invoke (docs/protocol.md §6.7).
-    func emitTalkEvent(nodeId: String, command: String, result: NodeInvokeResult) {
-        guard result.ok, let type = TalkPushToTalkEvent.type(forCommand: command) else { return }
-        let payload = result.payload ?? result.payloadJSON.flatMap { try? JSONValue(parsing: $0) }
-        let captureId = payload?["captureId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? random.uuidString()
-        let sessionId = TalkPushToTalkEvent.sessionId(nodeId: nodeId, captureId: captureId)
-        let seq = (nodePolicyState.talkEventSeq[sessionId] ?? 0) + 1
-        nodePolicyState.talkEventSeq[sessionId] = seq
-        if nodePolicyState.talkEventSeq.count > TalkPushToTalkEvent.maxTrackedSessions,
-           let oldest = nodePolicyState.talkEventSeq.keys.sorted().first(where: { $0 != sessionId }) {
-            nodePolicyState.talkEventSeq.removeValue(forKey: oldest)
-        }
-        let event = TalkPushToTalkEvent(nodeId: nodeId, command: command, type: type, captureId: captureId, seq: seq,
-                                        timestampMs: nowMs, status: payload?["status"]?.stringValue,
-                                        transcript: payload?["transcript"]?.stringValue)
-        broadcast(event: GatewayEventName.talkEvent.rawValue, payload: event.payload)
-    }
 }
 
 /// The `talk.event` payload mirrored from a `talk.ptt.*` invoke: `{nodeId, command, talkEvent{id,

@@ -74,44 +74,23 @@ extension GatewayCore {
 
     /// `node.pair.list`: `{pending, paired}`, newest first.
     func nodePairList(_ call: MethodCall) {
-        nodeSurfaceApprovals.prune(nowMs: nowMs)
-        reply(call, ["pending": .array(nodeSurfaceApprovals.pendingRequests(nowMs: nowMs).map(\.json)),
-                     "paired": .array(nodeSurfaceApprovals.pairedNodes.map(\.json))])
+        handleNodes(.surfaceList(call.replyAddress, nowMs: nowMs))
     }
 
-    /// `node.pair.approve {requestId}`: a surface with `system.run` commands needs
-    /// `operator.admin`, any other non-empty one `operator.write`; `node.pair.resolved` follows.
+    /// `node.pair.approve {requestId}` (``NodeState/Input/surfaceApprove(requestId:callerScopes:_:nowMs:)``).
     func nodePairApprove(_ call: MethodCall) {
         guard let requestId = call.string("requestId") else { return invalid(call, "requestId required") }
-        guard let request = nodeSurfaceApprovals.pending(requestId, nowMs: nowMs) else { return fail(call, Self.unknownNodePairRequest) }
-        let scopes = Set(wire: call.session.scopes)
-        let needsAdmin = request.commands.contains { NodeCommandPolicy.systemRunCommands.contains($0) }
-        let missing: OperatorScope? = needsAdmin ? (scopes.contains(.admin) ? nil : .admin)
-            : (request.commands.isEmpty || scopes.contains(.write) || scopes.contains(.admin) ? nil : .write)
-        if let missing {
-            return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "missing scope: \(missing.rawValue)"))
-        }
-        guard let approved = nodeSurfaceApprovals.approve(requestId, nowMs: nowMs) else { return fail(call, Self.unknownNodePairRequest) }
-        reply(call, ["requestId": .string(requestId), "node": approved.node.json])
-        broadcastNodePairResolved(requestId: requestId, nodeId: approved.request.nodeId, decision: "approved")
+        handleNodes(.surfaceApprove(requestId: requestId, callerScopes: call.session.scopes, call.replyAddress, nowMs: nowMs))
     }
 
     /// `node.pair.reject {requestId}`: the request is dropped, the approved surface stays.
     func nodePairReject(_ call: MethodCall) {
         guard let requestId = call.string("requestId") else { return invalid(call, "requestId required") }
-        guard let request = nodeSurfaceApprovals.reject(requestId, nowMs: nowMs) else { return fail(call, Self.unknownNodePairRequest) }
-        reply(call, ["requestId": .string(requestId), "nodeId": .string(request.nodeId)])
-        broadcastNodePairResolved(requestId: requestId, nodeId: request.nodeId, decision: "rejected")
-    }
-
-    static var unknownNodePairRequest: ErrorShape {
-        ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "unknown requestId")
+        handleNodes(.surfaceReject(requestId: requestId, call.replyAddress, nowMs: nowMs))
     }
 
     func broadcastNodePairResolved(requestId: String, nodeId: String, decision: String) {
-        broadcast(event: GatewayEventName.nodePairResolved.rawValue,
-                  payload: ["requestId": .string(requestId), "nodeId": .string(nodeId), "decision": .string(decision),
-                            "ts": .int(nowMs)])
+        perform([NodeState.surfaceResolved(requestId: requestId, nodeId: nodeId, decision: decision, nowMs: nowMs)])
     }
 }
 
@@ -158,8 +137,8 @@ extension GatewayCore {
     }
 
     func rejectNodeSurface(requestId: String) -> NodeSurfaceApprovals.PendingRequest? {
-        guard let request = nodeSurfaceApprovals.reject(requestId, nowMs: nowMs) else { return nil }
-        broadcastNodePairResolved(requestId: requestId, nodeId: request.nodeId, decision: "rejected")
+        guard let (request, effects) = nodeState.rejectSurface(requestId, nowMs: nowMs) else { return nil }
+        perform(effects)
         return request
     }
 
@@ -168,8 +147,8 @@ extension GatewayCore {
     }
 
     func approveNodeSurface(requestId: String) -> NodeSurfaceApprovals.PairedNode? {
-        guard let approved = nodeSurfaceApprovals.approve(requestId, nowMs: nowMs) else { return nil }
-        broadcastNodePairResolved(requestId: requestId, nodeId: approved.request.nodeId, decision: "approved")
-        return approved.node
+        guard let (node, effects) = nodeState.approveSurface(requestId, nowMs: nowMs) else { return nil }
+        perform(effects)
+        return node
     }
 }

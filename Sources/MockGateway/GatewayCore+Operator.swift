@@ -51,43 +51,28 @@ extension GatewayCore {
     // MARK: - Pairing, tokens, nodes, identity
 
     func devicePairList(_ call: MethodCall) {
-        reply(call, pairingStore.listPayload(nowMs: nowMs, connectedDeviceIds: connectedDeviceIds))
+        handleAccess(.list(call.replyAddress, connectedDeviceIds: connectedDeviceIds, nowMs: nowMs))
     }
 
     func devicePairApprove(_ call: MethodCall) {
         guard let requestId = call.string("requestId") else { return invalid(call, "requestId required") }
-        answeringPairingErrors(call) { () throws(PairingError) in
-            let approval = try pairingStore.approve(requestId: requestId, nowMs: nowMs,
-                                                    approver: ApproverContext(scopes: call.session.scopes))
-            applyPairingEffects(approval.effects)
-            reply(call, pairingStore.approvalPayload(approval))
-        }
+        handleAccess(.approve(requestId: requestId, approver: ApproverContext(scopes: call.session.scopes), call.replyAddress,
+                              nowMs: nowMs))
     }
 
     func devicePairReject(_ call: MethodCall) {
         guard let requestId = call.string("requestId") else { return invalid(call, "requestId required") }
-        answeringPairingErrors(call) { () throws(PairingError) in
-            let rejection = try pairingStore.reject(requestId: requestId, nowMs: nowMs)
-            reply(call, rejection.responsePayload)
-            applyRejection(rejection)
-        }
+        handleAccess(.reject(requestId: requestId, call.replyAddress, nowMs: nowMs))
     }
 
     func devicePairRemove(_ call: MethodCall) {
         guard let deviceId = call.string("deviceId") else { return invalid(call, "deviceId required") }
-        answeringPairingErrors(call) { () throws(PairingError) in
-            let effects = try pairingStore.remove(deviceId: deviceId, nowMs: nowMs)
-            reply(call, ["deviceId": .string(deviceId)])
-            applyPairingEffects(effects)
-        }
+        handleAccess(.remove(deviceId: deviceId, call.replyAddress, nowMs: nowMs))
     }
 
     func devicePairRename(_ call: MethodCall) {
         guard let deviceId = call.string("deviceId") else { return invalid(call, "deviceId required") }
-        answeringPairingErrors(call) { () throws(PairingError) in
-            let device = try pairingStore.rename(deviceId: deviceId, label: call.string("label") ?? "")
-            reply(call, device.listingJSON(tokens: pairingStore.tokens.tokens(deviceId: deviceId)))
-        }
+        handleAccess(.rename(deviceId: deviceId, label: call.string("label") ?? "", call.replyAddress))
     }
 
     func devicePairSetupCode(_ call: MethodCall) {
@@ -119,22 +104,15 @@ extension GatewayCore {
         if role != .operator, !call.session.scopes.contains(OperatorScope.admin.rawValue) {
             return fail(call, OperatorMethodPolicy.missingScopeError(.admin, style: profile.missingScopeStyle))
         }
-        answeringPairingErrors(call) { () throws(PairingError) in
-            if rotate {
-                let scopes = call.params?["scopes"]?.arrayValue?.compactMap(\.stringValue)
-                let change = try pairingStore.rotateToken(deviceId: deviceId, role: role, scopes: scopes, nowMs: nowMs)
-                // The new bearer token is echoed only to the same device authenticated with
-                // that device's token (docs/protocol.md §5.5).
-                let sameDevice = call.session.deviceId == deviceId && call.session.authMethod == "device-token"
-                reply(call, change.rotationPayload(includeToken: sameDevice))
-                events.append(.deviceToken(deviceId: deviceId, role: role, action: .rotated))
-                applyPairingEffects(change.effects)
-            } else {
-                let change = try pairingStore.revokeToken(deviceId: deviceId, role: role, nowMs: nowMs)
-                reply(call, change.revocationPayload)
-                events.append(.deviceToken(deviceId: deviceId, role: role, action: .revoked))
-                applyPairingEffects(change.effects)
-            }
+        if rotate {
+            let scopes = call.params?["scopes"]?.arrayValue?.compactMap(\.stringValue)
+            // The new bearer token is echoed only to the same device authenticated with that
+            // device's token (docs/protocol.md §5.5).
+            let sameDevice = call.session.deviceId == deviceId && call.session.authMethod == "device-token"
+            handleAccess(.rotateToken(deviceId: deviceId, role: role, scopes: scopes, echoesToken: sameDevice, call.replyAddress,
+                                      nowMs: nowMs))
+        } else {
+            handleAccess(.revokeToken(deviceId: deviceId, role: role, call.replyAddress, nowMs: nowMs))
         }
     }
 

@@ -112,7 +112,9 @@ actor GatewayCore {
             bootstrapTokens = BootstrapTokenStore(random: SeededRandom(seed: random.next()), systemSecrets: systemSecrets)
         }
         self.access = AccessState(pairing: pairing, bootstrapTokens: bootstrapTokens, sharedAuth: configuration.auth,
-                                  authRateLimiter: AuthRateLimiter(configuration: configuration.authRateLimit))
+                                  authRateLimiter: AuthRateLimiter(configuration: configuration.authRateLimit),
+                                  rejectRevokesBootstrapTokens: configuration.profile.rejectRevokesBootstrapTokens,
+                                  hasSetupCodeLifecycle: configuration.profile.hasSetupCodeLifecycle)
         self.apps = AppsState(surfaces: nil, watch: WatchGlueState(rateLimit: configuration.authRateLimit))
         self.operatorSurface = OperatorSurface(state: OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                                                     random: SeededRandom(seed: random.next())))
@@ -178,15 +180,8 @@ actor GatewayCore {
         let code = Int(info.code.rawValue)
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
                                           kind: .close, closeCode: code, text: info.reason))
-        if let nodeId = nodes.unregister(connectionId: connectionId) {
-            // The activity belonged to that connection (upstream keeps it on the node session).
-            nodeActivity.removeValue(forKey: nodeId)
-            events.append(.nodeDisconnected(nodeId: nodeId, connectionId: connectionId))
-            broadcastPresence()
-        }
-        // Also when a newer socket had replaced this one: nothing can answer an invoke sent on a
-        // closed socket.
-        failInvokes(onConnection: connectionId)
+        // The node it carried goes, and the invokes sent on it fail (NodeState+Machine.swift).
+        handleNodes(.connectionClosed(connectionId, nowMs: nowMs))
         advanceInvokeWakes()
         // Requests parked on this socket (waitAnswer, two-phase exec approvals) have nobody to
         // answer any more.
@@ -217,7 +212,7 @@ actor GatewayCore {
         // A connection already closing has no handshake deadline any more (processTimers skips it).
         candidates += connectionTable.handshakeDeadlines
         if let invoke = nodes.nextInvokeDeadlineMs { candidates.append(invoke) }
-        if let pairing = pairingStore.nextExpiryMs { candidates.append(pairing) }
+        if let pairing = access.pairing.nextExpiryMs { candidates.append(pairing) }
         if let record = operatorState.nextDeadlineMs { candidates.append(record) }
         candidates += operatorSurface.waiterDeadlines
         if let chatDue = chat.store.nextDueMs { candidates.append(chatDue) }
@@ -234,8 +229,8 @@ actor GatewayCore {
         perform(connectionTable.expiredHandshakes(nowMs: now))
         // (A fault may hold ticks back: FaultLayer.)
         perform(ticks.handle(.clock(nowMs: now)))
-        for invoke in nodes.expireInvokes(nowMs: now) { finishInvoke(invoke.id, with: .timedOut) }
-        expirePairingRequests(nowMs: now)
+        handleNodes(.clock(nowMs: now))
+        handleAccess(.clock(nowMs: now))
         expireOperatorRecords(nowMs: now)
         releaseDueChatMessages()
         processWatchTimers()
@@ -251,10 +246,13 @@ actor GatewayCore {
     }
 
     func failInvokes(onConnection connectionId: String) {
-        for invoke in nodes.pendingInvokes.values.sorted(by: { $0.id < $1.id }) where invoke.connectionId == connectionId {
-            _ = nodes.cancelInvoke(id: invoke.id)
-            finishInvoke(invoke.id, with: .nodeDisconnected)
-        }
+        perform(nodeState.failInvokes(onConnection: connectionId))
+    }
+
+    /// Moves nodes and invokes (``NodeState/handle(_:ids:)``, ids from the core's stream) and
+    /// runs its effects.
+    func handleNodes(_ input: NodeState.Input) {
+        perform(nodeState.handle(input, ids: &random))
     }
 }
 

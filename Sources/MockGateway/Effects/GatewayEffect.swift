@@ -53,4 +53,13 @@ enum GatewayEffect: Sendable, Hashable {
     case noteFault(String, on: String)
     /// The durable state is written to the state directory (when it has one).
     case persist
+    /// The Apple Watch direct-mode session of node `nodeId` ends (its pairing or token went
+    /// away), with `reason`.
+    case endWatchSession(nodeId: String, reason: String)
+    /// An event to one session without `seq` (`node.invoke.request`), or to the Watch session
+    /// of a Watch connection.
+    case sendTargeted(event: String, payload: JSONValue?, to: String)
+    /// Whoever waits for invoke `id` (a scripting-API caller, an operator's `node.invoke`) gets
+    /// its outcome (`queued`: the foreground action a background refusal queued).
+    case finishInvoke(String, outcome: InvokeOutcome, queued: PendingNodeAction?)
 }

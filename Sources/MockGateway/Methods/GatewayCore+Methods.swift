@@ -75,13 +75,4 @@ extension GatewayCore {
     func invalid(_ call: MethodCall, _ detail: String) {
         fail(call, call.invalidParams(detail))
     }
-
-    /// Runs a pairing-store operation; a `PairingError` becomes the answer.
-    func answeringPairingErrors(_ call: MethodCall, _ body: () throws(PairingError) -> Void) {
-        do throws(PairingError) {
-            try body()
-        } catch {
-            fail(call, error.errorShape)
-        }
-    }
 }

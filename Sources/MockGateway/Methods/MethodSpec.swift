@@ -78,6 +78,10 @@ struct MethodCall: Sendable {
     func invalidParams(_ detail: String) -> ErrorShape {
         ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "invalid \(method) params: \(detail)")
     }
+    /// Where the answer to this request goes (for a state machine's answer effect).
+    var replyAddress: ReplyAddress {
+        ReplyAddress(requestId: request.id, method: request.method, connectionId: connectionId)
+    }
     /// The session as an operator-core caller.
     var operatorCaller: OperatorCaller {
         OperatorCaller(wireRole: session.role, wireScopes: session.scopes, surface: connectionId,

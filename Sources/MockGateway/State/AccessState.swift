@@ -19,6 +19,11 @@ struct AccessState: Sendable {
     /// public key: later node sessions of the same key are "paired reconnects", not counted by
     /// the node-pairing rate limit.
     var nodeSurfaces: [String: String] = [:]
+    /// Whether rejecting a pairing request revokes the device's bootstrap tokens (the current
+    /// Gateway: `GatewayProfile.rejectRevokesBootstrapTokens`).
+    var rejectRevokesBootstrapTokens = true
+    /// Whether setup-code outcomes are recorded and announced (`GatewayProfile.hasSetupCodeLifecycle`).
+    var hasSetupCodeLifecycle = true
     /// The last state-save failure reported, so that a failing disk is reported once per message.
     var lastSaveFailure: String?
 }
