@@ -145,6 +145,9 @@ public struct GatewayMethod: WireName {
     public static let lastHeartbeat: GatewayMethod = "last-heartbeat"
     /// `models.list` (operators).
     public static let modelsList: GatewayMethod = "models.list"
+    /// `tasks.list` `{status?, agentId?, sessionKey?, limit?, cursor?}`: a page of the task
+    /// ledger (operators).
+    public static let tasksList: GatewayMethod = "tasks.list"
     /// `commands.list`: the slash-command catalogue (operators).
     public static let commandsList: GatewayMethod = "commands.list"
     /// `agents.list` (operators).

@@ -23,6 +23,16 @@ extension Gateway {
         await core.setModels(models)
     }
 
+    /// The task ledger `tasks.list` pages through.
+    public func tasks() async -> [TaskFixture] {
+        await core.appSurfaces.tasks
+    }
+
+    /// Replaces the task ledger `tasks.list` pages through.
+    public func setTasks(_ tasks: [TaskFixture]) async {
+        await core.setTasks(tasks)
+    }
+
     /// Switches talk mode as `talk.mode` from another device would: `talk.mode {enabled, phase,
     /// ts}` goes to every operator with `operator.write`. Returns the payload.
     @discardableResult

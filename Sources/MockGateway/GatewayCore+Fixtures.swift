@@ -30,6 +30,11 @@ extension GatewayCore {
         appSurfaces.models = models
     }
 
+    /// Replaces the task ledger.
+    func setTasks(_ tasks: [TaskFixture]) {
+        appSurfaces.tasks = tasks
+    }
+
     /// Replaces the slash commands.
     func setCommands(_ commands: [CommandFixture]) {
         appSurfaces.commands = commands

@@ -108,12 +108,14 @@ struct ServeInteropTests {
     /// big files, fake images, typed errors), `agents.files.*` with the hash compare-and-set,
     /// `voicewake.get/set` with `voicewake.changed` to an
     /// operator and a node, `chat.abort` and `agent.wait` on runs the console keeps going (`chat-auto-reply
-    /// echo --delay 600`), the `health` summary, and an unserved method, which serve reports once as `method.unserved`.
+    /// echo --delay 600`), the `health` summary, `tasks.list` over the fixtures file's task ledger, and an unserved
+    /// method, which serve reports once as `method.unserved`.
     @Test func pythonWireChecksOfTheAppsSurfacesPass() async throws {
         let secret = "interop-apps-secret"
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("serve-workspace-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
-        // The catalogue commands.list serves; the peer reads the same file for what to expect.
+        // The catalogue commands.list serves and the task ledger tasks.list pages through; the
+        // peer reads the same file for what to expect.
         let fixtures = workspace.path + "-fixtures.json"
         try Data(#"""
             {"commands": [
@@ -122,6 +124,14 @@ struct ServeInteropTests {
                "args": [{"name": "model", "description": "the model", "type": "string", "required": true}]},
               {"name": "think", "description": "Thinking level", "source": "native", "scope": "text", "acceptsArgs": false},
               {"name": "weather", "description": "Weather skill", "source": "skill", "scope": "native", "acceptsArgs": false}
+            ],
+             "tasks": [
+              {"id": "t-old", "status": "completed", "title": "Old", "createdAt": 100, "endedAt": 400},
+              {"id": "t-b", "status": "running", "agentId": "main", "sessionKey": "agent:main:main", "createdAt": 200,
+               "updatedAt": 900},
+              {"id": "t-a", "status": "queued", "sessionKey": "agent:work:chat", "createdAt": 300, "updatedAt": 900},
+              {"id": "t-own", "status": "timed_out", "agentId": "main", "ownerKey": "agent:work:owner", "createdAt": 500},
+              {"id": "t-fail", "status": "failed", "error": "boom", "createdAt": 50}
             ]}
             """#.utf8).write(to: URL(fileURLWithPath: fixtures))
         defer {
@@ -141,7 +151,7 @@ struct ServeInteropTests {
                 let checks = ["workspace-list-order", "workspace-list-limits", "workspace-previews", "workspace-too-large",
                               "workspace-links-refused", "workspace-unsupported", "workspace-invalid-requests",
                               "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
-                              "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "unserved-method"]
+                              "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "tasks-list", "unserved-method"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
@@ -149,7 +159,7 @@ struct ServeInteropTests {
                 _ = try #require(await peer.object("step", "done"), context())
                 #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
                 let unserved = serve.objects.all.filter { $0["event"] == "method.unserved" }
-                #expect(unserved.count == 1 && unserved.first?["method"] == "tasks.list", context())
+                #expect(unserved.count == 1 && unserved.first?["method"] == "last-heartbeat", context())
             }
         }
     }

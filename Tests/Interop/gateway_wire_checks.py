@@ -20,9 +20,9 @@ Suites, each against its own `harness serve` (the flags it needs):
   links, big files, fake images, the typed errors), `agents.files.*` with the hash
   compare-and-set, `voicewake.get/set` with the
   `voicewake.changed` broadcast, `commands.list` over the catalogue of the `--fixtures` file
-  serve was given (`--fixtures-file FILE` here), `talk.mode` with its broadcast, and one method
-  the fake does not serve (`tasks.list`), which the driving test expects `harness serve` to
-  report once.
+  serve was given (`--fixtures-file FILE` here), `talk.mode` with its broadcast, `chat.abort`,
+  `agent.wait`, `health`, `tasks.list` over the same file's task ledger, and one method the fake
+  does not serve (`last-heartbeat`), which the driving test expects `harness serve` to report once.
 
 Each check opens its own connection and prints one JSON line:
 
@@ -882,10 +882,49 @@ async def apps_suite(url, secret, workspace, fixtures_file):
         return ok, {"sessions": sessions, "agents": agents}
     await checked("health", health)
 
+    async def tasks_list():
+        # Shown to fail when the ledger is ordered by createdAt instead of the last activity, and
+        # when a session key overrides a task's own agentId.
+        with open(fixtures_file, encoding="utf-8") as handle:
+            ledger = json.load(handle)["tasks"]
+
+        def activity(task):
+            for key in ("updatedAt", "endedAt", "startedAt", "createdAt"):
+                if key in task:
+                    return task[key]
+            return 0
+        expected = sorted(ledger, key=lambda task: (-activity(task), task["id"]))
+        everything = await request_ok(reader, "tasks.list", {})
+        pages, cursor = [], None
+        for _ in range(len(ledger) + 1):
+            page = await request_ok(reader, "tasks.list", dict({"limit": 2}, **({"cursor": cursor} if cursor else {})))
+            pages.append([task.get("id") for task in page.get("tasks", [])])
+            cursor = page.get("nextCursor")
+            if cursor is None:
+                break
+        running = await request_ok(reader, "tasks.list", {"status": ["running", "queued"]})
+        work = await request_ok(reader, "tasks.list", {"agentId": "work"})
+        bad_cursor = await reader.request("tasks.list", {"cursor": "next"}, timeout=TIMEOUT)
+        closed = await reader.request("tasks.list", {"metadata": {}}, timeout=TIMEOUT)
+        too_many = await reader.request("tasks.list", {"limit": 501}, timeout=TIMEOUT)
+        ids = [task["id"] for task in expected]
+        ok = (everything == {"tasks": expected}
+              and pages == [ids[index:index + 2] for index in range(0, len(ids), 2)]
+              and [task["id"] for task in running.get("tasks", [])]
+              == [task["id"] for task in expected if task["status"] in ("running", "queued")]
+              and [task["id"] for task in work.get("tasks", [])] == ["t-a"]
+              and bad_cursor.get("error") == {"code": "INVALID_REQUEST", "message": "invalid tasks.list cursor"}
+              and closed.get("error") == {"code": "INVALID_REQUEST",
+                                          "message": "invalid tasks.list params: at root: unexpected property 'metadata'"}
+              and too_many.get("error") == {"code": "INVALID_REQUEST",
+                                            "message": "invalid tasks.list params: at /limit: must be <= 500"})
+        return ok, {"all": everything, "pages": pages, "work": work, "badCursor": bad_cursor.get("error")}
+    await checked("tasks-list", tasks_list)
+
     async def unserved():
-        first = await reader.request("tasks.list", {}, timeout=TIMEOUT)
-        second = await reader.request("tasks.list", {}, timeout=TIMEOUT)
-        expected = {"code": "INVALID_REQUEST", "message": "unknown method: tasks.list"}
+        first = await reader.request("last-heartbeat", {}, timeout=TIMEOUT)
+        second = await reader.request("last-heartbeat", {}, timeout=TIMEOUT)
+        expected = {"code": "INVALID_REQUEST", "message": "unknown method: last-heartbeat"}
         return first.get("error") == expected and second.get("error") == expected, {"error": first.get("error")}
     await checked("unserved-method", unserved)
 

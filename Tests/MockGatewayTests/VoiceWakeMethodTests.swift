@@ -88,16 +88,17 @@ struct UnservedMethodReportTests {
         try await Gateway.withGateway { gateway in
             let admin = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xB7),
                                                                scopes: [OperatorScope.admin.rawValue])
-            for method in ["tasks.list", "tasks.list", "no.such.method", GatewayMethod.status.rawValue, "tasks.list"] {
+            let unserved = GatewayMethod.lastHeartbeat.rawValue
+            for method in [unserved, unserved, "no.such.method", GatewayMethod.status.rawValue, unserved] {
                 let response = try await admin.client.request(method, params: [:])
                 #expect(response.error?.message == "unknown method: \(method)")
             }
             _ = try await admin.client.request(GatewayMethod.voicewakeGet.rawValue, params: [:])
-            #expect(gateway.unservedMethodCalls() == ["tasks.list", "no.such.method", GatewayMethod.status.rawValue])
+            #expect(gateway.unservedMethodCalls() == [GatewayMethod.lastHeartbeat.rawValue, "no.such.method", GatewayMethod.status.rawValue])
             let first = gateway.events.all.first { if case .methodUnserved = $0 { true } else { false } }
-            #expect(first == .methodUnserved(method: "tasks.list", connectionId: admin.connectionId))
+            #expect(first == .methodUnserved(method: GatewayMethod.lastHeartbeat.rawValue, connectionId: admin.connectionId))
             let line = try #require(first.flatMap { ConsoleEventLine.describing($0) })
-            #expect(line.text.contains("method.unserved") && line.text.contains("tasks.list"))
+            #expect(line.text.contains("method.unserved") && line.text.contains(GatewayMethod.lastHeartbeat.rawValue))
         }
     }
 }

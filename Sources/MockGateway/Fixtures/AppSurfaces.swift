@@ -11,6 +11,8 @@ struct AppSurfaces: Sendable {
     var commands: [CommandFixture]
     /// The models (`models.list`).
     var models: [ModelFixture]
+    /// The task ledger (`tasks.list`).
+    var tasks: [TaskFixture]
     /// The unserved methods already reported (`GatewayEvent.methodUnserved`), once each.
     var reportedUnservedMethods: Set<String> = []
 
@@ -20,6 +22,7 @@ struct AppSurfaces: Sendable {
         voiceWake = VoiceWakeSettings(defaults: configuration.voiceWakeTriggers)
         commands = configuration.fixtures.commands
         models = configuration.fixtures.models
+        tasks = configuration.fixtures.tasks
     }
 
     /// Whether `method` is reported now: `true` the first time only.

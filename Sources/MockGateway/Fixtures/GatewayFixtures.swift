@@ -1,23 +1,28 @@
 import Foundation
 import GatewayProtocol
 
-/// The apps' fixtures a Gateway starts with: the slash commands `commands.list` answers and the
-/// models `models.list` answers.
+/// The apps' fixtures a Gateway starts with: the slash commands `commands.list` answers, the
+/// models `models.list` answers and the tasks `tasks.list` answers.
 ///
 /// `harness serve --fixtures FILE` reads them from a JSON object (docs/harness-serve.md
-/// "Fixtures file"): `{"commands": [CommandEntry], "models": [ModelChoice]}`, each entry in
-/// upstream's closed `CommandEntrySchema` / `ModelChoiceSchema` shape. Anything else is refused with the JSON pointer of the first
+/// "Fixtures file"): `{"commands": [CommandEntry], "models": [ModelChoice], "tasks":
+/// [TaskSummary]}`, each entry in upstream's closed `CommandEntrySchema` / `ModelChoiceSchema` /
+/// `TaskSummarySchema` shape. Anything else is refused with the JSON pointer of the first
 /// problem (``GatewayFixtures/FixtureError``).
 public struct GatewayFixtures: Sendable, Hashable {
     /// The slash commands (`commands.list`), in catalogue order.
     public var commands: [CommandFixture]
     /// The models (`models.list`), in catalogue order.
     public var models: [ModelFixture]
+    /// The task ledger (`tasks.list`), in any order (the method sorts it).
+    public var tasks: [TaskFixture]
 
-    /// Creates fixtures: by default no slash commands and the scripted chat agent as the one model.
-    public init(commands: [CommandFixture] = [], models: [ModelFixture] = [.mockEcho]) {
+    /// Creates fixtures: by default no slash commands, the scripted chat agent as the one model
+    /// and no tasks.
+    public init(commands: [CommandFixture] = [], models: [ModelFixture] = [.mockEcho], tasks: [TaskFixture] = []) {
         self.commands = commands
         self.models = models
+        self.tasks = tasks
     }
 
     /// A refusal of a fixtures document: where (a JSON pointer) and what.
@@ -33,13 +38,16 @@ public struct GatewayFixtures: Sendable, Hashable {
     /// Reads a fixtures document.
     /// - Throws: ``FixtureError`` naming the first value that does not fit.
     public init(json: JSONValue) throws(FixtureError) {
-        let root = try FixtureReader(json, at: "", members: ["commands", "models"], required: [])
+        let root = try FixtureReader(json, at: "", members: ["commands", "models", "tasks"], required: [])
         commands = try root.array("commands").enumerated().map { index, item throws(FixtureError) in
             try CommandFixture(json: item, at: "/commands/\(index)")
         }
         models = try root.optionalArray("models")?.enumerated().map { index, item throws(FixtureError) in
             try ModelFixture(json: item, at: "/models/\(index)")
         } ?? [.mockEcho]
+        tasks = try root.array("tasks").enumerated().map { index, item throws(FixtureError) in
+            try TaskFixture(json: item, at: "/tasks/\(index)")
+        }
     }
 
     /// Reads a fixtures document from the bytes of a JSON file.
