@@ -69,16 +69,20 @@ public struct ConformanceSuite: Sendable {
     ///     `NodeConfiguration.connector` and creates its tasks with `spawnTask`;
     ///     `.loopbackSockets` (real sockets and real time, slower, verdicts that wait on real
     ///     events) for one that cannot, such as a client built on `URLSession` or `Task { }`.
+    ///   - slowness: multiplies every deadline, as `harness run --slowness` does. Simulated
+    ///     cases run on virtual time and need no more than 1; over `.loopbackSockets` the deadlines
+    ///     are real time, and a busy CI machine may need more (a passing case takes no longer).
     ///   - client: makes a fresh client for each case.
     public init(_ name: String, scenarios: [Scenario], filters: [String] = [], profiles: [String] = [],
                 seed: UInt64 = 20_261_201, strict: Bool = false, transport: InProcessTransport = .simulated,
-                client: @escaping NodeUnderTestRegistry.Factory) {
+                slowness: Double = 1, client: @escaping NodeUnderTestRegistry.Factory) {
         self.name = name
         self.scenarios = scenarios
         self.factory = client
         self.transport = transport
         self.configuration = RunConfiguration(
-            seed: seed, selection: RunSelection(filters: filters, profileNames: profiles), jobs: 1, strict: strict,
+            seed: seed, slowness: slowness, selection: RunSelection(filters: filters, profileNames: profiles), jobs: 1,
+            strict: strict,
             transcripts: .none, probe: false)
     }
 

@@ -58,6 +58,42 @@ struct NodeSurfaceApprovalWireTests {
         }
     }
 
+    /// A widened surface that adds `system.run` needs `operator.admin` to approve: an operator
+    /// with `operator.write` and `operator.pairing` is refused with `missing scope: operator.admin`
+    /// and the request stays pending; an admin's approval then succeeds. (Tried: letting
+    /// `operator.write` approve a `system.run` surface in `NodeState.handle(.surfaceApprove…)`
+    /// fails the refusal and the still-pending check.)
+    @Test func aSurfaceAddingSystemRunNeedsAnAdminToApprove() async throws {
+        var configuration = GatewayConfiguration(autoApproval: .auto)
+        configuration.nodeCommands = NodeCommandPolicy(allow: ["system.run"])
+        try await Gateway.withGateway(configuration) { gateway in
+            let writer = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xA0),
+                                                                scopes: ["operator.write", "operator.pairing"])
+            let admin = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xA1),
+                                                               scopes: ["operator.admin"])
+            let (first, nodeId) = try await NodeCommandPolicyWireTests.node(gateway, byte: 0xA2, commands: ["device.info"])
+            _ = try await writer.client.barrier()
+            let (node, _) = try await NodeCommandPolicyWireTests.node(gateway, byte: 0xA2, commands: ["device.info", "system.run"])
+            _ = first
+            let requested = TestClient.events("node.pair.requested", in: try await writer.client.barrier())
+            let requestId = try #require(requested.first?.payload?["requestId"]?.stringValue)
+            #expect(requested.first?.payload?["commands"] == ["device.info", "system.run"])
+
+            try await writer.client.sendRequest("node.pair.approve", params: ["requestId": .string(requestId)], id: "approve-w")
+            let refused = try await writer.client.collect(untilResponseTo: "approve-w").response
+            #expect(refused.error?.code == "INVALID_REQUEST")
+            #expect(refused.error?.message == "missing scope: operator.admin")
+            try await writer.client.sendRequest("node.pair.list", params: [:], id: "list-w")
+            let list = try await writer.client.collect(untilResponseTo: "list-w").response
+            #expect(list.payload?["pending"]?.arrayValue?.compactMap { $0["requestId"]?.stringValue } == [requestId])
+
+            try await admin.client.sendRequest("node.pair.approve", params: ["requestId": .string(requestId)], id: "approve-a")
+            let approved = try await admin.client.collect(untilResponseTo: "approve-a").response
+            #expect(approved.payload?["node"]?["commands"] == ["device.info", "system.run"])
+            _ = node
+        }
+    }
+
     /// The console's `approve` with no argument approves the only pending node pairing request
     /// (tried: the spec without the node branch fails: "no pending pairing request").
     @Test func theConsoleApprovesANodePairingRequest() async throws {
