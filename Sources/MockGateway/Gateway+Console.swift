@@ -73,6 +73,9 @@ extension GatewayCore {
                             idempotencyKey: String?, ticket: InvokeTicket) async -> InvokeOutcome {
         guard let id = startInvoke(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs,
                                    idempotencyKey: idempotencyKey) else { return .nodeDisconnected }
+        // Sending can end the node's session (a Watch event over its queue limits): the invoke
+        // has already failed, and nobody would resume a waiter registered now.
+        guard nodes.pendingInvokes[id] != nil else { return .nodeDisconnected }
         guard ticket.start(id) else {
             _ = nodes.cancelInvoke(id: id)
             return .timedOut

@@ -10,7 +10,10 @@ import WebSocketTransport
 /// limit the peer can reach on the wire is one `check` line; each was seen to fail against a
 /// deliberately broken rule (the machine's unit tests name the breaks; `challenge_rate_limited`
 /// failed with the challenge's rate-limit check removed, `chunked_too_large` and `chunked_result`
-/// with the parser's former 501 for every `Transfer-Encoding`).
+/// with the parser's former 501 for every `Transfer-Encoding`; the checks from `connect_method`
+/// on name the break tried in `watch_peer.py`, next to each). The peer stops at
+/// `waiting_…` steps for the operator: clock moves (the 20 s poll, the 75 s idle timeout), an
+/// invoke, `restart --stay-down` and `resume`.
 @Suite(.enabled(if: InteropPython.shouldRun, "Python with websockets and cryptography not found (.venv or OPENCLAW_PYTHON)"))
 struct WatchWireTests {
     @Test func pythonWatchClientChecksEveryRoute() async throws {
@@ -73,17 +76,46 @@ struct WatchWireTests {
                 try serve.send("advance 20")
                 _ = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "advance" }, context(peer))
                 try peer.send("advanced")
-                let checks = ["challenge", "challenge_method", "connect_canvas_refused", "connect_schema", "connect_two_credentials",
-                              "connect_skew", "connect_unknown_nonce", "connect_bad_signature", "chunked_too_large",
-                              "connect_bootstrap", "connect_replay",
-                              "bootstrap_single_use", "poll_unknown_session", "poll_method", "poll_invoke", "result_accepted",
-                              "result_ignored", "result_invalid", "chunked_result", "poll_superseded", "poll_timeout", "disconnect",
-                              "poll_after_disconnect", "connect_device_token", "unknown_route",
-                              "challenge_rate_limited"]
-                for check in checks {
-                    let line = try #require(await peer.object(timeout: .seconds(60), "step", check), context(peer))
-                    #expect(line["ok"] == true, "\(check): \(line.jsonString)")
+                func expectChecks(_ checks: [String]) async throws {
+                    for check in checks {
+                        let line = try #require(await peer.object(timeout: .seconds(60), "step", check), context(peer))
+                        #expect(line["ok"] == true, "\(check): \(line.jsonString)")
+                    }
                 }
+                /// Runs a console command once the peer printed step `step` (with `seconds` when
+                /// given), waits for its reply, and lets the peer go on.
+                func whenPeer(_ step: String, seconds: Int? = nil, run command: String, replied: String = "command.ok") async throws {
+                    _ = try #require(await peer.object(timeout: .seconds(60), "step", step) { line in
+                        seconds.map { line["seconds"] == .int(Int64($0)) } ?? true
+                    }, context(peer))
+                    let cursor = serve.objects.count
+                    let name = String(command.prefix { $0 != " " })
+                    try serve.send(command)
+                    _ = try #require(await serve.object(after: cursor, "event", replied) { $0["command"]?.stringValue == name }, context(peer))
+                    try peer.send("go on")
+                }
+                try await expectChecks([
+                    "challenge", "challenge_method", "connect_canvas_refused", "connect_schema", "connect_two_credentials",
+                    "connect_skew", "connect_unknown_nonce", "connect_bad_signature", "chunked_too_large",
+                    "connect_bootstrap", "connect_replay",
+                    "bootstrap_single_use", "poll_unknown_session", "poll_method", "poll_invoke", "result_accepted",
+                    "result_ignored", "result_invalid", "chunked_result", "poll_superseded", "poll_timeout", "disconnect",
+                    "poll_after_disconnect", "connect_device_token", "connect_method", "result_method", "disconnect_method",
+                    "connect_bad_json", "result_bad_json", "poll_no_bearer", "result_no_session", "disconnect_no_session",
+                    "challenge_pending_limit",
+                ])
+                try await whenPeer("waiting_advance", seconds: 70, run: "advance 70")
+                try await expectChecks(["session_idle_alive"])
+                try await whenPeer("waiting_advance", seconds: 75, run: "advance 75")
+                try await expectChecks(["session_idle_expired"])
+                // Params over 64 KiB: the Watch's session closes as the event is queued, so the
+                // invoke fails at once (the node disconnected).
+                try await whenPeer("waiting_large_invoke", run: "invoke \(nodeId) device.info {\"pad\":\"\(String(repeating: "x", count: 66_000))\"}",
+                                   replied: "command.error")
+                try await expectChecks(["event_too_large"])
+                try await whenPeer("waiting_shutdown", run: "restart --stay-down")
+                try await whenPeer("waiting_resume", run: "resume")
+                try await expectChecks(["shutdown_unavailable", "session_after_restart", "unknown_route", "challenge_rate_limited"])
                 let done = try #require(await peer.object(timeout: .seconds(60), "step", "done"), context(peer))
                 #expect(done["failures"] == 0, context(peer))
                 #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context(peer))

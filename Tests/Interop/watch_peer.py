@@ -5,7 +5,7 @@
     watch_peer.py BASE_URL BOOTSTRAP_TOKEN [--seed HEX64] [--cafile PEM]
 
 It checks every route, status and limit it can reach on its own (also with chunked request
-bodies, `chunked_too_large` and `chunked_result`) and prints one JSON line per step on stdout ({"step": NAME, "ok": true/false, ...}). Two steps need the Gateway's operator:
+bodies, `chunked_too_large` and `chunked_result`) and prints one JSON line per step on stdout ({"step": NAME, "ok": true/false, ...}). These steps need the Gateway's operator:
 
     {"step": "waiting_invoke", "nodeId": ...}    the test makes the Gateway invoke device.info;
                                                   the peer's poll receives it (queued or held)
@@ -13,6 +13,13 @@ bodies, `chunked_too_large` and `chunked_result`) and prints one JSON line per s
     {"step": "waiting_timeout"}                   the test moves the Gateway clock 20 s on and
                                                   writes one line to stdin; the held poll must
                                                   then answer event: null
+    {"step": "waiting_advance", "seconds": N}     the test moves the Gateway clock N s on and
+                                                  writes one line (the idle timeout)
+    {"step": "waiting_large_invoke", "nodeId": ...}
+                                                  the test invokes device.info with params over
+                                                  64 KiB (the session closes) and writes one line
+    {"step": "waiting_shutdown"}                  the test runs `restart --stay-down` and writes
+                                                  one line; {"step": "waiting_resume"}: `resume`
 
 The last line is {"step": "done", "failures": N}; the exit status is 1 when a check failed.
 """
@@ -244,6 +251,105 @@ def main():
     status, _, again = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"],
                                                                                {"deviceToken": device_token}))
     check("connect_device_token", status == 200 and again.get("deviceToken") == device_token, status=status)
+    token = (again or {}).get("sessionToken")
+
+    # The POST routes refuse other methods with 405 and `Allow: POST` (upstream
+    # sendMethodNotAllowed's default). Break tried: `allow: "GET"` in connect's refusal.
+    for route in ("connect", "result", "disconnect"):
+        status, headers, _ = gateway.request("GET", "/" + route, token=token)
+        check(route + "_method", status == 405 and headers.get("allow") == "POST", status=status, allow=headers.get("allow"))
+    # A body that is not JSON: 400 invalid_request_error (upstream's message is JSON.parse's own
+    # text, so only the type is compared); on result only once the session checked out. Break
+    # tried: readJSON answering an unparsable body with `{}`.
+    status, _, body = gateway.request("POST", "/connect", body=b"{not json")
+    check("connect_bad_json", status == 400 and (body or {}).get("error", {}).get("type") == "invalid_request_error",
+          status=status, body=body)
+    status, _, body = gateway.request("POST", "/result", body=b"{not json", token=token)
+    check("result_bad_json", status == 400 and (body or {}).get("error", {}).get("type") == "invalid_request_error",
+          status=status, body=body)
+    # 401 without a session: no Authorization header, or a token that names none (before the
+    # body is read). Break tried: result reading its body before the session check (400).
+    unauthorized = {"error": {"message": "Unauthorized", "type": "unauthorized"}}
+    status, _, body = gateway.request("POST", "/poll")
+    check("poll_no_bearer", status == 401 and body == unauthorized, status=status, body=body)
+    status, _, body = gateway.request("POST", "/result", body=b"{not json", token="not-a-session")
+    check("result_no_session", status == 401 and body == unauthorized, status=status, body=body)
+    status, _, body = gateway.request("POST", "/disconnect", token="not-a-session")
+    check("disconnect_no_session", status == 401 and body == unauthorized, status=status, body=body)
+
+    # At most 8 pending challenges per client: the ninth evicts the oldest, whose connect is then
+    # 401, while the second still connects. Break tried: maxPendingChallengesPerClient = 9 (the
+    # oldest connects: 200).
+    nonces = [gateway.challenge() for _ in range(9)]
+    status_oldest, _, _ = gateway.request("POST", "/connect", body=me.connect_params(
+        nonces[0]["nonce"], nonces[0]["ts"], {"deviceToken": device_token}))
+    status_second, _, session = gateway.request("POST", "/connect", body=me.connect_params(
+        nonces[1]["nonce"], nonces[1]["ts"], {"deviceToken": device_token}))
+    check("challenge_pending_limit", status_oldest == 401 and status_second == 200,
+          oldest=status_oldest, second=status_second)
+    token = (session or {}).get("sessionToken")
+
+    # The 75 s idle timeout on the Gateway clock: 70 s on, a request still finds the session
+    # (and touches it); 75 s after that the session is gone and a poll is 401. Break tried:
+    # sessionIdleMs = 80 000 (the poll is held instead, and the peer's 10 s wait for it ends
+    # the check as a failure).
+    emit(step="waiting_advance", seconds=70)
+    sys.stdin.readline()
+    status, _, body = gateway.request("POST", "/result", body={"id": "no-such-invoke", "ok": True}, token=token)
+    check("session_idle_alive", status == 200 and body == {"ok": True, "ignored": True}, status=status, body=body)
+    emit(step="waiting_advance", seconds=75)
+    sys.stdin.readline()
+    try:
+        status, _, body = gateway.request("POST", "/poll", token=token, timeout=10)
+    except OSError as error:
+        status, body = 0, str(error)
+    check("session_idle_expired", status == 401 and body == unauthorized, status=status, body=body)
+
+    # An event over 64 KiB closes the session instead of being queued: the operator invokes
+    # device.info with 66 000 bytes of params while no poll waits; the next poll is 401. Break
+    # tried: maxQueuedEventBytes = 1 MiB (the event is queued and the poll answers it: 200).
+    nonce = gateway.challenge()
+    status, _, session = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"],
+                                                                                 {"deviceToken": device_token}))
+    token = (session or {}).get("sessionToken")
+    emit(step="waiting_large_invoke", nodeId=me.device_id, connected=status)
+    sys.stdin.readline()
+    try:
+        status, _, body = gateway.request("POST", "/poll", token=token, timeout=10)
+    except OSError as error:
+        status, body = 0, str(error)
+    check("event_too_large", status == 401 and body == unauthorized, status=status,
+          body=body if not isinstance(body, dict) or "event" not in body else "an event")
+
+    # A restart (the console's `restart --stay-down`, alias `shutdown`) closes the Watch
+    # transport as upstream's close prelude does: while the Gateway is down every Watch route
+    # answers 503 {ok: false, error: "gateway shutting down"}; once it is back the old session
+    # is gone (401) and challenges are served again. Break tried: no closeWatchSessions() in
+    # shutdownForRestart (200 challenge while down).
+    nonce = gateway.challenge()
+    status, _, session = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"],
+                                                                                 {"deviceToken": device_token}))
+    token = (session or {}).get("sessionToken")
+    emit(step="waiting_shutdown", connected=status)
+    sys.stdin.readline()
+    shutting_down = {"ok": False, "error": "gateway shutting down"}
+    down = [gateway.request("GET", "/challenge"), gateway.request("POST", "/poll", token=token),
+            gateway.request("POST", "/connect", body={})]
+    check("shutdown_unavailable", all(answer[0] == 503 and answer[2] == shutting_down for answer in down),
+          statuses=[answer[0] for answer in down], bodies=[answer[2] for answer in down])
+    emit(step="waiting_resume")
+    sys.stdin.readline()
+    status_poll, _, _ = gateway.request("POST", "/poll", token=token)
+    status_challenge, _, nonce = gateway.request("GET", "/challenge")
+    status_connect = 0
+    if status_challenge == 200:
+        # The pairing outlives the restart: the device token connects again (and the connect
+        # resets the challenge rate limit for the check below).
+        status_connect, _, _ = gateway.request("POST", "/connect", body=me.connect_params(
+            nonce["nonce"], nonce["ts"], {"deviceToken": device_token}))
+    check("session_after_restart", status_poll == 401 and status_challenge == 200 and status_connect == 200,
+          poll=status_poll, challenge=status_challenge, connect=status_connect)
+
     status, _, body = gateway.request("GET", "/nope")
     check("unknown_route", status == 404 and body == {"ok": False, "error": "not found"}, status=status)
     # Every challenge counts in the watch-challenge rate limit (the connect above reset it): with

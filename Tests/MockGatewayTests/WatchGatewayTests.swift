@@ -104,4 +104,26 @@ struct WatchGatewayTests {
         await gateway.shutdown()
         #expect(await watch.send("GET", WatchDirectRules.challengePath).status == 503)
     }
+
+    /// A restart closes the Watch transport first, as upstream's close prelude does: the session
+    /// ends, every Watch route is 503 while the Gateway stays down, and after the restart a new
+    /// transport knows no session while the device token connects again. Break tried: no
+    /// `closeWatchSessions()` in `shutdownForRestart` (the challenge while down is 200).
+    @Test func aRestartEndsWatchSessionsAndAnswers503WhileDown() async throws {
+        let (gateway, watch) = try await Self.started()
+        let code = await gateway.issueSetupCode(profile: .nodeOnly)
+        let first = try await watch.connect(ConnectAuth(bootstrapToken: code.code.bootstrapToken))
+        let deviceToken = try #require(first.json?["deviceToken"]?.stringValue)
+        let session = try #require(first.json?["sessionToken"]?.stringValue)
+        await gateway.beginRestart()
+        #expect(await gateway.connectedNodes().isEmpty)
+        let down = await watch.send("GET", WatchDirectRules.challengePath)
+        #expect(down.status == 503)
+        #expect(down.json == ["ok": false, "error": "gateway shutting down"])
+        #expect(await watch.send("POST", WatchDirectRules.pollPath, token: session).status == 503)
+        await gateway.resumeAfterRestart()
+        #expect(await watch.send("POST", WatchDirectRules.pollPath, token: session).status == 401)
+        #expect(try await watch.connect(ConnectAuth(deviceToken: deviceToken)).status == 200)
+        await gateway.shutdown()
+    }
 }
