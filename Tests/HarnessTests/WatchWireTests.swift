@@ -66,7 +66,8 @@ struct WatchWireTests {
             let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" }, context())
             let token = try #require(reply["result"]?["bootstrapToken"]?.stringValue, context())
             let base = url.replacingOccurrences(of: "wss://", with: "https://").replacingOccurrences(of: "ws://", with: "http://")
-            let peer = try InteropPython.start("watch_peer.py", [base, token] + peerArguments)
+            // Options first, then `--`: a token may begin with `-`, which argparse would read as an option.
+            let peer = try InteropPython.start("watch_peer.py", peerArguments + ["--", base, token])
             do {
                 let waiting = try #require(await peer.object(timeout: .seconds(60), "step", "waiting_invoke"), context(peer))
                 let nodeId = try #require(waiting["nodeId"]?.stringValue)
@@ -83,15 +84,16 @@ struct WatchWireTests {
                     }
                 }
                 /// Runs a console command once the peer printed step `step` (with `seconds` when
-                /// given), waits for its reply, and lets the peer go on.
-                func whenPeer(_ step: String, seconds: Int? = nil, run command: String, replied: String = "command.ok") async throws {
+                /// given), waits for the command's reply `event` (`command.ok` unless told), and
+                /// lets the peer go on.
+                func whenPeer(_ step: String, seconds: Int? = nil, run command: String, event: String = "command.ok") async throws {
                     _ = try #require(await peer.object(timeout: .seconds(60), "step", step) { line in
                         seconds.map { line["seconds"] == .int(Int64($0)) } ?? true
                     }, context(peer))
                     let cursor = serve.objects.count
                     let name = String(command.prefix { $0 != " " })
                     try serve.send(command)
-                    _ = try #require(await serve.object(after: cursor, "event", replied) { $0["command"]?.stringValue == name }, context(peer))
+                    _ = try #require(await serve.object(after: cursor, "event", event) { $0["command"]?.stringValue == name }, context(peer))
                     try peer.send("go on")
                 }
                 try await expectChecks([
@@ -109,9 +111,10 @@ struct WatchWireTests {
                 try await whenPeer("waiting_advance", seconds: 75, run: "advance 75")
                 try await expectChecks(["session_idle_expired"])
                 // Params over 64 KiB: the Watch's session closes as the event is queued, so the
-                // invoke fails at once (the node disconnected).
+                // invoke fails at once (the node disconnected). With the limit broken the event is
+                // queued and the invoke waits for a result instead: no `command.error` comes.
                 try await whenPeer("waiting_large_invoke", run: "invoke \(nodeId) device.info {\"pad\":\"\(String(repeating: "x", count: 66_000))\"}",
-                                   replied: "command.error")
+                                   event: "command.error")
                 try await expectChecks(["event_too_large"])
                 try await whenPeer("waiting_shutdown", run: "restart --stay-down")
                 try await whenPeer("waiting_resume", run: "resume")
@@ -141,7 +144,7 @@ struct WatchWireTests {
                                      Comment(rawValue: serve.transcript))
             let token = try #require(reply["result"]?["bootstrapToken"]?.stringValue)
             let base = url.replacingOccurrences(of: "ws://", with: "http://")
-            let peer = try InteropPython.start("watch_surface_peer.py", [url, base, token, "--timeout", "60"])
+            let peer = try InteropPython.start("watch_surface_peer.py", ["--timeout", "60", "--", url, base, token])
             do {
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 for check in ["watch-paired", "watch-widened-requested", "watch-effective", "watch-withheld-refused",
@@ -174,7 +177,7 @@ struct WatchWireTests {
                 tokens.append(try #require(reply["result"]?["bootstrapToken"]?.stringValue))
             }
             let base = url.replacingOccurrences(of: "ws://", with: "http://")
-            let peer = try InteropPython.start("watch_surface_peer.py", [url, base] + tokens + ["--pairing-limit"])
+            let peer = try InteropPython.start("watch_surface_peer.py", ["--pairing-limit", "--", url, base] + tokens)
             do {
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let line = try #require(await peer.object(timeout: .seconds(60), "check", "watch-node-pairing-rate-limited"), context())

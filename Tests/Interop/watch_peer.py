@@ -254,21 +254,28 @@ def main():
     token = (again or {}).get("sessionToken")
 
     # The POST routes refuse other methods with 405 and `Allow: POST` (upstream
-    # sendMethodNotAllowed's default). Break tried: `allow: "GET"` in connect's refusal.
+    # sendMethodNotAllowed's default). Break tried: `allow: "GET"` in connect's refusal
+    # (connect_method fails).
     for route in ("connect", "result", "disconnect"):
         status, headers, _ = gateway.request("GET", "/" + route, token=token)
         check(route + "_method", status == 405 and headers.get("allow") == "POST", status=status, allow=headers.get("allow"))
-    # A body that is not JSON: 400 invalid_request_error (upstream's message is JSON.parse's own
-    # text, so only the type is compared); on result only once the session checked out. Break
-    # tried: readJSON answering an unparsable body with `{}`.
+    # A body that is not JSON: 400 invalid_request_error about the JSON itself (upstream's
+    # message is JSON.parse's own text, so it is only told apart from the refusals of a parsed
+    # body); on result only once the session checked out. Break tried: readJSON reading an
+    # unparsable body as `{}` (400 `invalid connect params`, `invalid node invoke result`).
+    def json_refusal(status, body, shape_message):
+        error = (body or {}).get("error", {}) if isinstance(body, dict) else {}
+        message = error.get("message", "")
+        return (status == 400 and error.get("type") == "invalid_request_error" and isinstance(message, str)
+                and message != "" and not message.startswith(shape_message))
     status, _, body = gateway.request("POST", "/connect", body=b"{not json")
-    check("connect_bad_json", status == 400 and (body or {}).get("error", {}).get("type") == "invalid_request_error",
-          status=status, body=body)
+    check("connect_bad_json", json_refusal(status, body, "invalid connect params"), status=status, body=body)
     status, _, body = gateway.request("POST", "/result", body=b"{not json", token=token)
-    check("result_bad_json", status == 400 and (body or {}).get("error", {}).get("type") == "invalid_request_error",
-          status=status, body=body)
+    check("result_bad_json", json_refusal(status, body, "invalid node invoke result"), status=status, body=body)
     # 401 without a session: no Authorization header, or a token that names none (before the
-    # body is read). Break tried: result reading its body before the session check (400).
+    # body is read). Breaks tried: a missing bearer token answered 400 (poll_no_bearer fails);
+    # result reading its body before the session check (result_no_session: 400); disconnect
+    # answering {ok: true} for an unknown session (disconnect_no_session: 200).
     unauthorized = {"error": {"message": "Unauthorized", "type": "unauthorized"}}
     status, _, body = gateway.request("POST", "/poll")
     check("poll_no_bearer", status == 401 and body == unauthorized, status=status, body=body)
@@ -290,9 +297,9 @@ def main():
     token = (session or {}).get("sessionToken")
 
     # The 75 s idle timeout on the Gateway clock: 70 s on, a request still finds the session
-    # (and touches it); 75 s after that the session is gone and a poll is 401. Break tried:
+    # (and touches it); 75 s after that the session is gone and a poll is 401. Breaks tried:
     # sessionIdleMs = 80 000 (the poll is held instead, and the peer's 10 s wait for it ends
-    # the check as a failure).
+    # session_idle_expired as a failure); sessionIdleMs = 60 000 (session_idle_alive: 401).
     emit(step="waiting_advance", seconds=70)
     sys.stdin.readline()
     status, _, body = gateway.request("POST", "/result", body={"id": "no-such-invoke", "ok": True}, token=token)
@@ -307,7 +314,8 @@ def main():
 
     # An event over 64 KiB closes the session instead of being queued: the operator invokes
     # device.info with 66 000 bytes of params while no poll waits; the next poll is 401. Break
-    # tried: maxQueuedEventBytes = 1 MiB (the event is queued and the poll answers it: 200).
+    # tried: maxQueuedEventBytes = 1 MiB (the event is queued, so the invoke waits for a result
+    # and the test's wait for its `command.error` fails).
     nonce = gateway.challenge()
     status, _, session = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"],
                                                                                  {"deviceToken": device_token}))
@@ -324,8 +332,9 @@ def main():
     # A restart (the console's `restart --stay-down`, alias `shutdown`) closes the Watch
     # transport as upstream's close prelude does: while the Gateway is down every Watch route
     # answers 503 {ok: false, error: "gateway shutting down"}; once it is back the old session
-    # is gone (401) and challenges are served again. Break tried: no closeWatchSessions() in
-    # shutdownForRestart (200 challenge while down).
+    # is gone (401) and challenges are served again. Breaks tried: no closeWatchSessions() in
+    # shutdownForRestart (shutdown_unavailable: a 200 challenge and a held poll while down); no
+    # reopenWatchRoutes() on resume (session_after_restart: the challenge stays 503).
     nonce = gateway.challenge()
     status, _, session = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"],
                                                                                  {"deviceToken": device_token}))
@@ -333,14 +342,18 @@ def main():
     emit(step="waiting_shutdown", connected=status)
     sys.stdin.readline()
     shutting_down = {"ok": False, "error": "gateway shutting down"}
-    down = [gateway.request("GET", "/challenge"), gateway.request("POST", "/poll", token=token),
-            gateway.request("POST", "/connect", body={})]
+    def attempt(method, path, **options):
+        try:
+            return gateway.request(method, path, timeout=10, **options)
+        except OSError as error:
+            return 0, {}, str(error)
+    down = [attempt("GET", "/challenge"), attempt("POST", "/poll", token=token), attempt("POST", "/connect", body={})]
     check("shutdown_unavailable", all(answer[0] == 503 and answer[2] == shutting_down for answer in down),
           statuses=[answer[0] for answer in down], bodies=[answer[2] for answer in down])
     emit(step="waiting_resume")
     sys.stdin.readline()
-    status_poll, _, _ = gateway.request("POST", "/poll", token=token)
-    status_challenge, _, nonce = gateway.request("GET", "/challenge")
+    status_poll, _, _ = attempt("POST", "/poll", token=token)
+    status_challenge, _, nonce = attempt("GET", "/challenge")
     status_connect = 0
     if status_challenge == 200:
         # The pairing outlives the restart: the device token connects again (and the connect
