@@ -12,8 +12,8 @@ import WebSocketTransport
 /// failed with the challenge's rate-limit check removed, `chunked_too_large` and `chunked_result`
 /// with the parser's former 501 for every `Transfer-Encoding`; the checks from `connect_method`
 /// on name the break tried in `watch_peer.py`, next to each). The peer stops at
-/// `waiting_…` steps for the operator: clock moves (the 20 s poll, the 75 s idle timeout), an
-/// invoke, `restart --stay-down` and `resume`.
+/// `waiting_…` steps for the operator: clock moves (the 20 s poll, the 75 s idle timeout),
+/// invokes (`--no-wait` to fill a queue), `restart --stay-down` and `resume`.
 @Suite(.enabled(if: InteropPython.shouldRun, "Python with websockets and cryptography not found (.venv or OPENCLAW_PYTHON)"))
 struct WatchWireTests {
     @Test func pythonWatchClientChecksEveryRoute() async throws {
@@ -86,14 +86,17 @@ struct WatchWireTests {
                 /// Runs a console command once the peer printed step `step` (with `seconds` when
                 /// given), waits for the command's reply `event` (`command.ok` unless told), and
                 /// lets the peer go on.
-                func whenPeer(_ step: String, seconds: Int? = nil, run command: String, event: String = "command.ok") async throws {
+                func whenPeer(_ step: String, seconds: Int? = nil, run command: String, times: Int = 1,
+                              event: String = "command.ok") async throws {
                     _ = try #require(await peer.object(timeout: .seconds(60), "step", step) { line in
                         seconds.map { line["seconds"] == .int(Int64($0)) } ?? true
                     }, context(peer))
-                    let cursor = serve.objects.count
-                    let name = String(command.prefix { $0 != " " })
-                    try serve.send(command)
-                    _ = try #require(await serve.object(after: cursor, "event", event) { $0["command"]?.stringValue == name }, context(peer))
+                    for _ in 0..<times {
+                        let cursor = serve.objects.count
+                        let name = String(command.prefix { $0 != " " })
+                        try serve.send(command)
+                        _ = try #require(await serve.object(after: cursor, "event", event) { $0["command"]?.stringValue == name }, context(peer))
+                    }
                     try peer.send("go on")
                 }
                 try await expectChecks([
@@ -116,6 +119,9 @@ struct WatchWireTests {
                 try await whenPeer("waiting_large_invoke", run: "invoke \(nodeId) device.info {\"pad\":\"\(String(repeating: "x", count: 66_000))\"}",
                                    event: "command.error")
                 try await expectChecks(["event_too_large"])
+                // 33 events while no poll waits (the queue holds 32): the overflow closes the session.
+                try await whenPeer("waiting_queue_events", run: "invoke --no-wait \(nodeId) device.info", times: 33)
+                try await expectChecks(["queue_overflow_events"])
                 try await whenPeer("waiting_shutdown", run: "restart --stay-down")
                 try await whenPeer("waiting_resume", run: "resume")
                 try await expectChecks(["shutdown_unavailable", "session_after_restart", "unknown_route", "challenge_rate_limited"])

@@ -18,6 +18,8 @@ bodies, `chunked_too_large` and `chunked_result`) and prints one JSON line per s
     {"step": "waiting_large_invoke", "nodeId": ...}
                                                   the test invokes device.info with params over
                                                   64 KiB (the session closes) and writes one line
+    {"step": "waiting_queue_events"}              the test sends 33 invokes with `--no-wait`
+                                                  and writes one line
     {"step": "waiting_shutdown"}                  the test runs `restart --stay-down` and writes
                                                   one line; {"step": "waiting_resume"}: `resume`
 
@@ -328,6 +330,24 @@ def main():
         status, body = 0, str(error)
     check("event_too_large", status == 401 and body == unauthorized, status=status,
           body=body if not isinstance(body, dict) or "event" not in body else "an event")
+
+    # The queue of a session nobody polls holds 32 events: the operator sends 33 invokes without
+    # waiting (`invoke --no-wait`); the 33rd overflows and closes the session, so the next poll is
+    # 401. Break tried: maxQueuedEvents = 64 (queue_overflow_events: the poll gets the first
+    # event, 200). The 512 KiB limit has no wire check (see docs/fidelity.md).
+    for step, name in (("waiting_queue_events", "queue_overflow_events"),):
+        nonce = gateway.challenge()
+        status, _, session = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"],
+                                                                                     {"deviceToken": device_token}))
+        token = (session or {}).get("sessionToken")
+        emit(step=step, nodeId=me.device_id, connected=status)
+        sys.stdin.readline()
+        try:
+            status, _, body = gateway.request("POST", "/poll", token=token, timeout=10)
+        except OSError as error:
+            status, body = 0, str(error)
+        check(name, status == 401 and body == unauthorized, status=status,
+              body=body if not isinstance(body, dict) or "event" not in body else "an event")
 
     # A restart (the console's `restart --stay-down`, alias `shutdown`) closes the Watch
     # transport as upstream's close prelude does: while the Gateway is down every Watch route
