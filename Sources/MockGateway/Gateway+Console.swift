@@ -2,6 +2,20 @@ import GatewayProtocol
 import Locking
 
 extension Gateway {
+    /// Sends `node.invoke.request` without waiting for the result (the console's `invoke
+    /// --no-wait`): the `invoke.sent` event carries its id, `invoke.result` its answer.
+    /// - Parameters:
+    ///   - nodeId: the node.
+    ///   - command: the command name.
+    ///   - params: sent as `paramsJSON`.
+    ///   - timeoutMs: `timeoutMs` of the request; the Gateway gives up after it on its clock.
+    ///   - transcriptLine: the operator-action line to record instead of `invoke <command> on <node>`.
+    /// - Returns: the connection the request went to, or `nil` when the node is not connected.
+    func sendInvoke(nodeId: String, command: String, params: JSONValue?, timeoutMs: Int, transcriptLine: String? = nil) async -> String? {
+        recordOperatorAction(transcriptLine ?? "invoke \(command) on \(nodeId)")
+        return await core.sendInvoke(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs)
+    }
+
     /// Sends `node.invoke.request` and waits for the node's result, registering the waiter in the
     /// same actor turn that sends the request, so that a node answering at once is not missed
     /// (the console's `invoke`).
@@ -69,10 +83,20 @@ final class InvokeTicket: Sendable {
 extension GatewayCore {
     /// `startInvoke` and the waiter registration in one actor turn: no result can be handled in
     /// between (`withCheckedContinuation` runs its body before suspending).
+    /// Starts an invoke nobody waits for: the connection it went to, or `nil` without the node.
+    func sendInvoke(nodeId: String, command: String, params: JSONValue?, timeoutMs: Int) -> String? {
+        guard let connectionId = nodes.nodes[nodeId]?.connectionId else { return nil }
+        return startInvoke(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs, idempotencyKey: nil) == nil
+            ? nil : connectionId
+    }
+
     func startInvokeAndWait(nodeId: String, command: String, params: JSONValue?, timeoutMs: Int,
                             idempotencyKey: String?, ticket: InvokeTicket) async -> InvokeOutcome {
         guard let id = startInvoke(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs,
                                    idempotencyKey: idempotencyKey) else { return .nodeDisconnected }
+        // Sending can end the node's session (a Watch event over its queue limits): the invoke
+        // has already failed, and nobody would resume a waiter registered now.
+        guard nodes.pendingInvokes[id] != nil else { return .nodeDisconnected }
         guard ticket.start(id) else {
             _ = nodes.cancelInvoke(id: id)
             return .timedOut

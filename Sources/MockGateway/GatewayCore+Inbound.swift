@@ -207,7 +207,10 @@ extension GatewayCore {
         arm(.startingUp(on))
     }
 
-    func setAccepting(_ on: Bool) { accepting = on }
+    func setAccepting(_ on: Bool) {
+        accepting = on
+        if on { reopenWatchRoutes() }
+    }
 
     func sendCustomEvent(_ event: String, payload: JSONValue?, to connectionId: String, sequenced: Bool) {
         if sequenced {
@@ -221,6 +224,10 @@ extension GatewayCore {
     /// until accepting resumes.
     func shutdownForRestart(restartExpectedMs: Int?) {
         accepting = false
+        // Upstream's close prelude closes the Watch transport first (`watchNodeHttpRuntime.close()`):
+        // Watch sessions end (a held poll gets 401 "gateway shutting down") and the Watch routes
+        // answer 503 until accepting resumes with a new, empty Watch transport.
+        closeWatchSessions()
         let payload = (try? JSONValue(encoding: ShutdownEvent(restartExpectedMs: restartExpectedMs))) ?? .null
         broadcast(event: GatewayEventName.shutdown.rawValue, payload: payload)
         for connectionId in connections.keys.sorted() {

@@ -101,6 +101,13 @@ extension GatewayCore {
         applyWatchEffects(watch.machine.close())
     }
 
+    /// After a restart: a new Watch transport (no sessions, challenges or challenge rate-limit
+    /// entries, as upstream's restarted Gateway process creates its own), when the old one was closed.
+    func reopenWatchRoutes() {
+        guard watch.machine.isClosed else { return }
+        watch.machine = WatchDirectMachine(rateLimit: configuration.authRateLimit)
+    }
+
     /// An invoke result posted by a Watch: whether an invoke waited for it.
     func takeWatchResult(_ posted: WatchInvokeResult) -> Bool {
         var error: NodeInvokeError?

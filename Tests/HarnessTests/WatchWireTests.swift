@@ -10,7 +10,10 @@ import WebSocketTransport
 /// limit the peer can reach on the wire is one `check` line; each was seen to fail against a
 /// deliberately broken rule (the machine's unit tests name the breaks; `challenge_rate_limited`
 /// failed with the challenge's rate-limit check removed, `chunked_too_large` and `chunked_result`
-/// with the parser's former 501 for every `Transfer-Encoding`).
+/// with the parser's former 501 for every `Transfer-Encoding`; the checks from `connect_method`
+/// on name the break tried in `watch_peer.py`, next to each). The peer stops at
+/// `waiting_…` steps for the operator: clock moves (the 20 s poll, the 75 s idle timeout),
+/// invokes (`--no-wait` to fill a queue), `restart --stay-down` and `resume`.
 @Suite(.enabled(if: InteropPython.shouldRun, "Python with websockets and cryptography not found (.venv or OPENCLAW_PYTHON)"))
 struct WatchWireTests {
     @Test func pythonWatchClientChecksEveryRoute() async throws {
@@ -63,7 +66,8 @@ struct WatchWireTests {
             let reply = try #require(await serve.object("event", "command.ok") { $0["command"] == "setup-code" }, context())
             let token = try #require(reply["result"]?["bootstrapToken"]?.stringValue, context())
             let base = url.replacingOccurrences(of: "wss://", with: "https://").replacingOccurrences(of: "ws://", with: "http://")
-            let peer = try InteropPython.start("watch_peer.py", [base, token] + peerArguments)
+            // Options first, then `--`: a token may begin with `-`, which argparse would read as an option.
+            let peer = try InteropPython.start("watch_peer.py", peerArguments + ["--", base, token])
             do {
                 let waiting = try #require(await peer.object(timeout: .seconds(60), "step", "waiting_invoke"), context(peer))
                 let nodeId = try #require(waiting["nodeId"]?.stringValue)
@@ -73,17 +77,54 @@ struct WatchWireTests {
                 try serve.send("advance 20")
                 _ = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "advance" }, context(peer))
                 try peer.send("advanced")
-                let checks = ["challenge", "challenge_method", "connect_canvas_refused", "connect_schema", "connect_two_credentials",
-                              "connect_skew", "connect_unknown_nonce", "connect_bad_signature", "chunked_too_large",
-                              "connect_bootstrap", "connect_replay",
-                              "bootstrap_single_use", "poll_unknown_session", "poll_method", "poll_invoke", "result_accepted",
-                              "result_ignored", "result_invalid", "chunked_result", "poll_superseded", "poll_timeout", "disconnect",
-                              "poll_after_disconnect", "connect_device_token", "unknown_route",
-                              "challenge_rate_limited"]
-                for check in checks {
-                    let line = try #require(await peer.object(timeout: .seconds(60), "step", check), context(peer))
-                    #expect(line["ok"] == true, "\(check): \(line.jsonString)")
+                func expectChecks(_ checks: [String]) async throws {
+                    for check in checks {
+                        let line = try #require(await peer.object(timeout: .seconds(60), "step", check), context(peer))
+                        #expect(line["ok"] == true, "\(check): \(line.jsonString)")
+                    }
                 }
+                /// Runs a console command once the peer printed step `step` (with `seconds` when
+                /// given), waits for the command's reply `event` (`command.ok` unless told), and
+                /// lets the peer go on.
+                func whenPeer(_ step: String, seconds: Int? = nil, run command: String, times: Int = 1,
+                              event: String = "command.ok") async throws {
+                    _ = try #require(await peer.object(timeout: .seconds(60), "step", step) { line in
+                        seconds.map { line["seconds"] == .int(Int64($0)) } ?? true
+                    }, context(peer))
+                    for _ in 0..<times {
+                        let cursor = serve.objects.count
+                        let name = String(command.prefix { $0 != " " })
+                        try serve.send(command)
+                        _ = try #require(await serve.object(after: cursor, "event", event) { $0["command"]?.stringValue == name }, context(peer))
+                    }
+                    try peer.send("go on")
+                }
+                try await expectChecks([
+                    "challenge", "challenge_method", "connect_canvas_refused", "connect_schema", "connect_two_credentials",
+                    "connect_skew", "connect_unknown_nonce", "connect_bad_signature", "chunked_too_large",
+                    "connect_bootstrap", "connect_replay",
+                    "bootstrap_single_use", "poll_unknown_session", "poll_method", "poll_invoke", "result_accepted",
+                    "result_ignored", "result_invalid", "chunked_result", "poll_superseded", "poll_timeout", "disconnect",
+                    "poll_after_disconnect", "connect_device_token", "connect_method", "result_method", "disconnect_method",
+                    "connect_bad_json", "result_bad_json", "poll_no_bearer", "result_no_session", "disconnect_no_session",
+                    "challenge_pending_limit",
+                ])
+                try await whenPeer("waiting_advance", seconds: 70, run: "advance 70")
+                try await expectChecks(["session_idle_alive"])
+                try await whenPeer("waiting_advance", seconds: 75, run: "advance 75")
+                try await expectChecks(["session_idle_expired"])
+                // Params over 64 KiB: the Watch's session closes as the event is queued, so the
+                // invoke fails at once (the node disconnected). With the limit broken the event is
+                // queued and the invoke waits for a result instead: no `command.error` comes.
+                try await whenPeer("waiting_large_invoke", run: "invoke \(nodeId) device.info {\"pad\":\"\(String(repeating: "x", count: 66_000))\"}",
+                                   event: "command.error")
+                try await expectChecks(["event_too_large"])
+                // 33 events while no poll waits (the queue holds 32): the overflow closes the session.
+                try await whenPeer("waiting_queue_events", run: "invoke --no-wait \(nodeId) device.info", times: 33)
+                try await expectChecks(["queue_overflow_events"])
+                try await whenPeer("waiting_shutdown", run: "restart --stay-down")
+                try await whenPeer("waiting_resume", run: "resume")
+                try await expectChecks(["shutdown_unavailable", "session_after_restart", "unknown_route", "challenge_rate_limited"])
                 let done = try #require(await peer.object(timeout: .seconds(60), "step", "done"), context(peer))
                 #expect(done["failures"] == 0, context(peer))
                 #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context(peer))
@@ -109,7 +150,7 @@ struct WatchWireTests {
                                      Comment(rawValue: serve.transcript))
             let token = try #require(reply["result"]?["bootstrapToken"]?.stringValue)
             let base = url.replacingOccurrences(of: "ws://", with: "http://")
-            let peer = try InteropPython.start("watch_surface_peer.py", [url, base, token, "--timeout", "60"])
+            let peer = try InteropPython.start("watch_surface_peer.py", ["--timeout", "60", "--", url, base, token])
             do {
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 for check in ["watch-paired", "watch-widened-requested", "watch-effective", "watch-withheld-refused",
@@ -142,7 +183,7 @@ struct WatchWireTests {
                 tokens.append(try #require(reply["result"]?["bootstrapToken"]?.stringValue))
             }
             let base = url.replacingOccurrences(of: "ws://", with: "http://")
-            let peer = try InteropPython.start("watch_surface_peer.py", [url, base] + tokens + ["--pairing-limit"])
+            let peer = try InteropPython.start("watch_surface_peer.py", ["--pairing-limit", "--", url, base] + tokens)
             do {
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let line = try #require(await peer.object(timeout: .seconds(60), "check", "watch-node-pairing-rate-limited"), context())

@@ -5,7 +5,7 @@
     watch_peer.py BASE_URL BOOTSTRAP_TOKEN [--seed HEX64] [--cafile PEM]
 
 It checks every route, status and limit it can reach on its own (also with chunked request
-bodies, `chunked_too_large` and `chunked_result`) and prints one JSON line per step on stdout ({"step": NAME, "ok": true/false, ...}). Two steps need the Gateway's operator:
+bodies, `chunked_too_large` and `chunked_result`) and prints one JSON line per step on stdout ({"step": NAME, "ok": true/false, ...}). These steps need the Gateway's operator:
 
     {"step": "waiting_invoke", "nodeId": ...}    the test makes the Gateway invoke device.info;
                                                   the peer's poll receives it (queued or held)
@@ -13,6 +13,15 @@ bodies, `chunked_too_large` and `chunked_result`) and prints one JSON line per s
     {"step": "waiting_timeout"}                   the test moves the Gateway clock 20 s on and
                                                   writes one line to stdin; the held poll must
                                                   then answer event: null
+    {"step": "waiting_advance", "seconds": N}     the test moves the Gateway clock N s on and
+                                                  writes one line (the idle timeout)
+    {"step": "waiting_large_invoke", "nodeId": ...}
+                                                  the test invokes device.info with params over
+                                                  64 KiB (the session closes) and writes one line
+    {"step": "waiting_queue_events"}              the test sends 33 invokes with `--no-wait`
+                                                  and writes one line
+    {"step": "waiting_shutdown"}                  the test runs `restart --stay-down` and writes
+                                                  one line; {"step": "waiting_resume"}: `resume`
 
 The last line is {"step": "done", "failures": N}; the exit status is 1 when a check failed.
 """
@@ -244,6 +253,136 @@ def main():
     status, _, again = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"],
                                                                                {"deviceToken": device_token}))
     check("connect_device_token", status == 200 and again.get("deviceToken") == device_token, status=status)
+    token = (again or {}).get("sessionToken")
+
+    # The POST routes refuse other methods with 405 and `Allow: POST` (upstream
+    # sendMethodNotAllowed's default). Break tried: `allow: "GET"` in connect's refusal
+    # (connect_method fails).
+    for route in ("connect", "result", "disconnect"):
+        status, headers, _ = gateway.request("GET", "/" + route, token=token)
+        check(route + "_method", status == 405 and headers.get("allow") == "POST", status=status, allow=headers.get("allow"))
+    # A body that is not JSON: 400 invalid_request_error about the JSON itself (upstream's
+    # message is JSON.parse's own text, so it is only told apart from the refusals of a parsed
+    # body); on result only once the session checked out. Break tried: readJSON reading an
+    # unparsable body as `{}` (400 `invalid connect params`, `invalid node invoke result`).
+    def json_refusal(status, body, shape_message):
+        error = (body or {}).get("error", {}) if isinstance(body, dict) else {}
+        message = error.get("message", "")
+        return (status == 400 and error.get("type") == "invalid_request_error" and isinstance(message, str)
+                and message != "" and not message.startswith(shape_message))
+    status, _, body = gateway.request("POST", "/connect", body=b"{not json")
+    check("connect_bad_json", json_refusal(status, body, "invalid connect params"), status=status, body=body)
+    status, _, body = gateway.request("POST", "/result", body=b"{not json", token=token)
+    check("result_bad_json", json_refusal(status, body, "invalid node invoke result"), status=status, body=body)
+    # 401 without a session: no Authorization header, or a token that names none (before the
+    # body is read). Breaks tried: a missing bearer token answered 400 (poll_no_bearer fails);
+    # result reading its body before the session check (result_no_session: 400); disconnect
+    # answering {ok: true} for an unknown session (disconnect_no_session: 200).
+    unauthorized = {"error": {"message": "Unauthorized", "type": "unauthorized"}}
+    status, _, body = gateway.request("POST", "/poll")
+    check("poll_no_bearer", status == 401 and body == unauthorized, status=status, body=body)
+    status, _, body = gateway.request("POST", "/result", body=b"{not json", token="not-a-session")
+    check("result_no_session", status == 401 and body == unauthorized, status=status, body=body)
+    status, _, body = gateway.request("POST", "/disconnect", token="not-a-session")
+    check("disconnect_no_session", status == 401 and body == unauthorized, status=status, body=body)
+
+    # At most 8 pending challenges per client: the ninth evicts the oldest, whose connect is then
+    # 401, while the second still connects. Break tried: maxPendingChallengesPerClient = 9 (the
+    # oldest connects: 200).
+    nonces = [gateway.challenge() for _ in range(9)]
+    status_oldest, _, _ = gateway.request("POST", "/connect", body=me.connect_params(
+        nonces[0]["nonce"], nonces[0]["ts"], {"deviceToken": device_token}))
+    status_second, _, session = gateway.request("POST", "/connect", body=me.connect_params(
+        nonces[1]["nonce"], nonces[1]["ts"], {"deviceToken": device_token}))
+    check("challenge_pending_limit", status_oldest == 401 and status_second == 200,
+          oldest=status_oldest, second=status_second)
+    token = (session or {}).get("sessionToken")
+
+    # The 75 s idle timeout on the Gateway clock: 70 s on, a request still finds the session
+    # (and touches it); 75 s after that the session is gone and a poll is 401. Breaks tried:
+    # sessionIdleMs = 80 000 (the poll is held instead, and the peer's 10 s wait for it ends
+    # session_idle_expired as a failure); sessionIdleMs = 60 000 (session_idle_alive: 401).
+    emit(step="waiting_advance", seconds=70)
+    sys.stdin.readline()
+    status, _, body = gateway.request("POST", "/result", body={"id": "no-such-invoke", "ok": True}, token=token)
+    check("session_idle_alive", status == 200 and body == {"ok": True, "ignored": True}, status=status, body=body)
+    emit(step="waiting_advance", seconds=75)
+    sys.stdin.readline()
+    try:
+        status, _, body = gateway.request("POST", "/poll", token=token, timeout=10)
+    except OSError as error:
+        status, body = 0, str(error)
+    check("session_idle_expired", status == 401 and body == unauthorized, status=status, body=body)
+
+    # An event over 64 KiB closes the session instead of being queued: the operator invokes
+    # device.info with 66 000 bytes of params while no poll waits; the next poll is 401. Break
+    # tried: maxQueuedEventBytes = 1 MiB (the event is queued, so the invoke waits for a result
+    # and the test's wait for its `command.error` fails).
+    nonce = gateway.challenge()
+    status, _, session = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"],
+                                                                                 {"deviceToken": device_token}))
+    token = (session or {}).get("sessionToken")
+    emit(step="waiting_large_invoke", nodeId=me.device_id, connected=status)
+    sys.stdin.readline()
+    try:
+        status, _, body = gateway.request("POST", "/poll", token=token, timeout=10)
+    except OSError as error:
+        status, body = 0, str(error)
+    check("event_too_large", status == 401 and body == unauthorized, status=status,
+          body=body if not isinstance(body, dict) or "event" not in body else "an event")
+
+    # The queue of a session nobody polls holds 32 events: the operator sends 33 invokes without
+    # waiting (`invoke --no-wait`); the 33rd overflows and closes the session, so the next poll is
+    # 401. Break tried: maxQueuedEvents = 64 (queue_overflow_events: the poll gets the first
+    # event, 200). The 512 KiB limit has no wire check (see docs/fidelity.md).
+    for step, name in (("waiting_queue_events", "queue_overflow_events"),):
+        nonce = gateway.challenge()
+        status, _, session = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"],
+                                                                                     {"deviceToken": device_token}))
+        token = (session or {}).get("sessionToken")
+        emit(step=step, nodeId=me.device_id, connected=status)
+        sys.stdin.readline()
+        try:
+            status, _, body = gateway.request("POST", "/poll", token=token, timeout=10)
+        except OSError as error:
+            status, body = 0, str(error)
+        check(name, status == 401 and body == unauthorized, status=status,
+              body=body if not isinstance(body, dict) or "event" not in body else "an event")
+
+    # A restart (the console's `restart --stay-down`, alias `shutdown`) closes the Watch
+    # transport as upstream's close prelude does: while the Gateway is down every Watch route
+    # answers 503 {ok: false, error: "gateway shutting down"}; once it is back the old session
+    # is gone (401) and challenges are served again. Breaks tried: no closeWatchSessions() in
+    # shutdownForRestart (shutdown_unavailable: a 200 challenge and a held poll while down); no
+    # reopenWatchRoutes() on resume (session_after_restart: the challenge stays 503).
+    nonce = gateway.challenge()
+    status, _, session = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"],
+                                                                                 {"deviceToken": device_token}))
+    token = (session or {}).get("sessionToken")
+    emit(step="waiting_shutdown", connected=status)
+    sys.stdin.readline()
+    shutting_down = {"ok": False, "error": "gateway shutting down"}
+    def attempt(method, path, **options):
+        try:
+            return gateway.request(method, path, timeout=10, **options)
+        except OSError as error:
+            return 0, {}, str(error)
+    down = [attempt("GET", "/challenge"), attempt("POST", "/poll", token=token), attempt("POST", "/connect", body={})]
+    check("shutdown_unavailable", all(answer[0] == 503 and answer[2] == shutting_down for answer in down),
+          statuses=[answer[0] for answer in down], bodies=[answer[2] for answer in down])
+    emit(step="waiting_resume")
+    sys.stdin.readline()
+    status_poll, _, _ = attempt("POST", "/poll", token=token)
+    status_challenge, _, nonce = attempt("GET", "/challenge")
+    status_connect = 0
+    if status_challenge == 200:
+        # The pairing outlives the restart: the device token connects again (and the connect
+        # resets the challenge rate limit for the check below).
+        status_connect, _, _ = gateway.request("POST", "/connect", body=me.connect_params(
+            nonce["nonce"], nonce["ts"], {"deviceToken": device_token}))
+    check("session_after_restart", status_poll == 401 and status_challenge == 200 and status_connect == 200,
+          poll=status_poll, challenge=status_challenge, connect=status_connect)
+
     status, _, body = gateway.request("GET", "/nope")
     check("unknown_route", status == 404 and body == {"ok": False, "error": "not found"}, status=status)
     # Every challenge counts in the watch-challenge rate limit (the connect above reset it): with

@@ -153,7 +153,7 @@ struct ConsoleCommandTests {
             ("setup-code --profile node --full-access", "setup-code: --full-access is --profile full; it cannot go with --profile node"),
             ("pending now", "pending: unexpected argument 'now'"),
             ("revoke dev-1", "revoke: usage: revoke <deviceId|latest> <role>"),
-            ("invoke latest", "invoke: usage: invoke <nodeId|latest> <command> [paramsJSON] [--force]"),
+            ("invoke latest", "invoke: usage: invoke <nodeId|latest> <command> [paramsJSON] [--force] [--no-wait]"),
             ("invoke latest x {nope", "invoke: '{nope' is not valid JSON"),
             ("event all x {nope", "event: '{nope' is not valid JSON"),
             ("answer-question latest {nope", "answer-question: answers are not valid JSON: {nope"),

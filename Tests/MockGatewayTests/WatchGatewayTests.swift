@@ -104,4 +104,41 @@ struct WatchGatewayTests {
         await gateway.shutdown()
         #expect(await watch.send("GET", WatchDirectRules.challengePath).status == 503)
     }
+
+    /// A restart closes the Watch transport first, as upstream's close prelude does: the session
+    /// ends (a held poll gets 401 `gateway shutting down`), every Watch route is 503 while the
+    /// Gateway stays down, and after the restart a new transport knows no session while the
+    /// device token connects again. Break tried: no `closeWatchSessions()` in
+    /// `shutdownForRestart` (the held poll is not answered and the challenge while down is 200).
+    @Test func aRestartEndsWatchSessionsAndAnswers503WhileDown() async throws {
+        let (gateway, watch) = try await Self.started()
+        let code = await gateway.issueSetupCode(profile: .nodeOnly)
+        let first = try await watch.connect(ConnectAuth(bootstrapToken: code.code.bootstrapToken))
+        let deviceToken = try #require(first.json?["deviceToken"]?.stringValue)
+        let session = try #require(first.json?["sessionToken"]?.stringValue)
+        // A poll held when the restart begins is answered 401 with the reason.
+        let cursor = gateway.events.count
+        let held = Task { await watch.send("POST", WatchDirectRules.pollPath, token: session) }
+        _ = try #require(await gateway.waitForEvent(from: cursor, timeout: .seconds(10)) { event in
+            if case .watchRequest(_, let path) = event { path == WatchDirectRules.pollPath } else { false }
+        })
+        await gateway.beginRestart()
+        let answered = await gateway.waitForEvent(from: cursor, timeout: .seconds(10)) { event in
+            if case .watchAnswered(let info) = event { info.path == WatchDirectRules.pollPath } else { false }
+        }
+        #expect(answered != nil, "the held poll was not answered")
+        held.cancel()
+        let answer = await held.value
+        #expect(answer.status == 401)
+        #expect(answer.json == ["ok": false, "reason": "gateway shutting down"])
+        #expect(await gateway.connectedNodes().isEmpty)
+        let down = await watch.send("GET", WatchDirectRules.challengePath)
+        #expect(down.status == 503)
+        #expect(down.json == ["ok": false, "error": "gateway shutting down"])
+        #expect(await watch.send("POST", WatchDirectRules.pollPath, token: session).status == 503)
+        await gateway.resumeAfterRestart()
+        #expect(await watch.send("POST", WatchDirectRules.pollPath, token: session).status == 401)
+        #expect(try await watch.connect(ConnectAuth(deviceToken: deviceToken)).status == 200)
+        await gateway.shutdown()
+    }
 }

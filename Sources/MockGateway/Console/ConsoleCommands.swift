@@ -80,7 +80,8 @@ extension ConsoleCommandSpec {
             arguments: [PositionalSpec("nodeId|latest", ConsoleReference.self, help: "the node"),
                         PositionalSpec("command", help: "the node command"),
                         PositionalSpec("paramsJSON", JSONArgument.self, help: "the params", optional: true)],
-            options: [.flag("--force", help: "send it even if the node command policy refuses it (the transcript says so)")],
+            options: [.flag("--force", help: "send it even if the node command policy refuses it (the transcript says so)"),
+                      .flag("--no-wait", help: "return once it is sent (invoke.sent has its id, invoke.result its answer)")],
             restOfLine: true,
             summary: "invoke a node command and wait for its result (latest: the most recently connected node); the node command policy applies",
             example: #"invoke latest location.get {"desiredAccuracy":"balanced"}"#
@@ -93,11 +94,18 @@ extension ConsoleCommandSpec {
                 let reason = refusal.details?["reason"]?.stringValue.map { " (reason: \($0))" } ?? ""
                 throw ConsoleError("invoke: \(refusal.code) \(refusal.message)\(reason); --force sends it anyway")
             }
+            let transcriptLine = refusal.map { "invoke --force \(name) on \(nodeId): node command policy bypassed (\($0.message))" }
+            if command.isSet("--no-wait") {
+                guard let connectionId = await console.gateway.sendInvoke(nodeId: nodeId, command: name, params: params,
+                                                                          timeoutMs: console.invokeTimeoutMs,
+                                                                          transcriptLine: transcriptLine) else {
+                    throw ConsoleError("invoke: node \(nodeId) is not connected")
+                }
+                return .eventSent(name: GatewayEventName.nodeInvokeRequest.rawValue, connectionIds: [connectionId])
+            }
             switch await console.gateway.invokeAndWait(nodeId: nodeId, command: name, params: params,
                                                        timeoutMs: console.invokeTimeoutMs,
-                                                       transcriptLine: refusal.map {
-                                                           "invoke --force \(name) on \(nodeId): node command policy bypassed (\($0.message))"
-                                                       },
+                                                       transcriptLine: transcriptLine,
                                                        wait: console.invokeWait) {
             case .result(let result):
                 return .invoked(nodeId: nodeId, command: name, result: result)
