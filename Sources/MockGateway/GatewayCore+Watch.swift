@@ -28,7 +28,7 @@ extension GatewayCore {
         let requestId = watch.requestCounter
         var machine = watch.machine
         let (action, effects) = machine.handle(
-            request, requestId: requestId, nowMs: nowMs, fresh: { freshWatchToken() },
+            request, requestId: requestId, nowMs: nowMs, fresh: { freshWatchToken(bytes: $0) },
             admit: { candidate in admitWatch(candidate) },
             deliverResult: { result in takeWatchResult(result) })
         watch.machine = machine
@@ -55,13 +55,14 @@ extension GatewayCore {
         }
     }
 
-    /// A nonce or session token: from the system's secure generator unless secrets follow the seed.
-    func freshWatchToken() -> String {
+    /// A nonce or session token of `bytes` random bytes: from the system's secure generator
+    /// unless secrets follow the seed.
+    func freshWatchToken(bytes: Int) -> String {
         if configuration.secretsFromSystemRandom {
             var system = SystemRandomNumberGenerator()
-            return SeededRandom.base64URL((0..<24).map { _ in UInt8.random(in: .min ... .max, using: &system) })
+            return SeededRandom.base64URL((0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &system) })
         }
-        return SeededRandom.base64URL(random.bytes(24))
+        return SeededRandom.base64URL(random.bytes(bytes))
     }
 
     /// The client of held poll `requestId` went away before its answer: the session closes.

@@ -122,6 +122,10 @@ struct WatchWireTests {
                 // 33 events while no poll waits (the queue holds 32): the overflow closes the session.
                 try await whenPeer("waiting_queue_events", run: "invoke --no-wait \(nodeId) device.info", times: 33)
                 try await expectChecks(["queue_overflow_events"])
+                // 9 invokes of about 60 KB while no poll waits: 8 fit in the 512 KiB queue, the 9th overflows it.
+                let padded = "{\"pad\":\"\(String(repeating: "y", count: 60_000))\"}"
+                try await whenPeer("waiting_queue_bytes", run: "invoke --no-wait \(nodeId) device.info \(padded)", times: 9)
+                try await expectChecks(["queue_overflow_bytes"])
                 try await whenPeer("waiting_shutdown", run: "restart --stay-down")
                 try await whenPeer("waiting_resume", run: "resume")
                 try await expectChecks(["shutdown_unavailable", "session_after_restart", "unknown_route", "challenge_rate_limited"])

@@ -331,11 +331,12 @@ def main():
     check("event_too_large", status == 401 and body == unauthorized, status=status,
           body=body if not isinstance(body, dict) or "event" not in body else "an event")
 
-    # The queue of a session nobody polls holds 32 events: the operator sends 33 invokes without
-    # waiting (`invoke --no-wait`); the 33rd overflows and closes the session, so the next poll is
-    # 401. Break tried: maxQueuedEvents = 64 (queue_overflow_events: the poll gets the first
-    # event, 200). The 512 KiB limit has no wire check (see docs/fidelity.md).
-    for step, name in (("waiting_queue_events", "queue_overflow_events"),):
+    # The queue of a session nobody polls holds 32 events and 512 KiB: the operator sends 33
+    # invokes without waiting (`invoke --no-wait`), or 9 of about 60 KB each (8 fit in 512 KiB);
+    # the one that overflows closes the session, so the next poll is 401. Breaks tried:
+    # maxQueuedEvents = 64 (queue_overflow_events: the poll gets the first event, 200);
+    # maxQueuedBytes = 1 MiB (queue_overflow_bytes: likewise).
+    for step, name in (("waiting_queue_events", "queue_overflow_events"), ("waiting_queue_bytes", "queue_overflow_bytes")):
         nonce = gateway.challenge()
         status, _, session = gateway.request("POST", "/connect", body=me.connect_params(nonce["nonce"], nonce["ts"],
                                                                                      {"deviceToken": device_token}))

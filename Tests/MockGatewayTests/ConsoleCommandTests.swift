@@ -28,6 +28,23 @@ struct ConsoleCommandTests {
         #expect(tokens.map(\.text) == ["say", #"a "b" \ c"#, #"{"q1":["a"]}"#])
     }
 
+    /// Options before a rest-of-line argument are words of their own: the JSON after them stays
+    /// whole. (Before, `--no-wait` took a word's place and the JSON was cut at its first space.)
+    @Test func optionsBeforeARestOfLineArgumentLeaveItWhole() throws {
+        let json = #"{"a": 1, "b": [1, 2]}"#
+        let waitless = try #require(try parse("invoke --no-wait latest camera.snap \(json)"))
+        #expect(waitless.isSet("--no-wait"))
+        #expect(waitless.arguments.positionals == ["latest", "camera.snap", json])
+        let forced = try #require(try parse("invoke latest --force camera.snap \(json)"))
+        #expect(forced.isSet("--force"))
+        #expect(forced.arguments.positionals == ["latest", "camera.snap", json])
+        let trailing = try #require(try parse("invoke latest camera.snap --force"))
+        #expect(trailing.isSet("--force"))
+        #expect(trailing.arguments.positionals == ["latest", "camera.snap"])
+        let tokens = try ConsoleTokenizer.split("cmd --seed 7 a {\"x\": 1}", limit: 3, options: ["--seed": 1])
+        #expect(tokens.map(\.text) == ["cmd", "--seed", "7", "a", #"{"x": 1}"#])
+    }
+
     @Test func unbalancedQuotesAreErrors() {
         #expect(throws: ConsoleError.self) { try ConsoleTokenizer.split(#"approval "rm -rf"#) }
         #expect(throws: ConsoleError.self) { try ConsoleTokenizer.split(#"approval "rm"x"#) }

@@ -77,6 +77,7 @@ struct NodeSurfaceApprovalWireTests {
             _ = first
             let requested = TestClient.events("node.pair.requested", in: try await writer.client.barrier())
             let requestId = try #require(requested.first?.payload?["requestId"]?.stringValue)
+            #expect(requested.first?.payload?["nodeId"]?.stringValue == nodeId)
             #expect(requested.first?.payload?["commands"] == ["device.info", "system.run"])
 
             try await writer.client.sendRequest("node.pair.approve", params: ["requestId": .string(requestId)], id: "approve-w")

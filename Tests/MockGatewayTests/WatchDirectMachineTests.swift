@@ -58,7 +58,7 @@ struct WatchHarness {
         var admitted: [WatchConnectCandidate] = []
         var delivered: [WatchInvokeResult] = []
         let accept = acceptResults
-        let (action, effects) = machine.handle(request, requestId: requestId, nowMs: nowMs, fresh: { "fresh-\(number)" },
+        let (action, effects) = machine.handle(request, requestId: requestId, nowMs: nowMs, fresh: { _ in "fresh-\(number)" },
                                                admit: { candidate in
                                                    admitted.append(candidate)
                                                    if case .admitted(let node, let connection, let token) = admission, node.isEmpty {

@@ -50,8 +50,8 @@ public struct ConsoleCommandSpec: Sendable {
     ///   - aliases: other names.
     ///   - arguments: positional arguments; their checks run when the line is parsed.
     ///   - options: options; their checks run when the line is parsed.
-    ///   - restOfLine: the last argument takes the rest of the line verbatim (such a command
-    ///     takes no options: the rest is never read for them).
+    ///   - restOfLine: the last argument takes the rest of the line verbatim; options may come
+    ///     anywhere before it (the rest itself is never read for them).
     ///   - summary: one line of help.
     ///   - example: an example line.
     ///   - hiddenOptions: options not shown in the usage line.
@@ -95,7 +95,9 @@ public struct ConsoleCommandSpec: Sendable {
     /// Parses the words after the command name.
     func parse(_ tokens: [ConsoleToken], typed: String) throws(ConsoleError) -> ConsoleCommand {
         var words = tokens.map { ArgumentWord($0.text, literal: $0.quoted) }
-        if lastArgumentIsRestOfLine, words.count == arguments.count { words[words.count - 1].literal = true }
+        // The rest of the line (the last positional word when every positional was given) is
+        // taken as written, never as an option.
+        if lastArgumentIsRestOfLine, let last = restOfLineIndex(tokens) { words[last].literal = true }
         let parsed: ParsedArguments
         do throws(ArgumentProblem) {
             // `approval rm -rf /tmp/x`: a single dash never starts an option on the console.
@@ -106,6 +108,23 @@ public struct ConsoleCommandSpec: Sendable {
         let command = ConsoleCommand(name, parsed)
         try check?(command)
         return command
+    }
+
+    /// The index of the word that is the rest of the line: the last positional one, when every
+    /// positional argument was given (options and their values are not positional).
+    private func restOfLineIndex(_ tokens: [ConsoleToken]) -> Int? {
+        var positional: [Int] = []
+        var valuesDue = 0
+        for (index, token) in tokens.enumerated() {
+            if valuesDue > 0 {
+                valuesDue -= 1
+            } else if !token.quoted, let option = options.first(where: { token.text == $0.name || token.text.hasPrefix("\($0.name)=") }) {
+                valuesDue = option.takesValue && !token.text.contains("=") ? 1 : 0
+            } else {
+                positional.append(index)
+            }
+        }
+        return positional.count == arguments.count ? positional.last : nil
     }
 
     /// The console's wording of a parse problem.
@@ -160,7 +179,8 @@ public struct ConsoleCommand: Sendable, Hashable {
         let spec = first.flatMap(ConsoleCommandSpec.named)
         // A command whose last argument is the rest of the line gets it verbatim.
         let limit = spec.flatMap { $0.lastArgumentIsRestOfLine ? $0.arguments.count + 1 : nil }
-        let tokens = try ConsoleTokenizer.split(line, limit: limit)
+        let options = Dictionary(spec?.options.map { ($0.name, $0.takesValue ? 1 : 0) } ?? [], uniquingKeysWith: { first, _ in first })
+        let tokens = try ConsoleTokenizer.split(line, limit: limit, options: options)
         guard let head = tokens.first else { return nil }
         if !head.quoted, head.text.hasPrefix("#") { return nil }
         guard let spec = ConsoleCommandSpec.named(head.text) else {

@@ -25,15 +25,26 @@ public enum ConsoleTokenizer {
     /// The words of `line`.
     /// - Parameters:
     ///   - line: the console line.
-    ///   - limit: when given, at most this many words: the last one is the raw rest of the line
-    ///     (for a trailing JSON argument, whose quotes are its own), unless it is exactly one
-    ///     quoted word.
+    ///   - limit: when given, at most this many words that are not options: the last one is the
+    ///     raw rest of the line (for a trailing JSON argument, whose quotes are its own), unless it
+    ///     is exactly one quoted word.
+    ///   - options: with `limit`, the command's options (name with dashes → how many words of
+    ///     value follow it, 0 for a switch). An option and its value are words of their own and
+    ///     do not count towards `limit`, so `invoke --no-wait latest cmd {"a": 1}` still gets its
+    ///     JSON whole. `--name=value` is one word.
     /// - Throws: `ConsoleError` for a quoted word without its closing quote.
-    public static func split(_ line: String, limit: Int? = nil) throws(ConsoleError) -> [ConsoleToken] {
+    public static func split(_ line: String, limit: Int? = nil, options: [String: Int] = [:]) throws(ConsoleError) -> [ConsoleToken] {
         let characters = Array(line)
         var tokens: [ConsoleToken] = []
+        var counted = 0
+        var valuesDue = 0
         var index = 0
         func isSpace(_ character: Character) -> Bool { character == " " || character == "\t" }
+        func optionArity(_ word: String) -> Int? {
+            guard word.hasPrefix("-") else { return nil }
+            if let equals = word.firstIndex(of: "=") { return options[String(word[..<equals])].map { _ in 0 } }
+            return options[word]
+        }
         while index < characters.count {
             if isSpace(characters[index]) {
                 index += 1
@@ -41,13 +52,20 @@ public enum ConsoleTokenizer {
             }
             let start = index
             let rest = String(characters[start...]).trimmingTrailingWhitespace()
-            if let limit, tokens.count == limit - 1 {
+            let word = String(characters[start...].prefix { !isSpace($0) })
+            if valuesDue == 0, let arity = optionArity(word) {
+                valuesDue = arity
+            } else if valuesDue > 0 {
+                valuesDue -= 1
+            } else if let limit, counted == limit - 1 {
                 if let single = try? split(rest), single.count == 1, single[0].quoted {
                     tokens.append(single[0])
                 } else {
                     tokens.append(ConsoleToken(text: rest, quoted: false, rest: rest))
                 }
                 break
+            } else {
+                counted += 1
             }
             if characters[index] == "\"" {
                 index += 1

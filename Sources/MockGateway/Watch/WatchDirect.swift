@@ -30,6 +30,10 @@ public enum WatchDirectRules {
     public static let maxQueuedEventBytes = 64 * 1024
     /// The most bytes queued for one session.
     public static let maxQueuedBytes = 512 * 1024
+    /// Random bytes in a challenge nonce (base64url on the wire).
+    public static let nonceBytes = 24
+    /// Random bytes in a session token (base64url on the wire).
+    public static let sessionTokenBytes = 32
     /// The most events queued for one session.
     public static let maxQueuedEvents = 32
     /// The most pending challenges in all.
@@ -192,12 +196,13 @@ public struct WatchDirectMachine: Sendable {
     /// - Parameters:
     ///   - requestId: the transport's id of this request (to answer a held poll later).
     ///   - nowMs: the Gateway clock.
-    ///   - fresh: a new random token (base64url) for a nonce or a session token.
+    ///   - fresh: a new random token (base64url) of the given number of bytes, for a nonce or a
+    ///     session token.
     ///   - admit: the Gateway's credential and pairing decision for a checked connect.
     ///   - deliverResult: hands an invoke result to the Gateway; `false` when no invoke waits for it.
     /// - Returns: the action, and effects (sessions closed, held polls answered).
     public mutating func handle(
-        _ request: WatchHTTPRequest, requestId: Int, nowMs: Int64, fresh: () -> String,
+        _ request: WatchHTTPRequest, requestId: Int, nowMs: Int64, fresh: (Int) -> String,
         admit: (WatchConnectCandidate) -> WatchAdmission, deliverResult: (WatchInvokeResult) -> Bool
     ) -> (WatchAction, [WatchEffect]) {
         guard request.path.hasPrefix(WatchDirectRules.basePath + "/") else { return (.notWatchRoute, []) }
@@ -225,7 +230,7 @@ public struct WatchDirectMachine: Sendable {
         return (action, effects)
     }
 
-    private mutating func challenge(_ request: WatchHTTPRequest, nowMs: Int64, fresh: () -> String) -> WatchHTTPResponse {
+    private mutating func challenge(_ request: WatchHTTPRequest, nowMs: Int64, fresh: (Int) -> String) -> WatchHTTPResponse {
         guard request.method.uppercased() == "GET" else { return .methodNotAllowed(allow: "GET") }
         let key = request.clientAddress
         let check = rateLimiter.check(key, scope: .watchChallenge, nowMs: nowMs)
@@ -240,7 +245,7 @@ public struct WatchDirectMachine: Sendable {
               let oldest = challenges.min(by: { $0.value.sequence < $1.value.sequence }) {
             challenges[oldest.key] = nil
         }
-        let nonce = fresh()
+        let nonce = fresh(WatchDirectRules.nonceBytes)
         challengeSequence += 1
         let expires = nowMs + WatchDirectRules.challengeTTLMs
         challenges[nonce] = Challenge(clientKey: key, expiresAtMs: expires, sequence: challengeSequence)
@@ -248,7 +253,7 @@ public struct WatchDirectMachine: Sendable {
     }
 
     private mutating func connect(
-        _ request: WatchHTTPRequest, nowMs: Int64, fresh: () -> String, admit: (WatchConnectCandidate) -> WatchAdmission,
+        _ request: WatchHTTPRequest, nowMs: Int64, fresh: (Int) -> String, admit: (WatchConnectCandidate) -> WatchAdmission,
         effects: inout [WatchEffect]
     ) -> WatchHTTPResponse {
         guard request.method.uppercased() == "POST" else { return .methodNotAllowed(allow: "POST") }
@@ -298,7 +303,7 @@ public struct WatchDirectMachine: Sendable {
             if let previous = tokenByNode[nodeId] {
                 effects += closeSession(previous, reason: "replaced by a newer watch session", announce: false)
             }
-            let token = fresh()
+            let token = fresh(WatchDirectRules.sessionTokenBytes)
             sessions[token] = Session(token: token, nodeId: nodeId, connectionId: connectionId, lastSeenAtMs: nowMs)
             tokenByNode[nodeId] = token
             rateLimiter.reset(request.clientAddress, scope: .watchChallenge)
