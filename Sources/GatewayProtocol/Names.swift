@@ -148,6 +148,8 @@ public struct GatewayMethod: WireName {
     /// `tasks.list` `{status?, agentId?, sessionKey?, limit?, cursor?}`: a page of the task
     /// ledger (operators).
     public static let tasksList: GatewayMethod = "tasks.list"
+    /// `config.get` `{}`: the Gateway configuration snapshot with secrets redacted (operators).
+    public static let configGet: GatewayMethod = "config.get"
     /// `commands.list`: the slash-command catalogue (operators).
     public static let commandsList: GatewayMethod = "commands.list"
     /// `agents.list` (operators).

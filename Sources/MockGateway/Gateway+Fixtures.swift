@@ -23,6 +23,16 @@ extension Gateway {
         await core.setModels(models)
     }
 
+    /// The Gateway configuration `config.get` answers (unredacted, as given).
+    public func gatewayConfig() async -> [String: JSONValue] {
+        await core.appSurfaces.config
+    }
+
+    /// Replaces the Gateway configuration `config.get` answers with its secrets redacted.
+    public func setGatewayConfig(_ config: [String: JSONValue]) async {
+        await core.setGatewayConfig(config)
+    }
+
     /// The task ledger `tasks.list` pages through.
     public func tasks() async -> [TaskFixture] {
         await core.appSurfaces.tasks

@@ -35,6 +35,11 @@ extension GatewayCore {
         appSurfaces.tasks = tasks
     }
 
+    /// Replaces the Gateway configuration.
+    func setGatewayConfig(_ config: [String: JSONValue]) {
+        appSurfaces.config = config
+    }
+
     /// Replaces the slash commands.
     func setCommands(_ commands: [CommandFixture]) {
         appSurfaces.commands = commands

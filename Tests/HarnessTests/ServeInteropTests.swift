@@ -108,14 +108,14 @@ struct ServeInteropTests {
     /// big files, fake images, typed errors), `agents.files.*` with the hash compare-and-set,
     /// `voicewake.get/set` with `voicewake.changed` to an
     /// operator and a node, `chat.abort` and `agent.wait` on runs the console keeps going (`chat-auto-reply
-    /// echo --delay 600`), the `health` summary, `tasks.list` over the fixtures file's task ledger, and an unserved
-    /// method, which serve reports once as `method.unserved`.
+    /// echo --delay 600`), the `health` summary, `tasks.list` over the fixtures file's task ledger, `config.get`
+    /// over its configuration (secrets redacted), and an unserved method, which serve reports once as `method.unserved`.
     @Test func pythonWireChecksOfTheAppsSurfacesPass() async throws {
         let secret = "interop-apps-secret"
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("serve-workspace-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
-        // The catalogue commands.list serves and the task ledger tasks.list pages through; the
-        // peer reads the same file for what to expect.
+        // The catalogue commands.list serves, the task ledger tasks.list pages through and the
+        // configuration config.get answers redacted; the peer reads the same file for what to expect.
         let fixtures = workspace.path + "-fixtures.json"
         try Data(#"""
             {"commands": [
@@ -132,7 +132,15 @@ struct ServeInteropTests {
               {"id": "t-a", "status": "queued", "sessionKey": "agent:work:chat", "createdAt": 300, "updatedAt": 900},
               {"id": "t-own", "status": "timed_out", "agentId": "main", "ownerKey": "agent:work:owner", "createdAt": 500},
               {"id": "t-fail", "status": "failed", "error": "boom", "createdAt": 50}
-            ]}
+            ],
+             "config": {
+              "gateway": {"auth": {"mode": "token", "token": "gw-secret-1"}, "remote": {"password": "pw-2"}},
+              "talk": {"apiKey": "${ELEVENLABS_API_KEY}", "voiceId": "v1"},
+              "tools": {"web": {"search": {"api_key": "brave-3", "maxResults": 5}}},
+              "agents": {"defaults": {"maxTokens": "4096"}},
+              "hooks": {"secretValues": ["s-4", 7, {"note": "n"}], "tokenTtl": 60},
+              "secrets": {"serviceAccount": {"email": "a@b", "key": "k-5"}}
+            }}
             """#.utf8).write(to: URL(fileURLWithPath: fixtures))
         defer {
             try? FileManager.default.removeItem(at: workspace)
@@ -151,7 +159,8 @@ struct ServeInteropTests {
                 let checks = ["workspace-list-order", "workspace-list-limits", "workspace-previews", "workspace-too-large",
                               "workspace-links-refused", "workspace-unsupported", "workspace-invalid-requests",
                               "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
-                              "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "tasks-list", "unserved-method"]
+                              "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "tasks-list", "config-get",
+                              "unserved-method"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")

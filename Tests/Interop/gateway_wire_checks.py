@@ -21,7 +21,8 @@ Suites, each against its own `harness serve` (the flags it needs):
   compare-and-set, `voicewake.get/set` with the
   `voicewake.changed` broadcast, `commands.list` over the catalogue of the `--fixtures` file
   serve was given (`--fixtures-file FILE` here), `talk.mode` with its broadcast, `chat.abort`,
-  `agent.wait`, `health`, `tasks.list` over the same file's task ledger, and one method the fake
+  `agent.wait`, `health`, `tasks.list` over the same file's task ledger, `config.get` over the
+  same file's configuration (redacted), and one method the fake
   does not serve (`last-heartbeat`), which the driving test expects `harness serve` to report once.
 
 Each check opens its own connection and prints one JSON line:
@@ -40,6 +41,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import sys
 import time
 
@@ -920,6 +922,61 @@ async def apps_suite(url, secret, workspace, fixtures_file):
                                             "message": "invalid tasks.list params: at /limit: must be <= 500"})
         return ok, {"all": everything, "pages": pages, "work": work, "badCursor": bad_cursor.get("error")}
     await checked("tasks-list", tasks_list)
+
+    async def config_get():
+        # Upstream's redaction of a path its schema hints do not cover (redactObjectGuessing):
+        # a string at a dotted path ending in "token" or containing "password", "secret" or
+        # api?key (the whole path, case ignored; array items at "<path>[]" with the "[]" dropped)
+        # is replaced unless it is a ${VAR} placeholder; a sensitive path ending in serviceAccount
+        # holding an object is replaced whole. Shown to fail when only the last key is tested
+        # (the array's items and the service account stay in clear) and when placeholders are
+        # redacted too.
+        with open(fixtures_file, encoding="utf-8") as handle:
+            config = json.load(handle)["config"]
+        sentinel = "__OPENCLAW_REDACTED__"
+
+        def sensitive(path):
+            if path.endswith("[]"):
+                path = path[:-2]
+            return bool(re.search(r"token$", path, re.I) or re.search(r"password|secret|api.?key", path, re.I))
+
+        def placeholder(text):
+            return re.fullmatch(r"\$\{[^}]*\}", text.strip()) is not None
+
+        def redact(value, path):
+            if isinstance(value, list):
+                item_path = path + "[]"
+                return [sentinel if sensitive(item_path) and isinstance(item, str) and not placeholder(item)
+                        else redact(item, item_path) for item in value]
+            if isinstance(value, dict):
+                result = {}
+                for key, member in value.items():
+                    member_path = f"{path}.{key}" if path else key
+                    if sensitive(member_path) and isinstance(member, str) and not placeholder(member):
+                        result[key] = sentinel
+                    elif (sensitive(member_path) and isinstance(member, dict)
+                          and re.search(r"serviceaccount(ref)?$", member_path, re.I)):
+                        result[key] = sentinel
+                    else:
+                        result[key] = redact(member, member_path)
+                return result
+            return value
+        expected = redact(config, "")
+        snapshot = await request_ok(reader, "config.get", {})
+        clear_text = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        leaked = [text for text in ("gw-secret-1", "pw-2", "brave-3", "s-4", "k-5") if text in json.dumps(snapshot)]
+        closed = await reader.request("config.get", {"path": "gateway"}, timeout=TIMEOUT)
+        ok = (snapshot.get("config") == expected and snapshot.get("parsed") == expected
+              and snapshot.get("resolved") == expected
+              and json.loads(snapshot.get("raw") or "null") == expected
+              and snapshot.get("hash") == hashlib.sha256(clear_text.encode()).hexdigest()
+              and snapshot.get("exists") is True and snapshot.get("valid") is True
+              and snapshot.get("issues") == [] and snapshot.get("warnings") == [] and snapshot.get("legacyIssues") == []
+              and expected["talk"]["apiKey"].startswith("${") and not leaked
+              and closed.get("error") == {"code": "INVALID_REQUEST",
+                                          "message": "invalid config.get params: at root: unexpected property 'path'"})
+        return ok, {"config": snapshot.get("config"), "expected": expected, "leaked": leaked, "closed": closed.get("error")}
+    await checked("config-get", config_get)
 
     async def unserved():
         first = await reader.request("last-heartbeat", {}, timeout=TIMEOUT)

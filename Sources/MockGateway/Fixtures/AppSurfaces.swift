@@ -13,6 +13,8 @@ struct AppSurfaces: Sendable {
     var models: [ModelFixture]
     /// The task ledger (`tasks.list`).
     var tasks: [TaskFixture]
+    /// The Gateway configuration (`config.get`, redacted when answered).
+    var config: [String: JSONValue]
     /// The unserved methods already reported (`GatewayEvent.methodUnserved`), once each.
     var reportedUnservedMethods: Set<String> = []
 
@@ -23,6 +25,7 @@ struct AppSurfaces: Sendable {
         commands = configuration.fixtures.commands
         models = configuration.fixtures.models
         tasks = configuration.fixtures.tasks
+        config = configuration.fixtures.config
     }
 
     /// Whether `method` is reported now: `true` the first time only.

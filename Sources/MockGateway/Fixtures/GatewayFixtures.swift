@@ -2,13 +2,14 @@ import Foundation
 import GatewayProtocol
 
 /// The apps' fixtures a Gateway starts with: the slash commands `commands.list` answers, the
-/// models `models.list` answers and the tasks `tasks.list` answers.
+/// models `models.list` answers, the tasks `tasks.list` answers and the Gateway configuration
+/// `config.get` answers (redacted).
 ///
 /// `harness serve --fixtures FILE` reads them from a JSON object (docs/harness-serve.md
 /// "Fixtures file"): `{"commands": [CommandEntry], "models": [ModelChoice], "tasks":
-/// [TaskSummary]}`, each entry in upstream's closed `CommandEntrySchema` / `ModelChoiceSchema` /
-/// `TaskSummarySchema` shape. Anything else is refused with the JSON pointer of the first
-/// problem (``GatewayFixtures/FixtureError``).
+/// [TaskSummary], "config": {…}}`, each entry in upstream's closed `CommandEntrySchema` /
+/// `ModelChoiceSchema` / `TaskSummarySchema` shape, `config` any JSON object. Anything else is
+/// refused with the JSON pointer of the first problem (``GatewayFixtures/FixtureError``).
 public struct GatewayFixtures: Sendable, Hashable {
     /// The slash commands (`commands.list`), in catalogue order.
     public var commands: [CommandFixture]
@@ -16,13 +17,18 @@ public struct GatewayFixtures: Sendable, Hashable {
     public var models: [ModelFixture]
     /// The task ledger (`tasks.list`), in any order (the method sorts it).
     public var tasks: [TaskFixture]
+    /// The Gateway configuration (`config.get` answers it with its secrets redacted), as an
+    /// OpenClaw configuration file holds it (`{"gateway": {"auth": {"token": …}}, …}`).
+    public var config: [String: JSONValue]
 
-    /// Creates fixtures: by default no slash commands, the scripted chat agent as the one model
-    /// and no tasks.
-    public init(commands: [CommandFixture] = [], models: [ModelFixture] = [.mockEcho], tasks: [TaskFixture] = []) {
+    /// Creates fixtures: by default no slash commands, the scripted chat agent as the one model,
+    /// no tasks and an empty configuration.
+    public init(commands: [CommandFixture] = [], models: [ModelFixture] = [.mockEcho], tasks: [TaskFixture] = [],
+                config: [String: JSONValue] = [:]) {
         self.commands = commands
         self.models = models
         self.tasks = tasks
+        self.config = config
     }
 
     /// A refusal of a fixtures document: where (a JSON pointer) and what.
@@ -38,7 +44,7 @@ public struct GatewayFixtures: Sendable, Hashable {
     /// Reads a fixtures document.
     /// - Throws: ``FixtureError`` naming the first value that does not fit.
     public init(json: JSONValue) throws(FixtureError) {
-        let root = try FixtureReader(json, at: "", members: ["commands", "models", "tasks"], required: [])
+        let root = try FixtureReader(json, at: "", members: ["commands", "models", "tasks", "config"], required: [])
         commands = try root.array("commands").enumerated().map { index, item throws(FixtureError) in
             try CommandFixture(json: item, at: "/commands/\(index)")
         }
@@ -48,6 +54,7 @@ public struct GatewayFixtures: Sendable, Hashable {
         tasks = try root.array("tasks").enumerated().map { index, item throws(FixtureError) in
             try TaskFixture(json: item, at: "/tasks/\(index)")
         }
+        config = try root.objectMember("config") ?? [:]
     }
 
     /// Reads a fixtures document from the bytes of a JSON file.
@@ -176,6 +183,12 @@ private struct FixtureReader {
         guard let value = object[key] else { return nil }
         guard let items = value.arrayValue else { throw fail(key, "must be array") }
         return items
+    }
+
+    func objectMember(_ key: String) throws(GatewayFixtures.FixtureError) -> [String: JSONValue]? {
+        guard let value = object[key] else { return nil }
+        guard let members = value.objectValue else { throw fail(key, "must be object") }
+        return members
     }
 
     func array(_ key: String) throws(GatewayFixtures.FixtureError) -> [JSONValue] {

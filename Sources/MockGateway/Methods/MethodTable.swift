@@ -175,6 +175,7 @@ extension MethodRegistry {
         .operator(.voicewakeSet, write) { core, call in core.voicewakeSet(call) },
         .operator(.commandsList, read) { core, call in core.commandsList(call) },
         .operator(.talkMode, talk) { core, call in core.talkMode(call) },
+        .operator(.configGet, read) { core, call in core.answer(call, ConfigSnapshot.answer(call.params, config: core.appSurfaces.config)) },
         .operator(.tasksList, read) { core, call in core.answer(call, TaskLedger.list(call.params, tasks: core.appSurfaces.tasks)) },
         .operator(.health, read) { core, call in
             core.reply(call, HealthReport.summary(agents: core.appSurfaces.agents,
