@@ -17,38 +17,7 @@ struct ServeChatHistoryInteropTests {
 
     @Test
     func pythonChecksOfTheChatHistoryContractPass() async throws {
-        try await ServeProcess.withServe(["--pairing", "auto"]) { serve, url in
-            let peer = try InteropPython.start("chat_history_peer.py", [url, "--timeout", "240"])
-            defer { Task { await peer.kill() } }
-            func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
-            var consoleSteps = 0
-            var seen = 0
-            for check in Self.checks {
-                // Console steps come before the check that needs them, in order.
-                while true {
-                    let found = try #require(await peer.objects.first(from: seen, timeout: .seconds(120)) { object in
-                        object["check"] != nil || object["step"] == "console" || object["step"] == "error"
-                    }, context())
-                    let line = found.element
-                    seen = found.position + 1
-                    if line["step"] == "console", let command = line["command"]?.stringValue {
-                        let cursor = serve.objects.count
-                        try serve.send(command)
-                        let name = String(command.split(separator: " ").first ?? "")
-                        _ = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"]?.stringValue == name },
-                                         context())
-                        try peer.send("go")
-                        consoleSteps += 1
-                        continue
-                    }
-                    #expect(line["check"]?.stringValue == check, context())
-                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
-                    break
-                }
-            }
-            #expect(consoleSteps == 3)
-            _ = try #require(await peer.object("step", "done"), context())
-            #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
-        }
+        try await ConsoleDrivenPeer.run("chat_history_peer.py", checks: Self.checks, consoleSteps: 3, peerTimeout: 240,
+                                        lineTimeout: .seconds(120))
     }
 }
