@@ -28,12 +28,10 @@ let outbox007 = Scenario(
     try await run.client.stimulate(.sendMessage(text))
     try await run.chatReconnected(after: first, from: cursor)
     try await run.client.stimulate(.goOnline)
-    let sends = run.chatSends(from: cursor).filter { $0.text == text }
-    try run.expectEqual(sends.count, 1, "how many chat.send requests carried a message the Gateway lists as a pending input")
+    try run.expectChatSends(1, carrying: [text], from: cursor, "how many chat.send requests carried a message the Gateway lists as a pending input")
     try await run.expectChatView(.expectOutbox([text]), "the client retired a message that history does not hold yet")
 
     await run.gateway.releaseChatRun()
-    try await run.stimulate(.goOffline, .goOnline)
-    try await run.expectChatView(.expectOutbox([]), "history holds the message but the client still shows it in its outbox")
+    try await run.expectChatView(.expectOutbox([]), after: [.goOffline, .goOnline], "history holds the message but the client still shows it in its outbox")
     try await run.expectEqual(run.storedUserTexts().filter { $0 == text }.count, 1, "how many times the Gateway stored the message")
 }
