@@ -447,6 +447,15 @@ extension ScenarioRun {
 
     // MARK: - Requests the client did not send
 
+    /// Requires that `matcher` matched no event from `cursor` on, so far (no waiting: for what
+    /// the client sent before a closing round trip); `message` says what a match means, and the
+    /// failure lists the matches.
+    /// - Parameter expected: what was expected instead, for the report.
+    public func expectNoMatch<T: Sendable>(_ matcher: EventMatcher<T>, from cursor: EventCursor, _ message: String,
+                                           expected: String, on gateway: Gateway? = nil) throws {
+        try expectNone(matches(matcher, from: cursor, on: gateway), message, expected: expected)
+    }
+
     /// Requires that the client sent no `method` request from `cursor` on (`message`: what one
     /// means, `the client wrote its triggers back`); the failure lists those it sent.
     public func expectNoRequest(_ method: GatewayMethod, from cursor: EventCursor, _ message: String, on gateway: Gateway? = nil) throws {
