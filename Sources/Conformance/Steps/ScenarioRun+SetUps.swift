@@ -260,6 +260,31 @@ extension ScenarioRun {
         return (other, try await session(role, what, on: other))
     }
 
+    /// Resets the TCP connection of `session` (a fault: no close frame) and waits for the
+    /// client's next node `connect` after it (`what` names it; 30 s).
+    /// - Returns: the connect and the mark from just before the reset.
+    @discardableResult
+    public func resetAndReconnect(_ session: SessionInfo, _ what: String = "the node's connect after the reset") async throws
+        -> (connect: ConnectAttempt, cursor: EventCursor) {
+        let cursor = await mark { await gateway.reset(connectionId: session.connectionId) }
+        return (try await nextConnect(role: .node, what, from: cursor, within: .seconds(30)), cursor)
+    }
+
+    /// Sends the chat message `text` with its acknowledgement lost: the Gateway applies the
+    /// `chat.send` and cuts the connection instead of answering; then waits for the client's
+    /// operator session to come back (after `first`) and read `chat.history`, and takes the chat
+    /// view online again (``chatReconnected(after:from:)``).
+    /// - Returns: the mark from just before the send.
+    @discardableResult
+    public func sendWithLostAck(_ text: String, after first: SessionInfo) async throws -> EventCursor {
+        let cursor = mark()
+        await gateway.dropNextChatSendAck(.afterApplying, cutConnection: true)
+        try await client.stimulate(.sendMessage(text))
+        try await chatReconnected(after: first, from: cursor)
+        try await client.stimulate(.goOnline)
+        return cursor
+    }
+
     /// Sends every following event to the client's connections as a binary message (`binary`)
     /// and split into fragments (`fragmented`), until called again: `(false, false)` returns to
     /// one text message per event.
