@@ -25,10 +25,10 @@ import Testing
         return result
     }
 
-    /// The steps that ask for declared commands: the three primitives and the set-up steps of
+    /// The steps that ask for declared commands: the three primitives, `declaredCommands(oneOfEach:)` and the set-up steps of
     /// `ScenarioRun+SetUps.swift` that call one of them.
     static let askingSteps = [
-        "requireDeclared(", "probeCommand()", "declaredCommands()",
+        "requireDeclared(", "probeCommand()", "declaredCommands()", "declaredCommands(oneOfEach:",
         "probeAndNodeSession(", "probeAndFailingInvokes(",
     ]
 

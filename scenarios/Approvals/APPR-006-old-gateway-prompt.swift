@@ -23,9 +23,7 @@ let appr006 = Scenario(
 
     // Let the client present the prompt before the user switches away.
     await run.elapse(.milliseconds(200))
-    let newGateway = try await run.startGateway(configure: { $0.autoApproval = .auto })
-    try await run.client.stimulate(.switchGateway(url: newGateway.url))
-    let newSession = try await run.operatorSession("the client's operator session on the new Gateway", on: newGateway)
+    let (newGateway, newSession) = try await run.switchToOtherGateway(.operator, "the client's operator session on the new Gateway")
 
     _ = try await run.client.reply(to: .resolveApproval(id: oldId, decision: "allow-once"))
     var stray: [String] = []

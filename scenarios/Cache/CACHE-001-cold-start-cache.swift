@@ -19,17 +19,12 @@ let cache001 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     try await run.chatReady()
-    let text = "what changed overnight?"
-    try await run.client.stimulate(.sendMessage(text))
-    let known = [text, "echo: \(text)"]
-    try await run.expectChatView(.expectTranscript(known), "the chat view does not show the conversation while online")
-
-    try await run.client.stimulate(.coldStart(offline: true))
-    try await run.expectChatView(.expectTranscript(known), "after a cold start without network the client shows no cached transcript")
+    let known = try await run.expectConversationShown(afterSending: "what changed overnight?")
+    try await run.expectChatView(.expectTranscript(known), after: [.coldStart(offline: true)],
+                                 "after a cold start without network the client shows no cached transcript")
 
     let news = "two deploys finished while you were away"
     await run.gateway.postAssistantMessage(news)
-    try await run.client.stimulate(.goOnline)
-    try await run.expectChatView(.expectTranscript(known + [news]),
+    try await run.expectChatView(.expectTranscript(known + [news]), after: [.goOnline],
                                  "once the Gateway answers, the client does not refresh the cached transcript")
 }

@@ -19,8 +19,7 @@ let cache002 = Scenario(
 ) { run in
     try await run.chatReady()
     let text = "the private plan"
-    try await run.client.stimulate(.sendMessage(text))
-    try await run.expectChatView(.expectTranscript([text, "echo: \(text)"]), "the chat view does not show the conversation while online")
+    try await run.expectConversationShown(afterSending: text)
 
     try await run.client.stimulate(.goOffline)
     try await run.client.stimulate(.resetIdentity)

@@ -21,14 +21,12 @@ let cache003 = Scenario(
 ) { run in
     try await run.chatReady()
     let text = "summarise the incident"
-    try await run.client.stimulate(.sendMessage(text))
-    try await run.expectChatView(.expectTranscript([text, "echo: \(text)"]), "the chat view does not show the conversation while online")
+    try await run.expectConversationShown(afterSending: text)
 
     try await run.client.stimulate(.goOffline)
     await run.gateway.compactChatSession(keep: 1)
     let news = "the incident summary is ready"
     await run.gateway.postAssistantMessage(news)
-    try await run.client.stimulate(.goOnline)
-    try await run.expectChatView(.expectTranscript(["echo: \(text)", news]),
+    try await run.expectChatView(.expectTranscript(["echo: \(text)", news]), after: [.goOnline],
                                  "after a {kind:\"reset\"} answer the client does not show a fresh tail")
 }

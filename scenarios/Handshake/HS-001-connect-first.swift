@@ -14,19 +14,8 @@ let hs001 = Scenario(
     options: Scenario.Options(needsSession: false)
 ) { run in
     let (connectionId, nonce) = try await run.waitForEvent(.connectionOpened.named("the client's first connection")).fields
-    let first = try await run.waitForEvent("the first frame on \(connectionId)") { event -> FirstFrame? in
-        if case .frameIn(let id, let frame, _) = event, id == connectionId { FirstFrame(frame: frame) } else { nil }
-    }
-    guard case .request(let request)? = first.frame else {
-        try run.fail("the first frame is not a request", expected: "a req frame with method connect",
-                     actual: first.frame.map { "\($0.json.jsonString.prefix(200))" } ?? "not a valid frame")
-    }
+    let request = try await run.firstRequest(on: connectionId)
     try run.expectEqual(request.method, "connect", "the first request is connect")
     let sentNonce = request.params?["device"]?["nonce"]?.stringValue
     try run.expectEqual(sentNonce, nonce, "device.nonce echoes this connection's challenge nonce")
-}
-
-/// A frame seen on the wire, or `nil` when the message was not a valid frame.
-struct FirstFrame: Sendable {
-    let frame: Frame?
 }

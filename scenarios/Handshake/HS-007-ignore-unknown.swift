@@ -13,15 +13,13 @@ let hs007 = Scenario(
     options: Scenario.Options(needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let (probe, session) = try await run.probeAndNodeSession()
-    let connectionId = session.connectionId
-    let gateway = run.gateway
+    let (gateway, connectionId) = (run.gateway, session.connectionId)
     await gateway.sendEvent("gateway.future.announcement", payload: [
         "version": 7, "nested": ["list": [1, "two", ["three": .null]], "flag": true],
     ], to: connectionId, sequenced: true)
     await gateway.sendEvent("plugin.future.signal", payload: ["reason": "unannounced"], to: connectionId, sequenced: false)
-    await gateway.sendEvent("tick", payload: [
-        "ts": .int(gateway.clock.nowMs), "uptimeMs": 12_345, "future": ["field": "value"],
-    ], to: connectionId, sequenced: true)
+    await gateway.sendEvent("tick", payload: ["ts": .int(gateway.clock.nowMs), "uptimeMs": 12_345, "future": ["field": "value"]],
+                            to: connectionId, sequenced: true)
 
     try await run.expectProbeAnswers(probe, on: session, "after the unknown events")
 }

@@ -20,17 +20,10 @@ let hs011 = Scenario(
     // Judges the handshake itself: it runs even when the client never gets a session.
     options: Scenario.Options(needsSession: false, configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let rules = run.profile.connectSchema
-    func check(_ attempt: ConnectAttempt) throws {
-        if case .failure(let violation) = ConnectParams.validate(attempt.params, rules: rules) {
-            try run.fail("the \(attempt.role) connect on \(attempt.connectionId) leaves the closed connect schema",
-                         expected: "params the schema admits", actual: violation.message)
-        }
-    }
     let first = try await run.waitForEvent("the client's first connect") { ConnectAttempt($0) }
-    try check(first)
-    try await waitForNodeSession(run, within: .seconds(20), checking: check)
-    for attempt in run.connects() { try check(attempt) }
+    try run.expectClosedConnectSchema(first)
+    try await waitForNodeSession(run, within: .seconds(20), checking: run.expectClosedConnectSchema)
+    for attempt in run.connects() { try run.expectClosedConnectSchema(attempt) }
 }
 
 /// What ends HS-011's wait for a node session.

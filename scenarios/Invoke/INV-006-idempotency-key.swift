@@ -23,12 +23,9 @@ let inv006 = Scenario(
     let key = "conformance-inv006-\(run.random(in: 1_000...9_999))"
     var payloads: [String] = []
     for attempt in 1...2 {
-        let result = try await run.invokeForResult("debug.counter", nodeId: nodeId, idempotencyKey: key,
-                                                   "invoke \(attempt) with idempotencyKey \(key)")
-        try run.expect(result.ok, "invoke \(attempt) of debug.counter succeeds",
-                       expected: "ok:true", actual: "ok:false \(result.error?.code ?? "") \(result.error?.message ?? "")")
+        let result = try await run.expectInvokeSucceeds("debug.counter", nodeId: nodeId, idempotencyKey: key,
+                                                        "invoke \(attempt) of debug.counter with idempotencyKey \(key)")
         payloads.append(result.payloadJSON ?? result.payload?.jsonString ?? "")
     }
-    try run.expectEqual(payloads[1], payloads[0],
-                        "the repeated idempotencyKey returns the first result (the command did not run again)")
+    try run.expectEqual(payloads[1], payloads[0], "the repeated idempotencyKey returns the first result (the command did not run again)")
 }

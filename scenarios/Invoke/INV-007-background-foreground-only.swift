@@ -18,13 +18,7 @@ let inv007 = Scenario(
     options: Scenario.Options(needsCommands: [["canvas.*", "camera.*", "screen.*"]], configureGateway: { $0.autoApproval = .auto })
 ) { run in
     // Decided from the first node connect, before waiting for a session.
-    let declared = try await run.declaredCommands()
-    let commands = ["canvas.", "camera.", "screen."].compactMap { family in
-        declared.filter { $0.hasPrefix(family) }.sorted().first
-    }
-    guard !commands.isEmpty else {
-        try run.unsupported("the client declares no canvas.*, camera.* or screen.* command")
-    }
+    let commands = try await run.declaredCommands(oneOfEach: ["canvas.", "camera.", "screen."])
     let nodeId = try await run.nodeId()
     try await run.client.stimulate(.enterBackground)
     for command in commands {

@@ -14,9 +14,7 @@ let inv010 = Scenario(
 ) { run in
     let session = try await run.nodeSession()
     let declared = try await run.nextConnect(role: .node, "the client's first node connect", from: .start).commands
-    let cursor = run.mark()
-    await run.gateway.reset(connectionId: session.connectionId)
-    let again = try await run.nextConnect(role: .node, "the node's connect after the reset", from: cursor, within: .seconds(30))
+    let again = try await run.resetAndReconnect(session).connect
     let added = again.commands.filter { !declared.contains($0) }
     try run.expect(added.isEmpty, "the reconnect declares only commands the first connect declared",
                    expected: "a subset of [\(declared.joined(separator: ", "))]",

@@ -35,9 +35,7 @@ let inv012 = Scenario(
     let session = try await run.nodeSession(deviceId: nodeId, from: .start)
     // Approve the probe command alone: the client's ordinary declaration becomes a widened one.
     await run.gateway.setApprovedNodeCommands(nodeId: nodeId, commands: [probe])
-    let cursor = run.mark()
-    await run.gateway.reset(connectionId: session.connectionId)
-    _ = try await run.nextConnect(role: .node, "the node's connect after the reset", from: cursor, within: .seconds(30))
+    let cursor = try await run.resetAndReconnect(session).cursor
     let widened = try await run.nodeSession(deviceId: nodeId, "the node's session after the reset", from: cursor)
     let pending = await run.gateway.pendingNodeSurfaceRequests().filter { $0.nodeId == nodeId }
     guard let request = pending.first else {

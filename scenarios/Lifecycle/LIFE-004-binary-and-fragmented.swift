@@ -12,16 +12,12 @@ let life004 = Scenario(
     profiles: .all,
     options: Scenario.Options(needsCommands: [ScenarioRun.probeCommands], configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let gateway = run.gateway
     let (probe, session) = try await run.probeAndNodeSession()
-    // Every event until the counters are reset (other broadcasts may come in between).
-    let plenty = 10_000
+    // Every event until the reset at the end (other broadcasts may come in between).
     for (binary, fragmented) in [(true, false), (false, true), (true, true)] {
         let form = [binary ? "binary" : "text", fragmented ? "fragmented" : nil].compactMap { $0 }.joined(separator: ", ")
-        await gateway.sendNextEventsAsBinary(binary ? plenty : 0)
-        await gateway.fragmentNextEvents(fragmented ? plenty : 0)
+        await run.sendNextEvents(binary: binary, fragmented: fragmented)
         try await run.expectProbeAnswers(probe, on: session, "sent as a \(form) message")
     }
-    await gateway.sendNextEventsAsBinary(0)
-    await gateway.fragmentNextEvents(0)
+    await run.sendNextEvents(binary: false, fragmented: false)
 }

@@ -29,44 +29,13 @@ let life005 = Scenario(
     await run.gateway.beginDrain(.restarting)
     let start = run.mark()
     async let wake = run.client.reply(to: .backgroundWake(trigger: "bg_app_refresh"))
-    let (connectionId, requestId) = try await run.waitForEvent("a request of the node session refused with UNAVAILABLE \(reason)", from: start) { event -> (String, String)? in
-        guard case .frameOut(let connectionId, .response(let response)) = event, connectionId == node.connectionId, !response.ok,
-              response.error?.details?["reason"]?.stringValue == reason else { return nil }
-        return (connectionId, response.id)
-    }
-    let method = run.matches(.anyRequest, from: start).first { $0.connectionId == connectionId && $0.request.id == requestId }?
-        .request.method ?? "?"
+    let method = try await run.refusedRequest(on: node.connectionId, reason: reason, from: start,
+                                              "a request of the node session refused with UNAVAILABLE \(reason)")
     await run.elapse(.milliseconds(2_500))
-    await run.gateway.endDrain()
-    let lifted = run.mark()
+    let lifted = await run.mark { await run.gateway.endDrain() }
     try await run.waitForEvent(.served(method).named("\(method) sent again and served within 15 s after the drain ended"),
                                within: .seconds(15), from: lifted)
     _ = try? await wake
-
     // Every resend of the method, measured from the refusal before it (Gateway clock).
-    var lastRefusalMs: Int64?
-    var measured = 0
-    var requestMethods: [String: String] = [:]
-    for entry in run.gateway.transcript.entries {
-        guard let message = entry.message, let id = message["id"]?.stringValue else { continue }
-        let key = "\(entry.connectionId) \(id)"
-        switch entry.kind {
-        case .inbound where message["type"]?.stringValue == "req":
-            let sent = message["method"]?.stringValue ?? ""
-            requestMethods[key] = sent
-            guard sent == method, let refused = lastRefusalMs else { continue }
-            measured += 1
-            try run.expect(entry.gatewayMs - refused >= Int64(GatewayDrain.retryAfterMs),
-                           "the client sent \(method) again sooner than retryAfterMs after a drain refusal",
-                           expected: "at least \(GatewayDrain.retryAfterMs) ms after the refusal",
-                           actual: "\(entry.gatewayMs - refused) ms")
-            lastRefusalMs = nil
-        case .outbound where message["type"]?.stringValue == "res" && requestMethods[key] == method:
-            if message["error"]?["details"]?["reason"]?.stringValue == reason { lastRefusalMs = entry.gatewayMs }
-        default:
-            break
-        }
-    }
-    try run.expect(measured > 0, "the client did not send \(method) again after the drain refusal",
-                   expected: "a resend of \(method)", actual: "none")
+    try run.expectResendsWait(method, afterRefusalsWith: reason, atLeastMs: Int64(GatewayDrain.retryAfterMs))
 }

@@ -20,12 +20,8 @@ let outbox002 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let first = try await run.chatReady()
-    let cursor = run.mark()
     let text = "deploy the release branch"
-    await run.gateway.dropNextChatSendAck(.afterApplying, cutConnection: true)
-    try await run.client.stimulate(.sendMessage(text))
-    try await run.chatReconnected(after: first, from: cursor)
-    try await run.client.stimulate(.goOnline)
+    let cursor = try await run.sendWithLostAck(text, after: first)
 
     let log = run.events(from: cursor)
     let sendIndices = log.indices.filter { index in

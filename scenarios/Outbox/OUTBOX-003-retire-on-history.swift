@@ -28,7 +28,6 @@ let outbox003 = Scenario(
                                  "the client retired the message on its ack, before chat.history showed it")
 
     await run.gateway.lagChatHistory(omitNewest: 0)
-    try await run.stimulate(.goOffline, .goOnline)
-    try await run.expectChatView(.expectOutbox([]), "chat.history shows the message but the client still holds it in its outbox")
+    try await run.expectChatView(.expectOutbox([]), after: [.goOffline, .goOnline], "chat.history shows the message but the client still holds it in its outbox")
     try await run.expectStoredUserTexts([text], "the Gateway holds the message once")
 }

@@ -19,13 +19,11 @@ let outbox004 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     try await run.chatReady()
-    try await run.client.stimulate(.goOffline)
     let texts = (1...50).map { "queued note \($0)" }
-    for text in texts { try await run.client.stimulate(.sendMessage(text)) }
+    try await run.stimulate([.goOffline] + texts.map { Stimulus.sendMessage($0) })
     let overflow = "queued note 51"
-    let reply = try await run.client.reply(to: .sendMessage(overflow))
-    try run.expect(reply != .ok, "the client accepted a 51st queued message without a word",
-                   expected: "an error answer to send-message (outbox full)", actual: "ok")
+    try await run.expectClientRefuses(.sendMessage(overflow), "the client accepted a 51st queued message without a word",
+                                      expected: "an error answer to send-message (outbox full)")
 
     let cursor = try await run.mark { try await run.client.stimulate(.goOnline) }
     try await run.waitForStoredUserText(texts[texts.count - 1], from: cursor)

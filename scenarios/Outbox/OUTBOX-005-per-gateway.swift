@@ -22,9 +22,7 @@ let outbox005 = Scenario(
     let forFirst = "meant for the first Gateway"
     try await run.stimulate(.goOffline, .sendMessage(forFirst))
 
-    let second = try await run.startGateway(configure: { $0.autoApproval = .auto })
-    try await run.client.stimulate(.switchGateway(url: second.url))
-    try await run.operatorSession("the client's operator session on the second Gateway", on: second)
+    let second = try await run.switchToOtherGateway(.operator, "the client's operator session on the second Gateway").gateway
     let forSecond = "meant for the second Gateway"
     try await run.stimulate(.sendMessage(forSecond), .goOnline)
     try run.expectNone(run.chatSends(on: second).filter { $0.text == forFirst }, "the client flushed the first Gateway's message into the second one",

@@ -30,10 +30,8 @@ let outbox006 = Scenario(
 
     try await run.client.stimulate(.goOffline)
     await run.gateway.releaseChatRun(collect: true)
-    try await run.client.stimulate(.goOnline)
-    try await run.expectChatView(.expectOutbox([]),
+    try await run.expectChatView(.expectOutbox([]), after: [.goOnline],
                                  "an input consumed by another run (receipt consumed) is still in the outbox")
-    let sends = run.chatSends(from: cursor).filter { $0.text == first || $0.text == second }
-    try run.expectEqual(sends.count, 2, "how many chat.send requests carried the two messages")
+    try run.expectChatSends(2, carrying: [first, second], from: cursor, "how many chat.send requests carried the two messages")
     try await run.expectStoredUserTexts(["\(first)\n\(second)"], "the Gateway holds one collected row")
 }

@@ -21,19 +21,13 @@ let outbox007 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     let first = try await run.chatReady()
-    let cursor = run.mark()
     let text = "rotate the staging keys"
     await run.gateway.holdChatRun()
-    await run.gateway.dropNextChatSendAck(.afterApplying, cutConnection: true)
-    try await run.client.stimulate(.sendMessage(text))
-    try await run.chatReconnected(after: first, from: cursor)
-    try await run.client.stimulate(.goOnline)
-    let sends = run.chatSends(from: cursor).filter { $0.text == text }
-    try run.expectEqual(sends.count, 1, "how many chat.send requests carried a message the Gateway lists as a pending input")
+    let cursor = try await run.sendWithLostAck(text, after: first)
+    try run.expectChatSends(1, carrying: [text], from: cursor, "how many chat.send requests carried a message the Gateway lists as a pending input")
     try await run.expectChatView(.expectOutbox([text]), "the client retired a message that history does not hold yet")
 
     await run.gateway.releaseChatRun()
-    try await run.stimulate(.goOffline, .goOnline)
-    try await run.expectChatView(.expectOutbox([]), "history holds the message but the client still shows it in its outbox")
+    try await run.expectChatView(.expectOutbox([]), after: [.goOffline, .goOnline], "history holds the message but the client still shows it in its outbox")
     try await run.expectEqual(run.storedUserTexts().filter { $0 == text }.count, 1, "how many times the Gateway stored the message")
 }

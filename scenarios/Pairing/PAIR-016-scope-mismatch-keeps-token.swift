@@ -22,11 +22,8 @@ let pair016 = Scenario(
 ) { run in
     try await run.pairWithSetupCode(profile: .limited)
     let relaunch = try await run.mark { try await run.client.restart() }
-    let operatorSession = try await run.operatorSession("an operator session with the handed-off token", from: relaunch,
-                                                        within: .seconds(20))
-    guard operatorSession.authMethod == "device-token", let operatorToken = operatorSession.presentedToken else {
-        try run.unsupported("the client's operator session does not use a device token (\(operatorSession.authMethod))")
-    }
+    let operatorSession = try await run.operatorSession("an operator session with the handed-off token", from: relaunch, within: .seconds(20))
+    let operatorToken = try run.presentedDeviceToken(of: operatorSession)
 
     try await run.reply(to: .requestScopes(["operator.admin"]), until: .refusal(.authScopeMismatch), within: .seconds(20))
     let restart = try await run.mark { try await run.client.restart() }

@@ -31,8 +31,5 @@ let pair017 = Scenario(
     let refusedDevice = run.connect(on: refused.connectionId)?.deviceId
     let session = try await run.nodeSession("a node session after the lockout", from: start, within: .seconds(40))
     try HandshakeSteps.expectRateLimitRetriesHonoured(run, from: start, role: .node)
-    try run.expect(session.deviceId == refusedDevice,
-                   "the node session after the lockout is of another device identity than the refused connect",
-                   expected: "device \(refusedDevice ?? "?") (the identity that was rate-limited)",
-                   actual: "device \(session.deviceId ?? "none")")
+    try run.expectEqual(session.deviceId, refusedDevice, "the device of the node session after the lockout (the rate-limited one)")
 }

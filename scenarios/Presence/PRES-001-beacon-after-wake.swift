@@ -25,15 +25,5 @@ let pres001 = Scenario(
     let beacon = try await run.reply(to: .backgroundWake(trigger: "silent_push"),
                                      until: .beaconRequest.named("node.event node.presence.alive after the wake"))
     try run.expectOnNodeSession(beacon, "the beacon")
-    let shown = String(beacon.params.jsonString.prefix(300))
-    let text = try run.required(beacon.params["payloadJSON"]?.stringValue, "the beacon's payloadJSON is not a string",
-                                expected: "payloadJSON: a JSON object as a string", actual: shown)
-    guard let payload = try? JSONValue(parsing: text), payload.objectValue != nil else {
-        try run.fail("the beacon's payloadJSON is not a JSON object", expected: "a JSON object as text", actual: String(text.prefix(200)))
-    }
-    let valid: Set<String> = ["background", "silent_push", "bg_app_refresh", "significant_location", "manual", "connect"]
-    let trigger = payload["trigger"]?.stringValue
-    try run.expect(trigger.map(valid.contains) ?? false, "the beacon names a known trigger",
-                   expected: "trigger one of \(valid.sorted().joined(separator: ", "))",
-                   actual: trigger.map { "trigger \"\($0)\"" } ?? "no trigger")
+    try run.expectKnownPresenceTrigger(run.beaconPayload(beacon))
 }

@@ -20,15 +20,13 @@ let push002 = Scenario(
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
     try await run.nodeSession()
-    try await run.client.stimulate(.pushRegister(transport: PushTransport.relay.rawValue))
-    let first = try await run.waitForEvent(.pushRegistered(.relay).named("push.apns.register on the first Gateway"))
-    try run.expectEqual(first.gatewayDeviceId ?? "", run.gateway.identity.deviceId,
-                        "gatewayDeviceId of the first registration (precondition)")
+    let first = try await run.stimulate(.pushRegister(transport: PushTransport.relay.rawValue),
+                                        until: .pushRegistered(.relay).named("push.apns.register on the first Gateway"))
+    try run.expectEqual(first.gatewayDeviceId ?? "", run.gateway.identity.deviceId, "gatewayDeviceId of the first registration (precondition)")
 
-    let second = try await run.startGateway { $0.autoApproval = .auto }
-    try run.expect(second.identity.deviceId != run.gateway.identity.deviceId, "the two Gateways have different identities (precondition)")
-    try await run.client.stimulate(.switchGateway(url: second.url))
-    let registration = try await run.waitForEvent(.pushRegistered(.relay).named("push.apns.register on the new Gateway"), on: second)
+    let second = try await run.startOtherGateway()
+    let registration = try await run.stimulate(.switchGateway(url: second.url),
+                                               until: .pushRegistered(.relay).named("push.apns.register on the new Gateway"), on: second)
     try run.expectEqual(registration.gatewayDeviceId, second.identity.deviceId,
                         "gatewayDeviceId of the registration on the new Gateway (its own identity, not the old one's)")
     try run.expect(registration.accepted, "the new Gateway accepts the registration", expected: "accepted", actual: "ignored")

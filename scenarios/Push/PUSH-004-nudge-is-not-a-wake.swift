@@ -26,10 +26,7 @@ let push004 = Scenario(
     let answer = await run.gateway.operatorInvoke(nodeId: nodeId, command: NodeCommandName.deviceInfo.rawValue, timeoutMs: 60_000)
     try run.expectEqual(answer.error?.detailCode ?? answer.summary, "NOT_CONNECTED",
                         "the operator's answer after the undelivered wakes (precondition)")
-    let alerts = await run.gateway.pushDeliveries().filter { $0.nodeId == nodeId && $0.pushType == "alert" }
-    guard let nudge = alerts.last, let payload = nudge.payload else {
-        throw ScenarioFailure("the Gateway sent the reopen nudge (precondition)", expected: "an alert push", actual: "none")
-    }
+    let payload = try await run.lastPushPayload("alert", to: nodeId, "the reopen nudge (precondition)")
     let delivered = try await run.mark { try await run.client.stimulate(.pushWake(payload: payload)) }
     try await run.expectNoEvent(.connect(.node).named("a node connect after the nudge"), within: .seconds(10), from: delivered)
     try await run.expectNoEvent(.beaconRequest.filter { $0.beaconTrigger == "silent_push" }

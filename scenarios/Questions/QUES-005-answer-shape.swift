@@ -19,21 +19,17 @@ let ques005 = Scenario(
     profiles: .current,
     options: Scenario.Options(configureGateway: { $0.autoApproval = .auto })
 ) { run in
-    let operatorSession = try await run.operatorSession()
-    @Sendable func open(_ prompt: String, options: [String], multiSelect: Bool = false, allowOther: Bool = false) async throws -> String {
-        try await run.openQuestion(prompt, options: options, multiSelect: multiSelect, allowOther: allowOther,
-                                   expiresIn: .seconds(900), to: operatorSession)
-    }
+    let session = try await run.operatorSession()
 
-    let single = try await open("Where should I deploy the build?", options: ["Staging", "Production"])
+    let single = try await run.openQuestion("Where should I deploy the build?", options: ["Staging", "Production"], to: session)
     _ = try await run.client.reply(to: .answerQuestion(id: single, answer: ["Staging", "Production"]))
     try await run.expectNoClientAnswer(to: single, "the client sent several values for a single-select question",
                                        expected: "no question.resolve for two options of a single-select question")
     try await run.expectAnswerRecorded(single, with: "Staging", recorded: ["Staging"], "a single-select question with one option")
 
-    let multi = try await open("Which checks should run?", options: ["Lint", "Tests", "Docs"], multiSelect: true)
+    let multi = try await run.openQuestion("Which checks should run?", options: ["Lint", "Tests", "Docs"], multiSelect: true, to: session)
     try await run.expectAnswerRecorded(multi, with: ["Lint", "Docs"], recorded: ["Lint", "Docs"], "a multi-select question with two options")
 
-    let other = try await open("Where should I deploy the build?", options: ["Staging", "Production"], allowOther: true)
+    let other = try await run.openQuestion("Where should I deploy the build?", options: ["Staging", "Production"], allowOther: true, to: session)
     try await run.expectAnswerRecorded(other, with: ["other": "Canary"], recorded: ["Canary"], "an isOther question with free text")
 }

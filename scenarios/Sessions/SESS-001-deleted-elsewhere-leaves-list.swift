@@ -22,13 +22,7 @@ let sess001 = Scenario(
 ) { run in
     await run.gateway.postAssistantMessage("welcome to research", sessionKey: "research")
     try await run.chatReady()
-    if case .error(let shown) = try await run.client.reply(to: .expectSessions(["main", "research"])) {
-        try run.fail("the client's session list does not show the Gateway's sessions",
-                     expected: "the session list shows [\"main\",\"research\"]", actual: shown)
-    }
+    try await run.expectClientShows(.expectSessions(["main", "research"]), "the client's session list does not show the Gateway's sessions")
     try await run.gateway.deleteChatSession(sessionKey: "research")
-    if case .error(let shown) = try await run.client.reply(to: .expectSessions(["main"])) {
-        try run.fail("the client kept a session deleted on another device",
-                     expected: "the session list shows [\"main\"]", actual: shown)
-    }
+    try await run.expectClientShows(.expectSessions(["main"]), "the client kept a session deleted on another device")
 }

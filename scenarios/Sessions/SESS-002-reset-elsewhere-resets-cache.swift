@@ -21,8 +21,7 @@ let sess002 = Scenario(
 ) { run in
     try await run.chatReady()
     let text = "draft the plan"
-    try await run.client.stimulate(.sendMessage(text))
-    try await run.expectChatView(.expectTranscript([text, "echo: \(text)"]), "the chat view does not show the conversation while online")
+    try await run.expectConversationShown(afterSending: text)
 
     await run.gateway.compactChatSession(keep: 1)
     try await run.expectChatView(.expectTranscript(["echo: \(text)"]),

@@ -22,19 +22,12 @@ let vw001 = Scenario(
 ) { run in
     _ = try await run.operatorSession()
     try await run.client.stimulate(.setVoiceWakeTriggers(["alpha", "beta"]))
-    let saved = await run.gateway.voiceWakeTriggers()
-    try run.expectEqual(saved, ["alpha", "beta"], "the triggers the Gateway holds after the user's edit")
+    try await run.expectEqual(run.gateway.voiceWakeTriggers(), ["alpha", "beta"], "the triggers the Gateway holds after the user's edit")
 
     let cursor = run.mark()
     let elsewhere = ["gamma", "delta"]
     await run.gateway.setVoiceWakeTriggers(elsewhere)
-    if case .error(let shown) = try await run.client.reply(to: .expectVoiceWakeTriggers(elsewhere)) {
-        try run.fail("the client kept its own voice wake triggers after voicewake.changed",
-                     expected: "the settings show [\"gamma\",\"delta\"]", actual: shown)
-    }
-    let writes = run.requests(.voicewakeSet, from: cursor)
-    try run.expect(writes.isEmpty, "the client wrote its voice wake triggers back over the other device's",
-                   expected: "no voicewake.set", actual: writes.map(\.description).joined(separator: "; "))
-    let final = await run.gateway.voiceWakeTriggers()
-    try run.expectEqual(final, elsewhere, "the triggers the Gateway holds after the other device's change")
+    try await run.expectClientShows(.expectVoiceWakeTriggers(elsewhere), "the client kept its own voice wake triggers after voicewake.changed")
+    try run.expectNoRequest(.voicewakeSet, from: cursor, "the client wrote its voice wake triggers back over the other device's")
+    try await run.expectEqual(run.gateway.voiceWakeTriggers(), elsewhere, "the triggers the Gateway holds after the other device's change")
 }

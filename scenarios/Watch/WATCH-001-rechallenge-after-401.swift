@@ -20,8 +20,7 @@ let watch001 = Scenario(
     options: Scenario.Options(needsSession: false)
 ) { run in
     let nodeId = try await run.watchSession()
-    let cursor = run.mark()
-    await run.advance(by: .seconds(80))
+    let cursor = await run.mark { await run.advance(by: .seconds(80)) }
     try await run.waitForEvent(.watchAnswer(WatchDirectRules.pollPath).filter { $0.status == 401 }
         .named("the waiting poll answered 401 (session expired)"), from: cursor)
     try await run.waitForEvent(.watchAnswer(WatchDirectRules.challengePath).filter { $0.status == 200 }

@@ -20,18 +20,10 @@ let watch002 = Scenario(
     options: Scenario.Options(needsSession: false)
 ) { run in
     let (first, _) = try await run.watchPair()
-    try run.expectEqual(first.credential ?? "none", "bootstrapToken", "the credential of the pairing connect")
-    try run.expectEqual(first.status, 200, "the status of the pairing connect")
-    let expiry = run.mark()
-    await run.advance(by: .seconds(80))
-    let again = try await run.waitForEvent(.watchAnswer(WatchDirectRules.connectPath).named("the Watch's connect after its session expired"),
-                                           within: .seconds(12), from: expiry)
-    try run.expectEqual(again.credential ?? "none", "deviceToken", "the credential of the connect after pairing")
-    try run.expectEqual(again.status, 200, "the status of the connect with the device token")
-    let relaunch = run.mark()
-    try await run.client.restart()
-    let relaunched = try await run.waitForEvent(.watchAnswer(WatchDirectRules.connectPath).named("the Watch's connect after the relaunch"),
-                                                from: relaunch)
-    try run.expectEqual(relaunched.credential ?? "none", "deviceToken", "the credential of the connect after the relaunch")
-    try run.expectEqual(relaunched.status, 200, "the status of the connect after the relaunch")
+    try run.expectWatchConnect(first, credential: "bootstrapToken", "the pairing connect")
+    let expiry = await run.mark { await run.advance(by: .seconds(80)) }
+    try await run.expectWatchConnect("the Watch's connect after its session expired", credential: "deviceToken", from: expiry,
+                                     within: .seconds(12))
+    let relaunch = try await run.mark { try await run.client.restart() }
+    try await run.expectWatchConnect("the Watch's connect after the relaunch", credential: "deviceToken", from: relaunch)
 }

@@ -20,11 +20,8 @@ let watch003 = Scenario(
 ) { run in
     let nodeId = try await run.watchSession()
     await run.elapse(.seconds(65))
-    let outcome = await run.gateway.invoke(nodeId: nodeId, command: NodeCommandName.deviceInfo.rawValue, wait: run.stepTimeout)
+    try await run.expectInvokeSucceeds(NodeCommandName.deviceInfo.rawValue, nodeId: nodeId, "device.info through the Watch's polls")
     let superseded = run.matches(.supersededPoll)
     try run.expect(superseded.isEmpty, "the Watch never had two polls waiting at once", expected: "no poll answered 409",
                    actual: "\(superseded.count) poll\(superseded.count == 1 ? "" : "s") answered 409 superseded poll")
-    guard case .result(let result) = outcome, result.ok else {
-        try run.fail("device.info did not succeed through the Watch's polls", expected: "ok:true", actual: "\(outcome)")
-    }
 }

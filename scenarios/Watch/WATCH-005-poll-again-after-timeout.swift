@@ -25,8 +25,5 @@ let watch005 = Scenario(
     let empty = try await run.waitForMatch(.watchAnswer(poll).filter { $0.status == 200 && $0.event == nil }
         .named("the poll answered event: null after 20 s"), from: first.next)
     try await run.waitForEvent(.watchRequest(poll).named("a new poll after the empty answer"), within: .seconds(5), from: empty.next)
-    let outcome = await run.gateway.invoke(nodeId: nodeId, command: NodeCommandName.deviceStatus.rawValue, wait: run.stepTimeout)
-    guard case .result(let result) = outcome, result.ok else {
-        try run.fail("device.status did not succeed after the empty poll", expected: "ok:true", actual: "\(outcome)")
-    }
+    try await run.expectInvokeSucceeds(NodeCommandName.deviceStatus.rawValue, nodeId: nodeId, "device.status after the empty poll")
 }

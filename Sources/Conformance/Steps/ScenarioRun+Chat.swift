@@ -54,11 +54,29 @@ extension ScenarioRun {
     }
 
     /// Asks the client whether its chat view shows `stimulus`'s expectation (`expect-transcript`
-    /// or `expect-outbox`); an `error` answer fails the run with what the client shows.
+    /// or `expect-outbox`); an `error` answer fails the run with what the client shows (see
+    /// ``expectClientShows(_:_:)``).
     public func expectChatView(_ stimulus: Stimulus, _ message: String) async throws {
-        if case .error(let shown) = try await client.reply(to: stimulus) {
-            try fail(message, expected: stimulus.description, actual: shown)
-        }
+        try await expectClientShows(stimulus, message)
+    }
+
+    /// Sends `stimuli` in order (each one must be answered `ok`: `.goOffline, .goOnline`), then
+    /// asks the client whether its chat view shows `expectation` (``expectChatView(_:_:)``).
+    public func expectChatView(_ expectation: Stimulus, after stimuli: [Stimulus], _ message: String) async throws {
+        for stimulus in stimuli { try await client.stimulate(stimulus) }
+        try await expectChatView(expectation, message)
+    }
+
+    /// Asks the client to send `text` (the `send-message` stimulus) and requires its chat view to
+    /// show the conversation: the message and the Gateway's `echo:` reply (failure: `the chat
+    /// view does not show the conversation while online`).
+    /// - Returns: the transcript it shows, `[text, "echo: text"]`.
+    @discardableResult
+    public func expectConversationShown(afterSending text: String) async throws -> [String] {
+        try await client.stimulate(.sendMessage(text))
+        let transcript = [text, "echo: \(text)"]
+        try await expectChatView(.expectTranscript(transcript), "the chat view does not show the conversation while online")
+        return transcript
     }
 
     /// Pairs the client (auto-approval must be on), waits for its operator session and takes the

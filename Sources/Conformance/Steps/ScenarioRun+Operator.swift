@@ -38,10 +38,12 @@ extension ScenarioRun {
 
     /// Creates a question with the scripting API and waits until it (`question.requested`)
     /// reached `session`.
+    /// - Parameter expiresIn: how long it stays open (15 minutes unless a scenario needs it to
+    ///   expire).
     /// - Returns: the question's id.
     public func openQuestion(
         _ prompt: String, options: [String], multiSelect: Bool = false, allowOther: Bool = false,
-        expiresIn: Duration, to session: SessionInfo
+        expiresIn: Duration = .seconds(900), to session: SessionInfo
     ) async throws -> String {
         let question = try await gateway.createQuestion(prompt, options: options, multiSelect: multiSelect,
                                                         allowOther: allowOther, expiresIn: expiresIn)

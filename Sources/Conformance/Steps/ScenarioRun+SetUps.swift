@@ -239,6 +239,61 @@ extension ScenarioRun {
         return nodeId
     }
 
+    /// Starts a second Gateway (auto-approving, on the run's profile) and requires it to have
+    /// another identity than the run's first one (`the two Gateways have different identities
+    /// (precondition)`), for a client that switches Gateways.
+    /// - Returns: the new Gateway.
+    public func startOtherGateway() async throws -> Gateway {
+        let other = try await startGateway { $0.autoApproval = .auto }
+        try expect(other.identity.deviceId != gateway.identity.deviceId, "the two Gateways have different identities (precondition)")
+        return other
+    }
+
+    /// Starts a second Gateway (``startOtherGateway()``), switches the client to it (the
+    /// `switch-gateway` stimulus) and waits for the client's session of `role` there.
+    /// - Parameter what: how the failure message names the session.
+    /// - Returns: the new Gateway and the session.
+    public func switchToOtherGateway(_ role: GatewayRole = .operator, _ what: String) async throws
+        -> (gateway: Gateway, session: SessionInfo) {
+        let other = try await startOtherGateway()
+        try await client.stimulate(.switchGateway(url: other.url))
+        return (other, try await session(role, what, on: other))
+    }
+
+    /// Resets the TCP connection of `session` (a fault: no close frame) and waits for the
+    /// client's next node `connect` after it (`what` names it; 30 s).
+    /// - Returns: the connect and the mark from just before the reset.
+    @discardableResult
+    public func resetAndReconnect(_ session: SessionInfo, _ what: String = "the node's connect after the reset") async throws
+        -> (connect: ConnectAttempt, cursor: EventCursor) {
+        let cursor = await mark { await gateway.reset(connectionId: session.connectionId) }
+        return (try await nextConnect(role: .node, what, from: cursor, within: .seconds(30)), cursor)
+    }
+
+    /// Sends the chat message `text` with its acknowledgement lost: the Gateway applies the
+    /// `chat.send` and cuts the connection instead of answering; then waits for the client's
+    /// operator session to come back (after `first`) and read `chat.history`, and takes the chat
+    /// view online again (``chatReconnected(after:from:)``).
+    /// - Returns: the mark from just before the send.
+    @discardableResult
+    public func sendWithLostAck(_ text: String, after first: SessionInfo) async throws -> EventCursor {
+        let cursor = mark()
+        await gateway.dropNextChatSendAck(.afterApplying, cutConnection: true)
+        try await client.stimulate(.sendMessage(text))
+        try await chatReconnected(after: first, from: cursor)
+        try await client.stimulate(.goOnline)
+        return cursor
+    }
+
+    /// Sends every following event to the client's connections as a binary message (`binary`)
+    /// and split into fragments (`fragmented`), until called again: `(false, false)` returns to
+    /// one text message per event.
+    public func sendNextEvents(binary: Bool, fragmented: Bool) async {
+        let untilReset = 10_000
+        await gateway.sendNextEventsAsBinary(binary ? untilReset : 0)
+        await gateway.fragmentNextEvents(fragmented ? untilReset : 0)
+    }
+
     /// Invokes the probe `command` (``probeCommand()``, with its ``probeParams(for:)``) on
     /// `nodeId` and waits for the outcome (behind a slow invoke on the same socket: once it is
     /// answered, the client has taken the slow one).
@@ -300,6 +355,12 @@ extension ScenarioRun {
     /// Sends each of `stimuli` in turn; the client must answer `ok` to every one
     /// (`try await run.stimulate(.goOffline, .goOnline)`).
     public func stimulate(_ stimuli: Stimulus...) async throws {
+        for stimulus in stimuli { try await client.stimulate(stimulus) }
+    }
+
+    /// Sends each of `stimuli` in turn, the client answering `ok` to every one
+    /// (`try await run.stimulate([.goOffline] + texts.map { Stimulus.sendMessage($0) })`).
+    public func stimulate(_ stimuli: [Stimulus]) async throws {
         for stimulus in stimuli { try await client.stimulate(stimulus) }
     }
 

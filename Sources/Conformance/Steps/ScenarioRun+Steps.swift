@@ -322,4 +322,222 @@ extension ScenarioRun {
         try await approveNewest(deviceId: deviceId)
         return try await sessionWithConnectFallback(device: deviceId, from: cursor, "a node session of \(deviceId) after its approval")
     }
+
+    // MARK: - What the client shows and answers
+
+    /// Asks the client whether it shows what `stimulus` describes (`expect-sessions`,
+    /// `expect-voice-wake-triggers`, `expect-transcript`, ...): an `error` answer fails the run
+    /// with `message`, the stimulus as what was expected and what the client shows instead.
+    public func expectClientShows(_ stimulus: Stimulus, _ message: String) async throws {
+        if case .error(let shown) = try await client.reply(to: stimulus) {
+            try fail(message, expected: stimulus.description, actual: shown)
+        }
+    }
+
+    /// Sends `stimulus` and requires the client to refuse it (any answer but `ok`): `message`
+    /// names what accepting it would mean (`the client accepted a 51st queued message`).
+    /// - Parameter expected: the refusal that was expected, for the report.
+    /// - Returns: the client's answer.
+    @discardableResult
+    public func expectClientRefuses(_ stimulus: Stimulus, _ message: String, expected: String) async throws -> StimulusReply {
+        let reply = try await client.reply(to: stimulus)
+        try expect(reply != .ok, message, expected: expected, actual: "ok")
+        return reply
+    }
+
+    // MARK: - The first frame
+
+    /// Waits for the first frame the client sends on `connectionId` and requires it to be a
+    /// request frame (failure: `the first frame is not a request`, with the frame as sent).
+    /// - Returns: the request.
+    public func firstRequest(on connectionId: String) async throws -> RequestFrame {
+        let first = try await waitForEvent(EventMatcher<Frame?>("the first frame on \(connectionId)") { event in
+            if case .frameIn(let id, let frame, _) = event, id == connectionId { .some(frame) } else { nil }
+        })
+        guard case .request(let request)? = first else {
+            try fail("the first frame is not a request", expected: "a req frame",
+                     actual: first.map { "\($0.json.jsonString.prefix(200))" } ?? "not a valid frame")
+        }
+        return request
+    }
+
+    /// Requires `attempt` to fit the profile's closed connect schema
+    /// (``GatewayProfile/connectSchema``): a member it does not define, or one of the wrong type,
+    /// fails the run naming the connect and the violation.
+    public func expectClosedConnectSchema(_ attempt: ConnectAttempt) throws {
+        if case .failure(let violation) = ConnectParams.validate(attempt.params, rules: profile.connectSchema) {
+            try fail("the \(attempt.role) connect on \(attempt.connectionId) leaves the closed connect schema",
+                     expected: "params the schema admits", actual: violation.message)
+        }
+    }
+
+    // MARK: - Declared commands by family
+
+    /// For each of `families` (command name prefixes: `canvas.`, `camera.`), the first declared
+    /// command of that family in name order; families the client declares nothing of are left out.
+    /// - Throws: `ScenarioUnsupported` when it declares a command of none of them.
+    public func declaredCommands(oneOfEach families: [String]) async throws -> [String] {
+        let declared = try await declaredCommands()
+        let commands = families.compactMap { family in declared.filter { $0.hasPrefix(family) }.sorted().first }
+        guard !commands.isEmpty else {
+            try unsupported("the client declares no \(families.map { "\($0)*" }.joined(separator: ", ")) command")
+        }
+        return commands
+    }
+
+    // MARK: - Invokes that must succeed
+
+    /// Invokes `command` on `nodeId` (with the step deadline) and requires an `ok:true` result.
+    /// - Parameter what: names the invoke in the failure message (`"\(what) did not succeed"`),
+    ///   which shows the outcome (no result, or the error the client answered).
+    /// - Returns: the result.
+    @discardableResult
+    public func expectInvokeSucceeds(_ command: String, nodeId: String, params: JSONValue? = nil, idempotencyKey: String? = nil,
+                                     _ what: String) async throws -> NodeInvokeResult {
+        let outcome = await gateway.invoke(nodeId: nodeId, command: command, params: params, idempotencyKey: idempotencyKey,
+                                           wait: stepTimeout)
+        guard case .result(let result) = outcome, result.ok else {
+            try fail("\(what) did not succeed", expected: "ok:true", actual: "\(outcome)")
+        }
+        return result
+    }
+
+    // MARK: - Pushes the Gateway sent
+
+    /// The payload of the newest push of `pushType` (`alert`, `background`) the Gateway sent to
+    /// `nodeId`, or a failure `the Gateway sent <what>` (expected: a push of that type).
+    public func lastPushPayload(_ pushType: String, to nodeId: String, _ what: String) async throws -> JSONValue {
+        let pushes = await gateway.pushDeliveries().filter { $0.nodeId == nodeId && $0.pushType == pushType }
+        return try required(pushes.last?.payload, "the Gateway sent \(what)", expected: "an \(pushType) push", actual: "none")
+    }
+
+    // MARK: - Beacons
+
+    /// The `payloadJSON` of the beacon `beacon` (a `node.presence.alive` node event) read as a
+    /// JSON object; a failure says whether it was not a string or not a JSON object.
+    public func beaconPayload(_ beacon: ClientRequest) throws -> JSONValue {
+        let shown = String(beacon.params.jsonString.prefix(300))
+        let text = try required(beacon.params["payloadJSON"]?.stringValue, "the beacon's payloadJSON is not a string",
+                                expected: "payloadJSON: a JSON object as a string", actual: shown)
+        guard let payload = try? JSONValue(parsing: text), payload.objectValue != nil else {
+            try fail("the beacon's payloadJSON is not a JSON object", expected: "a JSON object as text", actual: String(text.prefix(200)))
+        }
+        return payload
+    }
+
+    // MARK: - Watch connects
+
+    /// Requires the Watch connect `answer` to have presented `credential` (`bootstrapToken`,
+    /// `deviceToken`) and opened a session (200); `what` names the connect (`the pairing connect`).
+    public func expectWatchConnect(_ answer: WatchExchangeInfo, credential: String, _ what: String) throws {
+        try expectEqual(answer.credential ?? "none", credential, "the credential of \(what)")
+        try expectEqual(answer.status, 200, "the status of \(what)")
+    }
+
+    /// Waits from `cursor` for the Watch's next connect to be answered (`what` names it) and
+    /// requires it to present `credential` and open a session (see ``expectWatchConnect(_:credential:_:)``).
+    /// - Returns: the answer.
+    @discardableResult
+    public func expectWatchConnect(_ what: String, credential: String, from cursor: EventCursor,
+                                   within: Duration? = nil) async throws -> WatchExchangeInfo {
+        let answer = try await waitForEvent(.watchAnswer(WatchDirectRules.connectPath).named(what), within: within, from: cursor)
+        try expectWatchConnect(answer, credential: credential, what)
+        return answer
+    }
+
+    // MARK: - Requests the client did not send
+
+    /// Requires that `matcher` matched no event from `cursor` on, so far (no waiting: for what
+    /// the client sent before a closing round trip); `message` says what a match means, and the
+    /// failure lists the matches.
+    /// - Parameter expected: what was expected instead, for the report.
+    public func expectNoMatch<T: Sendable>(_ matcher: EventMatcher<T>, from cursor: EventCursor, _ message: String,
+                                           expected: String, on gateway: Gateway? = nil) throws {
+        try expectNone(matches(matcher, from: cursor, on: gateway), message, expected: expected)
+    }
+
+    /// Requires that the client sent no `method` request from `cursor` on (`message`: what one
+    /// means, `the client wrote its triggers back`); the failure lists those it sent.
+    public func expectNoRequest(_ method: GatewayMethod, from cursor: EventCursor, _ message: String, on gateway: Gateway? = nil) throws {
+        try expectNone(requests(method, from: cursor, on: gateway), message, expected: "no \(method.rawValue)")
+    }
+
+    /// Requires that `count` `chat.send` requests from `cursor` on carried one of `texts`
+    /// (`message` names the count: `how many chat.send requests carried the two messages`).
+    public func expectChatSends(_ count: Int, carrying texts: [String], from cursor: EventCursor, _ message: String) throws {
+        let sends = chatSends(from: cursor).filter { $0.text.map(texts.contains) ?? false }
+        try expectEqual(sends.count, count, message)
+    }
+
+    // MARK: - Presence triggers
+
+    /// Requires the beacon payload `payload` to name a trigger the Gateway knows
+    /// (``NodeEventRules/presenceTriggers``: `background`, `silent_push`, ...).
+    public func expectKnownPresenceTrigger(_ payload: JSONValue) throws {
+        let valid = NodeEventRules.presenceTriggers
+        let trigger = payload["trigger"]?.stringValue
+        try expect(trigger.map(valid.contains) ?? false, "the beacon names a known trigger",
+                   expected: "trigger one of \(valid.sorted().joined(separator: ", "))",
+                   actual: trigger.map { "trigger \"\($0)\"" } ?? "no trigger")
+    }
+
+    // MARK: - Tokens a session presented
+
+    /// The device token `session` authenticated with.
+    /// - Throws: `ScenarioUnsupported` when it authenticated otherwise (a shared token, a
+    ///   bootstrap token): the scenario's rule is about a client that keeps a device token.
+    public func presentedDeviceToken(of session: SessionInfo) throws -> String {
+        guard session.authMethod == "device-token", let token = session.presentedToken else {
+            try unsupported("the client's \(session.role.rawValue) session does not use a device token (\(session.authMethod))")
+        }
+        return token
+    }
+
+    // MARK: - Refused requests and their resends
+
+    /// Waits from `cursor` for the Gateway to refuse a request of the client on `connectionId`
+    /// with `reason` in the error's `details` (a drain's `UNAVAILABLE`), and reads which method
+    /// the refused request called.
+    /// - Parameter what: how the failure message names the refusal.
+    /// - Returns: the method (`?` when the request is not in the log).
+    public func refusedRequest(on connectionId: String, reason: String, from cursor: EventCursor, _ what: String) async throws -> String {
+        let requestId = try await waitForEvent(what, from: cursor) { event -> String? in
+            guard case .frameOut(let id, .response(let response)) = event, id == connectionId, !response.ok,
+                  response.error?.details?["reason"]?.stringValue == reason else { return nil }
+            return response.id
+        }
+        return matches(.anyRequest, from: cursor).first { $0.connectionId == connectionId && $0.request.id == requestId }?
+            .request.method ?? "?"
+    }
+
+    /// Requires that the client sent `method` again after a refusal with `reason` (in the error's
+    /// `details`), and every time no sooner than `minimumMs` after that refusal (Gateway clock,
+    /// read from the transcript: each resend measured from the refusal just before it).
+    public func expectResendsWait(_ method: String, afterRefusalsWith reason: String, atLeastMs minimumMs: Int64,
+                                  on gateway: Gateway? = nil) throws {
+        var lastRefusalMs: Int64?
+        var measured = 0
+        var requestMethods: [String: String] = [:]
+        for entry in (gateway ?? self.gateway).transcript.entries {
+            guard let message = entry.message, let id = message["id"]?.stringValue else { continue }
+            let key = "\(entry.connectionId) \(id)"
+            switch entry.kind {
+            case .inbound where message["type"]?.stringValue == "req":
+                let sent = message["method"]?.stringValue ?? ""
+                requestMethods[key] = sent
+                guard sent == method, let refused = lastRefusalMs else { continue }
+                measured += 1
+                try expect(entry.gatewayMs - refused >= minimumMs,
+                           "the client sent \(method) again sooner than \(minimumMs) ms after a refusal with reason \(reason)",
+                           expected: "at least \(minimumMs) ms after the refusal", actual: "\(entry.gatewayMs - refused) ms")
+                lastRefusalMs = nil
+            case .outbound where message["type"]?.stringValue == "res" && requestMethods[key] == method:
+                if message["error"]?["details"]?["reason"]?.stringValue == reason { lastRefusalMs = entry.gatewayMs }
+            default:
+                break
+            }
+        }
+        try expect(measured > 0, "the client did not send \(method) again after the refusal with reason \(reason)",
+                   expected: "a resend of \(method)", actual: "none")
+    }
 }
