@@ -49,7 +49,7 @@ public enum DeviceAuthPayload {
     public static func normalizeMetadataField(_ value: String?) -> String {
         guard let value else { return "" }
         var result = String.UnicodeScalarView()
-        for scalar in value.trimmingCharacters(in: .whitespacesAndNewlines).unicodeScalars {
+        for scalar in value.trimmingWhitespacesAndNewlines().unicodeScalars {
             if (0x41...0x5A).contains(scalar.value), let lower = Unicode.Scalar(scalar.value + 0x20) {
                 result.append(lower)
             } else {

@@ -137,7 +137,7 @@ public struct DeviceProofVerifier: Sendable, Hashable {
         guard !overflow, skew.magnitude <= UInt(Self.signatureSkewMs) else { return .rejected(.signatureExpired) }
 
         // 3./4. Nonce present, then equal to this connection's challenge.
-        let nonce = device.nonce?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let nonce = device.nonce?.trimmingWhitespacesAndNewlines() ?? ""
         var version: DeviceAuthPayload.Version?
         if nonce.isEmpty {
             guard acceptsLegacyV1, verifies(.v1, params, nonce: "", device: device) else { return .rejected(.nonceRequired) }

@@ -9,10 +9,15 @@ extension GatewayCore {
     /// that is gone or closing is skipped before the layer sees it (no one-off fault is used up
     /// on it).
     func perform(_ effects: [GatewayEffect]) {
-        for effect in effects {
-            if case .send(_, let connectionId, _) = effect, !isOpen(connectionId) { continue }
-            for rewritten in faultLayer.rewrite(effect) { execute(rewritten) }
-        }
+        for effect in effects { perform(effect) }
+    }
+
+    /// Runs one effect, rewritten by the fault layer first, as the list form runs each;
+    /// the rules' shorthands below call this, so that a frame builds no array of effects.
+    func perform(_ effect: GatewayEffect) {
+        if case .send(_, let connectionId, _) = effect, !isOpen(connectionId) { return }
+        guard let rewritten = faultLayer.rewritten(effect) else { return execute(effect) }
+        for effect in rewritten { execute(effect) }
     }
 
     /// Runs one effect after the fault layer.
@@ -123,7 +128,7 @@ extension GatewayCore {
 
     /// Sends a frame on a connection.
     func send(_ frame: Frame, to connectionId: String) {
-        perform([.send(frame, to: connectionId)])
+        perform(.send(frame, to: connectionId))
     }
 
     /// Sends an event that carries the connection's next `seq` (a gap armed by a fault is the
@@ -146,7 +151,11 @@ extension GatewayCore {
     /// - Returns: whether the answer was sent (`false` when a fault dropped or lost it).
     @discardableResult
     func respond(_ response: ResponseFrame, method: String, to connectionId: String) -> Bool {
-        let effects = faultLayer.rewrite(.respond(response, method: method, to: connectionId))
+        let answer = GatewayEffect.respond(response, method: method, to: connectionId)
+        guard let effects = faultLayer.rewritten(answer) else {
+            execute(answer)
+            return true
+        }
         for effect in effects { execute(effect) }
         return !effects.contains {
             switch $0 {
@@ -163,34 +172,34 @@ extension GatewayCore {
 
     /// Sends a JSON document that is not a well-formed frame (a response echoing a numeric id).
     func sendJSON(_ json: JSONValue, to connectionId: String) {
-        perform([.sendJSON(json, to: connectionId)])
+        perform(.sendJSON(json, to: connectionId))
     }
 
     /// Answers with a JSON document that is not a well-formed frame, as ``respond(_:method:to:)``
     /// answers a frame: logged as `request.handled` and delayed by `delayResponses`.
     func respondJSON(_ json: JSONValue, method: String, error: ErrorShape, to connectionId: String) {
-        perform([.respondJSON(json, method: method, errorCode: error.code, to: connectionId)])
+        perform(.respondJSON(json, method: method, errorCode: error.code, to: connectionId))
     }
 
     /// Closes a connection with a close frame after what is already queued.
     func close(_ connectionId: String, code: Int, reason: String) {
-        perform([.close(connectionId, code: code, reason: reason)])
+        perform(.close(connectionId, code: code, reason: reason))
     }
 
     /// Drops a connection without a close frame (TCP reset), after what is already queued.
     func abort(_ connectionId: String) {
-        perform([.abort(connectionId)])
+        perform(.abort(connectionId))
     }
 
     /// Sends an event to every session allowed to see it (docs/protocol.md §2.6).
     func broadcast(event: String, payload: JSONValue?, stateVersion: StateVersion? = nil) {
-        perform([.broadcast(event: event, payload: payload, stateVersion: stateVersion)])
+        perform(.broadcast(event: event, payload: payload, stateVersion: stateVersion))
     }
 
     /// Records an injected fault: a `fault` transcript line (on `connectionId`, or `-` for the
     /// whole Gateway) and a `faultInjected` event.
     func noteFault(_ description: String, on connectionId: String = "-") {
-        perform([.noteFault(description, on: connectionId)])
+        perform(.noteFault(description, on: connectionId))
     }
 
     /// Arms a fault in the fault layer and announces it.

@@ -394,16 +394,20 @@ public final class Transcript: Sendable {
             let position = state.base + state.slots.count
             state.slots.append(.entry(entry, cost: cost))
             state.bytes += cost
-            state.connections[entry.connectionId, default: ConnectionUsage()].bytes += cost
-            state.connections[entry.connectionId, default: ConnectionUsage()].kept.append(position)
-            trimConnection(&state, entry.connectionId)
+            // One lookup for the connection's usage, taken out of the table while it changes (a
+            // value still in the table would make the change copy its `kept` positions).
+            var usage = state.connections.removeValue(forKey: entry.connectionId) ?? ConnectionUsage()
+            usage.bytes += cost
+            usage.kept.append(position)
+            if usage.bytes > budget.connectionBytes { trimConnection(&state, &usage, entry.connectionId) }
+            state.connections[entry.connectionId] = usage
             trimTotal(&state)
         }
     }
 
-    /// Drops the oldest entries of `connectionId` while it is over its budget.
-    private func trimConnection(_ state: inout State, _ connectionId: String) {
-        guard var usage = state.connections[connectionId], usage.bytes > budget.connectionBytes else { return }
+    /// Drops the oldest entries of `connectionId` (whose usage is `usage`, out of
+    /// `state.connections` meanwhile) while it is over its budget.
+    private func trimConnection(_ state: inout State, _ usage: inout ConnectionUsage, _ connectionId: String) {
         while usage.bytes > budget.connectionBytes, let position = usage.popOldest() {
             let index = position - state.base
             guard index >= state.head, index < state.slots.count, case .entry(let entry, let cost) = state.slots[index] else {
@@ -422,7 +426,6 @@ public final class Transcript: Sendable {
                 usage.marker = position
             }
         }
-        state.connections[connectionId] = usage
     }
 
     /// Drops the oldest slots while everything is over the total budget or the capacity.

@@ -199,10 +199,17 @@ struct FaultLayer: Sendable {
     /// What actually happens for `effect` under the armed faults (consuming the one-off ones it
     /// uses). A `send` reaches the layer only when its connection is open.
     mutating func rewrite(_ effect: GatewayEffect) -> [GatewayEffect] {
+        rewritten(effect) ?? [effect]
+    }
+
+    /// ``rewrite(_:)`` without building an array for the common case: `nil` when `effect` goes
+    /// out as it is (the one-off faults it uses are consumed all the same). The effect runner
+    /// calls this for every frame.
+    mutating func rewritten(_ effect: GatewayEffect) -> [GatewayEffect]? {
         switch effect {
         case .send(.event(let event), let connectionId, var wire):
             if event.event == GatewayEventName.connectChallenge.rawValue {
-                guard plan.challengesWithoutTs > 0 else { return [effect] }
+                guard plan.challengesWithoutTs > 0 else { return nil }
                 // A malformed challenge (a client must treat a challenge without an integer `ts`
                 // as invalid: docs gateway/protocol.md "Handshake").
                 plan.challengesWithoutTs -= 1
@@ -215,54 +222,65 @@ struct FaultLayer: Sendable {
                         .send(.event(stripped), to: connectionId, wire: wire)]
             }
             var event = event
+            var changed = false
             if let seq = event.seq {
                 // A gap: this and every later sequenced event of the connection is numbered
                 // `skip` higher than the Gateway counted.
-                if let skip = plan.pendingSeqSkips.removeValue(forKey: connectionId), skip > 0 {
+                if !plan.pendingSeqSkips.isEmpty, let skip = plan.pendingSeqSkips.removeValue(forKey: connectionId), skip > 0 {
                     plan.seqOffsets[connectionId, default: 0] += skip
                 }
-                if let offset = plan.seqOffsets[connectionId] { event.seq = seq + offset }
+                if !plan.seqOffsets.isEmpty, let offset = plan.seqOffsets[connectionId] {
+                    event.seq = seq + offset
+                    changed = true
+                }
             }
             if plan.nextEventsAsBinary > 0 {
                 plan.nextEventsAsBinary -= 1
                 wire.binary = true
+                changed = true
             }
             if plan.nextEventsFragmented > 0 {
                 plan.nextEventsFragmented -= 1
                 wire.fault = SendFault.fragmented(into: 3, interleavingPings: true)
+                changed = true
             }
-            return [.send(.event(event), to: connectionId, wire: wire)]
+            return changed ? [.send(.event(event), to: connectionId, wire: wire)] : nil
         case .respond(let response, let method, let connectionId, let wire):
-            switch plan.answerFates.removeValue(forKey: AnsweredRequest(connectionId: connectionId, requestId: response.id)) {
+            let fate = plan.answerFates.isEmpty ? nil
+                : plan.answerFates.removeValue(forKey: AnsweredRequest(connectionId: connectionId, requestId: response.id))
+            switch fate {
             case .lose(let text, let cut)?:
                 return [.loseAnswer(method: method, to: connectionId, text: text)] + (cut ? [.abort(connectionId)] : [])
             case .cutAfter(let text)?:
-                return rewriteResponse(response, method: method, to: connectionId, wire: wire)
+                return (rewriteResponse(response, method: method, to: connectionId, wire: wire) ?? [effect])
                     + [.noteFault(text, on: connectionId), .abort(connectionId)]
             case nil:
                 return rewriteResponse(response, method: method, to: connectionId, wire: wire)
             }
         case .respondJSON(let json, let method, let errorCode, let connectionId, var wire):
-            if let delay = plan.responseDelay { wire.fault = SendFault(delay: delay) }
+            guard let delay = plan.responseDelay else { return nil }
+            wire.fault = SendFault(delay: delay)
             return [.respondJSON(json, method: method, errorCode: errorCode, to: connectionId, wire: wire)]
         case .broadcast(let event, _, _) where event == GatewayEventName.tick.rawValue && plan.ticksStopped:
             return []
         default:
-            return [effect]
+            return nil
         }
     }
 
-    /// A response under the response faults: dropped (and the connection cut) or delayed.
+    /// A response under the response faults: dropped (and the connection cut) or delayed; `nil`
+    /// when it goes out as it is.
     private mutating func rewriteResponse(_ response: ResponseFrame, method: String, to connectionId: String,
-                                          wire: WireTreatment) -> [GatewayEffect] {
+                                          wire: WireTreatment) -> [GatewayEffect]? {
         var wire = wire
-        if let cut = plan.dropNextResponse.removeValue(forKey: method) {
-                return [.dropResponse(response, method: method, to: connectionId),
-                        .log(.faultInjected(description: "dropped the response to \(method) on \(connectionId)"))]
-                    + (cut ? [.abort(connectionId)] : [])
-            }
-            if let delay = plan.responseDelay { wire.fault = SendFault(delay: delay) }
-            return [.respond(response, method: method, to: connectionId, wire: wire)]
+        if !plan.dropNextResponse.isEmpty, let cut = plan.dropNextResponse.removeValue(forKey: method) {
+            return [.dropResponse(response, method: method, to: connectionId),
+                    .log(.faultInjected(description: "dropped the response to \(method) on \(connectionId)"))]
+                + (cut ? [.abort(connectionId)] : [])
+        }
+        guard let delay = plan.responseDelay else { return nil }
+        wire.fault = SendFault(delay: delay)
+        return [.respond(response, method: method, to: connectionId, wire: wire)]
     }
 
     // MARK: - Answering instead of the rules

@@ -91,7 +91,9 @@ public struct NodeCommandPolicy: Sendable, Hashable {
     }
 
     static func normalizedMetadata(_ value: String?) -> String {
-        guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return "" }
+        guard let trimmed = value?.trimmingWhitespacesAndNewlines(), !trimmed.isEmpty else { return "" }
+        // ASCII is its own NFKD form and holds no marks: only the case changes.
+        if trimmed.utf8.allSatisfy({ $0 < 0x80 }) { return trimmed.lowercased() }
         let folded = trimmed.decomposedStringWithCompatibilityMapping.unicodeScalars.filter { scalar in
             switch scalar.properties.generalCategory {
             case .nonspacingMark, .spacingMark, .enclosingMark: false
@@ -152,6 +154,8 @@ public struct NodeCommandPolicy: Sendable, Hashable {
         C.cameraSnap, .cameraClip, .cameraPtzControl, .screenRecord, .contactsAdd, .calendarAdd, .remindersAdd,
         .smsSend, .smsSearch, .healthSummary,
     ])
+    /// ``dangerousCommands`` as a set, built once (every allowlist reads it).
+    private static let dangerousSet = Set(dangerousCommands)
 
     private static let location = names([C.locationGet])
     private static let device = names([C.deviceInfo, .deviceStatus])
@@ -239,8 +243,7 @@ public struct NodeCommandPolicy: Sendable, Hashable {
         let talk = node.hasTalkSurface ? Self.talkPushToTalkCommands : []
         let canvas = platform == .macos ? Self.canvasCommands : []
         let approved = desktop ? node.effectiveCommands.filter { Self.desktopHostCommands.contains(trimmed($0)) } : []
-        let dangerous = Set(Self.dangerousCommands)
-        var result = Set((base + watchRelay + talk + canvas + approved).map(trimmed).filter { !$0.isEmpty && !dangerous.contains($0) })
+        var result = Set((base + watchRelay + talk + canvas + approved).map(trimmed).filter { !$0.isEmpty && !Self.dangerousSet.contains($0) })
         for command in allow.map(trimmed) where !command.isEmpty { result.insert(command) }
         for command in deny.map(trimmed) where !command.isEmpty { result.remove(command) }
         result.subtract(Self.privateWorkerCommands)
@@ -312,7 +315,7 @@ public struct NodeCommandPolicy: Sendable, Hashable {
     /// admin-only host commands need `operator.admin` (``requiresAdmin(_:)``, checked by the
     /// caller, which knows the scopes).
     public static func preflight(command rawCommand: String) -> ErrorShape? {
-        let command = rawCommand.trimmingCharacters(in: .whitespacesAndNewlines)
+        let command = rawCommand.trimmingWhitespacesAndNewlines()
         let details: JSONValue = ["command": .string(command)]
         if privateWorkerCommands.contains(command) {
             return ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "node.invoke does not allow private node controls",
@@ -333,5 +336,5 @@ public struct NodeCommandPolicy: Sendable, Hashable {
 }
 
 private func trimmed(_ text: String) -> String {
-    text.trimmingCharacters(in: .whitespacesAndNewlines)
+    text.trimmingWhitespacesAndNewlines()
 }

@@ -139,7 +139,7 @@ public struct NodeSurfaceApprovals: Sendable, Hashable {
         var seen = Set<String>()
         var result: [String] = []
         for raw in commands {
-            let command = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            let command = raw.trimmingWhitespacesAndNewlines()
             guard !command.isEmpty, allowlist.contains(command), seen.insert(command).inserted else { continue }
             result.append(command)
         }
@@ -218,7 +218,7 @@ public struct NodeSurfaceApprovals: Sendable, Hashable {
     }
 
     private static func capSet(_ caps: [String]) -> Set<String> {
-        Set(caps.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty })
+        Set(caps.map { $0.trimmingWhitespacesAndNewlines() }.filter { !$0.isEmpty })
     }
 
     /// Pending requests newest first.
@@ -253,7 +253,7 @@ public struct NodeSurfaceApprovals: Sendable, Hashable {
     /// operator's earlier approval would have left it; the requests waiting for the node stay.
     public mutating func setApproved(nodeId: String, commands: [String], nowMs: Int64) -> PairedNode {
         var seen = Set<String>()
-        let cleaned = commands.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let cleaned = commands.map { $0.trimmingWhitespacesAndNewlines() }
             .filter { !$0.isEmpty && seen.insert($0).inserted }
         let node = PairedNode(nodeId: nodeId, commands: cleaned, createdAtMs: paired[nodeId]?.createdAtMs ?? nowMs,
                               approvedAtMs: nowMs)
