@@ -18,7 +18,7 @@ import Testing
 struct ServeSessionsInteropTests {
     static let checks = ["schema-closed", "write-scope", "main-refused", "stale-guard", "delete-and-event", "delete-missing",
                          "archive-then-delete", "deleted-elsewhere", "groups-schema", "groups-put", "groups-rename",
-                         "groups-put-keeps-members", "groups-delete", "groups-elsewhere"]
+                         "groups-put-keeps-members", "groups-delete", "groups-elsewhere", "branches-list", "fork"]
 
     @Test
     func pythonChecksOfSessionsDeleteAndGroupsPass() async throws {
