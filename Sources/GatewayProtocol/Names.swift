@@ -117,6 +117,10 @@ public struct GatewayMethod: WireName {
     public static let sessionsCompact: GatewayMethod = "sessions.compact"
     /// `sessions.delete` `{key, deleteTranscript?, archivedOnly?, expected…?}` (operators): removes a session.
     public static let sessionsDelete: GatewayMethod = "sessions.delete"
+    /// `sessions.branches.list` `{sessionKey, agentId?}` (operators): the tips of a session's transcript.
+    public static let sessionsBranchesList: GatewayMethod = "sessions.branches.list"
+    /// `sessions.fork` `{sessionKey, agentId?, entryId}` (operators): a new session from the transcript before a user message.
+    public static let sessionsFork: GatewayMethod = "sessions.fork"
     /// `sessions.groups.list` `{}` (operators): the custom session group catalog.
     public static let sessionsGroupsList: GatewayMethod = "sessions.groups.list"
     /// `sessions.groups.put` `{names, sectionOrder?}` (operators): replaces the catalog.

@@ -11,6 +11,8 @@ enum SessionChangeReason: String, Sendable, Hashable {
     case compact
     /// `sessions.delete` (or a scripted deletion); sent only when a session was removed.
     case delete
+    /// `sessions.fork`: the new session (the event names the fork, not its source).
+    case fork
     /// A change of the session group catalog (`sessions.groups.*`), without a session key.
     case groups
 }
@@ -70,6 +72,36 @@ extension GatewayCore {
             if let category = members["category"]?.stringValue { _ = chat.store.registerGroup(category) }
             reply(call, ["ok": true, "key": .string(key), "entry": chat.store.sessionRow(key)])
             emitSessionsChanged(key, reason: .patch)
+        }
+    }
+
+    /// `sessions.branches.list {sessionKey, agentId?}` → `{branches}` (no event; the key is
+    /// trimmed as upstream's handler does, src/gateway/server-methods/sessions-rewind.ts
+    /// @50667d65e3e02e5be767d65d5a590d9bbcd3950d).
+    func sessionsBranchesList(_ call: MethodCall) {
+        answerParams(call, ChatStore.branchesListSchema.validate(call.params)) { members in
+            let key = (members["sessionKey"]?.stringValue ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            reply(call, chat.store.branchesListing(key))
+        }
+    }
+
+    /// `sessions.fork {sessionKey, agentId?, entryId}` → `{sessionKey, editorText?}`, then
+    /// `sessions.changed {sessionKey: <fork>, reason: "fork"}`. The fork's key is upstream's
+    /// dashboard key `agent:<agentId>:dashboard:<uuid>` (`buildDashboardSessionKey`,
+    /// src/gateway/session-create-service.ts), the uuid from the Gateway's seeded random source.
+    func sessionsFork(_ call: MethodCall) {
+        answerParams(call, ChatStore.forkSchema.validate(call.params)) { members in
+            let key = (members["sessionKey"]?.stringValue ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            let entryId = (members["entryId"]?.stringValue ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            let target = "agent:\(appSurfaces.agents.defaultId):dashboard:\(random.uuidString().lowercased())"
+            switch chat.store.fork(sessionKey: key, entryId: entryId, targetKey: target) {
+            case .failure(let refusal): fail(call, refusal.shape)
+            case .success(let editorText):
+                var payload: [String: JSONValue] = ["sessionKey": .string(target)]
+                if let editorText { payload["editorText"] = .string(editorText) }
+                reply(call, .object(payload))
+                emitSessionsChanged(target, reason: .fork)
+            }
         }
     }
 

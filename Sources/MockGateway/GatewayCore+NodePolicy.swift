@@ -94,12 +94,7 @@ struct TalkPushToTalkEvent: Sendable, Hashable {
     }
 
     /// `Date.toISOString()`: UTC with milliseconds.
-    static func isoTimestamp(_ ms: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
-    }
+    static func isoTimestamp(_ ms: Int64) -> String { ChatStore.isoTimestamp(ms) }
 }
 
 extension Gateway {

@@ -2,7 +2,7 @@ import Foundation
 import GatewayProtocol
 import Testing
 
-/// `sessions.delete` and the session group methods of `harness serve` as an independent Python
+/// `sessions.delete`, the session group methods, `sessions.branches.list` and `sessions.fork` of `harness serve` as an independent Python
 /// client sees them on the wire (`Tests/Interop/sessions_peer.py`; docs/protocol.md §8.6), with a
 /// deletion and a group catalog from another device typed on the console (`session-delete`,
 /// `session-groups`).
@@ -13,12 +13,15 @@ import Testing
 /// sent with `reason: "patch"` for a deletion, an event sent when nothing was deleted; for the
 /// groups (tried together, each failed its check): `sessions.groups.list` accepting an unknown
 /// member, positions counted from 1, a put dropping a group with members, an unknown group's
-/// rename answered `UNAVAILABLE`, no `sessions.changed` after a refused rename or delete.
+/// rename answered `UNAVAILABLE`, no `sessions.changed` after a refused rename or delete. For
+/// `sessions.branches.list` and `sessions.fork` (two pairs, each run failed both checks): the
+/// headline taken from the oldest message and the fork keeping the cut message; the headline cut
+/// at 121 code points and a fork at an assistant message accepted.
 @Suite(.enabled(if: InteropPython.shouldRun, "Python with websockets and cryptography not found (.venv or OPENCLAW_PYTHON)"))
 struct ServeSessionsInteropTests {
     static let checks = ["schema-closed", "write-scope", "main-refused", "stale-guard", "delete-and-event", "delete-missing",
                          "archive-then-delete", "deleted-elsewhere", "groups-schema", "groups-put", "groups-rename",
-                         "groups-put-keeps-members", "groups-delete", "groups-elsewhere"]
+                         "groups-put-keeps-members", "groups-delete", "groups-elsewhere", "branches-list", "fork"]
 
     @Test
     func pythonChecksOfSessionsDeleteAndGroupsPass() async throws {

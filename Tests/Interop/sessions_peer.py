@@ -27,8 +27,17 @@ session is refused, so is `archivedOnly` on a session that is not archived and a
 position}], sectionOrder}` answers, member sessions followed through their `category`, the
 refusals (a put dropping a group with members, an unknown group) and `sessions.changed {reason:
 "groups", ts}` after each change (a rename or delete sends it also when refused).
+`sessions.branches.list` (§8.6): closed `{sessionKey, agentId?}`; `{branches: []}` for a key with
+no transcript (unknown, or just reset); otherwise the tip of the transcript as
+`{leafEntryId, headline, messageCount, updatedAt, active}` (headline: the newest message's text,
+whitespace collapsed, cut to 119 characters and `…`). `sessions.fork {sessionKey, agentId?,
+entryId}` (closed): a new session `agent:main:dashboard:<uuid>` holding the transcript before the
+user message `entryId` (same entry ids), `{sessionKey, editorText}` (the cut message's text),
+`sessions.changed {sessionKey: <fork>, reason: "fork"}`; refusals `session not found: <key>`,
+`message entry not found: <id>`, `entry is not a user message: <id>`.
 """
 import asyncio
+import re
 import sys
 import time
 
@@ -206,13 +215,68 @@ async def run_checks(url, seed, timeout):
         return ([g.get("name") for g in listing.get("groups") or []] == ["Home", "Later"]
                 and event.get("reason") == "groups"), {"event": event, "list": listing}
 
+    async def branches_list():
+        extra = error(await writer.request("sessions.branches.list", {"sessionKey": "main", "x": 1}))
+        missing = error(await writer.request("sessions.branches.list", {}))
+        unknown = (await writer.request("sessions.branches.list", {"sessionKey": "nowhere"})).get("payload")
+        text = " lots   of\n space " + "y" * 200
+        ack = await writer.request("chat.send", {"sessionKey": "twig", "message": text, "idempotencyKey": "py-twig"})
+        waited = await admin.request("agent.wait", {"runId": "py-twig", "timeoutMs": 30000})
+        history = (await writer.request("chat.history", {"sessionKey": "twig"})).get("payload") or {}
+        last_id = ((history.get("messages") or [{}])[-1].get("__openclaw") or {}).get("id")
+        listed = (await writer.request("sessions.branches.list", {"sessionKey": " twig "})).get("payload") or {}
+        branches = listed.get("branches") or []
+        branch = branches[0] if branches else {}
+        headline = "echo: lots of space " + "y" * 99 + "\u2026"
+        await admin.request("sessions.reset", {"key": "twig"})
+        after_reset = (await writer.request("sessions.branches.list", {"sessionKey": "twig"})).get("payload")
+        return (extra.get("message") == "invalid sessions.branches.list params: at root: unexpected property 'x'"
+                and missing.get("message") == "invalid sessions.branches.list params: at root: must have required property 'sessionKey'"
+                and unknown == {"branches": []} and ack.get("ok") and waited.get("ok")
+                and len(branches) == 1 and set(branch) == {"leafEntryId", "headline", "messageCount", "updatedAt", "active"}
+                and branch.get("leafEntryId") == last_id and branch.get("headline") == headline
+                and branch.get("messageCount") == 2 and branch.get("active") is True
+                and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", branch.get("updatedAt") or "")
+                and after_reset == {"branches": []}), \
+            {"extra": extra, "missing": missing, "unknown": unknown, "listed": listed, "lastId": last_id,
+             "afterReset": after_reset}
+
+    async def fork():
+        missing = error(await writer.request("sessions.fork", {"sessionKey": "stem"}))
+        unknown = error(await writer.request("sessions.fork", {"sessionKey": "nowhere", "entryId": "x"}))
+        for n, text in enumerate(("first", "second")):
+            await writer.request("chat.send", {"sessionKey": "stem", "message": text, "idempotencyKey": f"py-stem-{n}"})
+            await admin.request("agent.wait", {"runId": f"py-stem-{n}", "timeoutMs": 30000})
+        rows = ((await writer.request("chat.history", {"sessionKey": "stem"})).get("payload") or {}).get("messages") or []
+        ids = [(row.get("__openclaw") or {}).get("id") for row in rows]
+        no_entry = error(await writer.request("sessions.fork", {"sessionKey": "stem", "entryId": "nope"}))
+        not_user = error(await writer.request("sessions.fork", {"sessionKey": "stem", "entryId": ids[-1]}))
+        answer = (await writer.request("sessions.fork", {"sessionKey": "stem", "entryId": ids[2]})).get("payload") or {}
+        new_key = answer.get("sessionKey") or ""
+        event = (await admin.event("sessions.changed", lambda p: (p or {}).get("reason") == "fork")).get("payload") or {}
+        forked = ((await writer.request("chat.history", {"sessionKey": new_key})).get("payload") or {}).get("messages") or []
+        source = ((await writer.request("chat.history", {"sessionKey": "stem"})).get("payload") or {}).get("messages") or []
+        listing = await writer.request("sessions.list", {})
+        return (missing.get("message") == "invalid sessions.fork params: at root: must have required property 'entryId'"
+                and unknown.get("code") == "INVALID_REQUEST" and unknown.get("message") == "session not found: nowhere"
+                and len(ids) == 4 and no_entry.get("message") == "message entry not found: nope"
+                and not_user.get("message") == f"entry is not a user message: {ids[-1]}"
+                and set(answer) == {"sessionKey", "editorText"} and answer.get("editorText") == "second"
+                and re.fullmatch(r"agent:main:dashboard:[0-9a-f-]{36}", new_key)
+                and event.get("sessionKey") == new_key
+                and [(row.get("__openclaw") or {}).get("id") for row in forked] == ids[:2]
+                and len(source) == 4 and new_key in keys(listing)), \
+            {"missing": missing, "unknown": unknown, "ids": ids, "noEntry": no_entry, "notUser": not_user,
+             "answer": answer, "event": event, "forked": [(r.get("__openclaw") or {}).get("id") for r in forked]}
+
     for name, body in (("schema-closed", schema_closed), ("write-scope", write_scope), ("main-refused", main_refused),
                        ("stale-guard", stale_guard), ("delete-and-event", delete_and_event),
                        ("delete-missing", delete_missing), ("archive-then-delete", archive_then_delete),
                        ("deleted-elsewhere", deleted_elsewhere), ("groups-schema", groups_schema),
                        ("groups-put", groups_put), ("groups-rename", groups_rename),
                        ("groups-put-keeps-members", groups_put_keeps_members), ("groups-delete", groups_delete),
-                       ("groups-elsewhere", groups_elsewhere)):
+                       ("groups-elsewhere", groups_elsewhere), ("branches-list", branches_list),
+                       ("fork", fork)):
         await checked(name, body)
     await admin.close()
     await writer.close()

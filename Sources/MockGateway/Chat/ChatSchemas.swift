@@ -86,6 +86,17 @@ extension ChatStore {
         "admissionHandoffId": .nonEmptyString, "exemptChatRunId": .nonEmptyString, "archivedOnly": .bool,
     ], required: ["key"])
 
+    /// `sessions.branches.list` `{sessionKey, agentId?}` (closed; `SessionsBranchesListParamsSchema`,
+    /// packages/gateway-protocol/src/schema/sessions.ts@7b6ec5108dccbd92a1a3130921e7c06c1b134c11).
+    static let branchesListSchema = ClosedParams(method: GatewayMethod.sessionsBranchesList.rawValue, members: [
+        "sessionKey": .nonEmptyString, "agentId": .nonEmptyString,
+    ], required: ["sessionKey"])
+
+    /// `sessions.fork` `{sessionKey, agentId?, entryId}` (closed; `SessionsForkParamsSchema`, same file).
+    static let forkSchema = ClosedParams(method: GatewayMethod.sessionsFork.rawValue, members: [
+        "sessionKey": .nonEmptyString, "agentId": .nonEmptyString, "entryId": .nonEmptyString,
+    ], required: ["sessionKey", "entryId"])
+
     /// The longest group name (`SessionLabelString`: `SESSION_LABEL_MAX_LENGTH`,
     /// src/sessions/session-label.ts@439eddd17877bc231d7beaa1323c888488c34aa3).
     static let groupNameMaxLength = 64

@@ -531,3 +531,30 @@ struct ChatStore: Sendable {
         return ["ts": .int(nowMs), "count": .int(Int64(rows.count)), "sessions": .array(rows)]
     }
 }
+
+// `sessions.fork` (refusals in Chat/SessionBranches.swift): here because it writes the session index.
+extension ChatStore {
+    /// `sessions.fork`: a new session `targetKey` whose transcript is the active path before the
+    /// user message `entryId` (the same entries, ids and `seq`), the source unchanged.
+    /// - Returns: the text of the cut message (upstream's `editorText`, `nil` when empty).
+    mutating func fork(sessionKey: String, entryId: String, targetKey: String) -> Result<String?, MessageCutRefusal> {
+        guard hasSession(sessionKey) else { return .failure(.missingSession(sessionKey)) }
+        let source = session(sessionKey)
+        if source.busy || hasScheduledReply(sessionKey) { return .failure(.busy) }
+        guard let index = source.rows.firstIndex(where: { $0.id == entryId }) else { return .failure(.missingEntry(entryId)) }
+        let cut = source.rows[index]
+        guard cut.role == .user else { return .failure(.notUserMessage(entryId)) }
+        var fork = session(targetKey)
+        fork.rows = source.rows.prefix(index).map { row in
+            var copy = row
+            copy.sessionKey = targetKey
+            return copy
+        }
+        fork.lastSeq = fork.rows.last?.seq ?? 0
+        sessionStates[targetKey] = fork
+        return .success(cut.text.isEmpty ? nil : cut.text)
+    }
+
+    /// Whether a scripted reply of `sessionKey` is still waiting (its run has not ended).
+    func hasScheduledReply(_ sessionKey: String) -> Bool { scheduled.contains { $0.sessionKey == sessionKey } }
+}

@@ -98,6 +98,8 @@ extension MethodRegistry {
         .operator(.sessionsReset, admin) { core, call in core.sessionsReset(call) },
         .operator(.sessionsCompact, admin) { core, call in core.sessionsCompact(call) },
         .operator(.sessionsDelete, writeRaisedByParams) { core, call in core.sessionsDelete(call) },
+        .operator(.sessionsBranchesList, read) { core, call in core.sessionsBranchesList(call) },
+        .operator(.sessionsFork, write) { core, call in core.sessionsFork(call) },
         .operator(.sessionsGroupsList, read) { core, call in core.sessionsGroupsList(call) },
         .operator(.sessionsGroupsPut, write) { core, call in core.sessionsGroupsPut(call) },
         .operator(.sessionsGroupsRename, write) { core, call in core.sessionsGroupsRenameOrDelete(call, rename: true) },
