@@ -9,7 +9,8 @@ let pair016 = Scenario(
     source: "docs gateway/protocol.md \"Auth\"; docs/protocol.md §5.6",
     discussion: """
         Runs a Gateway with a shared token the client does not have, pairs the client with a \
-        limited setup code (an operator token without operator.admin) and restarts it, so that its \
+        limited setup code (an operator token without operator.admin), lets it act on the hello-ok \
+        (its bootstrap node session stays open for 150 ms) and restarts it, so that its \
         operator session uses the handed-off operator token. Then asks it for operator.admin \
         (request-scopes), which the token does not cover: the operator connect is refused with \
         AUTH_SCOPE_MISMATCH. Restarts the client and requires its next operator connect to present \
@@ -20,7 +21,9 @@ let pair016 = Scenario(
     profiles: .all,
     options: Scenario.Options(configureGateway: { $0.auth = .token("pair016-token-the-client-lacks") })
 ) { run in
-    try await run.pairWithSetupCode(profile: .limited)
+    let paired = try await run.pairWithSetupCode(profile: .limited)
+    // Let the client read hello-ok and store the issued tokens before it is restarted (as PAIR-013).
+    try await run.expectStaysOpen(paired.session.connectionId, "close of the bootstrap node session")
     let relaunch = try await run.mark { try await run.client.restart() }
     let operatorSession = try await run.operatorSession("an operator session with the handed-off token", from: relaunch, within: .seconds(20))
     let operatorToken = try run.presentedDeviceToken(of: operatorSession)
