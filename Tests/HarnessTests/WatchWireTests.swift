@@ -154,21 +154,10 @@ struct WatchWireTests {
                                      Comment(rawValue: serve.transcript))
             let token = try #require(reply["result"]?["bootstrapToken"]?.stringValue)
             let base = url.replacingOccurrences(of: "ws://", with: "http://")
-            let peer = try InteropPython.start("watch_surface_peer.py", ["--timeout", "60", "--", url, base, token])
-            do {
-                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
-                for check in ["watch-paired", "watch-widened-requested", "watch-effective", "watch-withheld-refused",
-                              "watch-approved", "watch-approved-effective", "watch-deny-wins"] {
-                    let line = try #require(await peer.object(timeout: .seconds(60), "check", check), context())
-                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
-                }
-                _ = try #require(await peer.object(timeout: .seconds(60), "step", "done"), context())
-                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
-                await peer.kill()
-            } catch {
-                await peer.kill()
-                throw error
-            }
+            try await Self.expectSurfacePeer(["--timeout", "60", "--", url, base, token], serve: serve, checks: [
+                "watch-paired", "watch-widened-requested", "watch-effective", "watch-withheld-refused", "watch-approved",
+                "watch-approved-effective", "watch-deny-wins",
+            ])
         }
     }
 
@@ -187,18 +176,27 @@ struct WatchWireTests {
                 tokens.append(try #require(reply["result"]?["bootstrapToken"]?.stringValue))
             }
             let base = url.replacingOccurrences(of: "ws://", with: "http://")
-            let peer = try InteropPython.start("watch_surface_peer.py", ["--pairing-limit", "--", url, base] + tokens)
-            do {
-                func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
-                let line = try #require(await peer.object(timeout: .seconds(60), "check", "watch-node-pairing-rate-limited"), context())
-                #expect(line["ok"] == true, "\(line["detail"]?.jsonString ?? "")")
-                _ = try #require(await peer.object(timeout: .seconds(60), "step", "done"), context())
-                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
-                await peer.kill()
-            } catch {
-                await peer.kill()
-                throw error
+            try await Self.expectSurfacePeer(["--pairing-limit", "--", url, base] + tokens, serve: serve,
+                                             checks: ["watch-node-pairing-rate-limited"])
+        }
+    }
+
+    /// Runs `watch_surface_peer.py` with `arguments` against `serve` and requires each of `checks`
+    /// to be reported `ok`, in order, then the peer's `done` and exit status 0.
+    private static func expectSurfacePeer(_ arguments: [String], serve: LineProcess, checks: [String]) async throws {
+        let peer = try InteropPython.start("watch_surface_peer.py", arguments)
+        do {
+            func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
+            for check in checks {
+                let line = try #require(await peer.object(timeout: .seconds(60), "check", check), context())
+                #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
             }
+            _ = try #require(await peer.object(timeout: .seconds(60), "step", "done"), context())
+            #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+            await peer.kill()
+        } catch {
+            await peer.kill()
+            throw error
         }
     }
 }

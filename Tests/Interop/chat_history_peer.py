@@ -21,24 +21,10 @@ answered `{kind: "delta", ...}` or `{kind: "reset"}`; user rows name their send 
 `queueMode: "interrupt"` acks `interruptedActiveRun: true`; `chat.message.get`, `chat.startup`,
 `sessions.patch`, `sessions.reset` and `sessions.compact`.
 """
-import asyncio
-import sys
 import time
 
-from gateway_node_peer import Identity, PeerFailure, connect_until_paired, emit, main
+from gateway_node_peer import Identity, PeerFailure, connect_until_paired, console, emit, main, report
 from gateway_operator_peer import OPERATOR_CLIENT, OPERATOR_SCOPES
-
-
-def report(name, ok, detail):
-    emit(check=name, ok=bool(ok), detail=detail)
-
-
-async def console(command):
-    """Asks the driving test to type `command` on the console and waits for its "go"."""
-    emit(step="console", command=command)
-    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-    if line.strip() != "go":
-        raise PeerFailure(f"expected 'go' after {command!r}, got {line!r}")
 
 
 def texts(payload):

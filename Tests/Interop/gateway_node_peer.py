@@ -53,6 +53,19 @@ def emit(**fields):
     print(json.dumps(fields, sort_keys=True), flush=True)
 
 
+def report(name, ok, detail):
+    """One check's line for the driving test: {"check": name, "ok": ..., "detail": ...}."""
+    emit(check=name, ok=bool(ok), detail=detail)
+
+
+async def console(command):
+    """Asks the driving test to type `command` on the console and waits for its "go"."""
+    emit(step="console", command=command)
+    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    if line.strip() != "go":
+        raise PeerFailure(f"expected 'go' after {command!r}, got {line!r}")
+
+
 def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 

@@ -46,7 +46,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_node_peer import NODE_CLIENT, Identity, PeerFailure, Session, emit  # noqa: E402
+from gateway_node_peer import NODE_CLIENT, Identity, PeerFailure, Session, emit, report  # noqa: E402
 
 try:  # websockets >= 13
     from websockets.asyncio.client import connect as ws_connect
@@ -88,10 +88,6 @@ async def refused(url, build):
     response = await session.request("connect", build(identity, session.challenge), timeout=TIMEOUT)
     code = await close_code(session)
     return (None if response.get("ok") else response.get("error") or {}), code, response
-
-
-def report(name, ok, detail):
-    emit(check=name, ok=bool(ok), detail=detail)
 
 
 async def schema_check(url, secret, name, mutate, expected_message=None):

@@ -36,27 +36,13 @@ user message `entryId` (same entry ids), `{sessionKey, editorText}` (the cut mes
 `sessions.changed {sessionKey: <fork>, reason: "fork"}`; refusals `session not found: <key>`,
 `message entry not found: <id>`, `entry is not a user message: <id>`.
 """
-import asyncio
 import re
-import sys
 import time
 
-from gateway_node_peer import Identity, PeerFailure, connect_until_paired, emit, main
+from gateway_node_peer import Identity, PeerFailure, connect_until_paired, console, emit, main, report
 from gateway_operator_peer import OPERATOR_CLIENT, OPERATOR_SCOPES
 
 WRITE_SCOPES = ["operator.read", "operator.write"]
-
-
-def report(name, ok, detail):
-    emit(check=name, ok=bool(ok), detail=detail)
-
-
-async def console(command):
-    """Asks the driving test to type `command` on the console and waits for its "go"."""
-    emit(step="console", command=command)
-    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-    if line.strip() != "go":
-        raise PeerFailure(f"expected 'go' after {command!r}, got {line!r}")
 
 
 async def run_checks(url, seed, timeout):

@@ -95,9 +95,9 @@ public struct ConsoleCommandSpec: Sendable {
     /// Parses the words after the command name.
     func parse(_ tokens: [ConsoleToken], typed: String) throws(ConsoleError) -> ConsoleCommand {
         var words = tokens.map { ArgumentWord($0.text, literal: $0.quoted) }
-        // The rest of the line (the last positional word when every positional was given) is
-        // taken as written, never as an option.
-        if lastArgumentIsRestOfLine, let last = restOfLineIndex(tokens) { words[last].literal = true }
+        // The rest of the line (the tokenizer's last positional word) is taken as written, never
+        // as an option.
+        for index in tokens.indices where tokens[index].isRestOfLine { words[index].literal = true }
         let parsed: ParsedArguments
         do throws(ArgumentProblem) {
             // `approval rm -rf /tmp/x`: a single dash never starts an option on the console.
@@ -108,23 +108,6 @@ public struct ConsoleCommandSpec: Sendable {
         let command = ConsoleCommand(name, parsed)
         try check?(command)
         return command
-    }
-
-    /// The index of the word that is the rest of the line: the last positional one, when every
-    /// positional argument was given (options and their values are not positional).
-    private func restOfLineIndex(_ tokens: [ConsoleToken]) -> Int? {
-        var positional: [Int] = []
-        var valuesDue = 0
-        for (index, token) in tokens.enumerated() {
-            if valuesDue > 0 {
-                valuesDue -= 1
-            } else if !token.quoted, let option = options.first(where: { token.text == $0.name || token.text.hasPrefix("\($0.name)=") }) {
-                valuesDue = option.takesValue && !token.text.contains("=") ? 1 : 0
-            } else {
-                positional.append(index)
-            }
-        }
-        return positional.count == arguments.count ? positional.last : nil
     }
 
     /// The console's wording of a parse problem.

@@ -7,12 +7,16 @@ public struct ConsoleToken: Sendable, Hashable {
     /// The raw line from the start of this word to the end (trailing whitespace trimmed), for
     /// arguments that take the rest of the line verbatim (JSON with spaces in it).
     public var rest: String
+    /// Whether this word is the rest of the line that ``ConsoleTokenizer/split(_:limit:options:)``
+    /// took whole for a `limit` (a trailing JSON argument): it is never read as an option.
+    public var isRestOfLine: Bool
 
     /// Creates a token.
-    public init(text: String, quoted: Bool, rest: String) {
+    public init(text: String, quoted: Bool, rest: String, isRestOfLine: Bool = false) {
         self.text = text
         self.quoted = quoted
         self.rest = rest
+        self.isRestOfLine = isRestOfLine
     }
 }
 
@@ -59,9 +63,9 @@ public enum ConsoleTokenizer {
                 valuesDue -= 1
             } else if let limit, counted == limit - 1 {
                 if let single = try? split(rest), single.count == 1, single[0].quoted {
-                    tokens.append(single[0])
+                    tokens.append(ConsoleToken(text: single[0].text, quoted: true, rest: rest, isRestOfLine: true))
                 } else {
-                    tokens.append(ConsoleToken(text: rest, quoted: false, rest: rest))
+                    tokens.append(ConsoleToken(text: rest, quoted: false, rest: rest, isRestOfLine: true))
                 }
                 break
             } else {
