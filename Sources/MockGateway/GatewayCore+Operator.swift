@@ -164,15 +164,9 @@ extension GatewayCore {
 
     // MARK: - Session subscriptions
 
-    /// `sessions.subscribe` (`subscribe`) and `sessions.unsubscribe`.
-    func sessionsSubscribe(_ call: MethodCall, _ subscribe: Bool) {
-        messageSubscriptions.setEverySession(subscribe, connectionId: call.connectionId)
-        reply(call, ["subscribed": .bool(subscribe)])
-    }
-
     func sessionsMessagesUnsubscribe(_ call: MethodCall) {
         guard let key = call.string("key") else { return invalid(call, "key required") }
-        messageSubscriptions.unsubscribe(connectionId: call.connectionId, key: key)
+        handleChat(.unfollowMessages(key: key, connectionId: call.connectionId))
         approvalSubscriptions.unsubscribe(connectionId: call.connectionId, key: key)
         reply(call, ["subscribed": false, "key": .string(key)])
     }
@@ -183,7 +177,7 @@ extension GatewayCore {
     func sessionsMessagesSubscribe(_ call: MethodCall) {
         guard let key = call.string("key") else { return invalid(call, "key required") }
         let session = call.session
-        messageSubscriptions.subscribe(connectionId: call.connectionId, key: key)
+        handleChat(.followMessages(key: key, connectionId: call.connectionId))
         let wantsApprovals = profile.hasUnifiedApprovals && call.params?["includeApprovals"]?.boolValue == true
         let allowed = wantsApprovals
             && ApprovalSubscriptions.mayReceiveApprovals(scopes: session.scopes, deviceId: session.deviceId)

@@ -172,11 +172,6 @@ extension GatewayCore {
         get { operatorSurface.approvalSubscriptions }
         _modify { yield &operatorSurface.approvalSubscriptions }
     }
-    /// `session.message` subscriptions.
-    var messageSubscriptions: SessionMessageSubscriptions {
-        get { chat.messageSubscriptions }
-        _modify { yield &chat.messageSubscriptions }
-    }
     /// Nodes' push registrations.
     var pushRegistrations: [String: JSONValue] {
         get { push.registrations }

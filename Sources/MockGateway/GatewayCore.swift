@@ -85,8 +85,8 @@ actor GatewayCore {
     var nodeState: NodeState
     /// Approvals, questions, waiters, races, approval subscriptions.
     var operatorSurface: OperatorSurface
-    /// The chat store, the chat faults and `session.message` subscriptions.
-    var chat = ChatState()
+    /// The chat store, `session.message` subscriptions and parked `agent.wait`s (a state machine).
+    var chat: ChatState
     /// The apps' surfaces and the Apple Watch direct mode.
     var apps: AppsState
 
@@ -115,6 +115,7 @@ actor GatewayCore {
                                   authRateLimiter: AuthRateLimiter(configuration: configuration.authRateLimit),
                                   rejectRevokesBootstrapTokens: configuration.profile.rejectRevokesBootstrapTokens,
                                   hasSetupCodeLifecycle: configuration.profile.hasSetupCodeLifecycle)
+        self.chat = ChatState(profile: configuration.profile)
         self.apps = AppsState(surfaces: nil, watch: WatchGlueState(rateLimit: configuration.authRateLimit))
         self.operatorSurface = OperatorSurface(state: OperatorState(features: OperatorProfileFeatures(profile: configuration.profile),
                                                                     random: SeededRandom(seed: random.next())))
@@ -186,8 +187,7 @@ actor GatewayCore {
         // Requests parked on this socket (waitAnswer, two-phase exec approvals) have nobody to
         // answer any more.
         handleOperator(.connectionClosed(connectionId))
-        messageSubscriptions.drop(connectionId: connectionId)
-        chat.runWaiters.removeAll { $0.call.connectionId == connectionId }
+        handleChat(.connectionClosed(connectionId))
         events.append(.connectionClosed(connectionId: connectionId, code: code, reason: info.reason))
     }
 
@@ -215,8 +215,7 @@ actor GatewayCore {
         if let pairing = access.pairing.nextExpiryMs { candidates.append(pairing) }
         if let record = operatorState.nextDeadlineMs { candidates.append(record) }
         candidates += operatorSurface.waiterDeadlines
-        if let chatDue = chat.store.nextDueMs { candidates.append(chatDue) }
-        candidates += chat.runWaiters.map(\.deadlineMs)
+        if let chatDue = chat.nextDeadlineMs { candidates.append(chatDue) }
         if let wakeDue = invokeWake.nextDueMs { candidates.append(wakeDue) }
         if let watchDue = watch.machine.nextDeadlineMs { candidates.append(watchDue) }
         if let floor { candidates.removeAll { $0 <= floor } }
@@ -232,7 +231,7 @@ actor GatewayCore {
         handleNodes(.clock(nowMs: now))
         handleAccess(.clock(nowMs: now))
         expireOperatorRecords(nowMs: now)
-        releaseDueChatMessages()
+        handleChat(.clock(nowMs: now))
         processWatchTimers()
         advanceInvokeWakes()
     }

@@ -104,7 +104,7 @@ extension MethodRegistry {
         .operator(.sessionsGroupsPut, write) { core, call in core.sessionsGroupsPut(call) },
         .operator(.sessionsGroupsRename, write) { core, call in core.sessionsGroupsRenameOrDelete(call, rename: true) },
         .operator(.sessionsGroupsDelete, write) { core, call in core.sessionsGroupsRenameOrDelete(call, rename: false) },
-        .operator(.sessionsList, read) { core, call in core.reply(call, core.chat.store.sessionsList(nowMs: core.nowMs)) },
+        .operator(.sessionsList, read) { core, call in core.sessionsList(call) },
         .operator(.modelsList, read) { core, call in core.answer(call, ModelsList.answer(call.params, models: core.appSurfaces.models)) },
         .operator(.sessionsMessagesSubscribe, read) { core, call in core.sessionsMessagesSubscribe(call) },
         .operator(.sessionsMessagesUnsubscribe, read) { core, call in core.sessionsMessagesUnsubscribe(call) },

@@ -1,5 +1,23 @@
-import Foundation
 import GatewayProtocol
+
+// The rules of a run's end that `chat.abort` and `agent.wait` answer from (the machine that
+// applies them: State/ChatState+Machine.swift).
+
+// `chat.abort` (read for facts, nothing copied): the handler in
+// src/gateway/server-methods/chat.ts@00d420411002f771adc6ec05e834a383e0600f4b, the abort
+// helpers and the `aborted` event in src/gateway/chat-abort.ts@00da33b49fefaf77ac30ede9b83100ed461658e4,
+// `ChatAbortParamsSchema` in packages/gateway-protocol/src/schema/logs-chat.ts@058f7b075d19da2c32d72fcb5de9f05058c09527
+// (closed `{sessionKey, agentId?, runId?}`, each a non-empty string).
+
+extension ChatStore {
+    /// `chat.abort` `{sessionKey, agentId?, runId?}` (closed).
+    static let abortSchema = ClosedParams(method: GatewayMethod.chatAbort.rawValue, members: [
+        "sessionKey": .nonEmptyString, "agentId": .nonEmptyString, "runId": .nonEmptyString,
+    ], required: ["sessionKey"])
+
+    /// Why an aborted run stopped when `chat.abort` stopped it (upstream `stopReason: "rpc"`).
+    static let abortStopReason = "rpc"
+}
 
 // `agent.wait` (read for facts, nothing copied): the handler in
 // src/gateway/server-methods/agent.ts@001014f757b6c3fbce5fb9932a36cddbd9afc3bb (default wait
@@ -10,16 +28,6 @@ import GatewayProtocol
 // stored: src/gateway/server-methods/chat.ts@00d420411002f771adc6ec05e834a383e0600f4b), and
 // `AgentWaitParamsSchema` in packages/gateway-protocol/src/schema/agent.ts@8316db290391d0f772b447b72cd687c321316b0b
 // (closed `{runId: NonEmptyString, timeoutMs?: integer >= 0}`).
-
-/// One parked `agent.wait`.
-struct ChatRunWaiter: Sendable {
-    /// The request, answered when the run ends or at ``deadlineMs``.
-    var call: MethodCall
-    /// The run waited for (trimmed).
-    var runId: String
-    /// When the wait gives up (Gateway clock).
-    var deadlineMs: Int64
-}
 
 extension ChatStore {
     /// `agent.wait` `{runId, timeoutMs?}` (closed).
@@ -50,36 +58,5 @@ extension ChatStore {
             return ["runId": .string(runId), "status": "timeout", "timeoutPhase": "gateway_draining"]
         }
         return ["runId": .string(runId), "status": "timeout", "timeoutPhase": "queue", "providerStarted": false]
-    }
-}
-
-extension GatewayCore {
-    /// `agent.wait`: answers at once when the run has ended (or `timeoutMs` is 0), otherwise
-    /// parks the request until the run ends or the wait times out on the Gateway clock.
-    func agentWait(_ call: MethodCall) {
-        answerParams(call, ChatStore.waitSchema.validate(call.params)) { members in
-            let runId = (members["runId"]?.stringValue ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-            let timeoutMs = members["timeoutMs"]?.int64Value ?? ChatStore.defaultWaitTimeoutMs
-            if let result = chat.store.waitResult(runId: runId) { return reply(call, result) }
-            if timeoutMs <= 0 { return reply(call, chat.store.waitTimeout(runId: runId)) }
-            chat.runWaiters.append(ChatRunWaiter(call: call, runId: runId, deadlineMs: nowMs + timeoutMs))
-        }
-    }
-
-    /// Answers the parked waits whose run ended, then those whose deadline passed, in the order
-    /// they were parked.
-    func settleRunWaiters() {
-        guard !chat.runWaiters.isEmpty else { return }
-        let waiters = chat.runWaiters
-        chat.runWaiters = []
-        for waiter in waiters {
-            if let result = chat.store.waitResult(runId: waiter.runId) {
-                reply(waiter.call, result)
-            } else if waiter.deadlineMs <= nowMs {
-                reply(waiter.call, chat.store.waitTimeout(runId: waiter.runId))
-            } else {
-                chat.runWaiters.append(waiter)
-            }
-        }
     }
 }
