@@ -45,4 +45,24 @@ struct CronFixturesTests {
             try GatewayFixtures(json: ["cron": ["runs": [["ts": 1, "jobId": "j", "action": "finished", "jobName": "J"]]]])
         }
     }
+
+    @Test func theConsoleShowsAndReplacesTheCronFixtures() async throws {
+        try await Gateway.withGateway(GatewayConfiguration()) { gateway in
+            let console = GatewayConsole(gateway: gateway)
+            let reader = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xCE),
+                                                                scopes: [OperatorScope.read.rawValue])
+            let shown = try #require(await console.handle("cron"))
+            #expect(shown.result.map { $0.text } == "cron jobs: (none); 0 runs")
+            let set = try #require(await console.handle(#"""
+                cron {"jobs":[{"id":"j","name":"J","enabled":true,"createdAtMs":1,"updatedAtMs":2,"schedule":{"kind":"every","everyMs":60000},"sessionTarget":"main","wakeMode":"now","payload":{"kind":"systemEvent","text":"t"},"state":{}}],"runs":[{"ts":5,"jobId":"j","action":"finished"}]}
+                """#))
+            #expect(set.result.map { $0.text } == "cron jobs: j; 1 run")
+            let got = try await reader.client.request(GatewayMethod.cronGet.rawValue, params: ["id": "j"])
+            #expect(got.payload?["name"] == "J")
+            let runs = try await reader.client.request(GatewayMethod.cronRuns.rawValue, params: [:])
+            #expect(runs.payload?["entries"] == [["ts": 5, "jobId": "j", "action": "finished", "jobName": "J"]])
+            #expect(await console.handle(#"cron {"jobs":[{"id":"x"}]}"#)?.errorMessage
+                == "cron: at /jobs/0: must have required property 'name'")
+        }
+    }
 }

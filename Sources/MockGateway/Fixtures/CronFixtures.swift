@@ -30,6 +30,18 @@ public struct CronFixtures: Sendable, Hashable {
         self.deliveryPreviews = deliveryPreviews
     }
 
+    /// Reads cron fixtures (the `"cron"` member of a fixtures document, the console's `cron`).
+    /// - Throws: ``GatewayFixtures/FixtureError`` naming the first value that does not fit.
+    public init(json: JSONValue) throws(GatewayFixtures.FixtureError) {
+        try self.init(json: json, at: "")
+    }
+
+    /// The fixtures as the `"cron"` member of a fixtures document holds them.
+    public var json: JSONValue {
+        ["jobs": .array(jobs.map { .object($0.job) }), "runs": .array(runs.map { .object($0.entry) }),
+         "deliveryPreviews": .object(deliveryPreviews.mapValues(\.json))]
+    }
+
     /// Reads the `"cron"` member of a fixtures document at `pointer`.
     init(json: JSONValue, at pointer: String) throws(GatewayFixtures.FixtureError) {
         let reader = try FixtureReader(json, at: pointer, members: ["jobs", "runs", "deliveryPreviews"], required: [])
