@@ -217,6 +217,17 @@ public struct GatewayMethod: WireName {
     /// `voicewake.changed` (operators).
     public static let voicewakeSet: GatewayMethod = "voicewake.set"
 
+    // MARK: Cron jobs (the Android app's and the Control UI's automation screens)
+
+    /// `cron.get` `{id} | {jobId}`: one cron job's read view (operators).
+    public static let cronGet: GatewayMethod = "cron.get"
+    /// `cron.list` `{includeDisabled?, limit?, offset?, query?, enabled?, scheduleKind?,
+    /// lastRunStatus?, sortBy?, sortDir?, agentId?, compact?}`: a page of the cron jobs (operators).
+    public static let cronList: GatewayMethod = "cron.list"
+    /// `cron.runs` `{scope?, id?, jobId?, runId?, limit?, offset?, statuses?, status?,
+    /// deliveryStatuses?, deliveryStatus?, query?, sortDir?}`: a page of the run history (operators).
+    public static let cronRuns: GatewayMethod = "cron.runs"
+
     /// Method-name prefixes of admin-only families (approval policy files, config, wizard,
     /// update): every method under one needs `operator.admin`, and a node calling one is refused
     /// by role.

@@ -43,6 +43,16 @@ extension Gateway {
         await core.setTasks(tasks)
     }
 
+    /// The cron jobs and run history `cron.list`, `cron.get` and `cron.runs` answer.
+    public func cron() async -> CronFixtures {
+        await core.appSurfaces.cron
+    }
+
+    /// Replaces the cron jobs and run history `cron.list`, `cron.get` and `cron.runs` answer.
+    public func setCron(_ cron: CronFixtures) async {
+        await core.setCron(cron)
+    }
+
     /// Switches talk mode as `talk.mode` from another device would: `talk.mode {enabled, phase,
     /// ts}` goes to every operator with `operator.write`. Returns the payload.
     @discardableResult

@@ -109,7 +109,7 @@ struct ServeInteropTests {
     /// `voicewake.get/set` with `voicewake.changed` to an
     /// operator and a node, `chat.abort` and `agent.wait` on runs the console keeps going (`chat-auto-reply
     /// echo --delay 600`), the `health` summary, `tasks.list` over the fixtures file's task ledger, `config.get`
-    /// over its configuration (secrets redacted), and an unserved method, which serve reports once as `method.unserved`.
+    /// over its configuration (secrets redacted), `cron.list/get/runs` over its cron jobs and runs, and an unserved method, which serve reports once as `method.unserved`.
     @Test func pythonWireChecksOfTheAppsSurfacesPass() async throws {
         let secret = "interop-apps-secret"
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("serve-workspace-\(UUID().uuidString)")
@@ -140,6 +140,37 @@ struct ServeInteropTests {
               "agents": {"defaults": {"maxTokens": "4096"}},
               "hooks": {"secretValues": ["s-4", 7, {"note": "n"}], "tokenTtl": 60},
               "secrets": {"serviceAccount": {"email": "a@b", "key": "k-5"}}
+            },
+             "cron": {
+              "jobs": [
+               {"id": "j-b", "name": "Backup", "enabled": true, "createdAtMs": 1, "updatedAtMs": 10,
+                "schedule": {"kind": "cron", "expr": "0 3 * * *"}, "sessionTarget": "isolated", "wakeMode": "now",
+                "payload": {"kind": "agentTurn", "message": "back up"}, "delivery": {"mode": "none"},
+                "state": {"nextRunAtMs": 2000, "lastRunAtMs": 1500, "lastRunStatus": "ok", "lastDelivered": false,
+                          "lastDeliveryStatus": "not-delivered"}},
+               {"id": "j-a", "name": "alpha report", "agentId": "work", "enabled": true, "createdAtMs": 2,
+                "updatedAtMs": 20, "schedule": {"kind": "every", "everyMs": 60000}, "sessionTarget": "main",
+                "wakeMode": "next-heartbeat", "payload": {"kind": "systemEvent", "text": "report"},
+                "delivery": {"mode": "webhook", "to": "https://example.invalid/hook"},
+                "state": {"nextRunAtMs": 1000, "lastStatus": "error", "lastError": "boom"}},
+               {"id": "j-off", "name": "Paused", "enabled": false, "createdAtMs": 3, "updatedAtMs": 30,
+                "schedule": {"kind": "at", "at": "2026-12-24T00:00:00Z"}, "sessionTarget": "main",
+                "wakeMode": "now", "payload": {"kind": "systemEvent", "text": "later"}, "state": {}},
+               {"id": "j-c", "name": "Zeta", "description": "weekly digest", "enabled": true, "createdAtMs": 4,
+                "updatedAtMs": 40, "schedule": {"kind": "cron", "expr": "0 9 * * 1"}, "sessionTarget": "isolated",
+                "wakeMode": "now", "payload": {"kind": "agentTurn", "message": "digest"},
+                "delivery": {"mode": "announce", "channel": "telegram", "to": "42"}, "state": {}}
+              ],
+              "runs": [
+               {"ts": 100, "jobId": "j-b", "action": "finished", "status": "ok", "summary": "backed up",
+                "deliveryStatus": "delivered"},
+               {"ts": 300, "jobId": "j-b", "action": "finished", "status": "error", "error": "disk full"},
+               {"ts": 200, "jobId": "j-a", "action": "finished", "status": "ok", "summary": "sent"},
+               {"ts": 300, "jobId": "j-a", "action": "finished", "status": "error", "error": "timed out",
+                "errorReason": "timeout", "deliveryStatus": "not-delivered"},
+               {"ts": 50, "jobId": "gone", "action": "finished", "status": "skipped"}
+              ],
+              "deliveryPreviews": {"j-c": {"label": "announce -> telegram:42", "detail": "explicit"}}
             }}
             """#.utf8).write(to: URL(fileURLWithPath: fixtures))
         defer {
@@ -160,7 +191,7 @@ struct ServeInteropTests {
                               "workspace-links-refused", "workspace-unsupported", "workspace-invalid-requests",
                               "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
                               "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "tasks-list", "config-get",
-                              "unserved-method"]
+                              "cron-list", "cron-get", "cron-runs", "unserved-method"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")

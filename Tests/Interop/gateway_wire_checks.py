@@ -22,7 +22,8 @@ Suites, each against its own `harness serve` (the flags it needs):
   `voicewake.changed` broadcast, `commands.list` over the catalogue of the `--fixtures` file
   serve was given (`--fixtures-file FILE` here), `talk.mode` with its broadcast, `chat.abort`,
   `agent.wait`, `health`, `tasks.list` over the same file's task ledger, `config.get` over the
-  same file's configuration (redacted), and one method the fake
+  same file's configuration (redacted), `cron.list`/`cron.get`/`cron.runs` over its cron jobs and
+  runs, and one method the fake
   does not serve (`last-heartbeat`), which the driving test expects `harness serve` to report once.
 
 Each check opens its own connection and prints one JSON line:
@@ -973,6 +974,155 @@ async def apps_suite(url, secret, workspace, fixtures_file):
                                           "message": "invalid config.get params: at root: unexpected property 'path'"})
         return ok, {"config": snapshot.get("config"), "expected": expected, "leaked": leaked, "closed": closed.get("error")}
     await checked("config-get", config_get)
+
+    # The cron fixtures of the --fixtures file ("cron": {jobs, runs, deliveryPreviews}), read
+    # here for what to expect; the peer applies upstream's rules itself.
+    with open(fixtures_file, encoding="utf-8") as handle:
+        cron = json.load(handle)["cron"]
+    cron_jobs = cron["jobs"]
+    cron_run_log = cron["runs"]
+    run_members = ("nextRunAtMs", "lastRunAtMs", "lastDelivered", "lastDeliveryStatus", "lastDeliveryError",
+                   "lastFailureNotificationDelivered", "lastFailureNotificationDeliveryStatus",
+                   "lastFailureNotificationDeliveryError")
+
+    def read_view(job):
+        # cronJobReadView: the job plus its state's latest-run members (absent ones absent).
+        state = job.get("state", {})
+        view = dict(job)
+        for key in run_members:
+            if key in state:
+                view[key] = state[key]
+        if "lastRunStatus" in state or "lastStatus" in state:
+            view["lastRunStatus"] = state.get("lastRunStatus", state.get("lastStatus"))
+        if "lastError" in state:
+            view["lastRunError"] = state["lastError"]
+        return view
+
+    def next_run_order(jobs):
+        # sortCronJobs by nextRunAtMs ascending: jobs without one last, ties by id.
+        return sorted(jobs, key=lambda job: (job["state"].get("nextRunAtMs") is None,
+                                             job["state"].get("nextRunAtMs") or 0, job["id"]))
+
+    def error_of(answer):
+        return answer.get("error") or {}
+
+    async def cron_list():
+        # Shown to fail when jobs without a next run sort first, and when the read view leaves out
+        # `lastRunError`.
+        enabled = [job for job in cron_jobs if job.get("enabled", True)]
+        first = await request_ok(reader, "cron.list", {})
+        previews = {}
+        for job in enabled:
+            delivery = job.get("delivery") or {}
+            if job["id"] in cron.get("deliveryPreviews", {}):
+                previews[job["id"]] = cron["deliveryPreviews"][job["id"]]
+            elif delivery.get("mode") == "none" and not delivery.get("to") and not delivery.get("channel"):
+                previews[job["id"]] = {"label": "not requested", "detail": "not requested"}
+            elif delivery.get("mode") == "webhook":
+                previews[job["id"]] = {"label": f"webhook:{delivery['to']}", "detail": "webhook"}
+        expected_first = {"jobs": [read_view(job) for job in next_run_order(enabled)], "total": len(enabled),
+                          "offset": 0, "limit": len(enabled), "hasMore": False, "nextOffset": None,
+                          "deliveryPreviews": previews}
+        by_name = sorted(cron_jobs, key=lambda job: (job["name"].casefold(), job["id"]))
+        named = await request_ok(reader, "cron.list", {"includeDisabled": True, "sortBy": "name", "limit": 2})
+        disabled = await request_ok(reader, "cron.list", {"enabled": "disabled", "compact": True})
+        off = [job for job in cron_jobs if not job.get("enabled", True)]
+
+        def compact(job):
+            state = job.get("state", {})
+            row = {"id": job["id"], "name": job["name"], "enabled": job.get("enabled", True),
+                   "nextRunAtMs": state.get("nextRunAtMs"), "scheduleKind": job["schedule"]["kind"],
+                   "lastRunAtMs": state.get("lastRunAtMs"),
+                   "lastRunStatus": state.get("lastRunStatus", state.get("lastStatus")),
+                   "lastRunError": state.get("lastError")}
+            for key in run_members[2:]:
+                if key in state:
+                    row[key] = state[key]
+            return row
+        query = await request_ok(reader, "cron.list", {"query": "  WEEKLY "})
+        work = await request_ok(reader, "cron.list", {"agentId": "work"})
+        main_agent = await request_ok(reader, "cron.list", {"agentId": "main"})
+        too_many = await reader.request("cron.list", {"limit": 201}, timeout=TIMEOUT)
+        closed = await reader.request("cron.list", {"trigger": "all"}, timeout=TIMEOUT)
+        haystack = lambda job: " ".join([job["id"], job["name"], job.get("description", ""), job.get("agentId", "")]).lower()
+        ok = (first == expected_first
+              and [job["id"] for job in named.get("jobs", [])] == [job["id"] for job in by_name[:2]]
+              and named.get("total") == len(cron_jobs) and named.get("hasMore") is True and named.get("nextOffset") == 2
+              and disabled == {"jobs": [compact(job) for job in off], "total": len(off), "offset": 0,
+                               "limit": len(off), "hasMore": False, "nextOffset": None}
+              and [job["id"] for job in query.get("jobs", [])]
+              == [job["id"] for job in next_run_order(enabled) if "weekly" in haystack(job)]
+              and [job["id"] for job in work.get("jobs", [])]
+              == [job["id"] for job in next_run_order(enabled) if job.get("agentId") == "work"]
+              and [job["id"] for job in main_agent.get("jobs", [])]
+              == [job["id"] for job in next_run_order(enabled) if job.get("agentId", "main") == "main"]
+              and error_of(too_many) == {"code": "INVALID_REQUEST",
+                                         "message": "invalid cron.list params: at /limit: must be <= 200"}
+              and error_of(closed) == {"code": "INVALID_REQUEST",
+                                       "message": "invalid cron.list params: at root: unexpected property 'trigger'"})
+        return ok, {"first": first, "expected": expected_first, "named": named.get("jobs"), "disabled": disabled,
+                    "query": query.get("jobs"), "work": work.get("jobs"), "tooMany": error_of(too_many)}
+    await checked("cron-list", cron_list)
+
+    async def cron_get():
+        # Shown to fail when the read view leaves out `lastRunError` (the state's `lastError`), and
+        # when the not-found message drops the id.
+        job = cron_jobs[0]
+        every = [await request_ok(reader, "cron.get", {"id": each["id"]}) for each in cron_jobs]
+        by_id = every[0]
+        by_job_id = await request_ok(reader, "cron.get", {"jobId": job["id"]})
+        missing = await reader.request("cron.get", {"id": "no-such-job"}, timeout=TIMEOUT)
+        neither = await reader.request("cron.get", {}, timeout=TIMEOUT)
+        both = await reader.request("cron.get", {"id": job["id"], "jobId": job["id"]}, timeout=TIMEOUT)
+        ok = (every == [read_view(each) for each in cron_jobs] and by_job_id == by_id
+              and error_of(missing) == {"code": "INVALID_REQUEST", "message": "cron job not found: no-such-job"}
+              and error_of(neither).get("code") == "INVALID_REQUEST"
+              and error_of(neither).get("message", "").startswith("invalid cron.get params: ")
+              and error_of(both).get("message", "").startswith("invalid cron.get params: "))
+        return ok, {"get": every, "expected": [read_view(each) for each in cron_jobs], "missing": error_of(missing),
+                    "neither": error_of(neither)}
+    await checked("cron-get", cron_get)
+
+    async def cron_runs():
+        # Shown to fail when the entries come oldest first by default, and when scope "all" leaves
+        # out the job names (`jobName` only for the job scope).
+        names = {job["id"]: job["name"] for job in cron_jobs}
+
+        def with_name(entry):
+            named = dict(entry)
+            if names.get(entry["jobId"]):
+                named["jobName"] = names[entry["jobId"]]
+            return named
+
+        def newest_first(entries):
+            # A stable sort: equal times keep the file order.
+            return sorted(entries, key=lambda entry: -entry["ts"])
+        everything = await request_ok(reader, "cron.runs", {})
+        job_id = cron_jobs[0]["id"]
+        own = [entry for entry in cron_run_log if entry["jobId"] == job_id]
+        one = await request_ok(reader, "cron.runs", {"id": job_id, "limit": 1})
+        errors = await request_ok(reader, "cron.runs", {"statuses": ["error"], "sortDir": "asc"})
+        by_name = await request_ok(reader, "cron.runs", {"query": cron_jobs[1]["name"].upper()})
+        undelivered = await request_ok(reader, "cron.runs", {"deliveryStatus": "not-requested"})
+        missing_id = await reader.request("cron.runs", {"scope": "job"}, timeout=TIMEOUT)
+        slash = await reader.request("cron.runs", {"id": "a/b"}, timeout=TIMEOUT)
+        ok = (everything == {"entries": [with_name(entry) for entry in newest_first(cron_run_log)], "total": len(cron_run_log),
+                             "offset": 0, "limit": 50, "hasMore": False, "nextOffset": None}
+              and one == {"entries": [with_name(entry) for entry in newest_first(own)[:1]], "total": len(own),
+                          "offset": 0, "limit": 1, "hasMore": len(own) > 1, "nextOffset": 1 if len(own) > 1 else None}
+              and errors.get("entries") == [with_name(entry) for entry in sorted(
+                  [entry for entry in cron_run_log if entry.get("status") == "error"], key=lambda entry: entry["ts"])]
+              and [entry["ts"] for entry in by_name.get("entries", [])]
+              == [entry["ts"] for entry in newest_first(cron_run_log) if entry["jobId"] == cron_jobs[1]["id"]]
+              and [entry["ts"] for entry in undelivered.get("entries", [])]
+              == [entry["ts"] for entry in newest_first(cron_run_log)
+                  if entry.get("deliveryStatus", "not-requested") == "not-requested"]
+              and error_of(missing_id) == {"code": "INVALID_REQUEST", "message": "invalid cron.runs params: missing id"}
+              and error_of(slash) == {"code": "INVALID_REQUEST",
+                                      "message": 'invalid cron.runs params: at /id: must match pattern "^[^/\\\\]+$"'})
+        return ok, {"all": everything, "one": one, "errors": errors.get("entries"), "byName": by_name.get("entries"),
+                    "missingId": error_of(missing_id), "slash": error_of(slash)}
+    await checked("cron-runs", cron_runs)
 
     async def unserved():
         first = await reader.request("last-heartbeat", {}, timeout=TIMEOUT)

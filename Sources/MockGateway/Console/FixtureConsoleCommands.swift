@@ -37,10 +37,30 @@ extension ConsoleCommandSpec {
             return .appFixture(AppFixtureReply(json: payload, text: "talk mode \(enabled ? "on" : "off")"
                 + (phase.map { " (phase \($0))" } ?? "") + ": talk.mode sent"))
         },
+        ConsoleCommandSpec(
+            "cron",
+            arguments: [PositionalSpec("cronJSON", JSONArgument.self,
+                                       help: "the new cron fixtures, {jobs, runs, deliveryPreviews}", optional: true)],
+            restOfLine: true,
+            summary: "show the cron jobs and runs cron.list/get/runs answer, or replace them (as the cron member of a --fixtures file)",
+            example: #"cron {"jobs":[],"runs":[]}"#
+        ) { command, console in
+            guard let value = command.argument(0, as: JSONArgument.self)?.value else {
+                return .appFixture(AppFixtureReply.cron(await console.gateway.cron()))
+            }
+            let cron: CronFixtures
+            do {
+                cron = try CronFixtures(json: value)
+            } catch {
+                throw ConsoleError("cron: \(error)")
+            }
+            await console.gateway.setCron(cron)
+            return .appFixture(AppFixtureReply.cron(cron))
+        },
     ]
 }
 
-/// `commands` and `talk-mode`: the JSON result and its one-line text.
+/// `commands`, `talk-mode` and `cron`: the JSON result and its one-line text.
 public struct AppFixtureReply: ConsoleRendering, Hashable {
     /// The `result` member of `command.ok`.
     public let json: JSONValue
@@ -52,5 +72,13 @@ public struct AppFixtureReply: ConsoleRendering, Hashable {
         let names = commands.map { "/" + $0.name }
         return AppFixtureReply(json: ["commands": .array(commands.map { $0.entry(includeArgs: true) })],
                                text: "slash commands: " + (names.isEmpty ? "(none)" : names.joined(separator: ", ")))
+    }
+
+    /// The reply listing the cron fixtures: `{jobs, runs, deliveryPreviews}` as stored.
+    static func cron(_ cron: CronFixtures) -> AppFixtureReply {
+        let ids = cron.jobs.map(\.id)
+        return AppFixtureReply(json: cron.json,
+                               text: "cron jobs: " + (ids.isEmpty ? "(none)" : ids.joined(separator: ", "))
+                                   + "; \(cron.runs.count) run\(cron.runs.count == 1 ? "" : "s")")
     }
 }

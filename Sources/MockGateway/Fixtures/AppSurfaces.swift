@@ -15,6 +15,8 @@ struct AppSurfaces: Sendable {
     var tasks: [TaskFixture]
     /// The Gateway configuration (`config.get`, redacted when answered).
     var config: [String: JSONValue]
+    /// The cron jobs and run history (`cron.list`, `cron.get`, `cron.runs`).
+    var cron: CronFixtures
     /// The unserved methods already reported (`GatewayEvent.methodUnserved`), once each.
     var reportedUnservedMethods: Set<String> = []
 
@@ -26,6 +28,7 @@ struct AppSurfaces: Sendable {
         models = configuration.fixtures.models
         tasks = configuration.fixtures.tasks
         config = configuration.fixtures.config
+        cron = configuration.fixtures.cron
     }
 
     /// Whether `method` is reported now: `true` the first time only.

@@ -2,14 +2,16 @@ import Foundation
 import GatewayProtocol
 
 /// The apps' fixtures a Gateway starts with: the slash commands `commands.list` answers, the
-/// models `models.list` answers, the tasks `tasks.list` answers and the Gateway configuration
-/// `config.get` answers (redacted).
+/// models `models.list` answers, the tasks `tasks.list` answers, the Gateway configuration
+/// `config.get` answers (redacted) and the cron jobs and runs `cron.list/get/runs` answer.
 ///
 /// `harness serve --fixtures FILE` reads them from a JSON object (docs/harness-serve.md
 /// "Fixtures file"): `{"commands": [CommandEntry], "models": [ModelChoice], "tasks":
-/// [TaskSummary], "config": {…}}`, each entry in upstream's closed `CommandEntrySchema` /
-/// `ModelChoiceSchema` / `TaskSummarySchema` shape, `config` any JSON object. Anything else is
-/// refused with the JSON pointer of the first problem (``GatewayFixtures/FixtureError``).
+/// [TaskSummary], "config": {…}, "cron": {"jobs": [CronJob], "runs": [CronRunLogEntry],
+/// "deliveryPreviews": {…}}}`, each entry in upstream's closed `CommandEntrySchema` /
+/// `ModelChoiceSchema` / `TaskSummarySchema` / `CronJobSchema` / `CronRunLogEntrySchema` shape,
+/// `config` any JSON object. Anything else is refused with the JSON pointer of the first problem
+/// (``GatewayFixtures/FixtureError``).
 public struct GatewayFixtures: Sendable, Hashable {
     /// The slash commands (`commands.list`), in catalogue order.
     public var commands: [CommandFixture]
@@ -20,15 +22,18 @@ public struct GatewayFixtures: Sendable, Hashable {
     /// The Gateway configuration (`config.get` answers it with its secrets redacted), as an
     /// OpenClaw configuration file holds it (`{"gateway": {"auth": {"token": …}}, …}`).
     public var config: [String: JSONValue]
+    /// The cron jobs and run history (`cron.list`, `cron.get`, `cron.runs`).
+    public var cron: CronFixtures
 
     /// Creates fixtures: by default no slash commands, the scripted chat agent as the one model,
-    /// no tasks and an empty configuration.
+    /// no tasks, an empty configuration and no cron jobs.
     public init(commands: [CommandFixture] = [], models: [ModelFixture] = [.mockEcho], tasks: [TaskFixture] = [],
-                config: [String: JSONValue] = [:]) {
+                config: [String: JSONValue] = [:], cron: CronFixtures = CronFixtures()) {
         self.commands = commands
         self.models = models
         self.tasks = tasks
         self.config = config
+        self.cron = cron
     }
 
     /// A refusal of a fixtures document: where (a JSON pointer) and what.
@@ -44,7 +49,8 @@ public struct GatewayFixtures: Sendable, Hashable {
     /// Reads a fixtures document.
     /// - Throws: ``FixtureError`` naming the first value that does not fit.
     public init(json: JSONValue) throws(FixtureError) {
-        let root = try FixtureReader(json, at: "", members: ["commands", "models", "tasks", "config"], required: [])
+        let root = try FixtureReader(json, at: "", members: ["commands", "models", "tasks", "config", "cron"],
+                                     required: [])
         commands = try root.array("commands").enumerated().map { index, item throws(FixtureError) in
             try CommandFixture(json: item, at: "/commands/\(index)")
         }
@@ -55,6 +61,8 @@ public struct GatewayFixtures: Sendable, Hashable {
             try TaskFixture(json: item, at: "/tasks/\(index)")
         }
         config = try root.objectMember("config") ?? [:]
+        cron = try root.object["cron"].map { value throws(FixtureError) in try CronFixtures(json: value, at: "/cron") }
+            ?? CronFixtures()
     }
 
     /// Reads a fixtures document from the bytes of a JSON file.
@@ -131,8 +139,9 @@ extension CommandArgFixture {
     }
 }
 
-/// A closed JSON object of a fixtures document, read member by member.
-private struct FixtureReader {
+/// A closed JSON object of a fixtures document, read member by member (also the cron fixtures,
+/// ``CronFixtures``).
+struct FixtureReader {
     let object: [String: JSONValue]
     let pointer: String
 

@@ -179,6 +179,9 @@ extension MethodRegistry {
         .operator(.talkMode, talk) { core, call in core.talkMode(call) },
         .operator(.configGet, read) { core, call in core.answer(call, ConfigSnapshot.answer(call.params, config: core.appSurfaces.config)) },
         .operator(.tasksList, read) { core, call in core.answer(call, TaskLedger.list(call.params, tasks: core.appSurfaces.tasks)) },
+        .operator(.cronList, read) { core, call in core.cronList(call) },
+        .operator(.cronGet, read) { core, call in core.cronGet(call) },
+        .operator(.cronRuns, read) { core, call in core.cronRuns(call) },
         .operator(.health, read) { core, call in
             core.reply(call, HealthReport.summary(agents: core.appSurfaces.agents,
                                                   sessions: core.chat.store.healthSessionStamps, nowMs: core.nowMs))
