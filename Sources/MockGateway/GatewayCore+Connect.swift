@@ -297,9 +297,4 @@ extension GatewayCore {
     func handleAccess(_ input: AccessState.Input) {
         perform(access.handle(input, to: operatorListeners))
     }
-
-    /// Announces what a connect's pairing admission decided (``AccessState/Input/admitted(_:nowMs:)``).
-    func applyPairingEffects(_ effects: [PairingEffect]) {
-        handleAccess(.admitted(effects, nowMs: nowMs))
-    }
 }

@@ -49,9 +49,6 @@ struct OperatorSurface: Sendable {
         case shutdown
     }
 
-    /// The deadlines of parked requests (the Gateway's timer wakes for them).
-    var waiterDeadlines: [Int64] { waiters.compactMap(\.waiter.deadlineMs) }
-
     /// The earliest deadline of the surface after `floor` (when given): the records' next
     /// expiry, and each parked request's deadline. Read in place; allocates nothing.
     func nextDeadlineMs(after floor: Int64?) -> Int64? {
