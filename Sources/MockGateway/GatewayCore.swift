@@ -205,16 +205,16 @@ actor GatewayCore {
 
     /// The earliest Gateway-clock instant at which something is due (after `floor`, when given:
     /// what `processTimers` at `floor` left due is not due again). It runs after every frame:
-    /// each surface's deadlines are read in place, nothing is copied and no array is built.
+    /// each surface's deadlines are read in place and nothing is copied (the chat store's
+    /// `nextDueMs` still maps its scheduled rows to an array).
     func nextDeadlineMs(after floor: Int64? = nil) -> Int64? {
         var earliest = EarliestDeadline(after: floor)
         earliest.consider(connectionTable.nextDeadlineMs(after: floor, ticking: !faultLayer.holdsTicks))
-        earliest.consider(nodeState.registry.nextInvokeDeadlineMs)
+        earliest.consider(nodeState.nextDeadlineMs(after: floor))
         earliest.consider(access.pairing.nextExpiryMs)
         earliest.consider(operatorSurface.nextDeadlineMs(after: floor))
         earliest.consider(chat.store.nextDueMs)
         for waiter in chat.runWaiters { earliest.consider(waiter.deadlineMs) }
-        earliest.consider(nodeState.invokeWake.nextDueMs)
         earliest.consider(apps.watch.machine.nextDeadlineMs)
         return earliest.value
     }

@@ -170,6 +170,16 @@ struct EarliestDeadline: Sendable, Hashable {
         self.floor = floor
     }
 
+    /// The earliest of the deadlines `deadline` gives `elements` (`nil`: none), without an array.
+    static func earliest<Elements: Sequence>(of elements: Elements, _ deadline: (Elements.Element) -> Int64?) -> Int64? {
+        var earliest: Int64?
+        for element in elements {
+            guard let due = deadline(element) else { continue }
+            if earliest.map({ due < $0 }) ?? true { earliest = due }
+        }
+        return earliest
+    }
+
     /// Takes `deadline` into account (`nil`: none).
     mutating func consider(_ deadline: Int64?) {
         guard let deadline else { return }
