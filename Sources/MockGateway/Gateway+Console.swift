@@ -159,7 +159,7 @@ extension GatewayCore {
         for (position, event) in events.all.enumerated() {
             if case .connectionOpened(let connectionId, _, _) = event { order[connectionId] = position }
         }
-        return connections.values
+        return connectionTable.byId.values
             .sorted { (order[$0.id] ?? -1, $0.id) < (order[$1.id] ?? -1, $1.id) }
             .map { state in
                 ConnectionSummary(connectionId: state.id, remoteAddress: state.remoteAddress, role: state.session?.role,
@@ -172,6 +172,6 @@ extension GatewayCore {
         let plan = faultLayer.plan
         return FaultStatus(droppedResponses: plan.dropNextResponse.keys.sorted(), responseDelay: plan.responseDelay,
                            ticksStopped: plan.ticksStopped, startingUp: startingUp, eventsAsBinary: plan.nextEventsAsBinary,
-                           eventsFragmented: plan.nextEventsFragmented, down: !accepting)
+                           eventsFragmented: plan.nextEventsFragmented, down: !connectionTable.accepting)
     }
 }

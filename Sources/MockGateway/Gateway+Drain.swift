@@ -63,7 +63,7 @@ extension Gateway {
 
 extension GatewayCore {
     func setApprovalReplayLimit(_ limit: Int) {
-        approvalSubscriptions.replayLimit = max(0, limit)
+        operatorSurface.approvalSubscriptions.replayLimit = max(0, limit)
         noteFault("approval replays hold at most \(max(0, limit)) approvals")
     }
 }

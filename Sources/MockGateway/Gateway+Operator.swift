@@ -32,7 +32,7 @@ extension Gateway {
 
     /// The approval record with `id`, as `approval.get` would show it.
     public func approval(id: String) async -> ApprovalRecord? {
-        await core.operatorState.approvals.record(id: id)
+        await core.operatorSurface.state.approvals.record(id: id)
     }
 
     /// Resolves an approval from another surface (first answer wins).
@@ -67,7 +67,7 @@ extension Gateway {
 
     /// Every resolve attempt so far (approvals and questions), in order.
     public func resolveAttempts() async -> [ResolveAttempt] {
-        await core.operatorState.resolveAttempts
+        await core.operatorSurface.state.resolveAttempts
     }
 }
 
@@ -96,7 +96,7 @@ extension Gateway {
 
     /// The question record with `id`.
     public func question(id: String) async -> QuestionRecord? {
-        await core.operatorState.questions.record(id: id)
+        await core.operatorSurface.state.questions.record(id: id)
     }
 
     /// Answers a question from another surface.
@@ -152,7 +152,7 @@ extension GatewayCore {
     }
 
     func scriptResolveApproval(id: String, decision: ApprovalDecision, surface: String) -> ApprovalResolution {
-        let result = operatorState.approvals.resolve(id: id, decision: decision, as: .surface(surface), nowMs: nowMs)
+        let result = operatorSurface.state.approvals.resolve(id: id, decision: decision, as: .surface(surface), nowMs: nowMs)
         applyOperatorEffects(result.effects)
         return result.value
     }
@@ -162,7 +162,7 @@ extension GatewayCore {
     func scriptOperator<Value: Sendable>(
         _ operation: (inout OperatorState, Int64) -> OperatorAttempt<Value>
     ) throws(GatewayError) -> Value {
-        let attempt = operation(&operatorState, nowMs)
+        let attempt = operation(&operatorSurface.state, nowMs)
         applyOperatorEffects(attempt.effects)
         switch attempt.value {
         case .success(let value): return value
@@ -171,7 +171,7 @@ extension GatewayCore {
     }
 
     func armRace(_ arm: RaceArm) {
-        armedRaces.append(arm)
+        operatorSurface.armedRaces.append(arm)
         noteFault("race armed on \(arm.recordId) (\(arm.order))")
     }
 
@@ -179,8 +179,8 @@ extension GatewayCore {
     func takeRace(for request: RequestFrame) -> (arm: RaceArm, surfaceFirst: Bool)? {
         let resolveMethods: Set<String> = Set([GatewayMethod.approvalResolve, .execApprovalResolve, .questionResolve].map(\.rawValue))
         guard resolveMethods.contains(request.method), let id = request.params?["id"]?.stringValue,
-              let index = armedRaces.firstIndex(where: { $0.recordId == id }) else { return nil }
-        let arm = armedRaces.remove(at: index)
+              let index = operatorSurface.armedRaces.firstIndex(where: { $0.recordId == id }) else { return nil }
+        let arm = operatorSurface.armedRaces.remove(at: index)
         let surfaceFirst: Bool
         switch arm.order {
         case .surfaceFirst: surfaceFirst = true
@@ -196,7 +196,7 @@ extension GatewayCore {
         case .approval(let decision):
             _ = scriptResolveApproval(id: arm.recordId, decision: decision, surface: arm.surface)
         case .question(let answers):
-            let attempt = operatorState.questions.answer(id: arm.recordId, answers: answers, as: .surface(arm.surface), nowMs: nowMs)
+            let attempt = operatorSurface.state.questions.answer(id: arm.recordId, answers: answers, as: .surface(arm.surface), nowMs: nowMs)
             applyOperatorEffects(attempt.effects)
         }
     }

@@ -65,7 +65,7 @@ extension GatewayCore {
     /// - Parameter parsed: `bytes` already parsed (`nil` when they are not JSON or were not
     ///   parsed because they are over the pre-auth limit): the admission does not parse them again.
     func decideHandshake(_ bytes: Data, parsed: JSONValue?, on connectionId: String) -> HandshakeDecision? {
-        guard let state = connections[connectionId] else { return nil }
+        guard let state = connectionTable.byId[connectionId] else { return nil }
         // Starting up is the fault layer's: it sets the admission's start-up input.
         var admissionConfiguration = faultLayer.admission(ConnectAdmission.Configuration(
             auth: sharedAuth, profile: profile, isStartingUp: false,
@@ -132,7 +132,7 @@ extension GatewayCore {
 
     func completeConnect(_ admitted: ConnectAdmission.Admitted, bootstrapGrant: BootstrapGrant?, deviceToken: DeviceToken?,
                          on connectionId: String) {
-        guard let state = connections[connectionId] else { return }
+        guard let state = connectionTable.byId[connectionId] else { return }
         let params = admitted.params
         let requestedScopes = params.scopes ?? []
         let sharedGeneration = sessionSharedAuthGeneration(admitted.authMethod, deviceToken: deviceToken)
@@ -216,7 +216,7 @@ extension GatewayCore {
     @discardableResult
     func establish(_ connectionId: String, admitted: ConnectAdmission.Admitted, deviceId: String?, publicKey: String?,
                    grant: HelloAuthGrant, sharedAuthGeneration: Int?) -> Bool {
-        guard var state = connections[connectionId] else { return false }
+        guard let state = connectionTable.byId[connectionId] else { return false }
         let params = admitted.params
         let role = admitted.role
         let nodeId = role == .node ? (deviceId ?? params.client.id.rawValue) : nil
@@ -234,9 +234,8 @@ extension GatewayCore {
                               client: params.client, protocolVersion: admitted.negotiatedProtocol, authMethod: authMethod,
                               deviceToken: grant.deviceToken?.token, sharedAuthGeneration: sharedAuthGeneration)
         session.pairingGeneration = role == .node ? deviceId.flatMap(pairingGeneration(deviceId:)) : nil
-        state.session = session
-        state.handshakeDeadlineMs = nil
-        connections[connectionId] = state
+        // The first session starts the tick schedule.
+        handleConnections(.established(connectionId, session, nowMs: nowMs))
         state.socket.setMaxMessageSize(configuration.maxPayloadBytes)
 
         // The current Gateway always announces its own protocol version (connect-hello.ts
@@ -244,7 +243,7 @@ extension GatewayCore {
         let helloProtocol = profile.announcesCurrentProtocol ? profile.protocolVersion : admitted.negotiatedProtocol
         let canvas = helloCanvasFields(role: role, offeredMaxProtocol: params.maxProtocol, connectionId: connectionId,
                                        nodeId: nodeId)
-        connections[connectionId]?.session?.pluginSurfaces = Set(canvas.pluginSurfaceUrls?.keys ?? [:].keys)
+        handleConnections(.pluginSurfacesGranted(connectionId, Set(canvas.pluginSurfaceUrls?.keys ?? [:].keys)))
         let hello = HelloOK(
             protocol: helloProtocol,
             server: HelloServerInfo(version: profile.serverVersion, connId: connectionId),
@@ -266,10 +265,6 @@ extension GatewayCore {
             protocolVersion: helloProtocol, authMethod: authMethod,
             signatureVersion: admitted.device.map { $0.payloadVersion.rawValue }, presentedToken: presentedToken,
             issuedDeviceToken: grant.deviceToken?.token)))
-        if !connections.values.contains(where: { $0.session != nil && $0.id != connectionId }) {
-            // The first session starts the tick schedule.
-            perform(ticks.handle(.restart(nowMs: nowMs)))
-        }
 
         guard let nodeId else { return delivered }
         let surface = reconcileNodeSurface(nodeId: nodeId, params: params, remoteIp: state.remoteAddress)
@@ -295,22 +290,11 @@ extension GatewayCore {
         sharedAuth = mode
         sharedAuthGeneration += 1
         noteFault("shared secret changed to \(mode.name) (generation \(sharedAuthGeneration))")
-        for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
-            guard let generation = state.session?.sharedAuthGeneration, generation != sharedAuthGeneration else { continue }
-            close(connectionId, code: Int(GatewayCloseCode.gatewayAuthChanged.rawValue), reason: Self.gatewayAuthChangedReason)
-        }
+        handleConnections(.sharedSecretChanged(generation: sharedAuthGeneration))
     }
-
-    /// The close reason of 4001.
-    static let gatewayAuthChangedReason = "gateway auth changed"
 
     /// Moves pairing and tokens (``AccessState/handle(_:to:)``) and runs its effects.
     func handleAccess(_ input: AccessState.Input) {
         perform(access.handle(input, to: operatorListeners))
-    }
-
-    /// Announces what a connect's pairing admission decided (``AccessState/Input/admitted(_:nowMs:)``).
-    func applyPairingEffects(_ effects: [PairingEffect]) {
-        handleAccess(.admitted(effects, nowMs: nowMs))
     }
 }

@@ -15,7 +15,7 @@ extension GatewayCore {
     /// Runs one effect, rewritten by the fault layer first, as the list form runs each;
     /// the rules' shorthands below call this, so that a frame builds no array of effects.
     func perform(_ effect: GatewayEffect) {
-        if case .send(_, let connectionId, _) = effect, !isOpen(connectionId) { return }
+        if case .send(_, let connectionId, _) = effect, !connectionTable.isOpen(connectionId) { return }
         guard let rewritten = faultLayer.rewritten(effect) else { return execute(effect) }
         for effect in rewritten { execute(effect) }
     }
@@ -46,23 +46,19 @@ extension GatewayCore {
                                               fault: TranscriptFault(dropped: true)))
             events.append(.faultInjected(description: text))
         case .close(let connectionId, let code, let reason):
-            guard var state = connections[connectionId], !state.closing else { return }
-            state.closing = true
-            connections[connectionId] = state
+            guard let state = connectionTable.beginClosing(connectionId) else { return }
             state.outbox.yield(.close(WebSocketCloseCode(UInt16(clamping: code)), CloseReason.truncate(reason)))
         case .abort(let connectionId):
-            guard var state = connections[connectionId], !state.closing else { return }
-            state.closing = true
-            connections[connectionId] = state
+            guard let state = connectionTable.beginClosing(connectionId) else { return }
             state.outbox.yield(.abort)
         case .broadcast(let event, let payload, let stateVersion):
-            for (connectionId, state) in connections.sorted(by: { $0.key < $1.key }) {
+            for (connectionId, state) in connectionTable.byId.sorted(by: { $0.key < $1.key }) {
                 guard let session = state.session, !state.closing else { continue }
                 guard EventScopeGate.allows(event: event, role: session.role, scopes: session.scopes) else { continue }
                 sendSequenced(event: event, payload: payload, stateVersion: stateVersion, to: connectionId)
             }
         case .sendSequenced(let event, let payload, let connectionId):
-            guard let state = connections[connectionId], state.session != nil, !state.closing else { return }
+            guard let state = connectionTable.byId[connectionId], state.session != nil, !state.closing else { return }
             sendSequenced(event: event, payload: payload, to: connectionId)
         case .log(let event):
             events.append(event)
@@ -76,7 +72,7 @@ extension GatewayCore {
         case .persist:
             persistState()
         case .endWatchSession(let nodeId, let reason):
-            applyWatchEffects(watch.machine.disconnect(nodeId: nodeId, reason: reason))
+            handleWatch(.disconnect(nodeId: nodeId, reason: reason))
         case .sendTargeted(let event, let payload, let connectionId):
             sendTargeted(event: event, payload: payload, to: connectionId)
         case .finishInvoke(let id, let outcome, let queued):
@@ -84,15 +80,10 @@ extension GatewayCore {
         }
     }
 
-    /// Whether a connection is there and not closing.
-    private func isOpen(_ connectionId: String) -> Bool {
-        guard let state = connections[connectionId] else { return false }
-        return !state.closing
-    }
 
     /// Queues a frame on a connection and records it.
     private func write(_ frame: Frame, to connectionId: String, wire treatment: WireTreatment) {
-        guard let state = connections[connectionId], !state.closing else { return }
+        guard let state = connectionTable.byId[connectionId], !state.closing else { return }
         let fault = treatment.fault
         let wire = TranscriptWire(frameKind: treatment.binary ? .binary : .text, frameCount: max(1, fault?.fragmentCount ?? 1))
         // Built once for the transcript and the wire (`Frame.encoded()` is `json.encoded()`).
@@ -108,7 +99,7 @@ extension GatewayCore {
 
     /// Queues a JSON document that is not a well-formed frame and records it.
     private func writeJSON(_ json: JSONValue, to connectionId: String, fault: SendFault?) {
-        guard let state = connections[connectionId], !state.closing else { return }
+        guard let state = connectionTable.byId[connectionId], !state.closing else { return }
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
                                           kind: .outbound, message: json, wire: TranscriptWire(frameKind: .text, frameCount: 1),
                                           fault: fault.map { Self.transcriptFault($0, binary: false) }))
@@ -134,10 +125,8 @@ extension GatewayCore {
     /// Sends an event that carries the connection's next `seq` (a gap armed by a fault is the
     /// fault layer's).
     func sendSequenced(event: String, payload: JSONValue?, stateVersion: StateVersion? = nil, to connectionId: String) {
-        guard var state = connections[connectionId], state.session != nil else { return }
-        state.seq += 1
-        connections[connectionId] = state
-        send(.event(EventFrame(event: event, payload: payload, seq: state.seq, stateVersion: stateVersion)), to: connectionId)
+        guard let seq = connectionTable.nextSeq(connectionId) else { return }
+        send(.event(EventFrame(event: event, payload: payload, seq: seq, stateVersion: stateVersion)), to: connectionId)
     }
 
     /// Sends a targeted event without `seq` (docs/protocol.md §2.5: `node.invoke.request`

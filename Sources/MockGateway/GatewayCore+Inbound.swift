@@ -15,7 +15,7 @@ extension GatewayCore {
     /// binary, docs/protocol.md §1). The message is read in place: a 25 MiB frame is not
     /// copied before it is parsed.
     func receive(_ message: WebSocketMessage, frames: Int? = nil, on connectionId: String) {
-        guard connections[connectionId] != nil else { return }
+        guard connectionTable.byId[connectionId] != nil else { return }
         switch message {
         case .text(var text):
             text.withUTF8 { receive(bytes: $0, binary: false, frames: frames, on: connectionId) }
@@ -25,7 +25,7 @@ extension GatewayCore {
     }
 
     private func receive(bytes: UnsafeBufferPointer<UInt8>, binary isBinary: Bool, frames: Int?, on connectionId: String) {
-        guard let state = connections[connectionId] else { return }
+        guard let state = connectionTable.byId[connectionId] else { return }
         let wire = TranscriptWire(frameKind: isBinary ? .binary : .text, frameCount: frames)
         guard state.session != nil else {
             receiveFirstFrame(Array(bytes), binary: isBinary, wire: wire, closing: state.closing, on: connectionId)
@@ -106,7 +106,7 @@ extension GatewayCore {
                 why = "not valid JSON"
             }
         }
-        noteInvalidFrame(on: connectionId, why: why)
+        handleConnections(.invalidFrame(connectionId, why: why))
         let error = ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "invalid request frame: \(why)")
         if let text = id.stringValue {
             fail(text, method: method, error, to: connectionId)
@@ -136,21 +136,13 @@ extension GatewayCore {
         if let decision { applyHandshake(decision, on: connectionId) }
     }
 
-    func noteInvalidFrame(on connectionId: String, why: String) {
-        guard var state = connections[connectionId] else { return }
-        state.invalidFrames += 1
-        connections[connectionId] = state
-        transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
-                                          kind: .note, text: "invalid frame answered: \(why)"))
-    }
-
     /// Routes a request of an authenticated session.
     func dispatch(_ request: RequestFrame, on connectionId: String) {
-        guard let session = connections[connectionId]?.session else { return }
+        guard let session = connectionTable.byId[connectionId]?.session else { return }
         // A session of a stale shared-secret generation is closed, not answered (upstream
         // `authenticated-request-dispatch.ts`: 4001 "gateway auth changed").
         if let generation = session.sharedAuthGeneration, generation != sharedAuthGeneration {
-            close(connectionId, code: Int(GatewayCloseCode.gatewayAuthChanged.rawValue), reason: Self.gatewayAuthChangedReason)
+            close(connectionId, code: Int(GatewayCloseCode.gatewayAuthChanged.rawValue), reason: ConnectionTable.gatewayAuthChangedReason)
             return
         }
         if request.method == GatewayMethod.connect.rawValue {
@@ -183,12 +175,12 @@ extension GatewayCore {
 
     func setTicksStopped(_ stopped: Bool) {
         arm(.ticksStopped(stopped))
-        if !stopped { perform(ticks.handle(.restart(nowMs: nowMs))) }
+        if !stopped { handleConnections(.ticksResumed(nowMs: nowMs)) }
     }
 
     /// One gap per connection: the skip is consumed by each connection's next sequenced event.
     func setSeqSkip(_ count: Int) {
-        arm(.seqSkip(count, connections: connections.keys.sorted()))
+        arm(.seqSkip(count, connections: connectionTable.byId.keys.sorted()))
     }
 
     func setNextEventsAsBinary(_ count: Int) {
@@ -208,7 +200,7 @@ extension GatewayCore {
     }
 
     func setAccepting(_ on: Bool) {
-        accepting = on
+        handleConnections(.accepting(on))
         if on { reopenWatchRoutes() }
     }
 
@@ -223,16 +215,12 @@ extension GatewayCore {
     /// `shutdown`, then close 1012 "service restart" on every socket; new sockets are refused
     /// until accepting resumes.
     func shutdownForRestart(restartExpectedMs: Int?) {
-        accepting = false
+        let shutdown = connectionTable.handle(.restarting(restartExpectedMs: restartExpectedMs))
         // Upstream's close prelude closes the Watch transport first (`watchNodeHttpRuntime.close()`):
         // Watch sessions end (a held poll gets 401 "gateway shutting down") and the Watch routes
         // answer 503 until accepting resumes with a new, empty Watch transport.
         closeWatchSessions()
-        let payload = (try? JSONValue(encoding: ShutdownEvent(restartExpectedMs: restartExpectedMs))) ?? .null
-        broadcast(event: GatewayEventName.shutdown.rawValue, payload: payload)
-        for connectionId in connections.keys.sorted() {
-            close(connectionId, code: 1012, reason: "service restart")
-        }
+        perform(shutdown)
         // The new process epoch: durable approvals still pending become `cancelled`
         // (`gateway-restart`, docs/protocol.md §7.5); questions live in memory only
         // (B.4), so they are gone, and nobody is left waiting on either.

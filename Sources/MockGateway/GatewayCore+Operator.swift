@@ -18,7 +18,7 @@ extension GatewayCore {
 
     /// The sessions open now, by connection id: who operator events may reach.
     var operatorListeners: [OperatorListener] {
-        connections.sorted { $0.key < $1.key }.compactMap { connectionId, state in
+        connectionTable.byId.sorted { $0.key < $1.key }.compactMap { connectionId, state in
             guard let session = state.session, !state.closing else { return nil }
             return OperatorListener(connectionId: connectionId, role: session.role, scopes: session.scopes, deviceId: session.deviceId)
         }
@@ -167,7 +167,7 @@ extension GatewayCore {
     func sessionsMessagesUnsubscribe(_ call: MethodCall) {
         guard let key = call.string("key") else { return invalid(call, "key required") }
         handleChat(.unfollowMessages(key: key, connectionId: call.connectionId))
-        approvalSubscriptions.unsubscribe(connectionId: call.connectionId, key: key)
+        operatorSurface.approvalSubscriptions.unsubscribe(connectionId: call.connectionId, key: key)
         reply(call, ["subscribed": false, "key": .string(key)])
     }
 
@@ -181,19 +181,19 @@ extension GatewayCore {
         let wantsApprovals = profile.hasUnifiedApprovals && call.params?["includeApprovals"]?.boolValue == true
         let allowed = wantsApprovals
             && ApprovalSubscriptions.mayReceiveApprovals(scopes: session.scopes, deviceId: session.deviceId)
-        approvalSubscriptions.subscribe(connectionId: call.connectionId, key: key, includeApprovals: allowed)
+        operatorSurface.approvalSubscriptions.subscribe(connectionId: call.connectionId, key: key, includeApprovals: allowed)
         var payload: [String: JSONValue] = ["subscribed": true, "key": .string(key), "includeApprovals": .bool(allowed)]
         if allowed {
-            applyOperatorEffects(operatorState.expire(nowMs: nowMs))
+            applyOperatorEffects(operatorSurface.state.expire(nowMs: nowMs))
             payload["approvalReplay"] = ApprovalSubscriptions.replay(
-                sessionKey: key, records: operatorState.approvals.all, caller: call.operatorCaller, nowMs: nowMs,
-                limit: approvalSubscriptions.replayLimit, basePath: operatorState.features.controlUIBasePath)
+                sessionKey: key, records: operatorSurface.state.approvals.all, caller: call.operatorCaller, nowMs: nowMs,
+                limit: operatorSurface.approvalSubscriptions.replayLimit, basePath: operatorSurface.state.features.controlUIBasePath)
         }
         reply(call, .object(payload))
     }
 
     var connectedDeviceIds: Set<String> {
-        Set(connections.values.compactMap { $0.session?.deviceId })
+        Set(connectionTable.byId.values.compactMap { $0.session?.deviceId })
     }
 
     /// `node.list` entries: paired node devices and connected nodes (docs/protocol.md §6.8).

@@ -20,16 +20,9 @@ extension GatewayCore {
     /// The TLS certificate fingerprint.
     nonisolated var tlsFingerprint: String? { environment.tlsFingerprint }
 
-    /// Every open socket by connection id.
-    var connections: [String: ConnectionState] {
-        get { connectionTable.byId }
-        _modify { yield &connectionTable.byId }
-    }
-    /// When the next tick is due.
-    var ticks: TickSchedule {
-        get { connectionTable.ticks }
-        _modify { yield &connectionTable.ticks }
-    }
+    /// Every open socket by connection id (read only: the connection table changes through its
+    /// inputs, ``ConnectionTable/handle(_:)``).
+    var connections: [String: ConnectionState] { connectionTable.byId }
     /// Push registrations and deliveries.
     var push: PushState {
         get { nodeState.push }
@@ -39,16 +32,6 @@ extension GatewayCore {
     var appSurfacesState: AppSurfaces? {
         get { apps.surfaces }
         _modify { yield &apps.surfaces }
-    }
-    /// The Apple Watch direct mode.
-    var watch: WatchGlueState {
-        get { apps.watch }
-        _modify { yield &apps.watch }
-    }
-    /// Whether new sockets are taken.
-    var accepting: Bool {
-        get { connectionTable.accepting }
-        _modify { yield &connectionTable.accepting }
     }
     /// Whether connects are refused as starting up (the fault layer's; `setStartingUp` arms it).
     var startingUp: Bool { faultLayer.startingUp }
@@ -151,26 +134,6 @@ extension GatewayCore {
     var lastSaveFailure: String? {
         get { access.lastSaveFailure }
         _modify { yield &access.lastSaveFailure }
-    }
-    /// Approvals and questions.
-    var operatorState: OperatorState {
-        get { operatorSurface.state }
-        _modify { yield &operatorSurface.state }
-    }
-    /// Parked operator requests.
-    var operatorWaiters: [PendingOperatorWaiter] {
-        get { operatorSurface.waiters }
-        _modify { yield &operatorSurface.waiters }
-    }
-    /// Armed races.
-    var armedRaces: [RaceArm] {
-        get { operatorSurface.armedRaces }
-        _modify { yield &operatorSurface.armedRaces }
-    }
-    /// Approval replay subscriptions.
-    var approvalSubscriptions: ApprovalSubscriptions {
-        get { operatorSurface.approvalSubscriptions }
-        _modify { yield &operatorSurface.approvalSubscriptions }
     }
     /// Nodes' push registrations.
     var pushRegistrations: [String: JSONValue] {

@@ -125,7 +125,8 @@ actor GatewayCore {
         let now = configuration.clock.nowMs
         self.environment = GatewayEnvironment(events: events, transcript: transcript, identity: identity, startedAtMs: now,
                                               generation: restored?.generation ?? 0, tlsFingerprint: tlsFingerprint)
-        self.connectionTable = ConnectionTable(ticks: TickSchedule(intervalMs: configuration.tickIntervalMs, nowMs: now))
+        self.connectionTable = ConnectionTable(ticks: TickSchedule(intervalMs: configuration.tickIntervalMs, nowMs: now),
+                                               handshakeTimeoutMs: configuration.handshakeTimeoutMs)
         self.faultLayer = FaultLayer(startingUp: configuration.startingUp,
                                      startingUpRetryAfterMs: configuration.startingUpRetryAfterMs)
     }
@@ -137,7 +138,7 @@ actor GatewayCore {
     /// Registers a new socket, sends the challenge and returns the stream its writer drains.
     func open(_ socket: WebSocketConnection) -> (connectionId: String, outbox: AsyncStream<OutboundItem>)? {
         // While restarting, new sockets are dropped as a closed port would refuse them.
-        guard accepting else { return nil }
+        guard connectionTable.accepting else { return nil }
         let (stream, continuation) = AsyncStream<OutboundItem>.makeStream(bufferingPolicy: .unbounded)
         let connectionId = random.uuidString()
         let nonce = random.uuidString()
@@ -145,8 +146,7 @@ actor GatewayCore {
         socket.setMaxMessageSize(configuration.maxPreauthPayloadBytes, closeReason: "preauth payload too large")
         let state = ConnectionState(
             id: connectionId, socket: socket, outbox: continuation, remoteAddress: socket.remoteAddress,
-            isLoopback: (try? IPAddress(parsing: socket.remoteAddress))?.isLoopback ?? false, nonce: nonce, handshakeDeadlineMs: now + Int64(configuration.handshakeTimeoutMs))
-        connections[connectionId] = state
+            isLoopback: (try? IPAddress(parsing: socket.remoteAddress))?.isLoopback ?? false, nonce: nonce)
         // The request target and headers may carry credentials (`?token=`, `Authorization`):
         // they are recorded redacted. The handshake's random key says nothing and would make
         // two runs with the same seed differ.
@@ -163,18 +163,17 @@ actor GatewayCore {
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: now, connectionId: connectionId,
                                           kind: .open, message: ["path": .string(target), "headers": .object(headers)],
                                           text: "\(socket.remoteAddress) \(target)"))
-        events.append(.connectionOpened(connectionId: connectionId, remoteAddress: socket.remoteAddress, nonce: nonce))
-        // The challenge carries no seq (docs/protocol.md §2.5). Its `ts` is on the clients'
-        // time line, against which `signedAt` is judged too: skipping Gateway time (an advance)
-        // never makes a client that signs with its own clock look stale.
-        // (A fault may strip `ts`: FaultLayer.)
-        send(.event(ConnectChallenge(nonce: nonce, ts: Int(clock.peerNowMs)).eventFrame), to: connectionId)
+        // The challenge's `ts` is on the clients' time line, against which `signedAt` is judged
+        // too: skipping Gateway time (an advance) never makes a client that signs with its own
+        // clock look stale.
+        handleConnections(.opened(state, challengeTs: Int(clock.peerNowMs), nowMs: now))
         return (connectionId, stream)
     }
 
     /// A socket ended (either side closed it, or TCP dropped).
     func closed(_ connectionId: String, info: WebSocketCloseInfo) {
-        guard let state = connections.removeValue(forKey: connectionId) else { return }
+        guard let state = connectionTable.byId[connectionId] else { return }
+        handleConnections(.closed(connectionId))
         state.outbox.finish()
         faultLayer.forget(connectionId: connectionId)
         canvasCapabilities.drop(connectionId: connectionId)
@@ -205,34 +204,29 @@ actor GatewayCore {
     // MARK: - Timers
 
     /// The earliest Gateway-clock instant at which something is due (after `floor`, when given:
-    /// what `processTimers` at `floor` left due is not due again).
+    /// what `processTimers` at `floor` left due is not due again). It runs after every frame:
+    /// each surface's deadlines are read in place and nothing is copied (the chat store's
+    /// `nextDueMs` still maps its scheduled rows to an array).
     func nextDeadlineMs(after floor: Int64? = nil) -> Int64? {
-        var candidates: [Int64] = []
-        if !faultLayer.holdsTicks, connectionTable.hasSessions { candidates.append(ticks.nextTickMs) }
-        // A connection already closing has no handshake deadline any more (processTimers skips it).
-        candidates += connectionTable.handshakeDeadlines
-        if let invoke = nodes.nextInvokeDeadlineMs { candidates.append(invoke) }
-        if let pairing = access.pairing.nextExpiryMs { candidates.append(pairing) }
-        if let record = operatorState.nextDeadlineMs { candidates.append(record) }
-        candidates += operatorSurface.waiterDeadlines
-        if let chatDue = chat.nextDeadlineMs { candidates.append(chatDue) }
-        if let wakeDue = invokeWake.nextDueMs { candidates.append(wakeDue) }
-        if let watchDue = watch.machine.nextDeadlineMs { candidates.append(watchDue) }
-        if let floor { candidates.removeAll { $0 <= floor } }
-        return candidates.min()
+        var earliest = EarliestDeadline(after: floor)
+        earliest.consider(connectionTable.nextDeadlineMs(after: floor, ticking: !faultLayer.holdsTicks))
+        earliest.consider(nodeState.nextDeadlineMs(after: floor))
+        earliest.consider(access.pairing.nextExpiryMs)
+        earliest.consider(operatorSurface.nextDeadlineMs(after: floor))
+        earliest.consider(chat.nextDeadlineMs)
+        earliest.consider(apps.watch.machine.nextDeadlineMs)
+        return earliest.value
     }
 
     /// Runs everything that is due at the current Gateway time.
     func processTimers() {
         let now = nowMs
-        perform(connectionTable.expiredHandshakes(nowMs: now))
-        // (A fault may hold ticks back: FaultLayer.)
-        perform(ticks.handle(.clock(nowMs: now)))
+        handleConnections(.clock(nowMs: now))
         handleNodes(.clock(nowMs: now))
         handleAccess(.clock(nowMs: now))
         expireOperatorRecords(nowMs: now)
         handleChat(.clock(nowMs: now))
-        processWatchTimers()
+        handleWatch(.clock(nowMs: now))
         advanceInvokeWakes()
     }
 
@@ -246,6 +240,11 @@ actor GatewayCore {
 
     func failInvokes(onConnection connectionId: String) {
         perform(nodeState.failInvokes(onConnection: connectionId))
+    }
+
+    /// Moves the connection table (``ConnectionTable/handle(_:)``) and runs its effects.
+    func handleConnections(_ input: ConnectionTable.Input) {
+        perform(connectionTable.handle(input))
     }
 
     /// Moves nodes and invokes (``NodeState/handle(_:ids:)``, ids from the core's stream) and

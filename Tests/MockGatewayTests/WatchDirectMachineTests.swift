@@ -30,7 +30,24 @@ struct WatchTestDevice {
     }
 }
 
-/// Drives a ``WatchDirectMachine`` the way the Gateway glue does.
+/// Nonces and session tokens `fresh-N`, N the number of the harness's request.
+struct NumberedWatchTokens: WatchTokenSource {
+    var number: Int
+    mutating func token(bytes: Int) -> String { "fresh-\(number)" }
+}
+
+/// What the machine did with one request, read from its effects.
+enum WatchAction: Equatable {
+    /// Not a Watch route: another handler answers.
+    case notWatchRoute
+    /// Answered now.
+    case respond(WatchHTTPResponse)
+    /// Held (a poll).
+    case hold
+}
+
+/// Drives a ``WatchDirectMachine`` the way the Gateway glue does: a request in; the Gateway's
+/// decisions (`admission`, `acceptResults`) fed back when the machine asks for them.
 struct WatchHarness {
     var machine: WatchDirectMachine
     var nowMs: Int64 = 1_767_225_600_000
@@ -47,30 +64,43 @@ struct WatchHarness {
         self.address = address
     }
 
+    /// The request's own outcome is the last effect of the machine's answer to it (an answer, a
+    /// hold, or a question to the Gateway whose answer goes back in); the effects before it are
+    /// kept in ``effects``.
     mutating func send(_ method: String, _ path: String, body: [UInt8] = [], token: String? = nil, from: String? = nil,
                        requestId: Int = 0) -> WatchAction {
         counter += 1
-        let number = counter
+        var tokens = NumberedWatchTokens(number: counter)
         var headers: [String: String] = [:]
         if let token { headers["Authorization"] = "Bearer \(token)" }
         let request = WatchHTTPRequest(method: method, path: path, headers: headers, body: body, clientAddress: from ?? address)
-        let admission = self.admission
-        var admitted: [WatchConnectCandidate] = []
-        var delivered: [WatchInvokeResult] = []
-        let accept = acceptResults
-        let (action, effects) = machine.handle(request, requestId: requestId, nowMs: nowMs, fresh: { _ in "fresh-\(number)" },
-                                               admit: { candidate in
-                                                   admitted.append(candidate)
-                                                   if case .admitted(let node, let connection, let token) = admission, node.isEmpty {
-                                                       return .admitted(nodeId: candidate.device.deviceId, connectionId: connection, deviceToken: token)
-                                                   }
-                                                   return admission
-                                               },
-                                               deliverResult: { result in delivered.append(result); return accept })
-        self.admitted += admitted
-        self.delivered += delivered
-        self.effects += effects
-        return action
+        guard WatchDirectRules.isRoute(path) else { return .notWatchRoute }
+        var output = machine.handle(.request(request, requestId: requestId, nowMs: nowMs), tokens: &tokens)
+        while let last = output.popLast() {
+            effects += output
+            switch last {
+            case .answer(_, let response):
+                return .respond(response)
+            case .hold:
+                return .hold
+            case .admit(let id, let candidate):
+                admitted.append(candidate)
+                var decision = admission
+                if case .admitted(let node, let connection, let token) = admission, node.isEmpty {
+                    decision = .admitted(nodeId: candidate.device.deviceId, connectionId: connection, deviceToken: token)
+                }
+                output = machine.handle(.admission(decision, requestId: id, nowMs: nowMs), tokens: &tokens)
+            case .deliverResult(let id, let result):
+                delivered.append(result)
+                output = machine.handle(.resultTaken(matched: acceptResults, requestId: id), tokens: &tokens)
+            case .sessionClosed:
+                Issue.record("the request ended without an outcome: \(last)")
+                effects.append(last)
+                return .notWatchRoute
+            }
+        }
+        Issue.record("no effects for \(method) \(path)")
+        return .notWatchRoute
     }
 
     mutating func response(_ method: String, _ path: String, body: [UInt8] = [], token: String? = nil, from: String? = nil) -> WatchHTTPResponse {
@@ -95,7 +125,8 @@ struct WatchHarness {
 
     mutating func advance(_ ms: Int64) {
         nowMs += ms
-        effects += machine.advance(nowMs: nowMs)
+        var tokens = NumberedWatchTokens(number: counter)
+        effects += machine.handle(.clock(nowMs: nowMs), tokens: &tokens)
     }
 
     mutating func takeEffects() -> [WatchEffect] {
@@ -385,6 +416,52 @@ struct WatchDirectMachineTests {
         #expect(closing.count == 2)
         #expect(watch.response("GET", WatchDirectRules.challengePath).status == 503)
         #expect(watch.response("POST", WatchDirectRules.pollPath, token: third).json == ["ok": false, "error": "gateway shutting down"])
+    }
+
+    /// The machine asks the Gateway instead of calling it back: a checked connect ends in
+    /// `admit` with nothing answered yet, and the decision fed back is the answer. (Break
+    /// tried: answering an `admission` whose request is not waiting fails this test.)
+    @Test func aConnectWaitsForTheGatewaysDecisionFedBackAsAnInput() throws {
+        var watch = WatchHarness()
+        let device = try WatchTestDevice()
+        let nonce = watch.challenge()
+        var tokens = NumberedWatchTokens(number: 50)
+        let request = WatchHTTPRequest(method: "POST", path: WatchDirectRules.connectPath, headers: [:],
+                                       body: try WatchTestDevice.body(device.params(nonce: nonce, signedAtMs: watch.nowMs)),
+                                       clientAddress: watch.address)
+        let asked = watch.machine.handle(.request(request, requestId: 7, nowMs: watch.nowMs), tokens: &tokens)
+        guard case .admit(7, let candidate)? = asked.last, asked.count == 1 else { Issue.record("no admit: \(asked)"); return }
+        #expect(candidate.device.deviceId == device.identity.deviceId)
+        #expect(candidate.credential == .bootstrapToken("boot"))
+        // A decision for a request that is not waiting changes nothing.
+        #expect(watch.machine.handle(.admission(.refused, requestId: 8, nowMs: watch.nowMs), tokens: &tokens).isEmpty)
+        let admitted = WatchAdmission.admitted(nodeId: "n1", connectionId: "watch-1", deviceToken: "dt")
+        let answered = watch.machine.handle(.admission(admitted, requestId: 7, nowMs: watch.nowMs), tokens: &tokens)
+        guard case .answer(7, let response)? = answered.last, answered.count == 1 else { Issue.record("no answer: \(answered)"); return }
+        #expect(response.status == 200)
+        #expect(response.headers["Cache-Control"] == "no-store")
+        #expect(response.json?["sessionToken"] == "fresh-50")
+        #expect(response.json?["deviceToken"] == "dt")
+        // Answered once: the same decision again is not an answer.
+        #expect(watch.machine.handle(.admission(admitted, requestId: 7, nowMs: watch.nowMs), tokens: &tokens).isEmpty)
+        #expect(watch.machine.connectedNodeIds == ["n1"])
+    }
+
+    /// A posted result goes to the Gateway as an effect; whether an invoke waited for it is fed
+    /// back and answered.
+    @Test func aPostedResultIsHandedOverAndItsVerdictAnswered() throws {
+        var watch = WatchHarness()
+        let token = try watch.connect(WatchTestDevice())
+        var tokens = NumberedWatchTokens(number: 60)
+        let request = WatchHTTPRequest(method: "POST", path: WatchDirectRules.resultPath, headers: ["Authorization": "Bearer \(token)"],
+                                       body: Array(#"{"id":"i1","ok":true}"#.utf8), clientAddress: watch.address)
+        let asked = watch.machine.handle(.request(request, requestId: 3, nowMs: watch.nowMs), tokens: &tokens)
+        guard case .deliverResult(3, let posted)? = asked.last, asked.count == 1 else { Issue.record("not handed over: \(asked)"); return }
+        #expect(posted.id == "i1")
+        #expect(posted.connectionId == "watch-1")
+        let ignored = watch.machine.handle(.resultTaken(matched: false, requestId: 3), tokens: &tokens)
+        guard case .answer(3, let response)? = ignored.first else { Issue.record("no answer: \(ignored)"); return }
+        #expect(response.json == ["ok": true, "ignored": true])
     }
 
     @Test func otherPaths() {

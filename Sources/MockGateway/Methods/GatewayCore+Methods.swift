@@ -47,7 +47,7 @@ extension GatewayCore {
     func runOperatorCore(_ handler: @Sendable (inout OperatorState, OperatorCall) -> OperatorOutcome, _ call: MethodCall) {
         let race = takeRace(for: call.request)
         if let race, race.surfaceFirst { runSurfaceSide(of: race.arm) }
-        let outcome = handler(&operatorState, OperatorCall(params: call.params, caller: call.operatorCaller,
+        let outcome = handler(&operatorSurface.state, OperatorCall(params: call.params, caller: call.operatorCaller,
                                                            route: .approvalClient, nowMs: nowMs))
         apply(outcome, to: call.request, on: call.connectionId)
         if let race, !race.surfaceFirst { runSurfaceSide(of: race.arm) }

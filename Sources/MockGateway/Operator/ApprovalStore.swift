@@ -133,11 +133,21 @@ public struct ApprovalStore: Sendable {
     /// The earliest instant at which `expire(nowMs:)` has work: a pending deadline or the end of a
     /// retention window. The actor schedules its wake-up there.
     public var nextDeadlineMs: Int64? {
-        records.values.compactMap { record -> Int64? in
-            if record.status == .pending { return record.expiresAtMs }
-            guard let resolvedAtMs = record.resolvedAtMs else { return nil }
-            return resolvedAtMs + retentionMs
-        }.min()
+        // Read in place, no array built (the Gateway's timer asks after every frame).
+        let retention = retentionMs
+        var earliest: Int64?
+        for record in records.values {
+            let deadline: Int64
+            if record.status == .pending {
+                deadline = record.expiresAtMs
+            } else if let resolvedAtMs = record.resolvedAtMs {
+                deadline = resolvedAtMs + retention
+            } else {
+                continue
+            }
+            if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        }
+        return earliest
     }
 
     private var retentionMs: Int64 {

@@ -80,7 +80,11 @@ public struct OperatorState: Sendable {
 
     /// The earliest instant at which `expire(nowMs:)` has work.
     public var nextDeadlineMs: Int64? {
-        [approvals.nextDeadlineMs, questions.nextDeadlineMs].compactMap { $0 }.min()
+        switch (approvals.nextDeadlineMs, questions.nextDeadlineMs) {
+        case (let approval?, let question?): min(approval, question)
+        case (let approval?, nil): approval
+        case (nil, let question): question
+        }
     }
 
     /// Every resolve attempt of both stores, in time order.

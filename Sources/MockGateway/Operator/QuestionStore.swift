@@ -70,7 +70,8 @@ public struct QuestionStore: Sendable {
 
     /// The earliest instant at which `expire(nowMs:)` has work.
     public var nextDeadlineMs: Int64? {
-        records.values.compactMap { record in
+        // Read in place (the Gateway's timer asks after every frame).
+        records.values.lazy.compactMap { record in
             record.status == .pending ? record.expiresAtMs : record.terminalAtMs.map { $0 + Self.resolvedGraceMs }
         }.min()
     }

@@ -151,7 +151,8 @@ public struct PairingStore: Sendable {
     /// The earliest Gateway-clock instant at which a pending request expires (one millisecond
     /// after its `expiresAtMs`), for the owner's timer; `nil` when nothing is pending.
     public var nextExpiryMs: Int64? {
-        pendingById.values.map { $0.expiresAtMs + 1 }.min()
+        // Read in place (the Gateway's timer asks after every frame).
+        pendingById.values.lazy.map { $0.expiresAtMs + 1 }.min()
     }
 
     // MARK: Requirement (docs/protocol.md §5.7)

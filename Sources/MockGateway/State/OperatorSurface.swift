@@ -49,8 +49,14 @@ struct OperatorSurface: Sendable {
         case shutdown
     }
 
-    /// The deadlines of parked requests (the Gateway's timer wakes for them).
-    var waiterDeadlines: [Int64] { waiters.compactMap(\.waiter.deadlineMs) }
+    /// The earliest deadline of the surface after `floor` (when given): the records' next
+    /// expiry, and each parked request's deadline. Read in place; allocates nothing.
+    func nextDeadlineMs(after floor: Int64?) -> Int64? {
+        var earliest = EarliestDeadline(after: floor)
+        earliest.consider(state.nextDeadlineMs)
+        for pending in waiters { earliest.consider(pending.waiter.deadlineMs) }
+        return earliest.value
+    }
 
     /// Applies an input; `listeners` are the sessions open now, by connection id (who events go
     /// to).

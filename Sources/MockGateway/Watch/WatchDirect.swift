@@ -16,6 +16,8 @@ public enum WatchDirectRules {
     public static let resultPath = basePath + "/result"
     /// `POST` to end the session.
     public static let disconnectPath = basePath + "/disconnect"
+    /// Whether `path` is under the Watch routes (another handler answers the others).
+    public static func isRoute(_ path: String) -> Bool { path.hasPrefix(basePath + "/") }
     /// How long a challenge nonce can be redeemed.
     public static let challengeTTLMs: Int64 = 60_000
     /// The largest `|now − device.signedAt|`.
@@ -123,27 +125,31 @@ public struct WatchInvokeResult: Sendable, Hashable {
 
 /// Something the Gateway must do after the machine changed state.
 public enum WatchEffect: Sendable, Hashable {
-    /// Answer the held poll `requestId`.
+    /// Answer request `requestId`: the request being handled now, or a held poll.
     case answer(requestId: Int, WatchHTTPResponse)
+    /// Hold request `requestId` (a poll); a later ``answer(requestId:_:)`` answers it.
+    case hold(requestId: Int)
+    /// The Gateway's credential and pairing decision on a checked connect is needed: it goes back
+    /// in as ``WatchDirectMachine/Input/admission(_:requestId:nowMs:)``.
+    case admit(requestId: Int, WatchConnectCandidate)
+    /// An invoke result posted by a Watch, for the Gateway; whether an invoke waited for it goes
+    /// back in as ``WatchDirectMachine/Input/resultTaken(matched:requestId:)``.
+    case deliverResult(requestId: Int, WatchInvokeResult)
     /// A session ended: the node `nodeId` of connection `connectionId` is disconnected.
     case sessionClosed(nodeId: String, connectionId: String, reason: String)
 }
 
-/// What the machine decided about one request.
-public enum WatchAction: Sendable, Hashable {
-    /// Not a Watch route: another handler answers.
-    case notWatchRoute
-    /// Answer now.
-    case respond(WatchHTTPResponse)
-    /// Hold the request (a poll); an ``WatchEffect/answer(requestId:_:)`` answers it later.
-    case hold
+/// Where the machine's challenge nonces and session tokens come from.
+public protocol WatchTokenSource {
+    /// A new random token (base64url) of `bytes` random bytes.
+    mutating func token(bytes: Int) -> String
 }
 
 /// The Apple Watch direct mode as a transport-independent state machine (docs/protocol.md §13):
 /// challenges, connect checks, sessions, long polls and their queues, on the clock it is given.
-/// Touches no socket and no pairing store: the connect's credential decision comes from the
-/// `admit` closure, invoke results go out through `deliverResult`, and every state change the
-/// Gateway must act on is a ``WatchEffect``.
+/// Touches no socket and no pairing store and calls nothing back: everything the Gateway must do
+/// or decide is a ``WatchEffect`` (answers, held polls, closed sessions, the connect's credential
+/// decision and a posted invoke result), and the Gateway's decisions come back as inputs.
 public struct WatchDirectMachine: Sendable {
     struct Challenge: Sendable, Hashable {
         var clientKey: String
@@ -170,6 +176,8 @@ public struct WatchDirectMachine: Sendable {
     private var sessions: [String: Session] = [:]
     private var tokenByNode: [String: String] = [:]
     private var rateLimiter: AuthRateLimiter
+    /// Connects waiting for the Gateway's credential decision: the client address, by request id.
+    private var awaitingAdmission: [Int: String] = [:]
     private var proofVerifier = DeviceProofVerifier()
     /// Whether the Gateway is shutting down (every route answers 503).
     public private(set) var isClosed = false
@@ -186,51 +194,110 @@ public struct WatchDirectMachine: Sendable {
     public func pendingChallengeCount(nowMs: Int64) -> Int { challenges.values.filter { $0.expiresAtMs > nowMs }.count }
 
     /// The earliest time ``advance(nowMs:)`` has something to do (a poll timeout or an idle expiry).
+    /// Read in place, no array built (the Gateway's timer asks after every frame).
     public var nextDeadlineMs: Int64? {
-        sessions.values.flatMap { session in [session.lastSeenAtMs + WatchDirectRules.sessionIdleMs] + (session.waiter.map { [$0.deadlineMs] } ?? []) }.min()
+        var earliest: Int64?
+        for session in sessions.values {
+            let idle = session.lastSeenAtMs + WatchDirectRules.sessionIdleMs
+            let due = session.waiter.map { min($0.deadlineMs, idle) } ?? idle
+            if earliest.map({ due < $0 }) ?? true { earliest = due }
+        }
+        return earliest
+    }
+
+    // MARK: Inputs
+
+    /// What moves the Watch direct mode.
+    public enum Input: Sendable, Hashable {
+        /// A request on a Watch route (``WatchDirectRules/isRoute(_:)``); `requestId` is the
+        /// transport's id of it (to answer a held poll later).
+        case request(WatchHTTPRequest, requestId: Int, nowMs: Int64)
+        /// The Gateway's decision on the connect ``WatchEffect/admit(requestId:_:)`` asked about.
+        case admission(WatchAdmission, requestId: Int, nowMs: Int64)
+        /// Whether an invoke waited for the result ``WatchEffect/deliverResult(requestId:_:)`` handed over.
+        case resultTaken(matched: Bool, requestId: Int)
+        /// An event for node `nodeId`'s session (``enqueue(nodeId:event:payload:)``).
+        case event(nodeId: String, event: String, payload: JSONValue?)
+        /// The clock reached `nowMs` (``advance(nowMs:)``).
+        case clock(nowMs: Int64)
+        /// The client of held poll `requestId` went away (``pollAbandoned(requestId:)``).
+        case pollAbandoned(requestId: Int)
+        /// Node `nodeId`'s session ends now with `reason` (its pairing or token went away).
+        case disconnect(nodeId: String, reason: String)
+        /// The Gateway shuts down (``close()``).
+        case shutdown
+    }
+
+    /// Applies an input; `tokens` gives the nonces and session tokens it needs. Every answer,
+    /// hold and question to the Gateway is an effect (no callbacks).
+    public mutating func handle(_ input: Input, tokens: inout some WatchTokenSource) -> [WatchEffect] {
+        switch input {
+        case .request(let request, let requestId, let nowMs):
+            return self.request(request, requestId: requestId, nowMs: nowMs, tokens: &tokens)
+        case .admission(let admission, let requestId, let nowMs):
+            guard let clientAddress = awaitingAdmission.removeValue(forKey: requestId) else { return [] }
+            var effects: [WatchEffect] = []
+            let response = admitted(admission, clientAddress: clientAddress, nowMs: nowMs, tokens: &tokens, effects: &effects)
+            return effects + [.answer(requestId: requestId, Self.noStore(response))]
+        case .resultTaken(let matched, let requestId):
+            let response: WatchHTTPResponse = matched ? .json(200, ["ok": true]) : .json(200, ["ok": true, "ignored": true])
+            return [.answer(requestId: requestId, Self.noStore(response))]
+        case .event(let nodeId, let event, let payload):
+            return enqueue(nodeId: nodeId, event: event, payload: payload).effects
+        case .clock(let nowMs):
+            return advance(nowMs: nowMs)
+        case .pollAbandoned(let requestId):
+            return pollAbandoned(requestId: requestId)
+        case .disconnect(let nodeId, let reason):
+            return disconnect(nodeId: nodeId, reason: reason)
+        case .shutdown:
+            return close()
+        }
     }
 
     // MARK: Requests
 
-    /// Handles one request.
-    /// - Parameters:
-    ///   - requestId: the transport's id of this request (to answer a held poll later).
-    ///   - nowMs: the Gateway clock.
-    ///   - fresh: a new random token (base64url) of the given number of bytes, for a nonce or a
-    ///     session token.
-    ///   - admit: the Gateway's credential and pairing decision for a checked connect.
-    ///   - deliverResult: hands an invoke result to the Gateway; `false` when no invoke waits for it.
-    /// - Returns: the action, and effects (sessions closed, held polls answered).
-    public mutating func handle(
-        _ request: WatchHTTPRequest, requestId: Int, nowMs: Int64, fresh: (Int) -> String,
-        admit: (WatchConnectCandidate) -> WatchAdmission, deliverResult: (WatchInvokeResult) -> Bool
-    ) -> (WatchAction, [WatchEffect]) {
-        guard request.path.hasPrefix(WatchDirectRules.basePath + "/") else { return (.notWatchRoute, []) }
-        guard !isClosed else { return (.respond(.shuttingDown), []) }
+    /// Handles one request: its answer, its hold, or a question to the Gateway (the effects
+    /// before it first).
+    private mutating func request(_ request: WatchHTTPRequest, requestId: Int, nowMs: Int64,
+                                  tokens: inout some WatchTokenSource) -> [WatchEffect] {
+        guard WatchDirectRules.isRoute(request.path) else { return [.answer(requestId: requestId, Self.noStore(.notFound))] }
+        // (The 503 of a closed transport goes out without `Cache-Control`, as it always did.)
+        guard !isClosed else { return [.answer(requestId: requestId, .shuttingDown)] }
         var effects: [WatchEffect] = []
-        let action: WatchAction
+        let response: WatchHTTPResponse
         switch request.path {
         case WatchDirectRules.challengePath:
-            action = .respond(challenge(request, nowMs: nowMs, fresh: fresh))
+            response = challenge(request, nowMs: nowMs, tokens: &tokens)
         case WatchDirectRules.connectPath:
-            action = .respond(connect(request, nowMs: nowMs, fresh: fresh, admit: admit, effects: &effects))
+            switch connect(request, nowMs: nowMs) {
+            case .success(let candidate):
+                awaitingAdmission[requestId] = request.clientAddress
+                return [.admit(requestId: requestId, candidate)]
+            case .failure(let refusal):
+                response = refusal
+            }
         case WatchDirectRules.pollPath:
-            action = poll(request, requestId: requestId, nowMs: nowMs, effects: &effects)
+            guard let answer = poll(request, requestId: requestId, nowMs: nowMs, effects: &effects) else {
+                return effects + [.hold(requestId: requestId)]
+            }
+            response = answer
         case WatchDirectRules.resultPath:
-            action = .respond(result(request, nowMs: nowMs, deliverResult: deliverResult, effects: &effects))
+            switch result(request, nowMs: nowMs, effects: &effects) {
+            case .success(let posted):
+                return effects + [.deliverResult(requestId: requestId, posted)]
+            case .failure(let refusal):
+                response = refusal
+            }
         case WatchDirectRules.disconnectPath:
-            action = .respond(disconnect(request, nowMs: nowMs, effects: &effects))
+            response = disconnect(request, nowMs: nowMs, effects: &effects)
         default:
-            action = .respond(.notFound)
+            response = .notFound
         }
-        if case .respond(var response) = action {
-            response.headers["Cache-Control"] = "no-store"
-            return (.respond(response), effects)
-        }
-        return (action, effects)
+        return effects + [.answer(requestId: requestId, Self.noStore(response))]
     }
 
-    private mutating func challenge(_ request: WatchHTTPRequest, nowMs: Int64, fresh: (Int) -> String) -> WatchHTTPResponse {
+    private mutating func challenge(_ request: WatchHTTPRequest, nowMs: Int64, tokens: inout some WatchTokenSource) -> WatchHTTPResponse {
         guard request.method.uppercased() == "GET" else { return .methodNotAllowed(allow: "GET") }
         let key = request.clientAddress
         let check = rateLimiter.check(key, scope: .watchChallenge, nowMs: nowMs)
@@ -245,30 +312,29 @@ public struct WatchDirectMachine: Sendable {
               let oldest = challenges.min(by: { $0.value.sequence < $1.value.sequence }) {
             challenges[oldest.key] = nil
         }
-        let nonce = fresh(WatchDirectRules.nonceBytes)
+        let nonce = tokens.token(bytes: WatchDirectRules.nonceBytes)
         challengeSequence += 1
         let expires = nowMs + WatchDirectRules.challengeTTLMs
         challenges[nonce] = Challenge(clientKey: key, expiresAtMs: expires, sequence: challengeSequence)
         return .json(200, ["ok": true, "nonce": .string(nonce), "ts": .int(nowMs), "expiresAtMs": .int(expires)])
     }
 
-    private mutating func connect(
-        _ request: WatchHTTPRequest, nowMs: Int64, fresh: (Int) -> String, admit: (WatchConnectCandidate) -> WatchAdmission,
-        effects: inout [WatchEffect]
-    ) -> WatchHTTPResponse {
-        guard request.method.uppercased() == "POST" else { return .methodNotAllowed(allow: "POST") }
+    /// The checks of a connect before the Gateway's credential decision: the candidate, or the
+    /// refusal to answer.
+    private mutating func connect(_ request: WatchHTTPRequest, nowMs: Int64) -> Result<WatchConnectCandidate, WatchHTTPResponse> {
+        guard request.method.uppercased() == "POST" else { return .failure(.methodNotAllowed(allow: "POST")) }
         let body: JSONValue
         switch Self.readJSON(request.body) {
         case .success(let value): body = value
-        case .failure(let response): return response
+        case .failure(let response): return .failure(response)
         }
         let params: ConnectParams
         switch ConnectParams.validate(body) {
         case .success(let valid): params = valid
-        case .failure(let error): return .invalidRequest("invalid connect params: \(error.message)")
+        case .failure(let error): return .failure(.invalidRequest("invalid connect params: \(error.message)"))
         }
         guard WatchDirectRules.isCanonicalWatch(params) else {
-            return .invalidRequest("unsupported watch node identity or capability surface")
+            return .failure(.invalidRequest("unsupported watch node identity or capability surface"))
         }
         // Exactly one credential member, and it must be the one that is set.
         let bootstrap = params.auth?.bootstrapToken?.trimmingASCIIWhitespace()
@@ -283,18 +349,24 @@ public struct WatchDirectMachine: Sendable {
         case .deviceToken: "deviceToken"
         case nil: nil
         }
-        guard let credential, let expectedMember, members == [expectedMember], let device = params.device else { return .unauthorized }
+        guard let credential, let expectedMember, members == [expectedMember], let device = params.device else { return .failure(.unauthorized) }
         // The nonce is consumed whatever happens next.
         let nonce = device.nonce ?? ""
         let challenge = challenges.removeValue(forKey: nonce)
         guard let challenge, challenge.clientKey == request.clientAddress, challenge.expiresAtMs > nowMs,
               abs(nowMs - Int64(device.signedAt)) <= WatchDirectRules.signatureSkewMs
-        else { return .unauthorized }
+        else { return .failure(.unauthorized) }
         guard case .verified(let verified) = proofVerifier.verify(params, expectedNonce: nonce, nowMs: Int(nowMs)) else {
-            return .unauthorized
+            return .failure(.unauthorized)
         }
-        let candidate = WatchConnectCandidate(params: params, device: verified, credential: credential, clientAddress: request.clientAddress)
-        switch admit(candidate) {
+        return .success(WatchConnectCandidate(params: params, device: verified, credential: credential, clientAddress: request.clientAddress))
+    }
+
+    /// A connect after the Gateway's credential decision: a new session (replacing the node's
+    /// older one), or the refusal.
+    private mutating func admitted(_ admission: WatchAdmission, clientAddress: String, nowMs: Int64,
+                                   tokens: inout some WatchTokenSource, effects: inout [WatchEffect]) -> WatchHTTPResponse {
+        switch admission {
         case .refused:
             return .unauthorized
         case .rateLimited(let retryAfterMs):
@@ -303,10 +375,10 @@ public struct WatchDirectMachine: Sendable {
             if let previous = tokenByNode[nodeId] {
                 effects += closeSession(previous, reason: "replaced by a newer watch session", announce: false)
             }
-            let token = fresh(WatchDirectRules.sessionTokenBytes)
+            let token = tokens.token(bytes: WatchDirectRules.sessionTokenBytes)
             sessions[token] = Session(token: token, nodeId: nodeId, connectionId: connectionId, lastSeenAtMs: nowMs)
             tokenByNode[nodeId] = token
-            rateLimiter.reset(request.clientAddress, scope: .watchChallenge)
+            rateLimiter.reset(clientAddress, scope: .watchChallenge)
             return .json(200, [
                 "ok": true, "sessionToken": .string(token), "deviceToken": .string(issuedToken), "nodeId": .string(nodeId),
                 "protocol": .int(Int64(ProtocolVersion.current)), "pollTimeoutMs": .int(WatchDirectRules.pollTimeoutMs),
@@ -327,53 +399,53 @@ public struct WatchDirectMachine: Sendable {
         return .success(token)
     }
 
-    private mutating func poll(_ request: WatchHTTPRequest, requestId: Int, nowMs: Int64, effects: inout [WatchEffect]) -> WatchAction {
-        guard request.method.uppercased() == "POST" else { return .respond(.methodNotAllowed(allow: "POST")) }
+    /// A poll: its answer now (a queued event, a refusal), or `nil` when it is held.
+    private mutating func poll(_ request: WatchHTTPRequest, requestId: Int, nowMs: Int64, effects: inout [WatchEffect]) -> WatchHTTPResponse? {
+        guard request.method.uppercased() == "POST" else { return .methodNotAllowed(allow: "POST") }
         let token: String
         switch currentSession(request, nowMs: nowMs, touch: true, effects: &effects) {
         case .success(let current): token = current
-        case .failure(let response): return .respond(response)
+        case .failure(let response): return response
         }
-        guard var session = sessions[token] else { return .respond(.unauthorized) }
+        guard var session = sessions[token] else { return .unauthorized }
         if !session.queue.isEmpty {
             let event = session.queue.removeFirst()
             session.queuedBytes -= event.utf8.count
             sessions[token] = session
-            return .respond(.rawJSON(200, "{\"ok\":true,\"event\":\(event)}"))
+            return .rawJSON(200, "{\"ok\":true,\"event\":\(event)}")
         }
         if let waiter = session.waiter {
             effects.append(.answer(requestId: waiter.requestId, Self.noStore(.json(409, ["ok": false, "reason": "superseded poll"]))))
         }
         session.waiter = (requestId, nowMs + WatchDirectRules.pollTimeoutMs)
         sessions[token] = session
-        return .hold
+        return nil
     }
 
-    private mutating func result(
-        _ request: WatchHTTPRequest, nowMs: Int64, deliverResult: (WatchInvokeResult) -> Bool, effects: inout [WatchEffect]
-    ) -> WatchHTTPResponse {
-        guard request.method.uppercased() == "POST" else { return .methodNotAllowed(allow: "POST") }
-        if case .failure(let response) = currentSession(request, nowMs: nowMs, touch: false, effects: &effects) { return response }
+    /// A posted invoke result for the Gateway, or the refusal to answer.
+    private mutating func result(_ request: WatchHTTPRequest, nowMs: Int64,
+                                 effects: inout [WatchEffect]) -> Result<WatchInvokeResult, WatchHTTPResponse> {
+        guard request.method.uppercased() == "POST" else { return .failure(.methodNotAllowed(allow: "POST")) }
+        if case .failure(let response) = currentSession(request, nowMs: nowMs, touch: false, effects: &effects) { return .failure(response) }
         let body: JSONValue
         switch Self.readJSON(request.body) {
         case .success(let value): body = value
-        case .failure(let response): return response
+        case .failure(let response): return .failure(response)
         }
         guard let object = body.objectValue, let id = object["id"]?.stringValue, let ok = object["ok"]?.boolValue else {
-            return .invalidRequest("invalid node invoke result")
+            return .failure(.invalidRequest("invalid node invoke result"))
         }
         let token: String
         switch currentSession(request, nowMs: nowMs, touch: true, effects: &effects) {
         case .success(let current): token = current
-        case .failure(let response): return response
+        case .failure(let response): return .failure(response)
         }
-        guard let session = sessions[token] else { return .unauthorized }
+        guard let session = sessions[token] else { return .failure(.unauthorized) }
         let error = object["error"]?.objectValue
-        let posted = WatchInvokeResult(
+        return .success(WatchInvokeResult(
             id: id, ok: ok, payload: object["payload"], payloadJSON: object["payloadJSON"]?.stringValue,
             errorCode: error?["code"]?.stringValue, errorMessage: error?["message"]?.stringValue,
-            nodeId: session.nodeId, connectionId: session.connectionId)
-        return deliverResult(posted) ? .json(200, ["ok": true]) : .json(200, ["ok": true, "ignored": true])
+            nodeId: session.nodeId, connectionId: session.connectionId))
     }
 
     private mutating func disconnect(_ request: WatchHTTPRequest, nowMs: Int64, effects: inout [WatchEffect]) -> WatchHTTPResponse {
