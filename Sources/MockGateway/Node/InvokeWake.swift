@@ -54,8 +54,9 @@ struct NodeWakeThrottle: Sendable, Hashable {
 }
 
 /// The wake sequence of one operator `node.invoke` to a node that is not connected, as a pure
-/// state machine on Gateway time (docs/protocol.md §6.9.1). The ``GatewayCore`` glue performs
-/// each ``Step`` (a push, a timer, a dispatch, an answer) and feeds back what happened.
+/// state machine on Gateway time (docs/protocol.md §6.9.1). The node machine
+/// (`State/NodeState+Wake.swift`) performs each ``Step`` (a push, a timer, a dispatch, an
+/// answer) and feeds back what happened.
 ///
 /// The order is upstream's (`node.invoke`, `src/gateway/server-methods/nodes.invoke.ts@296f520b`):
 /// a silent push; when it was available (sent, refused by APNs, or throttled) a wait of up to 3 s
@@ -256,6 +257,9 @@ struct InvokeWakeState: Sendable {
     var scriptedAnswers: [String: CheckedContinuation<OperatorInvokeAnswer, Never>] = [:]
     /// Numbers the scripted requests.
     var scriptedCount = 0
+    /// The flows an advance (``NodeState/advanceWakes(nowMs:ids:)``) has still to look at while
+    /// it waits for a push's answer.
+    var passQueue: [String] = []
 
     /// The earliest instant a flow needs the clock.
     var nextDueMs: Int64? { pending.values.compactMap(\.flow.dueMs).min() }
