@@ -155,8 +155,8 @@ import Testing
 /// `node.event` in the node machine (`State/NodeState+Events.swift`): the rules' decision applied,
 /// the last-seen write as an effect and its outcome as an input. (Breaks tried: not applying
 /// `afterPersist`'s effects, so that no throttle window starts, fails
-/// `aBeaconIsWrittenThenAnsweredAndTheNextIsThrottled`; answering before the write fails the
-/// same test; treating a vanished record as stored fails `aBeaconWhoseRecordVanishedIsPairingChanged`.)
+/// `aBeaconIsWrittenThenAnsweredAndTheNextIsThrottled`; treating a vanished record as stored fails
+/// `aBeaconWhoseRecordVanishedIsPairingChanged`.)
 @Suite struct NodeMachineEventTests {
     static let t0 = NodeMachineTests.t0
     static let alive = NodeEventName.presenceAlive.rawValue
