@@ -1,9 +1,16 @@
 import GatewayProtocol
 
 /// The actor's side of `node.invoke`'s wake sequence (docs/protocol.md §6.9.1): the rules are the
-/// node machine's (`State/NodeState+Wake.swift`); here the scripting API's waiters and the armed
-/// dispatch hold.
+/// node machine's (`State/NodeState+Wake.swift`); here its feed (with the fault layer's dispatch
+/// hold) and the scripting API's waiters.
 extension GatewayCore {
+    /// Feeds an operator's `node.invoke` to the node machine, with the dispatch hold the fault
+    /// layer gives a wake sequence.
+    func routeOperatorInvoke(_ caller: OperatorInvokeCaller, timeoutMs: Int, deadlineMs: Int64?) {
+        let hold = faultLayer.wakeDispatchHold(nodeConnected: nodeState.registry.nodes[caller.nodeId] != nil)
+        handleNodes(.operatorInvoke(caller, timeoutMs: timeoutMs, deadlineMs: deadlineMs, dispatchHoldMs: hold, nowMs: nowMs))
+    }
+
     /// An operator `node.invoke` without a socket (``Gateway/operatorInvoke(nodeId:command:params:timeoutMs:)``).
     func scriptedOperatorInvoke(nodeId: String, command: String, params: JSONValue?, timeoutMs: Int) async -> OperatorInvokeAnswer {
         nodeState.invokeWake.scriptedCount += 1
@@ -12,14 +19,12 @@ extension GatewayCore {
                                           nodeId: nodeId, command: command, params: params, idempotencyKey: requestId)
         return await withCheckedContinuation { continuation in
             nodeState.invokeWake.scriptedAnswers[requestId] = continuation
-            handleNodes(.operatorInvoke(caller, timeoutMs: timeoutMs, deadlineMs: timeoutMs > 0 ? nowMs + Int64(timeoutMs) : nil,
-                                        nowMs: nowMs))
+            routeOperatorInvoke(caller, timeoutMs: timeoutMs, deadlineMs: timeoutMs > 0 ? nowMs + Int64(timeoutMs) : nil)
         }
     }
 
     func armWakeDispatchHold(_ ms: Int64) {
-        nodeState.invokeWake.nextDispatchHoldMs = max(0, ms)
-        noteFault("the next node.invoke that finds its woken node holds the dispatch for \(ms) ms")
+        arm(.wakeDispatchHold(ms: ms))
     }
 }
 

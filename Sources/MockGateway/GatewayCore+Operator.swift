@@ -140,7 +140,7 @@ extension GatewayCore {
         let caller = OperatorInvokeCaller(connectionId: call.connectionId, requestId: call.request.id, nodeId: nodeId,
                                           command: command, params: params?["params"], idempotencyKey: idempotencyKey,
                                           admittedPolicy: nodeState.commandPolicy)
-        handleNodes(.operatorInvoke(caller, timeoutMs: timeoutMs, deadlineMs: deadlineMs, nowMs: nowMs))
+        routeOperatorInvoke(caller, timeoutMs: timeoutMs, deadlineMs: deadlineMs)
     }
 
     func pushTestMethod(_ call: MethodCall) {

@@ -237,7 +237,7 @@ struct InvokeWakeFlow: Sendable, Hashable {
 }
 
 /// The Gateway's wake bookkeeping: the throttles, the flows in progress (keyed by the operator
-/// request they answer) and the armed dispatch hold.
+/// request they answer), the scripting API's waiting callers and the pass in progress.
 struct InvokeWakeState: Sendable {
     /// One flow with the caller it answers.
     struct Pending: Sendable {
@@ -250,8 +250,6 @@ struct InvokeWakeState: Sendable {
     var throttle = NodeWakeThrottle()
     /// The flows in progress, by a Gateway-chosen key.
     var pending: [String: Pending] = [:]
-    /// Fault: the next flow that finds its node holds the dispatch this long.
-    var nextDispatchHoldMs: Int64 = 0
     /// Operator invokes made through the scripting API (``Gateway/operatorInvoke(nodeId:command:params:timeoutMs:)``),
     /// by request id: they are answered here instead of on a socket.
     var scriptedAnswers: [String: CheckedContinuation<OperatorInvokeAnswer, Never>] = [:]

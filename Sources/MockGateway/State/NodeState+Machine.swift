@@ -33,8 +33,9 @@ extension NodeState {
         case dispatch(InvokeDispatch, nowMs: Int64)
         /// An operator's `node.invoke` after its first checks (params, preflight, scopes):
         /// dispatched at once to a connected node, otherwise its node is woken first
-        /// (docs/protocol.md §6.9.1), within `deadlineMs` (the caller's `timeoutMs`, if any).
-        case operatorInvoke(OperatorInvokeCaller, timeoutMs: Int, deadlineMs: Int64?, nowMs: Int64)
+        /// (docs/protocol.md §6.9.1), within `deadlineMs` (the caller's `timeoutMs`, if any);
+        /// `dispatchHoldMs` comes from the fault layer (``FaultLayer/wakeDispatchHold(nodeConnected:)``).
+        case operatorInvoke(OperatorInvokeCaller, timeoutMs: Int, deadlineMs: Int64?, dispatchHoldMs: Int64 = 0, nowMs: Int64)
         /// The clock reached `nowMs` for the wake sequences: a wait that is over ends.
         case advanceWakes(nowMs: Int64)
         /// The transport answered a push of ``GatewayEffect/sendPush(_:)``.
@@ -77,8 +78,9 @@ extension NodeState {
             return self.dispatch(dispatch, nowMs: nowMs, ids: &ids)?.effects ?? []
         case .result(let result, let callerNodeId, let reply, let nowMs):
             return take(result, callerNodeId: callerNodeId, reply: reply, nowMs: nowMs, ids: &ids)
-        case .operatorInvoke(let caller, let timeoutMs, let deadlineMs, let nowMs):
-            return routeOperatorInvoke(caller, timeoutMs: timeoutMs, deadlineMs: deadlineMs, nowMs: nowMs, ids: &ids)
+        case .operatorInvoke(let caller, let timeoutMs, let deadlineMs, let hold, let nowMs):
+            return routeOperatorInvoke(caller, timeoutMs: timeoutMs, deadlineMs: deadlineMs, dispatchHoldMs: hold, nowMs: nowMs,
+                                       ids: &ids)
         case .advanceWakes(let nowMs):
             return advanceWakes(nowMs: nowMs, ids: &ids)
         case .pushAnswered(let send, let delivery, let nowMs):

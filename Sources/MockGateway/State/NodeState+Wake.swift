@@ -44,15 +44,14 @@ enum WakeStart: Sendable, Hashable {
 /// (``Input/advanceWakes(nowMs:)``, a node's registration, a closed connection).
 extension NodeState {
     /// An operator's `node.invoke` for `caller.nodeId` after its first checks: dispatched at once
-    /// when the node is connected, otherwise its wake sequence starts.
-    mutating func routeOperatorInvoke(_ caller: OperatorInvokeCaller, timeoutMs: Int, deadlineMs: Int64?, nowMs: Int64,
-                                      ids: inout SeededRandom) -> [GatewayEffect] {
+    /// when the node is connected, otherwise its wake sequence starts (`dispatchHoldMs`: Gateway
+    /// time between finding the node and dispatching, which only a fault makes more than 0).
+    mutating func routeOperatorInvoke(_ caller: OperatorInvokeCaller, timeoutMs: Int, deadlineMs: Int64?, dispatchHoldMs: Int64 = 0,
+                                      nowMs: Int64, ids: inout SeededRandom) -> [GatewayEffect] {
         guard registry.nodes[caller.nodeId] == nil else {
             return dispatchOperatorInvoke(caller, timeoutMs: timeoutMs, nowMs: nowMs, ids: &ids)
         }
-        let hold = invokeWake.nextDispatchHoldMs
-        invokeWake.nextDispatchHoldMs = 0
-        var flow = InvokeWakeFlow(nodeId: caller.nodeId, deadlineMs: deadlineMs, dispatchHoldMs: hold)
+        var flow = InvokeWakeFlow(nodeId: caller.nodeId, deadlineMs: deadlineMs, dispatchHoldMs: dispatchHoldMs)
         let key = "\(caller.connectionId)\u{1F}\(caller.requestId)"
         let step = flow.start(facts: wakeFacts(caller.nodeId, nowMs: nowMs))
         invokeWake.pending[key] = InvokeWakeState.Pending(flow: flow, caller: caller, timeoutMs: timeoutMs)
