@@ -3,15 +3,9 @@ import GatewayProtocol
 
 extension GatewayCore {
     /// `node.pending.pull`: the foreground actions queued for this node (PendingActionQueue) that
-    /// the node command policy still lets through to it (upstream `resolveAllowedPendingNodeActions`:
-    /// declared and allowed now; a refused action is dropped from the queue).
+    /// the node command policy still lets through to it (``NodeState/Input/pendingPull(nodeId:_:nowMs:)``).
     func nodePendingPull(_ call: MethodCall) {
-        let nodeId = call.nodeId
-        // Decided before the queue is touched: the queue and the policy's facts share one state value.
-        let connected = nodeState.registry.nodes[nodeId] != nil
-        let queued = Set(nodeState.pendingActions.live(nodeId: nodeId, nowMs: nowMs).map(\.command))
-        let allowed = Set(queued.filter { connected && nodeState.commandRefusal(nodeId: nodeId, command: $0) == nil })
-        handleNodes(.pendingPull(nodeId: nodeId, allowedCommands: allowed, call.replyAddress, nowMs: nowMs))
+        handleNodes(.pendingPull(nodeId: call.nodeId, call.replyAddress, nowMs: nowMs))
     }
 
     /// `node.pending.ack` `{ids?}`.
@@ -77,8 +71,6 @@ extension GatewayCore {
         perform(effects)
         return action
     }
-
-    // MARK: - node.event
 
     /// `node.event` (``NodeState/Input/nodeEvent(_:nowMs:)``): the params are read here, the
     /// node machine decides and answers.

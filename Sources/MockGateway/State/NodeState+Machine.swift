@@ -57,10 +57,10 @@ extension NodeState {
         /// settings (`voicewake.changed`, `voiceWake`) and everyone a new `presence`; a wake
         /// sequence waiting for the node dispatches.
         case registered(RegisteredNode, voiceWake: JSONValue, nowMs: Int64)
-        /// `node.pending.pull` of node `nodeId`: its queued foreground actions whose command is in
-        /// `allowedCommands` (what the node command policy lets through to it now); the others
-        /// are dropped from the queue.
-        case pendingPull(nodeId: String, allowedCommands: Set<String>, ReplyAddress, nowMs: Int64)
+        /// `node.pending.pull` of node `nodeId`: its queued foreground actions that the node
+        /// command policy still lets through to it (upstream `resolveAllowedPendingNodeActions`:
+        /// connected, declared and allowed now); the others are dropped from the queue.
+        case pendingPull(nodeId: String, ReplyAddress, nowMs: Int64)
         /// `node.pending.ack` of node `nodeId` for the actions `ids`.
         case pendingAck(nodeId: String, ids: [String], ReplyAddress, nowMs: Int64)
         /// `node.pair.list`: the pending surface requests and approved surfaces.
@@ -117,8 +117,12 @@ extension NodeState {
             effects.append(.sendTargeted(event: GatewayEventName.voicewakeChanged.rawValue, payload: voiceWake, to: node.connectionId))
             effects += presenceChanged(nowMs: nowMs)
             return effects + advanceWakes(nowMs: nowMs, ids: &ids)
-        case .pendingPull(let nodeId, let allowedCommands, let reply, let nowMs):
-            let actions = pendingActions.pull(nodeId: nodeId, nowMs: nowMs) { allowedCommands.contains($0) }
+        case .pendingPull(let nodeId, let reply, let nowMs):
+            // Decided before the queue is touched.
+            let connected = registry.nodes[nodeId] != nil
+            let queued = Set(pendingActions.live(nodeId: nodeId, nowMs: nowMs).map(\.command))
+            let allowed = queued.filter { connected && commandRefusal(nodeId: nodeId, command: $0) == nil }
+            let actions = pendingActions.pull(nodeId: nodeId, nowMs: nowMs) { allowed.contains($0) }
             return [reply.success(["nodeId": .string(nodeId), "actions": .array(actions.map(\.pullJSON))])]
         case .pendingAck(let nodeId, let ids, let reply, let nowMs):
             let (acked, remaining) = pendingActions.ack(nodeId: nodeId, ids: ids, nowMs: nowMs)
