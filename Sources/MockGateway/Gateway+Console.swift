@@ -85,7 +85,7 @@ extension GatewayCore {
     /// between (`withCheckedContinuation` runs its body before suspending).
     /// Starts an invoke nobody waits for: the connection it went to, or `nil` without the node.
     func sendInvoke(nodeId: String, command: String, params: JSONValue?, timeoutMs: Int) -> String? {
-        guard let connectionId = nodes.nodes[nodeId]?.connectionId else { return nil }
+        guard let connectionId = nodeState.registry.nodes[nodeId]?.connectionId else { return nil }
         return startInvoke(nodeId: nodeId, command: command, params: params, timeoutMs: timeoutMs, idempotencyKey: nil) == nil
             ? nil : connectionId
     }
@@ -96,13 +96,13 @@ extension GatewayCore {
                                    idempotencyKey: idempotencyKey) else { return .nodeDisconnected }
         // Sending can end the node's session (a Watch event over its queue limits): the invoke
         // has already failed, and nobody would resume a waiter registered now.
-        guard nodes.pendingInvokes[id] != nil else { return .nodeDisconnected }
+        guard nodeState.registry.pendingInvokes[id] != nil else { return .nodeDisconnected }
         guard ticket.start(id) else {
-            _ = nodes.cancelInvoke(id: id)
+            _ = nodeState.registry.cancelInvoke(id: id)
             return .timedOut
         }
         return await withCheckedContinuation { continuation in
-            invokeWaiters[id] = continuation
+            nodeState.invokeWaiters[id] = continuation
         }
     }
 }

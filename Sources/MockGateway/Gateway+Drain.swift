@@ -40,7 +40,7 @@ extension Gateway {
 
 extension GatewayCore {
     func livePendingActions(nodeId: String) -> [PendingNodeAction] {
-        pendingActions.live(nodeId: nodeId, nowMs: nowMs)
+        nodeState.pendingActions.live(nodeId: nodeId, nowMs: nowMs)
     }
 }
 
@@ -74,6 +74,6 @@ extension Gateway {
     /// Every push handed to a node's transport so far (`push.test`, `wakeNode`), oldest first: relay sends
     /// with their signature headers, direct sends with their token.
     public func pushDeliveries() async -> [PushDelivery] {
-        await core.pushDeliveries
+        await core.nodeState.push.deliveries
     }
 }

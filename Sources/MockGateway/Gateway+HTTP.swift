@@ -35,7 +35,7 @@ extension Gateway {
 
     /// The current canvas capability of every session, by connection id.
     public func canvasCapabilities() async -> [String: CanvasCapabilityLedger.Entry] {
-        await core.canvasCapabilities.entries
+        await core.nodeState.canvasCapabilities.entries
     }
 
     /// Whether the canvas host has A2UI assets: without them `…/__openclaw__/a2ui/` answers 503
@@ -47,7 +47,7 @@ extension Gateway {
 
 extension GatewayCore {
     func setA2UIAvailable(_ available: Bool) {
-        a2uiAvailable = available
+        nodeState.a2uiAvailable = available
         noteFault(available ? "A2UI assets available" : "A2UI assets unavailable: …/__openclaw__/a2ui/ answers 503")
     }
 }

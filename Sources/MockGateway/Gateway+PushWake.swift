@@ -113,7 +113,7 @@ extension Gateway {
 
     /// The nodes that have a stored push registration, sorted.
     public func pushRegisteredNodeIds() async -> [String] {
-        let registrations = await core.pushRegistrations
+        let registrations = await core.nodeState.push.registrations
         return registrations.keys.sorted()
     }
 
@@ -139,21 +139,18 @@ extension Gateway {
 
 extension GatewayCore {
     func wakeNode(nodeId: String, reason: String, force: Bool) -> NodeWakeAttempt {
-        // The same per-node throttle as the wakes of `node.invoke` (GatewayCore+InvokeWake.swift).
-        if invokeWake.throttle.wakeThrottled(nodeId: nodeId, force: force, nowMs: nowMs) {
+        // The same per-node throttle as the wakes of `node.invoke` (NodeState+Wake.swift).
+        switch nodeState.beginWake(nodeId: nodeId, force: force, nowMs: nowMs) {
+        case .skipped(let path):
+            let why = path == .throttled ? "throttled (one was attempted less than 15 s ago)" : "no push registration"
             transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: "-", kind: .note,
-                                              text: "no silent push to \(nodeId): throttled (one was attempted less than 15 s ago)"))
-            return NodeWakeAttempt(nodeId: nodeId, path: .throttled, delivery: nil, reason: reason)
+                                              text: "no silent push to \(nodeId): \(why)"))
+            return NodeWakeAttempt(nodeId: nodeId, path: path, delivery: nil, reason: reason)
+        case .send(let registration):
+            let delivery = sendPush(nodeId: nodeId, registration: registration, pushType: "background",
+                                    payload: PushRelay.backgroundPayload(nodeId: nodeId, reason: reason, nowMs: nowMs))
+            return NodeWakeAttempt(nodeId: nodeId, path: delivery.accepted ? .sent : .sendError, delivery: delivery, reason: reason)
         }
-        guard let registration = pushRegistrations[nodeId] else {
-            transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: "-", kind: .note,
-                                              text: "no silent push to \(nodeId): no push registration"))
-            return NodeWakeAttempt(nodeId: nodeId, path: .noRegistration, delivery: nil, reason: reason)
-        }
-        invokeWake.throttle.recordWakeAttempt(nodeId: nodeId, nowMs: nowMs)
-        let delivery = sendPush(nodeId: nodeId, registration: registration, pushType: "background",
-                                payload: PushRelay.backgroundPayload(nodeId: nodeId, reason: reason, nowMs: nowMs))
-        return NodeWakeAttempt(nodeId: nodeId, path: delivery.accepted ? .sent : .sendError, delivery: delivery, reason: reason)
     }
 
     func armPushRefusal(_ refusal: PushRefusal) {

@@ -159,7 +159,7 @@ public struct IssuedSetupCode: Sendable, Hashable {
 extension Gateway {
     /// The nodes registered now.
     public func connectedNodes() async -> [RegisteredNode] {
-        await core.nodes.nodes.values.sorted { $0.nodeId < $1.nodeId }
+        await core.nodeState.registry.nodes.values.sorted { $0.nodeId < $1.nodeId }
     }
 
     /// Waits until a node with `nodeId` is registered (or already is).

@@ -7,7 +7,7 @@ extension GatewayCore {
     /// Mints a canvas capability for a session and records it as the session's current one.
     func issueCanvasCapability(connectionId: String, nodeId: String?) -> String {
         let capability = mintCanvasCapability()
-        canvasCapabilities.issue(capability, connectionId: connectionId, nodeId: nodeId, nowMs: nowMs)
+        nodeState.canvasCapabilities.issue(capability, connectionId: connectionId, nodeId: nodeId, nowMs: nowMs)
         return capability
     }
 
@@ -70,20 +70,20 @@ extension GatewayCore {
         case .scoped(let capability, let path):
             innerPath = path
             if !bearerOK {
-                guard canvasCapabilities.authorize(capability, nowMs: nowMs) else { return (CanvasHost.unauthorized, nil, nil) }
+                guard nodeState.canvasCapabilities.authorize(capability, nowMs: nowMs) else { return (CanvasHost.unauthorized, nil, nil) }
                 authorizedBy = "capability"
-                nodeId = canvasCapabilities.entries.values.first { $0.capability == capability }?.nodeId
+                nodeId = nodeState.canvasCapabilities.entries.values.first { $0.capability == capability }?.nodeId
             }
         }
         guard authorizedBy != nil else { return (CanvasHost.unauthorized, nil, nil) }
-        let response = CanvasHost.serve(innerPath: innerPath, method: request.method, a2uiAvailable: a2uiAvailable)
+        let response = CanvasHost.serve(innerPath: innerPath, method: request.method, a2uiAvailable: nodeState.a2uiAvailable)
             ?? .text(404, "Not Found")
         return (response, authorizedBy, nodeId)
     }
 
     /// Expires canvas capabilities now (of `nodeId`, or all), with a line in the event log.
     func expireCanvasCapabilities(nodeId: String?) -> Int {
-        let count = canvasCapabilities.expire(nodeId: nodeId, nowMs: nowMs)
+        let count = nodeState.canvasCapabilities.expire(nodeId: nodeId, nowMs: nowMs)
         noteFault("canvas capabilities expired\(nodeId.map { " for \($0)" } ?? ""): \(count)")
         return count
     }

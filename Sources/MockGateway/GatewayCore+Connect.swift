@@ -250,7 +250,7 @@ extension GatewayCore {
             features: HelloFeatures(methods: advertisedMethods(role: role), events: advertisedEvents(role: role),
                                     capabilities: profile.serverCapabilities.isEmpty ? nil : profile.serverCapabilities),
             snapshot: HelloSnapshot(presence: presenceEntries(), health: [:],
-                               stateVersion: StateVersion(presence: presenceVersion, health: 1),
+                               stateVersion: StateVersion(presence: nodeState.presenceVersion, health: 1),
                                uptimeMs: Int(max(0, nowMs - startedAtMs)), sessionDefaults: SessionDefaults(),
                                authMode: sharedAuth.name),
             auth: grant.helloAuth,
@@ -268,6 +268,8 @@ extension GatewayCore {
 
         guard let nodeId else { return delivered }
         let surface = reconcileNodeSurface(nodeId: nodeId, params: params, remoteIp: state.remoteAddress)
+        // Registered: a node.invoke waiting for this node after a wake dispatches now
+        // (NodeState+Wake.swift).
         handleNodes(.registered(RegisteredNode(
             nodeId: nodeId, connectionId: connectionId, clientId: params.client.id.rawValue,
             clientMode: params.client.mode.rawValue, displayName: params.client.displayName, platform: params.client.platform,
@@ -275,8 +277,6 @@ extension GatewayCore {
             modelIdentifier: params.client.modelIdentifier, caps: params.caps ?? [], commands: surface,
             permissions: params.permissions ?? [:], pathEnv: params.pathEnv, remoteIp: state.remoteAddress,
             connectedAtMs: nowMs), voiceWake: appSurfaces.voiceWake.getResult, nowMs: nowMs))
-        // A node.invoke waiting for this node after a wake dispatches now (GatewayCore+InvokeWake.swift).
-        advanceInvokeWakes()
         return delivered
     }
 

@@ -75,8 +75,18 @@ extension GatewayCore {
             handleWatch(.disconnect(nodeId: nodeId, reason: reason))
         case .sendTargeted(let event, let payload, let connectionId):
             sendTargeted(event: event, payload: payload, to: connectionId)
-        case .finishInvoke(let id, let outcome, let queued):
-            finishInvoke(id, with: outcome, queued: queued)
+        case .finishInvoke(let id, let outcome, _):
+            nodeState.invokeWaiters.removeValue(forKey: id)?.resume(returning: outcome)
+        case .sendPush(let push):
+            let delivery = sendPush(nodeId: push.nodeId, registration: push.registration, pushType: push.pushType,
+                                    payload: push.payload)
+            handleNodes(.pushAnswered(push, delivery, nowMs: nowMs))
+        case .answerScriptedInvoke(let requestId, let answer):
+            nodeState.invokeWake.scriptedAnswers.removeValue(forKey: requestId)?.resume(returning: answer)
+        case .persistLastSeen(let write):
+            // The pairing store answers whether the record is still there; this store cannot fail.
+            let stored: Bool? = access.pairing.recordLastSeen(deviceId: write.deviceId, atMs: write.atMs, reason: write.reason) ? true : nil
+            handleNodes(.lastSeenPersisted(write, stored: stored))
         }
     }
 

@@ -229,8 +229,8 @@ extension GatewayCore {
 
     /// Resumes every waiter at shutdown so nothing hangs.
     func finishWaiters() {
-        for (_, waiter) in invokeWaiters.sorted(by: { $0.key < $1.key }) { waiter.resume(returning: .nodeDisconnected) }
-        invokeWaiters = [:]
+        for (_, waiter) in nodeState.invokeWaiters.sorted(by: { $0.key < $1.key }) { waiter.resume(returning: .nodeDisconnected) }
+        nodeState.invokeWaiters = [:]
         finishOperatorWaiters()
     }
 }

@@ -3,15 +3,9 @@ import GatewayProtocol
 
 extension GatewayCore {
     /// `node.pending.pull`: the foreground actions queued for this node (PendingActionQueue) that
-    /// the node command policy still lets through to it (upstream `resolveAllowedPendingNodeActions`:
-    /// declared and allowed now; a refused action is dropped from the queue).
+    /// the node command policy still lets through to it (``NodeState/Input/pendingPull(nodeId:_:nowMs:)``).
     func nodePendingPull(_ call: MethodCall) {
-        let nodeId = call.nodeId
-        // Decided before the queue is touched: the queue and the policy's facts share one state value.
-        let connected = nodes.nodes[nodeId] != nil
-        let queued = Set(pendingActions.live(nodeId: nodeId, nowMs: nowMs).map(\.command))
-        let allowed = Set(queued.filter { connected && nodeCommandRefusal(nodeId: nodeId, command: $0) == nil })
-        handleNodes(.pendingPull(nodeId: nodeId, allowedCommands: allowed, call.replyAddress, nowMs: nowMs))
+        handleNodes(.pendingPull(nodeId: call.nodeId, call.replyAddress, nowMs: nowMs))
     }
 
     /// `node.pending.ack` `{ids?}`.
@@ -32,7 +26,7 @@ extension GatewayCore {
 
     /// A fresh canvas capability (18 bytes of the capability stream, base64url).
     func mintCanvasCapability() -> String {
-        CanvasSurface.mintCapability(capabilityRandom.bytes(18))
+        CanvasSurface.mintCapability(nodeState.capabilityRandom.bytes(18))
     }
 
     /// The canvas members of a `hello-ok` (see ``CanvasSurface/helloFields(isNode:newerNodeMethods:legacyNodeProtocol:capability:)``).
@@ -78,65 +72,18 @@ extension GatewayCore {
         return action
     }
 
-    // MARK: - node.event
-
+    /// `node.event` (``NodeState/Input/nodeEvent(_:nowMs:)``): the params are read here, the
+    /// node machine decides and answers.
     func handleNodeEvent(_ call: MethodCall) {
-        let (request, session, nodeId, connectionId) = (call.request, call.session, call.nodeId, call.connectionId)
-        guard let parsed = NodeEventRequest(params: request.params) else {
+        guard let request = NodeEventRequest(params: call.request.params) else {
             return invalid(call, "event must be a non-empty string")
         }
-        let (event, payload) = (parsed.event, parsed.payload)
-        events.append(.nodeEvent(nodeId: nodeId, event: event, payloadJSON: parsed.payloadJSON, connectionId: connectionId))
-        let facts = nodeEventFacts(session: session, nodeId: nodeId, on: connectionId)
-        var decision = NodeEventRules.decide(event: event, payload: payload, facts: facts)
-        for effect in decision.effects {
-            switch effect {
-            case .persistLastSeen(let deviceId, let reason):
-                // The store answers whether the record is still there; this store cannot fail.
-                let stored: Bool? = pairingStore.recordLastSeen(deviceId: deviceId, atMs: nowMs, reason: reason) ? true : nil
-                decision = NodeEventRules.afterPersist(stored, facts: facts, event: event)
-                apply(decision.effects, nodeId: nodeId)
-            default:
-                apply([effect], nodeId: nodeId)
-            }
-        }
-        if event == NodeEventName.presenceAlive.rawValue, let handled = decision.handledFlag, let reason = decision.reason {
-            events.append(.presenceHandled(nodeId: nodeId, trigger: payload?["trigger"]?.stringValue, handled: handled,
-                                           reason: NodeEventReason(rawValue: reason)))
-        }
-        respond(.success(id: request.id, payload: decision.reply), method: request.method, to: connectionId)
-    }
-
-    /// What the `node.event` rules read about the sending session.
-    func nodeEventFacts(session: Session, nodeId: String, on connectionId: String) -> NodeEventFacts {
-        let current = nodes.nodes[nodeId]
-        var facts = NodeEventFacts(
-            replyStyle: profile.nodeEventReply, deviceId: session.deviceId,
-            sessionPairingGeneration: session.pairingGeneration,
-            currentPairingGeneration: session.deviceId.flatMap(pairingGeneration(deviceId:)),
-            isCurrentConnection: current?.connectionId == connectionId,
-            accessibilityGranted: current?.connectionId == connectionId && current?.permissions["accessibility"] == true,
-            lastPresencePersistMs: nil, hasActivity: nodeActivity[nodeId] != nil, nowMs: nowMs)
-        facts.lastPresencePersistMs = facts.presenceThrottleKey.flatMap { presencePersistStamps[$0] }
-        return facts
-    }
-
-    /// Applies effects other than a persist (which ``handleNodeEvent(_:)`` runs).
-    func apply(_ effects: [NodeEventEffect], nodeId: String) {
-        for effect in effects {
-            switch effect {
-            case .persistLastSeen: break
-            case .stampPresenceThrottle(let key, let atMs): presencePersistStamps[key] = atMs
-            case .recordActivity(let idleSeconds, let saturated):
-                let activity = NodeActivity.updated(nodeActivity[nodeId], idleSeconds: idleSeconds, saturated: saturated, nowMs: nowMs)
-                nodeActivity[nodeId] = activity
-                broadcast(event: GatewayEventName.nodePresence.rawValue, payload: activity.presencePayload(nodeId: nodeId))
-            case .clearActivity:
-                nodeActivity.removeValue(forKey: nodeId)
-                broadcast(event: GatewayEventName.nodePresence.rawValue, payload: NodeActivity.clearedPresencePayload(nodeId: nodeId))
-            case .registerPush(let payload): handlePushRegistration(payload: payload, nodeId: nodeId)
-            }
-        }
+        let session = call.session
+        handleNodes(.nodeEvent(NodeEventCall(
+            nodeId: call.nodeId, request: request, reply: call.replyAddress, replyStyle: profile.nodeEventReply,
+            deviceId: session.deviceId, sessionPairingGeneration: session.pairingGeneration,
+            currentPairingGeneration: session.deviceId.flatMap(pairingGeneration(deviceId:)), gatewayDeviceId: identity.deviceId),
+            nowMs: nowMs))
     }
 
     /// A device's node pairing generation (``NodePairingGeneration``: public key, record creation,
@@ -145,12 +92,6 @@ extension GatewayCore {
     /// approval, a new token or a new key) starts a new window.
     func pairingGeneration(deviceId: String) -> String? {
         pairingStore.nodePairingGeneration(deviceId: deviceId)
-    }
-
-    /// `push.apns.register` (docs/protocol.md §9.1): relay registrations count only when
-    /// they name this Gateway's identity.
-    func handlePushRegistration(payload: JSONValue?, nodeId: String) {
-        perform(push.handle(.register(nodeId: nodeId, payload: payload, gatewayDeviceId: identity.deviceId)))
     }
 
     // MARK: - Push
@@ -192,7 +133,7 @@ extension GatewayCore {
         }
         // A scripted refusal (Gateway.refuseNextPush) answers as APNs would.
         delivery = faultLayer.rewrite(delivery)
-        perform(push.handle(.delivered(delivery)))
+        perform(nodeState.push.handle(.delivered(delivery)))
         return delivery
     }
 
@@ -210,25 +151,13 @@ extension GatewayCore {
 
     /// Gives up waiting for an invoke (the caller's real-time deadline passed).
     func abandonInvoke(_ id: String) {
-        _ = nodes.cancelInvoke(id: id)
-        invokeWaiters.removeValue(forKey: id)?.resume(returning: .timedOut)
-    }
-
-    /// Answers an operator's `node.invoke` once the node did (docs/protocol.md §6.9, with
-    /// upstream's shapes: `OperatorInvokeReply`).
-    func answerOperatorInvoke(_ caller: OperatorInvokeCaller, outcome: InvokeOutcome, queued: PendingNodeAction? = nil) {
-        if let queued, case .result(let result) = outcome {
-            // Upstream wakes the node that refused in the background (nodes.invoke.ts@296f520b).
-            let wake = sendInvokeWake(nodeId: caller.nodeId, force: false)
-            deliver(.failure(OperatorInvokeReply.queued(queued, nodeError: result.error, wake: wake)), to: caller)
-            return
-        }
-        deliver(OperatorInvokeReply.reply(nodeId: caller.nodeId, command: caller.command, outcome: outcome), to: caller)
+        _ = nodeState.registry.cancelInvoke(id: id)
+        nodeState.invokeWaiters.removeValue(forKey: id)?.resume(returning: .timedOut)
     }
 }
 
 /// The operator request waiting for an invoke's outcome.
-struct OperatorInvokeCaller: Sendable {
+struct OperatorInvokeCaller: Sendable, Hashable {
     /// The connection id of a caller that is the scripting API, not a socket.
     static let scriptedConnectionId = "-scripted-operator"
     let connectionId: String

@@ -1,29 +1,41 @@
 import Foundation
 import GatewayProtocol
 
-/// The Gateway's node-command-policy state: a policy set at run time (the console's
-/// `node-commands`, `Gateway.setNodeCommandPolicy(_:)`) and the `talk.event` sequence numbers.
+/// The Gateway's node-command-policy state: the configured policy, a policy set at run time
+/// (the console's `node-commands`, `Gateway.setNodeCommandPolicy(_:)`) and the `talk.event`
+/// sequence numbers.
 struct NodePolicyState: Sendable {
-    /// Replaces ``GatewayConfiguration/nodeCommands`` once set.
+    /// ``GatewayConfiguration/nodeCommands``.
+    var configured: NodeCommandPolicy
+    /// Replaces ``configured`` once set.
     var policyOverride: NodeCommandPolicy?
     /// The last `talkEvent.seq` per talk session id.
     var talkEventSeq: [String: Int] = [:]
 }
 
-extension GatewayCore {
+extension NodeState {
     /// The node command policy in force.
-    var nodeCommandPolicy: NodeCommandPolicy {
-        nodePolicyState.policyOverride ?? configuration.nodeCommands
+    var commandPolicy: NodeCommandPolicy {
+        policy.policyOverride ?? policy.configured
     }
 
     /// What the policy reads about the connected node `nodeId`, `nil` when it is not connected.
     func policyNode(_ nodeId: String) -> NodeCommandPolicy.Node? {
-        guard let node = nodes.nodes[nodeId] else { return nil }
+        guard let node = registry.nodes[nodeId] else { return nil }
         return NodeCommandPolicy.Node(nodeId: nodeId, platform: node.platform, deviceFamily: node.deviceFamily,
-                                      caps: node.caps, declaredCommands: nodeSurfaceApprovals.latest[nodeId]?.declared ?? node.commands,
+                                      caps: node.caps, declaredCommands: surfaces.latest[nodeId]?.declared ?? node.commands,
                                       effectiveCommands: node.commands)
     }
 
+    /// The policy's refusal of `command` on the connected node `nodeId` at dispatch, `nil` when
+    /// it may be sent (or the node is not connected: that answer is the caller's).
+    func commandRefusal(nodeId: String, command: String) -> ErrorShape? {
+        guard let node = policyNode(nodeId) else { return nil }
+        return commandPolicy.refusal(command: command, node: node)
+    }
+}
+
+extension GatewayCore {
     /// The refusals `node.invoke` gives before it looks for the node: private controls,
     /// `system.execApprovals.*`, and admin-only commands for a caller without `operator.admin`.
     func nodeInvokePreflight(_ call: MethodCall, command: String) -> ErrorShape? {
@@ -32,13 +44,6 @@ extension GatewayCore {
             return OperatorMethodPolicy.missingScopeError(.admin, requiredScopes: [.admin], style: profile.missingScopeStyle)
         }
         return nil
-    }
-
-    /// The policy's refusal of `command` on the connected node `nodeId` at dispatch, `nil` when
-    /// it may be sent (or the node is not connected: that answer is the caller's).
-    func nodeCommandRefusal(nodeId: String, command: String) -> ErrorShape? {
-        guard let node = policyNode(nodeId) else { return nil }
-        return nodeCommandPolicy.refusal(command: command, node: node)
     }
 }
 
@@ -100,7 +105,7 @@ struct TalkPushToTalkEvent: Sendable, Hashable {
 extension Gateway {
     /// The node command policy in force (docs/protocol.md §6.7).
     public func nodeCommandPolicy() async -> NodeCommandPolicy {
-        await core.nodeCommandPolicy
+        await core.nodeState.commandPolicy
     }
 
     /// Replaces the node command policy (`gateway.nodes.commands.allow` / `deny`) from now on.
@@ -118,10 +123,10 @@ extension Gateway {
 
 extension GatewayCore {
     func setNodeCommandPolicy(_ policy: NodeCommandPolicy) {
-        nodePolicyState.policyOverride = policy
+        nodeState.policy.policyOverride = policy
     }
 
     func consoleNodeCommandRefusal(nodeId: String, command: String) -> ErrorShape? {
-        NodeCommandPolicy.preflight(command: command) ?? nodeCommandRefusal(nodeId: nodeId, command: command)
+        NodeCommandPolicy.preflight(command: command) ?? nodeState.commandRefusal(nodeId: nodeId, command: command)
     }
 }

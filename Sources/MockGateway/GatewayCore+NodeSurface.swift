@@ -32,44 +32,16 @@ extension NodeSurfaceApprovals.PairedNode {
 }
 
 extension GatewayCore {
-    /// Reconciles a connecting node's declared surface with its approved one and returns the
-    /// commands to register, as upstream's connect handler registers `effectiveCommands`
-    /// (`connectParams.commands = reconciliation.effectiveCommands`): the declared ones cut to
-    /// the node's allowlist, or only the approved ∩ allowlisted ones while a wider surface waits;
-    /// announces a new request with `node.pair.requested`. `node.list` and `node.describe` show
-    /// these commands.
+    /// Reconciles a connecting node's declared surface with its approved one
+    /// (``NodeState/reconcileSurface(_:limiter:nowMs:ids:)``: allowlist ∩ declared, or the
+    /// approved ∩ allowlisted commands while a widened surface waits in a node pairing request),
+    /// runs its announcements and returns the commands to register. `node.list` and
+    /// `node.describe` show these commands.
     func reconcileNodeSurface(nodeId: String, params: ConnectParams, remoteIp: String) -> [String] {
-        let declared = params.commands ?? []
-        let probe = NodeCommandPolicy.Node(nodeId: nodeId, platform: params.client.platform, deviceFamily: params.client.deviceFamily,
-                                           caps: params.caps ?? [], declaredCommands: declared)
-        let metadata = NodeSurfaceApprovals.Metadata(
-            displayName: params.client.displayName, platform: params.client.platform, version: params.client.version,
-            deviceFamily: params.client.deviceFamily, modelIdentifier: params.client.modelIdentifier, caps: params.caps ?? [],
-            remoteIp: remoteIp)
-        var surfaces = nodeSurfaceApprovals
-        var ids = random
-        // Upstream's per-node reapproval limit (node-reapproval-coordinator.ts): every request
-        // written (opened, or refreshed with new metadata) counts as a failure of
-        // `node:<nodeId>` in the `node-reapproval` scope; keeping a waiting one as it is is free.
-        var limiter = authRateLimiter
-        let limitKey = "node:\(nodeId)"
-        let now = nowMs
-        let result = surfaces.reconcile(nodeId: nodeId, declared: declared, allowlist: nodeCommandPolicy.allowlist(for: probe),
-                                        metadata: metadata, nowMs: now,
-                                        mayWriteRequest: { limiter.check(limitKey, scope: .nodeReapproval, nowMs: now).allowed },
-                                        newRequestId: { ids.uuidString() })
-        if result.wroteRequest { limiter.recordFailure(limitKey, scope: .nodeReapproval, nowMs: now) }
-        authRateLimiter = limiter
-        random = ids
-        nodeSurfaceApprovals = surfaces
-        // Superseded or cleared requests are announced first, then the request that replaces them.
-        for dropped in result.superseded {
-            broadcastNodePairResolved(requestId: dropped.requestId, nodeId: dropped.nodeId, decision: "rejected")
-        }
-        if result.created, let request = result.pending {
-            broadcast(event: GatewayEventName.nodePairRequested.rawValue, payload: request.json)
-        }
-        return result.effective
+        let (effective, effects) = nodeState.reconcileSurface(SurfaceDeclaration(nodeId: nodeId, params: params, remoteIp: remoteIp),
+                                                              limiter: &access.authRateLimiter, nowMs: nowMs, ids: &random)
+        perform(effects)
+        return effective
     }
 
     /// `node.pair.list`: `{pending, paired}`, newest first.
@@ -89,9 +61,6 @@ extension GatewayCore {
         handleNodes(.surfaceReject(requestId: requestId, call.replyAddress, nowMs: nowMs))
     }
 
-    func broadcastNodePairResolved(requestId: String, nodeId: String, decision: String) {
-        perform([NodeState.surfaceResolved(requestId: requestId, nodeId: nodeId, decision: decision, nowMs: nowMs)])
-    }
 }
 
 extension Gateway {
@@ -133,7 +102,7 @@ extension Gateway {
 
 extension GatewayCore {
     func setApprovedNodeCommands(nodeId: String, commands: [String]) -> NodeSurfaceApprovals.PairedNode {
-        nodeSurfaceApprovals.setApproved(nodeId: nodeId, commands: commands, nowMs: nowMs)
+        nodeState.surfaces.setApproved(nodeId: nodeId, commands: commands, nowMs: nowMs)
     }
 
     func rejectNodeSurface(requestId: String) -> NodeSurfaceApprovals.PendingRequest? {
@@ -143,7 +112,7 @@ extension GatewayCore {
     }
 
     func pendingNodeSurfaceRequests() -> [NodeSurfaceApprovals.PendingRequest] {
-        nodeSurfaceApprovals.pendingRequests(nowMs: nowMs)
+        nodeState.surfaces.pendingRequests(nowMs: nowMs)
     }
 
     func approveNodeSurface(requestId: String) -> NodeSurfaceApprovals.PairedNode? {

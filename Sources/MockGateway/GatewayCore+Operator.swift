@@ -139,7 +139,7 @@ extension GatewayCore {
         let deadlineMs = requested.flatMap { $0 > 0 ? nowMs + $0 : nil }
         let caller = OperatorInvokeCaller(connectionId: call.connectionId, requestId: call.request.id, nodeId: nodeId,
                                           command: command, params: params?["params"], idempotencyKey: idempotencyKey,
-                                          admittedPolicy: nodeCommandPolicy)
+                                          admittedPolicy: nodeState.commandPolicy)
         routeOperatorInvoke(caller, timeoutMs: timeoutMs, deadlineMs: deadlineMs)
     }
 
@@ -149,7 +149,7 @@ extension GatewayCore {
         if let environment, !["sandbox", "production"].contains(environment) {
             return invalid(call, "environment must be sandbox or production")
         }
-        guard let registration = pushRegistrations[nodeId] else {
+        guard let registration = nodeState.push.registrations[nodeId] else {
             return fail(call, ErrorShape(code: ErrorCode.invalidRequest.rawValue,
                                          message: "node \(nodeId) has no APNs registration (connect iOS node first)"))
         }
@@ -211,7 +211,7 @@ extension GatewayCore {
             if let reason = device.lastSeenReason { entry["lastSeenReason"] = .string(reason) }
             byId[device.deviceId] = entry
         }
-        for node in nodes.nodes.values {
+        for node in nodeState.registry.nodes.values {
             var entry = byId[node.nodeId] ?? ["nodeId": .string(node.nodeId), "paired": false]
             entry["connected"] = true
             entry["connectedAtMs"] = .int(node.connectedAtMs)

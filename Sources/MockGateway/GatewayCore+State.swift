@@ -23,11 +23,6 @@ extension GatewayCore {
     /// Every open socket by connection id (read only: the connection table changes through its
     /// inputs, ``ConnectionTable/handle(_:)``).
     var connections: [String: ConnectionState] { connectionTable.byId }
-    /// Push registrations and deliveries.
-    var push: PushState {
-        get { nodeState.push }
-        _modify { yield &nodeState.push }
-    }
     /// The apps' surfaces, `nil` until first used.
     var appSurfacesState: AppSurfaces? {
         get { apps.surfaces }
@@ -35,70 +30,11 @@ extension GatewayCore {
     }
     /// Whether connects are refused as starting up (the fault layer's; `setStartingUp` arms it).
     var startingUp: Bool { faultLayer.startingUp }
-    /// The connected nodes and pending invokes.
+    /// The connected nodes and pending invokes (for the Watch glue, `GatewayCore+Watch.swift`;
+    /// the node rules use `nodeState.registry`).
     var nodes: NodeRegistry {
         get { nodeState.registry }
         _modify { yield &nodeState.registry }
-    }
-    /// Scripting-API callers waiting for invokes.
-    var invokeWaiters: [String: CheckedContinuation<InvokeOutcome, Never>] {
-        get { nodeState.invokeWaiters }
-        _modify { yield &nodeState.invokeWaiters }
-    }
-    /// Operator `node.invoke` requests waiting for invokes.
-    var invokeOperatorCallers: [String: OperatorInvokeCaller] {
-        get { nodeState.invokeOperatorCallers }
-        _modify { yield &nodeState.invokeOperatorCallers }
-    }
-    /// The presence state version.
-    var presenceVersion: Int {
-        get { nodeState.presenceVersion }
-        _modify { yield &nodeState.presenceVersion }
-    }
-    /// Queued foreground actions.
-    var pendingActions: PendingActionQueue {
-        get { nodeState.pendingActions }
-        _modify { yield &nodeState.pendingActions }
-    }
-    /// When beacons were last persisted.
-    var presencePersistStamps: [String: Int64] {
-        get { nodeState.presencePersistStamps }
-        _modify { yield &nodeState.presencePersistStamps }
-    }
-    /// The wake sequences of `node.invoke` and their throttles.
-    var invokeWake: InvokeWakeState {
-        get { nodeState.invokeWake }
-        _modify { yield &nodeState.invokeWake }
-    }
-    /// The canvas capabilities handed out, per session.
-    var canvasCapabilities: CanvasCapabilityLedger {
-        get { nodeState.canvasCapabilities }
-        _modify { yield &nodeState.canvasCapabilities }
-    }
-    /// Whether the canvas host has A2UI assets.
-    var a2uiAvailable: Bool {
-        get { nodeState.a2uiAvailable }
-        set { nodeState.a2uiAvailable = newValue }
-    }
-    /// The console's node command policy and the `talk.event` sequence numbers.
-    var nodePolicyState: NodePolicyState {
-        get { nodeState.policy }
-        _modify { yield &nodeState.policy }
-    }
-    /// Approved node command surfaces and node pairing requests.
-    var nodeSurfaceApprovals: NodeSurfaceApprovals {
-        get { nodeState.surfaces }
-        _modify { yield &nodeState.surfaces }
-    }
-    /// The latest input activity of each node, by node id.
-    var nodeActivity: [String: NodeActivity] {
-        get { nodeState.nodeActivity }
-        _modify { yield &nodeState.nodeActivity }
-    }
-    /// The canvas capability random stream.
-    var capabilityRandom: SeededRandom {
-        get { nodeState.capabilityRandom }
-        _modify { yield &nodeState.capabilityRandom }
     }
     /// Paired devices, pending requests, device tokens.
     var pairingStore: PairingStore {
@@ -134,15 +70,5 @@ extension GatewayCore {
     var lastSaveFailure: String? {
         get { access.lastSaveFailure }
         _modify { yield &access.lastSaveFailure }
-    }
-    /// Nodes' push registrations.
-    var pushRegistrations: [String: JSONValue] {
-        get { push.registrations }
-        _modify { yield &push.registrations }
-    }
-    /// Every push handed to a transport.
-    var pushDeliveries: [PushDelivery] {
-        get { push.deliveries }
-        _modify { yield &push.deliveries }
     }
 }

@@ -121,7 +121,8 @@ actor GatewayCore {
                                                                     random: SeededRandom(seed: random.next())))
         self.random = random
         // The capability stream is derived from the seed without drawing from `random`.
-        self.nodeState = NodeState(capabilityRandom: SeededRandom(seed: configuration.seed ^ 0xCA7A_5CA9_0000_0001))
+        self.nodeState = NodeState(capabilityRandom: SeededRandom(seed: configuration.seed ^ 0xCA7A_5CA9_0000_0001),
+                                   commandPolicy: configuration.nodeCommands)
         let now = configuration.clock.nowMs
         self.environment = GatewayEnvironment(events: events, transcript: transcript, identity: identity, startedAtMs: now,
                                               generation: restored?.generation ?? 0, tlsFingerprint: tlsFingerprint)
@@ -176,13 +177,13 @@ actor GatewayCore {
         handleConnections(.closed(connectionId))
         state.outbox.finish()
         faultLayer.forget(connectionId: connectionId)
-        canvasCapabilities.drop(connectionId: connectionId)
+        nodeState.canvasCapabilities.drop(connectionId: connectionId)
         let code = Int(info.code.rawValue)
         transcript.record(TranscriptEntry(monotonicMs: transcript.elapsedMs, gatewayMs: nowMs, connectionId: connectionId,
                                           kind: .close, closeCode: code, text: info.reason))
-        // The node it carried goes, and the invokes sent on it fail (NodeState+Machine.swift).
+        // The node it carried goes, the invokes sent on it fail, and the wake sequences look
+        // again (NodeState+Machine.swift).
         handleNodes(.connectionClosed(connectionId, nowMs: nowMs))
-        advanceInvokeWakes()
         // Requests parked on this socket (waitAnswer, two-phase exec approvals) have nobody to
         // answer any more.
         handleOperator(.connectionClosed(connectionId))
@@ -227,19 +228,20 @@ actor GatewayCore {
         expireOperatorRecords(nowMs: now)
         handleChat(.clock(nowMs: now))
         handleWatch(.clock(nowMs: now))
-        advanceInvokeWakes()
+        handleNodes(.advanceWakes(nowMs: now))
     }
 
     // MARK: - Invokes
 
-    /// Completes whoever waits for an invoke (`queued`: the foreground action the refusal queued).
+    /// Completes whoever waits for an invoke (`queued`: the foreground action the refusal queued;
+    /// ``NodeState/finishInvoke(_:outcome:queued:nowMs:)``).
     func finishInvoke(_ id: String, with outcome: InvokeOutcome, queued: PendingNodeAction? = nil) {
-        if let waiter = invokeWaiters.removeValue(forKey: id) { waiter.resume(returning: outcome) }
-        if let caller = invokeOperatorCallers.removeValue(forKey: id) { answerOperatorInvoke(caller, outcome: outcome, queued: queued) }
+        perform(nodeState.finishInvoke(id, outcome: outcome, queued: queued, nowMs: nowMs))
     }
 
+    /// Fails the invokes sent on a connection (``NodeState/failInvokes(onConnection:nowMs:)``).
     func failInvokes(onConnection connectionId: String) {
-        perform(nodeState.failInvokes(onConnection: connectionId))
+        perform(nodeState.failInvokes(onConnection: connectionId, nowMs: nowMs))
     }
 
     /// Moves the connection table (``ConnectionTable/handle(_:)``) and runs its effects.

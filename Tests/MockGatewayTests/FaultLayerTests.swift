@@ -153,4 +153,18 @@ import WebSocketTransport
         #expect(refused.accepted == false && refused.status == 410 && refused.reason == "Unregistered")
         #expect(layer.rewrite(accepted) == accepted)
     }
+
+    /// (Consuming the hold when the node is connected fails this test: the hold must wait for a
+    /// wake sequence, as `InvokeWakeTests.aReconnectDuringTheHoldBeforeDispatchIsRouteChanged`
+    /// needs on the wire.)
+    @Test func aWakeDispatchHoldGoesToTheNextWakeSequenceOnly() {
+        var layer = FaultLayer()
+        #expect(layer.wakeDispatchHold(nodeConnected: false) == 0)
+        #expect(layer.arm(.wakeDispatchHold(ms: 500))
+            == [.noteFault("the next node.invoke that finds its woken node holds the dispatch for 500 ms", on: "-")])
+        // An invoke to a connected node starts no wake sequence: the hold waits.
+        #expect(layer.wakeDispatchHold(nodeConnected: true) == 0)
+        #expect(layer.wakeDispatchHold(nodeConnected: false) == 500)
+        #expect(layer.wakeDispatchHold(nodeConnected: false) == 0)
+    }
 }

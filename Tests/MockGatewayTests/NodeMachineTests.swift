@@ -188,15 +188,18 @@ import Testing
         #expect(state.handle(.connectionClosed("c1", nowMs: Self.t0), ids: &ids).isEmpty)
     }
 
+    /// (Pulling every queued action whatever the policy says fails this test.)
     @Test func aPullHandsOutOnlyAllowedActionsAndAnAckRetiresThem() throws {
         var state = Self.nodes()
+        // `camera.snap` is declared and allowed; `screen.record` is not declared by n1.
+        state.policy.policyOverride = NodeCommandPolicy(allow: ["camera.snap", "screen.record"])
         var ids = SeededRandom(seed: 9)
         let snap = state.pendingActions.enqueue(nodeId: "n1", command: "camera.snap", paramsJSON: nil, idempotencyKey: "k1",
                                                 nowMs: Self.t0, newId: { "a1" })
         _ = state.pendingActions.enqueue(nodeId: "n1", command: "screen.record", paramsJSON: nil, idempotencyKey: "k2",
                                          nowMs: Self.t0, newId: { "a2" })
         let reply = ReplyAddress(requestId: "r1", method: GatewayMethod.nodePendingPull.rawValue, connectionId: "c1")
-        #expect(state.handle(.pendingPull(nodeId: "n1", allowedCommands: ["camera.snap"], reply, nowMs: Self.t0 + 1), ids: &ids)
+        #expect(state.handle(.pendingPull(nodeId: "n1", reply, nowMs: Self.t0 + 1), ids: &ids)
             == [reply.success(["nodeId": "n1", "actions": [snap.pullJSON]])])
         // The refused action left the queue; acknowledging the pulled one empties it.
         let ack = ReplyAddress(requestId: "r2", method: GatewayMethod.nodePendingAck.rawValue, connectionId: "c1")

@@ -23,6 +23,9 @@ struct FaultPlan: Sendable, Hashable {
     /// How the push transport answers the next send instead of accepting it
     /// (`Gateway.refuseNextPush(status:reason:)`).
     var pushRefusal: PushRefusal?
+    /// How long the next `node.invoke` wake sequence holds its dispatch once it finds the node
+    /// (`Gateway.holdNextWakeDispatch(for:)`), 0 for none.
+    var wakeDispatchHoldMs: Int64 = 0
     /// How the next valid `chat.send` requests lose their ack, oldest first (`cut`: the
     /// connection is cut too).
     var chatAckDrops: [ChatAckDropArm] = []
@@ -83,6 +86,8 @@ enum FaultArm: Sendable, Hashable {
     case presenceReply(PresenceForcedReply)
     /// The push transport refuses the next send so.
     case pushRefusal(PushRefusal)
+    /// The next `node.invoke` wake sequence holds its dispatch this long once it finds the node.
+    case wakeDispatchHold(ms: Int64)
     /// Start (or end, `nil`) a drain.
     case drain(GatewayDrain?)
     /// Lose the ack of the next valid `chat.send` (after applying it, or the whole request
@@ -140,6 +145,9 @@ struct FaultLayer: Sendable {
         case .presenceReply(let reply):
             plan.forcedPresenceReply = reply
             text = "answer the next \(NodeEventName.presenceAlive) with handled:\(reply.handled) reason:\(reply.reason)"
+        case .wakeDispatchHold(let ms):
+            plan.wakeDispatchHoldMs = max(0, ms)
+            text = "the next node.invoke that finds its woken node holds the dispatch for \(ms) ms"
         case .pushRefusal(let refusal):
             plan.pushRefusal = refusal
             text = "the push transport refuses the next send with \(refusal.status) \(refusal.reason)"
@@ -344,6 +352,15 @@ struct FaultLayer: Sendable {
             }
         }
         return nil
+    }
+
+    /// The dispatch hold an operator's `node.invoke` to an absent node gets (its wake sequence
+    /// starts: ``NodeState/Input/operatorInvoke(_:timeoutMs:deadlineMs:dispatchHoldMs:nowMs:)``), consuming
+    /// an armed hold; 0 when none is armed or the node is connected (no wake, the hold waits).
+    mutating func wakeDispatchHold(nodeConnected: Bool) -> Int64 {
+        guard !nodeConnected, plan.wakeDispatchHoldMs > 0 else { return 0 }
+        defer { plan.wakeDispatchHoldMs = 0 }
+        return plan.wakeDispatchHoldMs
     }
 
     /// A push as the transport answers it: an armed refusal (`Gateway.refuseNextPush`) turns

@@ -59,7 +59,17 @@ enum GatewayEffect: Sendable, Hashable {
     /// An event to one session without `seq` (`node.invoke.request`), or to the Watch session
     /// of a Watch connection.
     case sendTargeted(event: String, payload: JSONValue?, to: String)
-    /// Whoever waits for invoke `id` (a scripting-API caller, an operator's `node.invoke`) gets
-    /// its outcome (`queued`: the foreground action a background refusal queued).
+    /// A scripting-API caller waiting for invoke `id` (`Gateway.invoke`) gets its outcome
+    /// (`queued`: the foreground action a background refusal queued). An operator's
+    /// `node.invoke` is answered by the node machine's own effects after this one.
     case finishInvoke(String, outcome: InvokeOutcome, queued: PendingNodeAction?)
+    /// A push handed to the node's transport (signed for the relay, through the fault layer's
+    /// push refusal); its answer goes back to the node machine (``NodeState/Input/pushAnswered(_:_:nowMs:)``).
+    case sendPush(PushSend)
+    /// The scripting API's operator `node.invoke` (`Gateway.operatorInvoke`) request
+    /// `requestId` gets its answer.
+    case answerScriptedInvoke(requestId: String, OperatorInvokeAnswer)
+    /// A beacon's last-seen time is written to the device's pairing record; the outcome goes back
+    /// to the node machine (``NodeState/Input/lastSeenPersisted(_:stored:)``).
+    case persistLastSeen(LastSeenWrite)
 }

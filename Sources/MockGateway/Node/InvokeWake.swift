@@ -54,8 +54,9 @@ struct NodeWakeThrottle: Sendable, Hashable {
 }
 
 /// The wake sequence of one operator `node.invoke` to a node that is not connected, as a pure
-/// state machine on Gateway time (docs/protocol.md §6.9.1). The ``GatewayCore`` glue performs
-/// each ``Step`` (a push, a timer, a dispatch, an answer) and feeds back what happened.
+/// state machine on Gateway time (docs/protocol.md §6.9.1). The node machine
+/// (`State/NodeState+Wake.swift`) performs each ``Step`` (a push, a timer, a dispatch, an
+/// answer) and feeds back what happened.
 ///
 /// The order is upstream's (`node.invoke`, `src/gateway/server-methods/nodes.invoke.ts@296f520b`):
 /// a silent push; when it was available (sent, refused by APNs, or throttled) a wait of up to 3 s
@@ -236,7 +237,7 @@ struct InvokeWakeFlow: Sendable, Hashable {
 }
 
 /// The Gateway's wake bookkeeping: the throttles, the flows in progress (keyed by the operator
-/// request they answer) and the armed dispatch hold.
+/// request they answer), the scripting API's waiting callers and the pass in progress.
 struct InvokeWakeState: Sendable {
     /// One flow with the caller it answers.
     struct Pending: Sendable {
@@ -249,13 +250,14 @@ struct InvokeWakeState: Sendable {
     var throttle = NodeWakeThrottle()
     /// The flows in progress, by a Gateway-chosen key.
     var pending: [String: Pending] = [:]
-    /// Fault: the next flow that finds its node holds the dispatch this long.
-    var nextDispatchHoldMs: Int64 = 0
     /// Operator invokes made through the scripting API (``Gateway/operatorInvoke(nodeId:command:params:timeoutMs:)``),
     /// by request id: they are answered here instead of on a socket.
     var scriptedAnswers: [String: CheckedContinuation<OperatorInvokeAnswer, Never>] = [:]
     /// Numbers the scripted requests.
     var scriptedCount = 0
+    /// The flows an advance (``NodeState/advanceWakes(nowMs:ids:)``) has still to look at while
+    /// it waits for a push's answer.
+    var passQueue: [String] = []
 
     /// The earliest instant a flow needs the clock.
     var nextDueMs: Int64? { pending.values.compactMap(\.flow.dueMs).min() }

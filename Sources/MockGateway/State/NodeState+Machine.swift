@@ -15,32 +15,52 @@ struct InvokeDispatch: Sendable, Hashable {
     var idempotencyKey: String?
 }
 
-/// Nodes and invokes as a state machine over ``NodeState``: an invoke dispatched, a
-/// `node.invoke.result`, the clock and a closed connection in, ``GatewayEffect``s out (the
-/// `node.invoke.request`, the result's answer and log entry, a mirrored `talk.event`, a queued
-/// foreground action, `presence`, and ``GatewayEffect/finishInvoke(_:outcome:queued:)`` for
-/// whoever waits for the invoke). No socket and no fault plan; ids come from the `ids` stream the
-/// actor passes in (its own, so that a run draws the same ids as before).
+/// Nodes and invokes as a state machine over ``NodeState``: an invoke dispatched, an operator's
+/// `node.invoke` (with its wake sequence, `State/NodeState+Wake.swift`), a `node.invoke.result`,
+/// a `node.event` (`State/NodeState+Events.swift`), the clock and a closed connection in,
+/// ``GatewayEffect``s out (the `node.invoke.request`, the answers and log entries, a mirrored
+/// `talk.event`, a queued foreground action, `presence` and `node.presence`, pushes to hand to a
+/// transport, a last-seen write, and ``GatewayEffect/finishInvoke(_:outcome:queued:)`` for
+/// whoever waits for the invoke). A push or a last-seen write is the last effect of its input:
+/// the machine goes on when the actor reports its outcome as an input. No socket and no fault
+/// plan; ids come from the `ids` stream the actor passes in (its own, so that a run draws the
+/// same ids as before). A connecting node's command surface is reconciled by
+/// ``reconcileSurface(_:limiter:nowMs:ids:)`` (`State/NodeState+Surface.swift`).
 extension NodeState {
     /// What moves nodes and invokes.
     enum Input: Sendable {
         /// Send an invoke to the node's current socket (nothing when it is not connected).
         case dispatch(InvokeDispatch, nowMs: Int64)
+        /// An operator's `node.invoke` after its first checks (params, preflight, scopes):
+        /// dispatched at once to a connected node, otherwise its node is woken first
+        /// (docs/protocol.md §6.9.1), within `deadlineMs` (the caller's `timeoutMs`, if any);
+        /// `dispatchHoldMs` comes from the fault layer (``FaultLayer/wakeDispatchHold(nodeConnected:)``).
+        case operatorInvoke(OperatorInvokeCaller, timeoutMs: Int, deadlineMs: Int64?, dispatchHoldMs: Int64 = 0, nowMs: Int64)
+        /// The clock reached `nowMs` for the wake sequences: a wait that is over ends.
+        case advanceWakes(nowMs: Int64)
+        /// The transport answered a push of ``GatewayEffect/sendPush(_:)``.
+        case pushAnswered(PushSend, PushDelivery, nowMs: Int64)
+        /// A `node.event` (docs/protocol.md §6.5, §6.6), with the facts the machine does not hold.
+        case nodeEvent(NodeEventCall, nowMs: Int64)
+        /// The last-seen write of ``GatewayEffect/persistLastSeen(_:)`` ran: `stored` is whether it
+        /// was stored, `nil` when the device's record is gone.
+        case lastSeenPersisted(LastSeenWrite, stored: Bool?)
         /// A well-formed `node.invoke.result` from the node `callerNodeId`, answered at `reply`.
         case result(NodeInvokeResult, callerNodeId: String, ReplyAddress, nowMs: Int64)
         /// The clock reached `nowMs`: invokes past their `timeoutMs` time out.
         case clock(nowMs: Int64)
-        /// A socket closed: the node it carried (if still its current socket) goes, and every
-        /// invoke sent on it fails with `nodeDisconnected`.
+        /// A socket closed: the node it carried (if still its current socket) goes, every
+        /// invoke sent on it fails with `nodeDisconnected`, and the wake sequences look again.
         case connectionClosed(String, nowMs: Int64)
         /// A node session was established (after its `hello-ok`): `node` becomes the node's routing
         /// target (a newer socket replaces an older one, which stays open), gets the wake-word
-        /// settings (`voicewake.changed`, `voiceWake`) and everyone a new `presence`.
+        /// settings (`voicewake.changed`, `voiceWake`) and everyone a new `presence`; a wake
+        /// sequence waiting for the node dispatches.
         case registered(RegisteredNode, voiceWake: JSONValue, nowMs: Int64)
-        /// `node.pending.pull` of node `nodeId`: its queued foreground actions whose command is in
-        /// `allowedCommands` (what the node command policy lets through to it now); the others
-        /// are dropped from the queue.
-        case pendingPull(nodeId: String, allowedCommands: Set<String>, ReplyAddress, nowMs: Int64)
+        /// `node.pending.pull` of node `nodeId`: its queued foreground actions that the node
+        /// command policy still lets through to it (upstream `resolveAllowedPendingNodeActions`:
+        /// connected, declared and allowed now); the others are dropped from the queue.
+        case pendingPull(nodeId: String, ReplyAddress, nowMs: Int64)
         /// `node.pending.ack` of node `nodeId` for the actions `ids`.
         case pendingAck(nodeId: String, ids: [String], ReplyAddress, nowMs: Int64)
         /// `node.pair.list`: the pending surface requests and approved surfaces.
@@ -58,8 +78,23 @@ extension NodeState {
             return self.dispatch(dispatch, nowMs: nowMs, ids: &ids)?.effects ?? []
         case .result(let result, let callerNodeId, let reply, let nowMs):
             return take(result, callerNodeId: callerNodeId, reply: reply, nowMs: nowMs, ids: &ids)
+        case .operatorInvoke(let caller, let timeoutMs, let deadlineMs, let hold, let nowMs):
+            return routeOperatorInvoke(caller, timeoutMs: timeoutMs, deadlineMs: deadlineMs, dispatchHoldMs: hold, nowMs: nowMs,
+                                       ids: &ids)
+        case .advanceWakes(let nowMs):
+            return advanceWakes(nowMs: nowMs, ids: &ids)
+        case .pushAnswered(let send, let delivery, let nowMs):
+            return pushAnswered(send, delivery, nowMs: nowMs, ids: &ids)
+        case .nodeEvent(let call, let nowMs):
+            return nodeEvent(call, nowMs: nowMs)
+        case .lastSeenPersisted(let write, let stored):
+            return lastSeenPersisted(write, stored: stored)
         case .clock(let nowMs):
-            return registry.expireInvokes(nowMs: nowMs).map { .finishInvoke($0.id, outcome: .timedOut, queued: nil) }
+            var effects: [GatewayEffect] = []
+            for invoke in registry.expireInvokes(nowMs: nowMs) {
+                effects += finishInvoke(invoke.id, outcome: .timedOut, queued: nil, nowMs: nowMs)
+            }
+            return effects
         case .connectionClosed(let connectionId, let nowMs):
             var effects: [GatewayEffect] = []
             if let nodeId = registry.unregister(connectionId: connectionId) {
@@ -70,7 +105,8 @@ extension NodeState {
             }
             // Also when a newer socket had replaced this one: nothing can answer an invoke sent
             // on a closed socket.
-            return effects + failInvokes(onConnection: connectionId)
+            effects += failInvokes(onConnection: connectionId, nowMs: nowMs)
+            return effects + advanceWakes(nowMs: nowMs, ids: &ids)
         case .registered(let node, let voiceWake, let nowMs):
             var effects: [GatewayEffect] = []
             if let replaced = registry.register(node) {
@@ -79,9 +115,14 @@ extension NodeState {
             }
             effects.append(.log(.nodeConnected(nodeId: node.nodeId, connectionId: node.connectionId)))
             effects.append(.sendTargeted(event: GatewayEventName.voicewakeChanged.rawValue, payload: voiceWake, to: node.connectionId))
-            return effects + presenceChanged(nowMs: nowMs)
-        case .pendingPull(let nodeId, let allowedCommands, let reply, let nowMs):
-            let actions = pendingActions.pull(nodeId: nodeId, nowMs: nowMs) { allowedCommands.contains($0) }
+            effects += presenceChanged(nowMs: nowMs)
+            return effects + advanceWakes(nowMs: nowMs, ids: &ids)
+        case .pendingPull(let nodeId, let reply, let nowMs):
+            // Decided before the queue is touched.
+            let connected = registry.nodes[nodeId] != nil
+            let queued = Set(pendingActions.live(nodeId: nodeId, nowMs: nowMs).map(\.command))
+            let allowed = queued.filter { connected && commandRefusal(nodeId: nodeId, command: $0) == nil }
+            let actions = pendingActions.pull(nodeId: nodeId, nowMs: nowMs) { allowed.contains($0) }
             return [reply.success(["nodeId": .string(nodeId), "actions": .array(actions.map(\.pullJSON))])]
         case .pendingAck(let nodeId, let ids, let reply, let nowMs):
             let (acked, remaining) = pendingActions.ack(nodeId: nodeId, ids: ids, nowMs: nowMs)
@@ -180,17 +221,18 @@ extension NodeState {
             ]
             effects += talkEvent(nodeId: pending.nodeId, command: pending.command, result: result, nowMs: nowMs, ids: &ids)
             let (queued, queueEffects) = queueForegroundAction(pending, result: result, nowMs: nowMs, ids: &ids)
-            return effects + queueEffects + [.finishInvoke(pending.id, outcome: .result(result), queued: queued)]
+            return effects + queueEffects + finishInvoke(pending.id, outcome: .result(result), queued: queued, nowMs: nowMs)
         }
     }
 
     /// Fails every invoke sent on `connectionId` (by id) with `nodeDisconnected`.
-    mutating func failInvokes(onConnection connectionId: String) -> [GatewayEffect] {
-        registry.pendingInvokes.values.sorted(by: { $0.id < $1.id }).compactMap { invoke in
-            guard invoke.connectionId == connectionId else { return nil }
+    mutating func failInvokes(onConnection connectionId: String, nowMs: Int64) -> [GatewayEffect] {
+        var effects: [GatewayEffect] = []
+        for invoke in registry.pendingInvokes.values.sorted(by: { $0.id < $1.id }) where invoke.connectionId == connectionId {
             _ = registry.cancelInvoke(id: invoke.id)
-            return .finishInvoke(invoke.id, outcome: .nodeDisconnected, queued: nil)
+            effects += finishInvoke(invoke.id, outcome: .nodeDisconnected, queued: nil, nowMs: nowMs)
         }
+        return effects
     }
 
     /// Queues a foreground-only command that an iOS node refused in the background

@@ -22,19 +22,27 @@ struct NodeState: Sendable {
     /// A separate random stream for canvas capabilities, so that minting them leaves the ids
     /// drawn from the core's stream as they were.
     var capabilityRandom: SeededRandom
-    /// The wake sequences of `node.invoke` and their throttles (GatewayCore+InvokeWake.swift).
+    /// The wake sequences of `node.invoke` and their throttles (`State/NodeState+Wake.swift`).
     var invokeWake = InvokeWakeState()
     /// The canvas capabilities handed out, per session (`GatewayCore+CanvasHost.swift`).
     var canvasCapabilities = CanvasCapabilityLedger()
     /// Whether the canvas host has A2UI assets (503 for `…/__openclaw__/a2ui/` otherwise).
     var a2uiAvailable = true
-    /// The node command policy set from the console, and the `talk.event` sequence numbers.
-    var policy = NodePolicyState()
+    /// The node command policy (configured, and any set from the console), and the
+    /// `talk.event` sequence numbers.
+    var policy: NodePolicyState
     /// Approved command surfaces, node pairing requests and each connected node's declared,
     /// effective and withheld commands (docs/protocol.md §6.7, "Surface approval").
     var surfaces = NodeSurfaceApprovals()
     /// Nodes' push registrations and the pushes handed to a transport.
     var push = PushState()
+
+    /// No node yet; `commandPolicy` is the configured node command policy
+    /// (``GatewayConfiguration/nodeCommands``).
+    init(capabilityRandom: SeededRandom, commandPolicy: NodeCommandPolicy = NodeCommandPolicy()) {
+        self.capabilityRandom = capabilityRandom
+        self.policy = NodePolicyState(configured: commandPolicy)
+    }
 
     /// The presence list of `hello-ok.snapshot` and `presence` events: the Gateway, then every
     /// node by id.
