@@ -3,10 +3,6 @@ import GatewayProtocol
 @testable import MockGateway
 import Testing
 
-private func invalid(_ message: String) -> ErrorShape {
-    ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: message)
-}
-
 /// `chat.abort` over real sockets (upstream handler `src/gateway/server-methods/chat.ts@00d42041`,
 /// the abort helpers and the `aborted` event `src/gateway/chat-abort.ts@00da33b4`,
 /// `ChatAbortParamsSchema` in `packages/gateway-protocol/src/schema/logs-chat.ts@058f7b07`).
@@ -32,7 +28,7 @@ struct ChatAbortMethodTests {
             }
             let mismatch = try await writer.client.request(GatewayMethod.chatAbort.rawValue,
                                                            params: ["sessionKey": "b", "runId": "run-a1"])
-            #expect(mismatch.error == invalid("runId does not match sessionKey"))
+            #expect(mismatch.error == invalidRequest("runId does not match sessionKey"))
             let unknown = try await writer.client.request(GatewayMethod.chatAbort.rawValue,
                                                           params: ["sessionKey": "a", "runId": "ghost"])
             #expect(unknown.payload == ["ok": true, "aborted": false, "runIds": []])
@@ -69,7 +65,7 @@ struct ChatAbortMethodTests {
             ]
             for (params, message) in cases {
                 let response = try await writer.client.request(GatewayMethod.chatAbort.rawValue, params: params)
-                #expect(response.error == invalid(message), "\(String(describing: params))")
+                #expect(response.error == invalidRequest(message), "\(String(describing: params))")
             }
             let reader = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xD3),
                                                                 scopes: [OperatorScope.read.rawValue])
@@ -147,7 +143,7 @@ struct AgentWaitMethodTests {
             ]
             for (params, message) in cases {
                 let response = try await writer.client.request(GatewayMethod.agentWait.rawValue, params: params)
-                #expect(response.error == invalid(message), "\(String(describing: params))")
+                #expect(response.error == invalidRequest(message), "\(String(describing: params))")
             }
             let reader = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xD6),
                                                                 scopes: [OperatorScope.read.rawValue])
