@@ -108,3 +108,10 @@ extension WireClient {
         return (request, ack)
     }
 }
+
+extension GatewayConsole {
+    /// Runs `body` with a started Gateway (default configuration) and a console on it.
+    static func withConsole<Result: Sendable>(_ body: (Gateway, GatewayConsole) async throws -> Result) async throws -> Result {
+        try await Gateway.withGateway { gateway in try await body(gateway, GatewayConsole(gateway: gateway)) }
+    }
+}
