@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol", "Simulation", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["Locking", "WebSocketTransport", "Simulation", "TestSupport"]),
-        .testTarget(name: "ReferenceNodeTests", dependencies: ["Locking", "ReferenceNode", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
+        .testTarget(name: "ReferenceNodeTests", dependencies: ["Locking", "ReferenceNode", "ReferenceAdapter", "MockGateway", "GatewayProtocol", "WebSocketTransport"]),
         .testTarget(name: "CatalogueTests", dependencies: ["Locking", "GatewayProtocol", "Scenarios", "ReferenceAdapter", "ReferenceNode", "Conformance", "ConformanceTesting", "TestSupport"]),
         .testTarget(name: "MockGatewayTests", dependencies: ["Locking", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),
         .testTarget(name: "HarnessTests", dependencies: ["Locking", "harness", "HarnessCLI", "QRCode", "Conformance", "MockGateway", "GatewayProtocol", "WebSocketTransport", "TestSupport"]),

@@ -52,33 +52,26 @@ public struct DeviceProofFailure: Error, Sendable, Hashable, CustomStringConvert
     /// The message.
     public var description: String { "\(message) (\(detailCode))" }
 
+    /// An `INVALID_REQUEST` failure: the top-level code of every failed proof but a missing identity.
+    private static func invalid(_ detailCode: ConnectErrorDetailCode, _ message: String, reason: String) -> DeviceProofFailure {
+        DeviceProofFailure(errorCode: .invalidRequest, detailCode: detailCode, message: message, reason: reason)
+    }
+
     /// `NOT_PAIRED` "device identity required": a node connected without `device`.
     public static let identityRequired = DeviceProofFailure(
         errorCode: .notPaired, detailCode: .deviceIdentityRequired, message: "device identity required", reason: nil)
     /// `device.id` is not the SHA-256 of the public key.
-    public static let deviceIdMismatch = DeviceProofFailure(
-        errorCode: .invalidRequest, detailCode: .deviceAuthDeviceIdMismatch, message: "device identity mismatch",
-        reason: "device-id-mismatch")
+    public static let deviceIdMismatch = invalid(.deviceAuthDeviceIdMismatch, "device identity mismatch", reason: "device-id-mismatch")
     /// `signedAt` is more than two minutes away from the Gateway clock.
-    public static let signatureExpired = DeviceProofFailure(
-        errorCode: .invalidRequest, detailCode: .deviceAuthSignatureExpired, message: "device signature expired",
-        reason: "device-signature-stale")
+    public static let signatureExpired = invalid(.deviceAuthSignatureExpired, "device signature expired", reason: "device-signature-stale")
     /// `device.nonce` is missing or blank.
-    public static let nonceRequired = DeviceProofFailure(
-        errorCode: .invalidRequest, detailCode: .deviceAuthNonceRequired, message: "device nonce required",
-        reason: "device-nonce-missing")
+    public static let nonceRequired = invalid(.deviceAuthNonceRequired, "device nonce required", reason: "device-nonce-missing")
     /// `device.nonce` differs from the challenge nonce.
-    public static let nonceMismatch = DeviceProofFailure(
-        errorCode: .invalidRequest, detailCode: .deviceAuthNonceMismatch, message: "device nonce mismatch",
-        reason: "device-nonce-mismatch")
+    public static let nonceMismatch = invalid(.deviceAuthNonceMismatch, "device nonce mismatch", reason: "device-nonce-mismatch")
     /// Neither the v3 nor the v2 payload verifies.
-    public static let signatureInvalid = DeviceProofFailure(
-        errorCode: .invalidRequest, detailCode: .deviceAuthSignatureInvalid, message: "device signature invalid",
-        reason: "device-signature")
+    public static let signatureInvalid = invalid(.deviceAuthSignatureInvalid, "device signature invalid", reason: "device-signature")
     /// The public key cannot be decoded.
-    public static let publicKeyInvalid = DeviceProofFailure(
-        errorCode: .invalidRequest, detailCode: .deviceAuthPublicKeyInvalid, message: "device public key invalid",
-        reason: "device-public-key")
+    public static let publicKeyInvalid = invalid(.deviceAuthPublicKeyInvalid, "device public key invalid", reason: "device-public-key")
 }
 
 /// The outcome of `DeviceProofVerifier.verify`.

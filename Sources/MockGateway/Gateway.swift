@@ -171,14 +171,7 @@ public final class Gateway: Sendable {
         _ body: (Gateway) async throws -> Result
     ) async throws -> Result {
         let gateway = try await start(configuration)
-        do {
-            let result = try await body(gateway)
-            await gateway.shutdown()
-            return result
-        } catch {
-            await gateway.shutdown()
-            throw error
-        }
+        return try await withCleanup { try await body(gateway) } cleanup: { await gateway.shutdown() }
     }
 
     private static func socketConfiguration(_ configuration: GatewayConfiguration) -> WebSocketConfiguration {

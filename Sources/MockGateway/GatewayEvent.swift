@@ -157,6 +157,39 @@ public struct PairingRequestInfo: Sendable, Hashable {
     }
 }
 
+/// Which kind of operator record an ``OperatorRecordEvent`` is about.
+public enum OperatorRecordKind: String, Sendable, Hashable, CustomStringConvertible {
+    /// An approval.
+    case approval
+    /// An agent question.
+    case question
+
+    /// `approval` or `question`, as the event log and the console spell it.
+    public var description: String { rawValue }
+}
+
+/// An operator record's status as an ``OperatorRecordEvent`` reports it.
+public enum OperatorRecordStatus: Sendable, Hashable, CustomStringConvertible {
+    /// An approval's status.
+    case approval(ApprovalStatus)
+    /// A question's status.
+    case question(QuestionStatus)
+    /// A resolve attempt named an id that is no record.
+    case unknown
+
+    /// The spelling of the event log and the console (`pending`, `allowed`, `answered`, `unknown`, ...).
+    public var rawValue: String {
+        switch self {
+        case .approval(let status): status.rawValue
+        case .question(let status): status.rawValue
+        case .unknown: "unknown"
+        }
+    }
+
+    /// The same as ``rawValue``.
+    public var description: String { rawValue }
+}
+
 /// An operator-side record event: approvals and questions.
 public struct OperatorRecordEvent: Sendable, Hashable {
     /// What happened.
@@ -169,14 +202,14 @@ public struct OperatorRecordEvent: Sendable, Hashable {
         case resolveAttempt
     }
 
-    /// `approval` or `question`.
-    public var kind: String
+    /// Approval or question.
+    public var kind: OperatorRecordKind
     /// The record id.
     public var id: String
     /// What happened.
     public var action: Action
     /// The record's status afterwards (`pending`, `allowed`, `denied`, `answered`, `cancelled`, `expired`, ...).
-    public var status: String
+    public var status: OperatorRecordStatus
     /// The decision or answer, as JSON text, when there is one.
     public var decision: String?
     /// Who acted: a connection id, or a named surface of the scripting API.
@@ -187,7 +220,7 @@ public struct OperatorRecordEvent: Sendable, Hashable {
     public var method: String?
 
     /// Creates an operator record event.
-    public init(kind: String, id: String, action: Action, status: String, decision: String? = nil,
+    public init(kind: OperatorRecordKind, id: String, action: Action, status: OperatorRecordStatus, decision: String? = nil,
                 surface: String? = nil, applied: Bool? = nil, method: String? = nil) {
         self.kind = kind
         self.id = id

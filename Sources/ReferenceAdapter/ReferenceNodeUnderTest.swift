@@ -116,18 +116,22 @@ public final class ReferenceNodeUnderTest: NodeUnderTest {
 }
 
 /// The Gateway's manual clock as the reference client's clock: the client's backoff, timeouts
-/// and tick watchdog wait in the run's virtual time.
-struct VirtualClientClock: ClientClock {
+/// and tick watchdog wait in the run's virtual time (also the clock of the reference client's
+/// own end-to-end tests).
+package struct VirtualClientClock: ClientClock {
     let clock: GatewayClock
 
-    var nowMs: Int64 { clock.nowMs }
+    /// Reads `clock`.
+    package init(clock: GatewayClock) { self.clock = clock }
 
-    func sleep(untilMs deadlineMs: Int64) async throws {
+    package var nowMs: Int64 { clock.nowMs }
+
+    package func sleep(untilMs deadlineMs: Int64) async throws {
         await clock.sleep(untilMs: deadlineMs)
         try Task.checkCancellation()
     }
 
-    var waitTimeline: any Timeline { clock.waitTimeline }
+    package var waitTimeline: any Timeline { clock.waitTimeline }
 }
 
 extension NodeUnderTestRegistry {

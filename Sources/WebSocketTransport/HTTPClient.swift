@@ -21,7 +21,7 @@ public enum HTTPClient {
     ///   `CancellationError`.
     public static func send(_ request: HTTPRequest, to url: String, configuration: WebSocketConfiguration = .init()) async throws
         -> HTTPResponse {
-        let parsed = try HTTPURL(parsing: url)
+        let parsed = try WebSocketURL(parsingHTTP: url)
         var request = request
         request.target = parsed.target
         var headers = WebSocketHTTPHeaders([("Host", parsed.hostHeader)])
@@ -66,7 +66,7 @@ final class HTTPClientExchange: EventLoopHandler {
         var deferred: (CheckedContinuation<HTTPResponse, any Error>, Result<HTTPResponse, any Error>)?
     }
 
-    private let url: HTTPURL
+    private let url: WebSocketURL
     private let request: [UInt8]
     private let headRequest: Bool
     private let loop: EventLoop
@@ -74,7 +74,7 @@ final class HTTPClientExchange: EventLoopHandler {
     private let tlsContext: TLSContext?
     private let state: Locked<State>
 
-    init(url: HTTPURL, request: [UInt8], headRequest: Bool, addresses: [Socket.Address], loop: EventLoop,
+    init(url: WebSocketURL, request: [UInt8], headRequest: Bool, addresses: [Socket.Address], loop: EventLoop,
          configuration: WebSocketConfiguration, tls: TLSContext?) {
         self.url = url
         self.request = request

@@ -31,7 +31,7 @@ extension InMemoryNetwork {
     /// ``send(_:to:)`` as a ``WebSocketConnector`` (the configuration does not matter in memory).
     /// - Throws: see ``send(_:to:)``.
     public func send(_ request: HTTPRequest, to url: String, configuration: WebSocketConfiguration) async throws -> HTTPResponse {
-        let parsed = try HTTPURL(parsing: url)
+        let parsed = try WebSocketURL(parsingHTTP: url)
         var request = request
         request.target = parsed.target
         if request.headers["Host"] == nil {
@@ -90,41 +90,19 @@ enum InMemoryHTTPServer {
     }
 }
 
-/// A parsed `http://` or `https://` URL.
-struct HTTPURL: Sendable, Hashable {
-    /// The host without brackets.
-    var host: String
-    /// The TCP port (80, or 443 for `https://`, when absent).
-    var port: Int
-    /// Whether the URL is `https://`.
-    var secure: Bool
-    /// The request target: path plus query, at least `/`.
-    var target: String
-
+extension WebSocketURL {
     /// Parses `http://host[:port][/path][?query]` or the same with `https://` (`ws://` and
-    /// `wss://` are taken as the same server).
-    init(parsing string: String) throws(WebSocketError) {
+    /// `wss://` are taken as the same server): an HTTP URL is a WebSocket URL of the same server.
+    init(parsingHTTP string: String) throws(WebSocketError) {
         let lower = string.lowercased()
-        let rest: String
         if lower.hasPrefix("http://") {
-            rest = "ws://" + String(string.dropFirst(7))
+            try self.init(parsing: "ws://" + String(string.dropFirst(7)))
         } else if lower.hasPrefix("https://") {
-            rest = "wss://" + String(string.dropFirst(8))
+            try self.init(parsing: "wss://" + String(string.dropFirst(8)))
         } else if lower.hasPrefix("ws://") || lower.hasPrefix("wss://") {
-            rest = string
+            try self.init(parsing: string)
         } else {
             throw WebSocketError.invalidURL.with(detail: "expected http://host[:port][/path] or https://…: \(string)")
         }
-        let url = try WebSocketURL(parsing: rest)
-        host = url.host
-        port = url.port
-        secure = url.secure
-        target = url.target
-    }
-
-    /// The `Host` header value.
-    var hostHeader: String {
-        let name = host.contains(":") ? "[\(host)]" : host
-        return port == (secure ? 443 : 80) ? name : "\(name):\(port)"
     }
 }

@@ -53,14 +53,7 @@ public enum WebSocketClient {
         _ body: (WebSocketConnection) async throws -> Result
     ) async throws -> Result {
         let connection = try await connect(to: url, headers: headers, configuration: configuration)
-        do {
-            let result = try await body(connection)
-            await connection.close()
-            return result
-        } catch {
-            await connection.close()
-            throw error
-        }
+        return try await withCleanup { try await body(connection) } cleanup: { await connection.close() }
     }
 }
 

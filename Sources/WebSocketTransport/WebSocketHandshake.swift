@@ -10,11 +10,6 @@ public struct WebSocketHTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByD
         public var name: String
         /// The field value with surrounding whitespace removed.
         public var value: String
-        /// Creates a field.
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
     }
 
     /// All fields in order.

@@ -96,14 +96,7 @@ public final class WebSocketServer: Sendable {
         _ body: (WebSocketServer) async throws -> Result
     ) async throws -> Result {
         let server = try await start(host: host, port: port, configuration: configuration, tls: tls, http: http)
-        do {
-            let result = try await body(server)
-            await server.shutdown()
-            return result
-        } catch {
-            await server.shutdown()
-            throw error
-        }
+        return try await withCleanup { try await body(server) } cleanup: { await server.shutdown() }
     }
 
     /// Stops listening, ends every connection (a best-effort close frame 1001 "server shutting

@@ -1,53 +1,21 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GatewayProtocol
 
-/// One case of `Fixtures/device-auth.json` (a copy of the shared vectors).
-struct DeviceAuthVector: Sendable, CustomTestStringConvertible {
-    var name: String
-    var valid: Bool
-    var seedHex: String
-    var publicKeyHex: String
-    var payloadVersion: String
-    var payload: String
-    var connectParams: JSONValue
-    var challengeNonce: String
-    var challengeTs: Int
-    var expectDetailsCode: String?
-    /// The schema error the current Gateway answers instead (a vector without `device.nonce`).
-    var currentSchemaError: String?
-
-    var testDescription: String { name }
-
+extension DeviceAuthVector {
     /// The params as the proof verifier sees them: read with the legacy rules, which let a
     /// missing nonce through to the proof check.
     func params() throws -> ConnectParams {
         try ConnectParams.validate(connectParams, rules: .legacy).get()
     }
 
-    static func loadAll() throws -> [DeviceAuthVector] {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/device-auth.json")
-        let root = try JSONValue(parsing: Data(contentsOf: url))
-        guard let cases = root["cases"]?.arrayValue else { throw FrameDecodingError("vectors file has no cases") }
-        return try cases.map { item in
-            guard let name = item["name"]?.stringValue, let valid = item["valid"]?.boolValue,
-                let seedHex = item["seedHex"]?.stringValue, let publicKeyHex = item["publicKeyHex"]?.stringValue,
-                let payloadVersion = item["payloadVersion"]?.stringValue, let payload = item["payload"]?.stringValue,
-                let params = item["connectParams"], let nonce = item["challenge"]?["nonce"]?.stringValue,
-                let ts = item["challenge"]?["ts"]?.int64Value
-            else { throw FrameDecodingError("malformed vector \(item.jsonString)") }
-            return DeviceAuthVector(
-                name: name, valid: valid, seedHex: seedHex, publicKeyHex: publicKeyHex, payloadVersion: payloadVersion,
-                payload: payload, connectParams: params, challengeNonce: nonce, challengeTs: Int(ts),
-                expectDetailsCode: item["expectDetailsCode"]?.stringValue, currentSchemaError: item["currentSchemaError"]?.stringValue)
-        }
+    /// The params and what the proof verifier decides on them at the challenge's time.
+    func verified() throws -> (params: ConnectParams, outcome: DeviceProofOutcome) {
+        let params = try params()
+        return (params, DeviceProofVerifier().verify(params, expectedNonce: challengeNonce, nowMs: challengeTs))
     }
-
-    static let all: [DeviceAuthVector] = (try? loadAll()) ?? []
-    static var validCases: [DeviceAuthVector] { all.filter(\.valid) }
-    static var invalidCases: [DeviceAuthVector] { all.filter { !$0.valid } }
 }
 
 @Suite("Shared device-auth vectors")
@@ -62,8 +30,7 @@ struct DeviceAuthVectorTests {
 
     @Test(arguments: DeviceAuthVector.validCases)
     func validVectorVerifiesWithItsPayloadVersion(_ vector: DeviceAuthVector) throws {
-        let params = try vector.params()
-        let outcome = DeviceProofVerifier().verify(params, expectedNonce: vector.challengeNonce, nowMs: vector.challengeTs)
+        let (params, outcome) = try vector.verified()
         let verified = try #require(outcome.verifiedDevice, "\(vector.name): \(String(describing: outcome.failure))")
         #expect(verified.payloadVersion.rawValue == vector.payloadVersion)
         #expect(verified.deviceId == params.device?.id)
@@ -121,8 +88,7 @@ struct DeviceAuthVectorTests {
 
     @Test(arguments: DeviceAuthVector.invalidCases)
     func invalidVectorFailsWithTheExpectedDetailCode(_ vector: DeviceAuthVector) throws {
-        let params = try vector.params()
-        let outcome = DeviceProofVerifier().verify(params, expectedNonce: vector.challengeNonce, nowMs: vector.challengeTs)
+        let outcome = try vector.verified().outcome
         let failure = try #require(outcome.failure, "\(vector.name) unexpectedly verified")
         #expect(failure.detailCode.rawValue == vector.expectDetailsCode)
         #expect(failure.errorShape.detailCode == vector.expectDetailsCode)

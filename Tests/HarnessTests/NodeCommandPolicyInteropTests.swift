@@ -13,16 +13,12 @@ import Testing
 struct NodeCommandPolicyInteropTests {
     @Test func pythonPeerSeesUpstreamsRefusalsAndTheConsoleObeysThePolicy() async throws {
         try await ServeProcess.withServe(["--pairing", "auto", "--node-command-deny", "location.get"]) { serve, url in
-            let peer = try InteropPython.start("gateway_policy_peer.py", [url, "--timeout", "60"])
-            do {
+            try await InteropPython.withPeer("gateway_policy_peer.py", [url, "--timeout", "60"]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let checks = ["dangerous-declared-camera-snap", "undeclared-sms-send", "denied-location-get",
                               "allowlisted-not-declared", "exec-approvals-connected", "exec-approvals-unknown-node",
                               "nothing-delivered", "declared-allowlisted-delivered"]
-                for check in checks {
-                    let line = try #require(await peer.object("check", check), context())
-                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
-                }
+                try await peer.expectChecksPass(checks, context: context)
                 let ready = try #require(await peer.object("step", "console_ready"), context())
                 let nodeId = try #require(ready["nodeId"]?.stringValue)
 
@@ -40,12 +36,7 @@ struct NodeCommandPolicyInteropTests {
                 #expect(forced["result"]?["ok"] == true)
                 let step = try #require(await peer.object("step", "forced_invoke"), context())
                 #expect(step["command"] == "camera.snap")
-                _ = try #require(await peer.object("step", "done"), context())
-                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
-                await peer.kill()
-            } catch {
-                await peer.kill()
-                throw error
+                try await peer.expectDoneAndExit(context: context)
             }
         }
     }

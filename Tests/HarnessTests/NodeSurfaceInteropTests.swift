@@ -16,22 +16,13 @@ import Testing
 struct NodeSurfaceInteropTests {
     @Test func pythonPeerSeesSurfaceApprovalAndSupersession() async throws {
         try await ServeProcess.withServe(["--pairing", "auto"]) { serve, url in
-            let peer = try InteropPython.start("gateway_surface_peer.py", [url, "--timeout", "60"])
-            do {
+            try await InteropPython.withPeer("gateway_surface_peer.py", [url, "--timeout", "60"]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let checks = ["widened-requested", "listed", "withheld-refused", "approved-served", "same-surface-kept",
                               "superseded", "superseded-unknown", "rejected", "approved", "approved-effective",
                               "effective-listed"]
-                for check in checks {
-                    let line = try #require(await peer.object("check", check), context())
-                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
-                }
-                _ = try #require(await peer.object("step", "done"), context())
-                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
-                await peer.kill()
-            } catch {
-                await peer.kill()
-                throw error
+                try await peer.expectChecksPass(checks, context: context)
+                try await peer.expectDoneAndExit(context: context)
             }
         }
     }

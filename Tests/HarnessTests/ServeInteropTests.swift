@@ -7,21 +7,6 @@ import WebSocketTransport
 /// transport, `cryptography` for Ed25519), driven through the console like a person would.
 @Suite(.enabled(if: InteropPython.shouldRun, "Python with websockets and cryptography not found (.venv or OPENCLAW_PYTHON)"))
 struct ServeInteropTests {
-    /// Runs `body` with the peer started against `url`; kills it afterwards.
-    private func withPeer<T: Sendable>(_ script: String, _ arguments: [String],
-                                       _ body: (LineProcess) async throws -> T) async throws -> T {
-        // Throws (fails) with the reason when OPENCLAW_REQUIRE_INTEROP=1 and Python is missing.
-        let peer = try InteropPython.start(script, arguments)
-        do {
-            let result = try await body(peer)
-            await peer.kill()
-            return result
-        } catch {
-            await peer.kill()
-            throw error
-        }
-    }
-
     /// The admission rules of the current Gateway as an independent client sees them on the wire
     /// (`Tests/Interop/gateway_wire_checks.py`; docs/fidelity.md): the closed connect schema, no
     /// response to a first frame that is not a request frame, the device proof before the token,
@@ -30,17 +15,13 @@ struct ServeInteropTests {
     @Test func pythonWireChecksOfTheAdmissionRulesPass() async throws {
         let secret = "interop-wire-secret"
         try await ServeProcess.withServe(["--auth", "token:\(secret)", "--pairing", "auto"]) { serve, url in
-            try await withPeer("gateway_wire_checks.py", [url, secret]) { peer in
+            try await InteropPython.withPeer("gateway_wire_checks.py", [url, secret]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let checks = ["unknown-member", "unknown-client-id", "empty-display-name", "missing-nonce", "blank-nonce",
                               "not-a-request-frame", "proof-before-token", "signature-token-empty-wins",
                               "hello-protocol-and-capabilities", "loopback-exempt-from-rate-limits"]
-                for check in checks {
-                    let line = try #require(await peer.object("check", check), context())
-                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
-                }
-                _ = try #require(await peer.object("step", "done"), context())
-                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+                try await peer.expectChecksPass(checks, context: context)
+                try await peer.expectDoneAndExit(context: context)
             }
         }
     }
@@ -53,7 +34,7 @@ struct ServeInteropTests {
         let secret = "interop-pairing-secret"
         let newSecret = "interop-pairing-secret-changed"
         try await ServeProcess.withServe(["--auth", "token:\(secret)", "--pairing", "manual"]) { serve, url in
-            try await withPeer("gateway_wire_checks.py", [url, secret, "--suite", "pairing", "--new-secret", newSecret]) { peer in
+            try await InteropPython.withPeer("gateway_wire_checks.py", [url, secret, "--suite", "pairing", "--new-secret", newSecret]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let waiting = try #require(await peer.object("step", "operator_pairing_required"), context())
                 let requestId = try #require(waiting["requestId"]?.stringValue, context())
@@ -74,12 +55,8 @@ struct ServeInteropTests {
                               "reject-revokes-bootstrap-tokens", "supersession-new-request-per-role-alternation",
                               "hello-scopes-are-token-scopes", "hello-issued-at-is-rotation-time",
                               "auth-change-closes-stale-sessions-4001", "auth-change-stale-credentials-refused"]
-                for check in checks {
-                    let line = try #require(await peer.object(timeout: .seconds(60), "check", check), context())
-                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
-                }
-                _ = try #require(await peer.object("step", "done"), context())
-                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+                try await peer.expectChecksPass(checks, timeout: .seconds(60), context: context)
+                try await peer.expectDoneAndExit(context: context)
                 // The new secret is redacted on the console like the configured one.
                 #expect(!serve.lines.all.contains { $0.contains(newSecret) }, context())
             }
@@ -91,14 +68,10 @@ struct ServeInteropTests {
     @Test func pythonWireChecksOfTheRateLimitsPass() async throws {
         let secret = "interop-rate-limit-secret"
         try await ServeProcess.withServe(["--auth", "token:\(secret)", "--pairing", "auto", "--rate-limit-loopback"]) { serve, url in
-            try await withPeer("gateway_wire_checks.py", [url, secret, "--suite", "rate-limits"]) { peer in
+            try await InteropPython.withPeer("gateway_wire_checks.py", [url, secret, "--suite", "rate-limits"]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
-                for check in ["node-pairing-rate-limit", "auth-failure-rate-limit"] {
-                    let line = try #require(await peer.object(timeout: .seconds(60), "check", check), context())
-                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
-                }
-                _ = try #require(await peer.object("step", "done"), context())
-                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+                try await peer.expectChecksPass(["node-pairing-rate-limit", "auth-failure-rate-limit"], timeout: .seconds(60), context: context)
+                try await peer.expectDoneAndExit(context: context)
             }
         }
     }
@@ -184,7 +157,7 @@ struct ServeInteropTests {
             try serve.send("chat-auto-reply echo --delay 600")
             _ = try #require(await serve.object("event", "command.ok") { $0["command"] == "chat-auto-reply" },
                              Comment(rawValue: serve.transcript))
-            try await withPeer("gateway_wire_checks.py", [url, secret, "--suite", "apps", "--workspace-dir", workspace.path,
+            try await InteropPython.withPeer("gateway_wire_checks.py", [url, secret, "--suite", "apps", "--workspace-dir", workspace.path,
                                                           "--fixtures-file", fixtures]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let checks = ["workspace-list-order", "workspace-list-limits", "workspace-previews", "workspace-too-large",
@@ -192,12 +165,8 @@ struct ServeInteropTests {
                               "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
                               "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "tasks-list", "config-get",
                               "cron-list", "cron-get", "cron-runs", "unserved-method"]
-                for check in checks {
-                    let line = try #require(await peer.object("check", check), context())
-                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
-                }
-                _ = try #require(await peer.object("step", "done"), context())
-                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+                try await peer.expectChecksPass(checks, context: context)
+                try await peer.expectDoneAndExit(context: context)
                 let unserved = serve.objects.all.filter { $0["event"] == "method.unserved" }
                 #expect(unserved.count == 1 && unserved.first?["method"] == "last-heartbeat", context())
             }
@@ -206,7 +175,7 @@ struct ServeInteropTests {
 
     @Test func pythonNodePairsThroughTheConsoleIsInvokedAndSendsAPresenceBeacon() async throws {
         try await ServeProcess.withServe { serve, url in
-            try await withPeer("gateway_node_peer.py", [url, "--timeout", "60"]) { peer in
+            try await InteropPython.withPeer("gateway_node_peer.py", [url, "--timeout", "60"]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
 
                 // Unpaired: PAIRING_REQUIRED; the console sees the request and approves it.
@@ -251,8 +220,7 @@ struct ServeInteropTests {
                 #expect(alive["handled"] == true)
                 #expect(alive["reason"] == "persisted")
 
-                _ = try #require(await peer.object("step", "done"), context())
-                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+                try await peer.expectDoneAndExit(context: context)
             }
         }
     }
@@ -260,7 +228,7 @@ struct ServeInteropTests {
     @Test func pythonOperatorApprovesANodeResolvesAnApprovalAndAnswersQuestions() async throws {
         try await ServeProcess.withServe { serve, url in
             let seed = String(repeating: "22", count: 32)
-            try await withPeer("gateway_operator_peer.py", [url, "--seed", seed, "--timeout", "90"]) { peer in
+            try await InteropPython.withPeer("gateway_operator_peer.py", [url, "--seed", seed, "--timeout", "90"]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
 
                 // The operator itself is approved from the console.
@@ -328,8 +296,7 @@ struct ServeInteropTests {
                 #expect(late["reason"] == "QUESTION_ALREADY_TERMINAL")
                 #expect(late["message"]?.stringValue == "question '\(expiringId)' is already expired")
 
-                _ = try #require(await peer.object("step", "done"), context())
-                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+                try await peer.expectDoneAndExit(context: context)
             }
         }
     }
@@ -339,7 +306,7 @@ struct ServeInteropTests {
         try await ServeProcess.withServe(["--tls"]) { serve, url in
             #expect(url.hasPrefix("wss://"))
             let fingerprint = try #require(serve.objects.all.first?["tlsFingerprint"]?.stringValue, "\(serve.transcript)")
-            try await withPeer("gateway_node_peer.py", [url, "--pin", fingerprint, "--timeout", "60"]) { peer in
+            try await InteropPython.withPeer("gateway_node_peer.py", [url, "--pin", fingerprint, "--timeout", "60"]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 _ = try #require(await peer.object("step", "pairing_required"), context())
                 try serve.send("approve")
@@ -349,8 +316,7 @@ struct ServeInteropTests {
                 let reply = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "invoke" }, context())
                 #expect(reply["result"]?["ok"] == true)
                 _ = try #require(await peer.object("step", "presence"), context())
-                _ = try #require(await peer.object("step", "done"), context())
-                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+                try await peer.expectDoneAndExit(context: context)
             }
         }
     }
@@ -360,7 +326,7 @@ struct ServeInteropTests {
         try await ServeProcess.withServe(["--tls"]) { serve, url in
             let fingerprint = try #require(serve.objects.all.first?["tlsFingerprint"]?.stringValue)
             let wrong = (fingerprint.first == "0" ? "1" : "0") + fingerprint.dropFirst()
-            try await withPeer("gateway_node_peer.py", [url, "--pin", wrong, "--timeout", "20"]) { peer in
+            try await InteropPython.withPeer("gateway_node_peer.py", [url, "--pin", wrong, "--timeout", "20"]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let error = try #require(await peer.object("step", "error"), context())
                 #expect(error["message"]?.stringValue?.hasPrefix("PinMismatch: certificate fingerprint mismatch") == true, context())

@@ -11,21 +11,9 @@ import Testing
 /// as `legacy` is (4..4 admitted, `hello-ok.protocol 4`).
 @Suite(.enabled(if: InteropPython.shouldRun, "Python with websockets and cryptography not found (.venv or OPENCLAW_PYTHON)"))
 struct WakeInteropTests {
-    private func withPeer<T: Sendable>(_ arguments: [String], _ body: (LineProcess) async throws -> T) async throws -> T {
-        let peer = try InteropPython.start("gateway_wake_peer.py", arguments)
-        do {
-            let result = try await body(peer)
-            await peer.kill()
-            return result
-        } catch {
-            await peer.kill()
-            throw error
-        }
-    }
-
     @Test func pythonOperatorInvokingAnAbsentNodeSeesPushForcedPushNudgeThenNotConnected() async throws {
         try await ServeProcess.withServe(["--pairing", "auto"]) { serve, url in
-            try await withPeer([url, "--suite", "wake"]) { peer in
+            try await InteropPython.withPeer("gateway_wake_peer.py", [url, "--suite", "wake"]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
                 let sent = try #require(await peer.object("step", "invoke_sent"), context())
                 let nodeId = try #require(sent["nodeId"]?.stringValue)
@@ -48,22 +36,17 @@ struct WakeInteropTests {
                 #expect(answered["error"]?["code"] == "UNAVAILABLE")
                 #expect(answered["error"]?["details"]?["code"] == "NOT_CONNECTED")
                 #expect(answered["error"]?["details"]?["nodeCommandDispatched"] == false)
-                _ = try #require(await peer.object("step", "done"), context())
-                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+                try await peer.expectDoneAndExit(context: context)
             }
         }
     }
 
     @Test func pythonNodeFallsBackToProtocol3OnAProtocol3Gateway() async throws {
         try await ServeProcess.withServe(["--profile", "protocol3", "--pairing", "auto"]) { serve, url in
-            try await withPeer([url, "--suite", "protocol3"]) { peer in
+            try await InteropPython.withPeer("gateway_wake_peer.py", [url, "--suite", "protocol3"]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
-                for check in ["offer-4-refused-expected-3", "fallback-to-3", "operator-3-4-gets-3"] {
-                    let line = try #require(await peer.object("check", check), context())
-                    #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
-                }
-                _ = try #require(await peer.object("step", "done"), context())
-                #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
+                try await peer.expectChecksPass(["offer-4-refused-expected-3", "fallback-to-3", "operator-3-4-gets-3"], context: context)
+                try await peer.expectDoneAndExit(context: context)
             }
         }
     }

@@ -67,8 +67,7 @@ struct WatchWireTests {
             let token = try #require(reply["result"]?["bootstrapToken"]?.stringValue, context())
             let base = url.replacingOccurrences(of: "wss://", with: "https://").replacingOccurrences(of: "ws://", with: "http://")
             // Options first, then `--`: a token may begin with `-`, which argparse would read as an option.
-            let peer = try InteropPython.start("watch_peer.py", peerArguments + ["--", base, token])
-            do {
+            try await InteropPython.withPeer("watch_peer.py", peerArguments + ["--", base, token]) { peer in
                 let waiting = try #require(await peer.object(timeout: .seconds(60), "step", "waiting_invoke"), context(peer))
                 let nodeId = try #require(waiting["nodeId"]?.stringValue)
                 try serve.send("invoke \(nodeId) device.info")
@@ -132,10 +131,6 @@ struct WatchWireTests {
                 let done = try #require(await peer.object(timeout: .seconds(60), "step", "done"), context(peer))
                 #expect(done["failures"] == 0, context(peer))
                 #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context(peer))
-                await peer.kill()
-            } catch {
-                await peer.kill()
-                throw error
             }
         }
     }
@@ -184,19 +179,10 @@ struct WatchWireTests {
     /// Runs `watch_surface_peer.py` with `arguments` against `serve` and requires each of `checks`
     /// to be reported `ok`, in order, then the peer's `done` and exit status 0.
     private static func expectSurfacePeer(_ arguments: [String], serve: LineProcess, checks: [String]) async throws {
-        let peer = try InteropPython.start("watch_surface_peer.py", arguments)
-        do {
+        try await InteropPython.withPeer("watch_surface_peer.py", arguments) { peer in
             func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }
-            for check in checks {
-                let line = try #require(await peer.object(timeout: .seconds(60), "check", check), context())
-                #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")
-            }
-            _ = try #require(await peer.object(timeout: .seconds(60), "step", "done"), context())
-            #expect(await peer.waitForExit(timeout: .seconds(30)) == 0, context())
-            await peer.kill()
-        } catch {
-            await peer.kill()
-            throw error
+            try await peer.expectChecksPass(checks, timeout: .seconds(60), context: context)
+            try await peer.expectDoneAndExit(timeout: .seconds(60), context: context)
         }
     }
 }

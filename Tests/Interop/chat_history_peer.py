@@ -23,7 +23,7 @@ answered `{kind: "delta", ...}` or `{kind: "reset"}`; user rows name their send 
 """
 import time
 
-from gateway_node_peer import Identity, PeerFailure, connect_until_paired, console, emit, main, report
+from gateway_node_peer import Identity, PeerFailure, checked, connect_until_paired, console, emit, main
 from gateway_operator_peer import OPERATOR_CLIENT, OPERATOR_SCOPES
 
 
@@ -45,13 +45,6 @@ async def run_checks(url, seed, timeout):
 
     async def call(method, params):
         return await session.request(method, params)
-
-    async def checked(name, body):
-        try:
-            ok, detail = await body()
-        except Exception as exc:  # noqa: BLE001 - one failed check must not hide the others
-            ok, detail = False, {"exception": f"{type(exc).__name__}: {exc}"}
-        report(name, ok, detail)
 
     state = {}
 

@@ -27,11 +27,9 @@ except ImportError:  # pragma: no cover - websockets 12
 
 from websockets.exceptions import ConnectionClosed
 
+from gateway_node_peer import emit, run_reporting
+
 STEP_TIMEOUT = 60
-
-
-def emit(**fields):
-    print(json.dumps(fields, sort_keys=True), flush=True)
 
 
 async def paced(**fields):
@@ -135,12 +133,7 @@ def main():
     parser.add_argument("--sessions", type=int, default=2)
     args = parser.parse_args()
     args.url = args.url.rstrip("/")
-    try:
-        asyncio.run(run(args))
-    except Exception as exc:  # report every failure as one line, then fail
-        emit(step="error", message=f"{type(exc).__name__}: {exc}")
-        sys.exit(1)
-    emit(step="done", ok=True)
+    run_reporting(lambda: asyncio.run(run(args)))
 
 
 if __name__ == "__main__":

@@ -58,6 +58,27 @@ def report(name, ok, detail):
     emit(check=name, ok=bool(ok), detail=detail)
 
 
+async def checked(name, body):
+    """Runs one check; an exception is reported as that check's failure, and the suite goes on."""
+    try:
+        ok, detail = await body()
+    except Exception as exc:  # noqa: BLE001 - one failed check must not hide the others
+        ok, detail = False, {"exception": f"{type(exc).__name__}: {exc}"}
+    report(name, ok, detail)
+    return ok
+
+
+def run_reporting(action):
+    """Runs a peer (`action`, no arguments): any failure is one `error` line and exit status 1,
+    success a `done` line."""
+    try:
+        action()
+    except Exception as exc:  # report every failure as one line, then fail
+        emit(step="error", message=f"{type(exc).__name__}: {exc}")
+        sys.exit(1)
+    emit(step="done", ok=True)
+
+
 async def console(command):
     """Asks the driving test to type `command` on the console and waits for its "go"."""
     emit(step="console", command=command)
@@ -131,16 +152,8 @@ class Session:
         if params is not None:
             frame["params"] = params
         await self.ws.send(json.dumps(frame))
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise PeerFailure(f"no response to {method}")
-            frame = await self.next_frame(remaining)
-            if frame.get("type") == "res" and frame.get("id") == request_id:
-                return frame
-            if frame.get("type") == "event":
-                self.events.append(frame)
+        return await self.next_matching(lambda frame: frame.get("type") == "res" and frame.get("id") == request_id,
+                                        timeout, f"no response to {method}")
 
     async def event(self, name, where=lambda payload: True, timeout=STEP_TIMEOUT):
         """The next event `name` whose payload satisfies `where` (earlier buffered ones first)."""
@@ -148,13 +161,20 @@ class Session:
             if frame.get("event") == name and where(frame.get("payload")):
                 del self.events[index]
                 return frame
+        return await self.next_matching(
+            lambda frame: frame.get("type") == "event" and frame.get("event") == name and where(frame.get("payload")),
+            timeout, f"no {name} event")
+
+    async def next_matching(self, matches, timeout, missing):
+        """The next frame that `matches` accepts within `timeout` (PeerFailure `missing` after
+        it); the events passed over on the way are buffered for `event`."""
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise PeerFailure(f"no {name} event")
+                raise PeerFailure(missing)
             frame = await self.next_frame(remaining)
-            if frame.get("type") == "event" and frame.get("event") == name and where(frame.get("payload")):
+            if matches(frame):
                 return frame
             if frame.get("type") == "event":
                 self.events.append(frame)
@@ -175,6 +195,16 @@ class Session:
 
     async def close(self):
         await self.ws.close()
+
+
+async def open_operator(url, identity, *, client, scopes, refused="the operator was refused"):
+    """An operator session on `url`, connected with `identity`; PeerFailure(`refused`: error)
+    when the Gateway refuses it."""
+    session = await Session.open(url)
+    hello = await session.connect(identity, client=client, role="operator", scopes=scopes)
+    if not hello.get("ok"):
+        raise PeerFailure(f"{refused}: {hello.get('error')}")
+    return session
 
 
 async def connect_until_paired(url, identity, *, client, role, scopes, deadline, on_pairing_required):
@@ -276,12 +306,7 @@ def main(runner):
     args = parser.parse_args()
     global PIN
     PIN = args.pin
-    try:
-        asyncio.run(asyncio.wait_for(runner(args.url, args.seed, args.timeout), args.timeout + 5))
-    except Exception as exc:  # report every failure as one line, then fail
-        emit(step="error", message=f"{type(exc).__name__}: {exc}")
-        sys.exit(1)
-    emit(step="done", ok=True)
+    run_reporting(lambda: asyncio.run(asyncio.wait_for(runner(args.url, args.seed, args.timeout), args.timeout + 5)))
 
 
 if __name__ == "__main__":

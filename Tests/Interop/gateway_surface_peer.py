@@ -28,7 +28,7 @@ then {"step": "done", "ok": true} or {"step": "error", "message": ...} (exit sta
 import json
 import time
 
-from gateway_node_peer import Identity, PeerFailure, Session, emit, main
+from gateway_node_peer import Identity, PeerFailure, Session, emit, main, open_operator
 
 IPHONE_CLIENT = {"id": "openclaw-ios", "displayName": "Python surface iPhone", "version": "2026.8.1",
                  "platform": "iOS 18.4.0", "deviceFamily": "iPhone", "mode": "node"}
@@ -103,11 +103,8 @@ class Peer:
 
 async def run_surface(url, seed, timeout):
     peer = Peer(url, seed, timeout)
-    peer.operator = await Session.open(url)
-    hello = await peer.operator.connect(Identity(bytes(31) + b"\x0b"), client=OPERATOR_CLIENT, role="operator",
+    peer.operator = await open_operator(url, Identity(bytes(31) + b"\x0b"), client=OPERATOR_CLIENT,
                                         scopes=["operator.read", "operator.write", "operator.pairing"])
-    if not hello.get("ok"):
-        raise PeerFailure(f"the operator was refused: {hello.get('error')}")
     node_id = peer.node_id
 
     # First connect: the surface is approved with the device.

@@ -47,7 +47,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_node_peer import NODE_CLIENT, Identity, PeerFailure, Session, emit, report  # noqa: E402
+from gateway_node_peer import NODE_CLIENT, Identity, PeerFailure, Session, checked, emit, report  # noqa: E402
 
 try:  # websockets >= 13
     from websockets.asyncio.client import connect as ws_connect
@@ -286,16 +286,6 @@ async def request_ok(session, method, params, what=None):
 def decode_setup_code(code):
     padded = code + "=" * (-len(code) % 4)
     return json.loads(base64.urlsafe_b64decode(padded.encode("ascii")).decode("utf-8"))
-
-
-async def checked(name, body):
-    """Runs one check; an exception is reported as that check's failure, and the suite goes on."""
-    try:
-        ok, detail = await body()
-    except Exception as exc:  # noqa: BLE001 - one failed check must not hide the others
-        ok, detail = False, {"exception": f"{type(exc).__name__}: {exc}"}
-    report(name, ok, detail)
-    return ok
 
 
 async def pair_with_admin(url, admin, identity, what, **kwargs):

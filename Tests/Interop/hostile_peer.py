@@ -21,7 +21,6 @@ RAWSECRET-TAG, RAWPASSWORD-TAG), so the test can search for it. Steps, one JSON 
 import argparse
 import asyncio
 import json
-import sys
 
 try:  # websockets >= 13
     from websockets.asyncio.client import connect as ws_connect
@@ -30,16 +29,10 @@ except ImportError:  # pragma: no cover - websockets 12
 
 from websockets.exceptions import ConnectionClosed
 
+from gateway_node_peer import PeerFailure, emit, run_reporting
+
 STEP_TIMEOUT = 30
 DEPTH = 600
-
-
-def emit(**fields):
-    print(json.dumps(fields, sort_keys=True), flush=True)
-
-
-class PeerFailure(Exception):
-    """A step did not go as the test expects."""
 
 
 async def open_socket(url, headers=None):
@@ -127,12 +120,7 @@ def main():
     parser.add_argument("--tag", required=True)
     parser.add_argument("--timeout", type=float, default=60)
     args = parser.parse_args()
-    try:
-        asyncio.run(asyncio.wait_for(run(args.url.rstrip("/"), args.token, args.tag), args.timeout))
-    except Exception as exc:  # report every failure as one line, then fail
-        emit(step="error", message=f"{type(exc).__name__}: {exc}")
-        sys.exit(1)
-    emit(step="done", ok=True)
+    run_reporting(lambda: asyncio.run(asyncio.wait_for(run(args.url.rstrip("/"), args.token, args.tag), args.timeout)))
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ user message `entryId` (same entry ids), `{sessionKey, editorText}` (the cut mes
 import re
 import time
 
-from gateway_node_peer import Identity, PeerFailure, connect_until_paired, console, emit, main, report
+from gateway_node_peer import Identity, PeerFailure, checked, connect_until_paired, console, emit, main
 from gateway_operator_peer import OPERATOR_CLIENT, OPERATOR_SCOPES
 
 WRITE_SCOPES = ["operator.read", "operator.write"]
@@ -57,13 +57,6 @@ async def run_checks(url, seed, timeout):
     subscribed = (await admin.request("sessions.subscribe", {})).get("payload")
     if subscribed != {"subscribed": True}:
         raise PeerFailure(f"sessions.subscribe answered {subscribed}")
-
-    async def checked(name, body):
-        try:
-            ok, detail = await body()
-        except Exception as exc:  # noqa: BLE001 - one failed check must not hide the others
-            ok, detail = False, {"exception": f"{type(exc).__name__}: {exc}"}
-        report(name, ok, detail)
 
     async def create(key):
         ack = await writer.request("chat.send", {"sessionKey": key, "message": f"hello {key}", "idempotencyKey": f"py-{key}"})

@@ -30,9 +30,8 @@ then {"step": "done", "ok": true} or {"step": "error", "message": ...} (exit sta
 """
 import argparse
 import asyncio
-import sys
 
-from gateway_node_peer import Identity, PeerFailure, Session, emit
+from gateway_node_peer import Identity, PeerFailure, emit, open_operator, run_reporting
 from watch_peer import Gateway as WatchGateway, Identity as WatchIdentity
 
 OPERATOR_CLIENT = {"id": "cli", "displayName": "Python Watch-surface operator", "version": "2026.8.1",
@@ -86,11 +85,9 @@ class Peer:
 
 async def run(url, base, bootstrap, timeout):
     peer = Peer(url, base, bootstrap)
-    peer.operator = await Session.open(url)
-    hello = await peer.operator.connect(Identity(bytes(31) + b"\x0c"), client=OPERATOR_CLIENT, role="operator",
-                                        scopes=["operator.read", "operator.write", "operator.pairing"])
-    if not hello.get("ok"):
-        raise PeerFailure(f"the operator was refused (serve needs --pairing auto): {hello.get('error')}")
+    peer.operator = await open_operator(url, Identity(bytes(31) + b"\x0c"), client=OPERATOR_CLIENT,
+                                        scopes=["operator.read", "operator.write", "operator.pairing"],
+                                        refused="the operator was refused (serve needs --pairing auto)")
     node_id = peer.watch.device_id
 
     paired = await peer.watch_connect(["device.info"], {"bootstrapToken": bootstrap})
@@ -169,15 +166,11 @@ def main():
     parser.add_argument("--pairing-limit", action="store_true",
                         help="pair one new Watch per token (serve --rate-limit-loopback, eleven tokens)")
     args = parser.parse_args()
-    try:
-        if args.pairing_limit:
-            run_pairing_limit(args.base, args.bootstrap_token)
-        else:
-            asyncio.run(asyncio.wait_for(run(args.url, args.base, args.bootstrap_token[0], args.timeout), args.timeout))
-    except Exception as exc:  # report every failure as one line, then fail
-        emit(step="error", message=f"{type(exc).__name__}: {exc}")
-        sys.exit(1)
-    emit(step="done", ok=True)
+    if args.pairing_limit:
+        run_reporting(lambda: run_pairing_limit(args.base, args.bootstrap_token))
+    else:
+        run_reporting(lambda: asyncio.run(asyncio.wait_for(run(args.url, args.base, args.bootstrap_token[0], args.timeout),
+                                                           args.timeout)))
 
 
 if __name__ == "__main__":

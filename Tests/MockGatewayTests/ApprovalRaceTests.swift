@@ -99,6 +99,6 @@ struct ApprovalRaceTests {
         #expect(attempts.map(\.surface) == ["control-ui", "conn-phone"])
         #expect(attempts.map(\.channel) == [.script, .unifiedApproval])
         #expect(attempts.last?.result == .lost(winnerStatus: "allowed"))
-        #expect(attempts.last?.recordEvent(status: "allowed").applied == false)
+        #expect(attempts.last?.recordEvent(status: .approval(.allowed)).applied == false)
     }
 }

@@ -3,10 +3,6 @@ import GatewayProtocol
 @testable import MockGateway
 import Testing
 
-private func invalid(_ message: String) -> ErrorShape {
-    ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: message)
-}
-
 /// `chat.abort` over real sockets (upstream handler `src/gateway/server-methods/chat.ts@00d42041`,
 /// the abort helpers and the `aborted` event `src/gateway/chat-abort.ts@00da33b4`,
 /// `ChatAbortParamsSchema` in `packages/gateway-protocol/src/schema/logs-chat.ts@058f7b07`).
@@ -15,15 +11,23 @@ private func invalid(_ message: String) -> ErrorShape {
 /// Break tried: `ChatStore.abortRun` leaving the scheduled reply in place (the run stays active):
 /// the session-wide abort answers the already aborted run again and the echo row appears once the
 /// clock moves, so three expectations of `aborts` fail.
+/// A write operator (identity `byte`) of a Gateway whose scripted agent answers a send after
+/// 5 s; expects its `hello-ok` to advertise `method`.
+private func echoingWriter(_ gateway: Gateway, byte: UInt8, advertising method: GatewayMethod,
+                           sourceLocation: SourceLocation = #_sourceLocation) async throws -> ConnectedSession {
+    await gateway.setChatAutoReply(.echo(delay: .seconds(5)))
+    let writer = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(byte),
+                                                        scopes: [OperatorScope.write.rawValue])
+    #expect(writer.hello.features.methods.contains(method.rawValue), sourceLocation: sourceLocation)
+    return writer
+}
+
 @Suite("chat.abort")
 struct ChatAbortMethodTests {
     @Test("stops one run by id or every run of a session; the reply is never written; chat aborted goes out")
     func aborts() async throws {
         try await Gateway.withGateway { gateway in
-            await gateway.setChatAutoReply(.echo(delay: .seconds(5)))
-            let writer = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xD1),
-                                                                scopes: [OperatorScope.write.rawValue])
-            #expect(writer.hello.features.methods.contains(GatewayMethod.chatAbort.rawValue))
+            let writer = try await echoingWriter(gateway, byte: 0xD1, advertising: .chatAbort)
             for (key, session) in [("run-a1", "a"), ("run-a2", "a"), ("run-b1", "b")] {
                 let ack = try await writer.client.request(GatewayMethod.chatSend.rawValue,
                                                           params: ["sessionKey": .string(session), "message": "hi",
@@ -32,7 +36,7 @@ struct ChatAbortMethodTests {
             }
             let mismatch = try await writer.client.request(GatewayMethod.chatAbort.rawValue,
                                                            params: ["sessionKey": "b", "runId": "run-a1"])
-            #expect(mismatch.error == invalid("runId does not match sessionKey"))
+            #expect(mismatch.error == invalidRequest("runId does not match sessionKey"))
             let unknown = try await writer.client.request(GatewayMethod.chatAbort.rawValue,
                                                           params: ["sessionKey": "a", "runId": "ghost"])
             #expect(unknown.payload == ["ok": true, "aborted": false, "runIds": []])
@@ -69,7 +73,7 @@ struct ChatAbortMethodTests {
             ]
             for (params, message) in cases {
                 let response = try await writer.client.request(GatewayMethod.chatAbort.rawValue, params: params)
-                #expect(response.error == invalid(message), "\(String(describing: params))")
+                #expect(response.error == invalidRequest(message), "\(String(describing: params))")
             }
             let reader = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xD3),
                                                                 scopes: [OperatorScope.read.rawValue])
@@ -93,10 +97,7 @@ struct AgentWaitMethodTests {
     @Test("parks until the run's reply is written, or until its deadline; answers ended and aborted runs at once")
     func waits() async throws {
         try await Gateway.withGateway { gateway in
-            await gateway.setChatAutoReply(.echo(delay: .seconds(5)))
-            let writer = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xD4),
-                                                                scopes: [OperatorScope.write.rawValue])
-            #expect(writer.hello.features.methods.contains(GatewayMethod.agentWait.rawValue))
+            let writer = try await echoingWriter(gateway, byte: 0xD4, advertising: .agentWait)
             for key in ["run-1", "run-2"] {
                 _ = try await writer.client.request(GatewayMethod.chatSend.rawValue,
                                                     params: ["sessionKey": "main", "message": "hi", "idempotencyKey": .string(key)])
@@ -147,7 +148,7 @@ struct AgentWaitMethodTests {
             ]
             for (params, message) in cases {
                 let response = try await writer.client.request(GatewayMethod.agentWait.rawValue, params: params)
-                #expect(response.error == invalid(message), "\(String(describing: params))")
+                #expect(response.error == invalidRequest(message), "\(String(describing: params))")
             }
             let reader = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xD6),
                                                                 scopes: [OperatorScope.read.rawValue])

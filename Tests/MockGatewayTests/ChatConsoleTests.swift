@@ -51,8 +51,7 @@ struct ChatConsoleTests {
     }
 
     @Test func chatCommandsDriveTheAgentAndTheFaults() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let posted = await console.handle("chat-post hello from the console")
             #expect(posted?.errorMessage == nil)
             let history = try #require(await console.handle("chat-history")?.result)

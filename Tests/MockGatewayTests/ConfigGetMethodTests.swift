@@ -97,13 +97,7 @@ struct ConfigGetMethodTests {
                                                message: "invalid config.get params: at root: unexpected property 'path'"))
             let empty = try await reader.client.request(GatewayMethod.configGet.rawValue, params: [:])
             #expect(empty.payload?["config"] == [:] && empty.payload?["raw"] == "{}")
-            let node = try await TestSessions.nodeSession(gateway, identity: try TestIdentities.make(0xE3))
-            let byRole = try await node.client.request(GatewayMethod.configGet.rawValue, params: [:])
-            #expect(byRole.error?.message == "unauthorized role: node")
-            let pairing = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xE4),
-                                                                 scopes: [OperatorScope.pairing.rawValue])
-            let byScope = try await pairing.client.request(GatewayMethod.configGet.rawValue, params: [:])
-            #expect(byScope.error?.message == "missing scope: operator.read")
+            try await TestSessions.expectReadRefusals(gateway, .configGet, nodeByte: 0xE3, operatorByte: 0xE4)
         }
     }
 

@@ -24,8 +24,7 @@ struct ConsoleExecutionTests {
     }
 
     @Test func approveLatestApprovesTheNewestPendingRequest() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             #expect(await error(console, "approve latest") == "no pending pairing request")
             let older = try await requestPairing(gateway, identityByte: 0x31)
             let newer = try await requestPairing(gateway, identityByte: 0x32)
@@ -53,8 +52,7 @@ struct ConsoleExecutionTests {
     }
 
     @Test func devicesRemoveAndRevoke() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let requestId = try await requestPairing(gateway, identityByte: 0x33)
             _ = try await result(console, "approve \(requestId)")
             let deviceId = try TestIdentities.make(0x33).deviceId
@@ -114,8 +112,7 @@ struct ConsoleExecutionTests {
     }
 
     @Test func setupCodeAdvanceAndShutdown() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             guard case .setupCode(let issued, let profile, _) = try await result(console, "setup-code") else {
                 Issue.record("setup-code did not issue a code")
                 return
@@ -147,8 +144,7 @@ struct ConsoleExecutionTests {
     }
 
     @Test func approvalsAreCreatedAndResolvedAsTheConsoleSurface() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             #expect(await error(console, "resolve-approval latest deny") == "no approval has been created yet")
             guard case .approvalCreated(let first) = try await result(console, #"approval "rm -rf /tmp/x" --expires-in 60"#),
                   case .approvalCreated(let second) = try await result(console, "approval ls --decisions allow-once")
@@ -180,8 +176,7 @@ struct ConsoleExecutionTests {
     }
 
     @Test func questionsAreAnsweredCancelledAndExpire() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             #expect(await error(console, "cancel-question latest") == "no question has been created yet")
             guard case .questionCreated(let deploy) = try await result(console, #"question "Deploy to?" --options staging,production"#)
             else {
@@ -219,8 +214,7 @@ struct ConsoleExecutionTests {
     }
 
     @Test func helpQuitAndErrorsNameTheCommand() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             #expect(try await result(console, "help") == .help(ConsoleCommandHelp.all))
             #expect(try await result(console, "quit") == .quitting)
             #expect(await console.handle("  ") == nil)

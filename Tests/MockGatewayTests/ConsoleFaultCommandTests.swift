@@ -52,8 +52,7 @@ struct ConsoleFaultCommandTests {
     }
 
     @Test func dropNextLosesTheResponseAndCutsTheConnectionUnlessKept() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let kept = try await Self.reader(gateway, 0xA0)
             var cursor = gateway.events.count
             try await Self.run(console, "drop-next gateway.identity.get --keep-connection")
@@ -76,8 +75,7 @@ struct ConsoleFaultCommandTests {
     }
 
     @Test func delayHoldsResponsesBackUntilTurnedOff() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let delayed = try await Self.reader(gateway, 0xA2)
             let prompt = try await Self.reader(gateway, 0xA3)
             let cursor = gateway.events.count
@@ -97,8 +95,7 @@ struct ConsoleFaultCommandTests {
     }
 
     @Test func stopAndResumeTicks() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let session = try await Self.reader(gateway, 0xA4)
             try await Self.run(console, "stop-ticks")
             try await Self.run(console, "advance 90")
@@ -112,8 +109,7 @@ struct ConsoleFaultCommandTests {
     }
 
     @Test func skipSeqLeavesOneGapAndEventsAreSentAsTyped() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let session = try await Self.reader(gateway, 0xA5)
             try await Self.run(console, #"event latest test.first {"n": 1}"#)
             try await Self.run(console, "skip-seq 4")
@@ -128,8 +124,7 @@ struct ConsoleFaultCommandTests {
     }
 
     @Test func startingRefusesConnectsWith1013UntilOff() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             try await Self.run(console, "starting on")
             let client = try await TestClient.open(gateway.url, identity: try TestIdentities.make(0xA6))
             let refused = try await client.connect(client.connectParams())
@@ -143,8 +138,7 @@ struct ConsoleFaultCommandTests {
     }
 
     @Test func resetAndCloseEndTheLatestConnection() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let first = try await Self.reader(gateway, 0xA7)
             let cursor = gateway.events.count
             try await Self.run(console, "reset latest")
@@ -162,8 +156,7 @@ struct ConsoleFaultCommandTests {
     }
 
     @Test func sendBinaryAndFragmentChangeHowEventsTravel() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let session = try await Self.reader(gateway, 0xA9)
             var cursor = gateway.events.count
             try await Self.run(console, "send-binary 1")
@@ -205,8 +198,7 @@ struct ConsoleFaultCommandTests {
     }
 
     @Test func presenceReplyAnswersTheNextBeacon() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let node = try await TestSessions.nodeSession(gateway, identity: try TestIdentities.make(0xAA))
             try await Self.run(console, "presence-reply false persist_failed")
             let beacon: JSONValue = ["event": "node.presence.alive", "payloadJSON": #"{"trigger":"silent_push"}"#]
@@ -219,8 +211,7 @@ struct ConsoleFaultCommandTests {
     }
 
     @Test func raceAndExpireApprovals() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let approver = try await Self.reader(gateway, 0xAB)
             guard case .approvalCreated(let raced) = try await Self.run(console, "approval deploy") else {
                 Issue.record("no approval")
@@ -245,8 +236,7 @@ struct ConsoleFaultCommandTests {
     }
 
     @Test func raceAndExpireQuestions() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let answerer = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xAF),
                                                                   scopes: ["operator.questions"])
             _ = try await answerer.client.barrier()
@@ -281,8 +271,7 @@ struct ConsoleFaultCommandTests {
     }
 
     @Test func restartClosesEveryConnectionWith1012() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let session = try await Self.reader(gateway, 0xAC)
             #expect(try await Self.run(console, "restart") == .restarted)
             let (frames, info) = try await session.client.framesUntilClosed()
@@ -292,8 +281,7 @@ struct ConsoleFaultCommandTests {
     }
 
     @Test func restartStayingDownDropsConnectionsUntilResume() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let session = try await Self.reader(gateway, 0xB0)
             try await Self.run(console, "restart --stay-down --expected-ms 5000")
             let (frames, info) = try await session.client.framesUntilClosed()
@@ -315,8 +303,7 @@ struct ConsoleFaultCommandTests {
     }
 
     @Test func forgivingApprovalAndOneLineListings() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             #expect(await console.handle("approve")?.errorMessage == "no pending pairing request")
             let first = try await TestClient.open(gateway.url, identity: try TestIdentities.make(0xAD))
             _ = try await first.connect(first.connectParams())

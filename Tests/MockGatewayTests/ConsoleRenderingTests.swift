@@ -64,21 +64,21 @@ struct ConsoleRenderingTests {
     }
 
     @Test func operatorRecordEventsRenderAsApprovalAndQuestionEvents() throws {
-        let requested = ConsoleEventLine.describing(.operatorRecord(OperatorRecordEvent(kind: "approval", id: "a1",
-                                                                                       action: .requested, status: "pending")))
+        let requested = ConsoleEventLine.describing(.operatorRecord(OperatorRecordEvent(kind: .approval, id: "a1",
+                                                                                       action: .requested, status: .approval(.pending))))
         #expect(requested?.json == ["event": "approval.requested", "id": "a1", "status": "pending"])
         let resolved = ConsoleEventLine.describing(.operatorRecord(OperatorRecordEvent(
-            kind: "approval", id: "a1", action: .resolved, status: "allowed", decision: "allow-once", surface: "console")))
+            kind: .approval, id: "a1", action: .resolved, status: .approval(.allowed), decision: "allow-once", surface: "console")))
         #expect(resolved?.json == ["event": "approval.resolved", "id": "a1", "status": "allowed", "decision": "allow-once",
                                    "surface": "console"])
-        let expired = ConsoleEventLine.describing(.operatorRecord(OperatorRecordEvent(kind: "approval", id: "a2",
-                                                                                     action: .resolved, status: "expired")))
+        let expired = ConsoleEventLine.describing(.operatorRecord(OperatorRecordEvent(kind: .approval, id: "a2",
+                                                                                     action: .resolved, status: .approval(.expired))))
         #expect(expired?.json == ["event": "approval.resolved", "id": "a2", "status": "expired", "decision": nil])
         let answered = ConsoleEventLine.describing(.operatorRecord(OperatorRecordEvent(
-            kind: "question", id: "q1", action: .resolved, status: "answered", decision: #"{"answers":{"q1":["a"]}}"#)))
+            kind: .question, id: "q1", action: .resolved, status: .question(.answered), decision: #"{"answers":{"q1":["a"]}}"#)))
         #expect(answered?.json == ["event": "question.resolved", "id": "q1", "status": "answered", "answers": ["q1": ["a"]]])
         let questionExpired = ConsoleEventLine.describing(.operatorRecord(OperatorRecordEvent(
-            kind: "question", id: "q2", action: .resolved, status: "expired")))
+            kind: .question, id: "q2", action: .resolved, status: .question(.expired))))
         #expect(questionExpired?.json == ["event": "question.resolved", "id": "q2", "status": "expired"])
     }
 

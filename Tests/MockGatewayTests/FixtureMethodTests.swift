@@ -21,10 +21,6 @@ private func configuration() -> GatewayConfiguration {
     return configuration
 }
 
-private func invalid(_ message: String) -> ErrorShape {
-    ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: message)
-}
-
 /// `commands.list` over real sockets (upstream `src/gateway/server-methods/commands.ts@405925c6`,
 /// `src/gateway/protocol/schema/commands.ts@405925c6`).
 ///
@@ -87,7 +83,7 @@ struct CommandsListMethodTests {
             ]
             for (params, message) in cases {
                 let response = try await reader.client.request(GatewayMethod.commandsList.rawValue, params: params)
-                #expect(response.error == invalid(message), "\(params)")
+                #expect(response.error == invalidRequest(message), "\(params)")
             }
             let node = try await TestSessions.nodeSession(gateway, identity: try TestIdentities.make(0xC3))
             let refused = try await node.client.request(GatewayMethod.commandsList.rawValue, params: [:])
@@ -161,7 +157,7 @@ struct TalkModeMethodTests {
             ]
             for (params, message) in cases {
                 let response = try await writer.client.request(GatewayMethod.talkMode.rawValue, params: params)
-                #expect(response.error == invalid(message), "\(String(describing: params))")
+                #expect(response.error == invalidRequest(message), "\(String(describing: params))")
             }
             let reader = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xC9),
                                                                 scopes: [OperatorScope.read.rawValue])

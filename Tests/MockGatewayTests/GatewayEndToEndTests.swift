@@ -105,12 +105,10 @@ struct GatewayEndToEndTests {
             #expect(hello.ok, "auto approval admits the node in the same connect")
 
             async let outcome = gateway.invoke(nodeId: identity.deviceId, command: "device.info", params: ["verbose": true])
-            let request = try await client.event("node.invoke.request")
-            let invoke = try #require(try request.payload?.decode(as: NodeInvokeRequest.self))
+            let (invoke, ack) = try await client.answerNextInvoke(nodeId: identity.deviceId, ok: true,
+                                                                  payloadJSON: #"{"model":"iPhone17,1"}"#)
             #expect(invoke.command == "device.info")
             #expect(invoke.paramsJSON == #"{"verbose":true}"#)
-            let ack = try await client.request("node.invoke.result", params: try JSONValue(encoding: NodeInvokeResult(
-                id: invoke.id, nodeId: identity.deviceId, ok: true, payloadJSON: #"{"model":"iPhone17,1"}"#)))
             #expect(ack.payload == ["ok": true])
             guard case .result(let result) = await outcome else {
                 Issue.record("the invoke did not complete with a result")

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayProtocol
+import TestSupport
 import Testing
 
 @testable import MockGateway
@@ -81,34 +82,6 @@ private struct RecordingCredentials: ConnectCredentialVerifier {
     mutating func rateLimitRetryAfterMs(_ scope: AuthRateLimitScope) -> Int? { lockedOut[scope] }
     mutating func recordAuthFailure(_ scope: AuthRateLimitScope) { failures.append(scope) }
     mutating func resetAuthFailures(_ scope: AuthRateLimitScope) { resets.append(scope) }
-}
-
-/// The shared vectors (`Tests/GatewayProtocolTests/Fixtures/device-auth.json`).
-struct HandshakeVector: Sendable, CustomTestStringConvertible {
-    var name: String
-    var valid: Bool
-    var params: JSONValue
-    var nonce: String
-    var ts: Int
-    var expectDetailsCode: String?
-    var currentSchemaError: String?
-    var testDescription: String { name }
-
-    static let all: [HandshakeVector] = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../GatewayProtocolTests/Fixtures/device-auth.json").standardizedFileURL
-        guard let data = try? Data(contentsOf: url), let root = try? JSONValue(parsing: data),
-            let cases = root["cases"]?.arrayValue
-        else { return [] }
-        return cases.compactMap { item in
-            guard let name = item["name"]?.stringValue, let valid = item["valid"]?.boolValue, let params = item["connectParams"],
-                let nonce = item["challenge"]?["nonce"]?.stringValue, let ts = item["challenge"]?["ts"]?.int64Value
-            else { return nil }
-            return HandshakeVector(
-                name: name, valid: valid, params: params, nonce: nonce, ts: Int(ts), expectDetailsCode: item["expectDetailsCode"]?.stringValue,
-                currentSchemaError: item["currentSchemaError"]?.stringValue)
-        }
-    }()
 }
 
 private func rejection(_ decision: ConnectAdmission.Decision, sourceLocation: SourceLocation = #_sourceLocation) throws -> ConnectAdmission.Rejection {
@@ -806,25 +779,25 @@ struct HandshakeDeviceTests {
     }
 
     @Test func theSharedVectorsAreAvailable() {
-        #expect(HandshakeVector.all.count >= 12)
+        #expect(DeviceAuthVector.all.count >= 12)
     }
 
-    @Test(arguments: HandshakeVector.all.filter(\.valid))
-    func validVectorsAreAdmittedAtTheChallengeTime(_ vector: HandshakeVector) throws {
-        let message = Frame.request(RequestFrame(id: "v", method: "connect", params: vector.params)).encoded()
+    @Test(arguments: DeviceAuthVector.all.filter(\.valid))
+    func validVectorsAreAdmittedAtTheChallengeTime(_ vector: DeviceAuthVector) throws {
+        let message = Frame.request(RequestFrame(id: "v", method: "connect", params: vector.connectParams)).encoded()
         var credentials = NoConnectCredentials()
         let decision = ConnectAdmission.evaluate(
-            message: message, nonce: vector.nonce, nowMs: vector.ts, configuration: HandshakeFixture.configuration(), credentials: &credentials)
+            message: message, nonce: vector.challengeNonce, nowMs: vector.challengeTs, configuration: HandshakeFixture.configuration(), credentials: &credentials)
         let result = try admitted(decision)
-        #expect(result.device?.deviceId == vector.params["device"]?["id"]?.stringValue)
+        #expect(result.device?.deviceId == vector.connectParams["device"]?["id"]?.stringValue)
         #expect(result.negotiatedProtocol == 4)
     }
 
-    @Test(arguments: HandshakeVector.all.filter { !$0.valid })
-    func invalidVectorsAreRejectedWithTheirDetailCode(_ vector: HandshakeVector) throws {
-        let message = Frame.request(RequestFrame(id: "v", method: "connect", params: vector.params)).encoded()
-        var admission = ConnectAdmission(nonce: vector.nonce, configuration: HandshakeFixture.configuration())
-        let received = admission.receive(message, nowMs: vector.ts)
+    @Test(arguments: DeviceAuthVector.all.filter { !$0.valid })
+    func invalidVectorsAreRejectedWithTheirDetailCode(_ vector: DeviceAuthVector) throws {
+        let message = Frame.request(RequestFrame(id: "v", method: "connect", params: vector.connectParams)).encoded()
+        var admission = ConnectAdmission(nonce: vector.challengeNonce, configuration: HandshakeFixture.configuration())
+        let received = admission.receive(message, nowMs: vector.challengeTs)
         let decision = try #require(received)
         let result = try rejection(decision)
         if let schemaError = vector.currentSchemaError {
@@ -832,8 +805,8 @@ struct HandshakeDeviceTests {
             // through to the proof check, which answers its detail code.
             #expect(result.stage == .firstFrame)
             #expect(result.error.message == schemaError)
-            var legacy = ConnectAdmission(nonce: vector.nonce, configuration: HandshakeFixture.configuration(profile: .legacy))
-            let legacyDecision = legacy.receive(message, nowMs: vector.ts)
+            var legacy = ConnectAdmission(nonce: vector.challengeNonce, configuration: HandshakeFixture.configuration(profile: .legacy))
+            let legacyDecision = legacy.receive(message, nowMs: vector.challengeTs)
             let legacyResult = try rejection(try #require(legacyDecision))
             #expect(legacyResult.detailCode == vector.expectDetailsCode)
             return
@@ -847,11 +820,11 @@ struct HandshakeDeviceTests {
     }
 
     @Test func theSharedTokenVectorIsAdmittedInTokenMode() throws {
-        let vector = try #require(HandshakeVector.all.first { $0.name == "macos-operator-v2-admin" })
-        let message = Frame.request(RequestFrame(id: "v", method: "connect", params: vector.params)).encoded()
+        let vector = try #require(DeviceAuthVector.all.first { $0.name == "macos-operator-v2-admin" })
+        let message = Frame.request(RequestFrame(id: "v", method: "connect", params: vector.connectParams)).encoded()
         var credentials = NoConnectCredentials()
         let decision = ConnectAdmission.evaluate(
-            message: message, nonce: vector.nonce, nowMs: vector.ts, configuration: HandshakeFixture.configuration(auth: .token("shared-secret")),
+            message: message, nonce: vector.challengeNonce, nowMs: vector.challengeTs, configuration: HandshakeFixture.configuration(auth: .token("shared-secret")),
             credentials: &credentials)
         let result = try admitted(decision)
         #expect(result.authMethod == .sharedToken)

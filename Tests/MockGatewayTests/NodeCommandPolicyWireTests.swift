@@ -149,9 +149,8 @@ struct NodeCommandPolicyWireTests {
             try await writer.client.sendRequest("node.invoke", params: [
                 "nodeId": .string(nodeId), "command": "talk.ptt.start", "idempotencyKey": "k1",
             ], id: "start")
-            let request = try #require(try await node.client.event("node.invoke.request").payload?.decode(as: NodeInvokeRequest.self))
-            _ = try await node.client.request("node.invoke.result", params: try JSONValue(encoding: NodeInvokeResult(
-                id: request.id, nodeId: nodeId, ok: true, payloadJSON: #"{"captureId":"cap-1","status":"listening"}"#)))
+            try await node.client.answerNextInvoke(nodeId: nodeId, ok: true,
+                                                   payloadJSON: #"{"captureId":"cap-1","status":"listening"}"#)
             #expect(try await writer.client.collect(untilResponseTo: "start").response.ok)
 
             let event = try await reader.client.event("talk.event")
@@ -173,9 +172,8 @@ struct NodeCommandPolicyWireTests {
             try await writer.client.sendRequest("node.invoke", params: [
                 "nodeId": .string(nodeId), "command": "talk.ptt.stop", "idempotencyKey": "k2",
             ], id: "stop")
-            let stop = try #require(try await node.client.event("node.invoke.request").payload?.decode(as: NodeInvokeRequest.self))
-            _ = try await node.client.request("node.invoke.result", params: try JSONValue(encoding: NodeInvokeResult(
-                id: stop.id, nodeId: nodeId, ok: true, payloadJSON: #"{"captureId":"cap-1","transcript":"hello"}"#)))
+            try await node.client.answerNextInvoke(nodeId: nodeId, ok: true,
+                                                   payloadJSON: #"{"captureId":"cap-1","transcript":"hello"}"#)
             let stopped = try await reader.client.event("talk.event")
             #expect(stopped.payload?["talkEvent"]?["type"] == "capture.stopped")
             #expect(stopped.payload?["talkEvent"]?["seq"] == 2)
@@ -220,10 +218,8 @@ struct NodeCommandPolicyWireTests {
             try await writer.client.sendRequest("node.invoke", params: [
                 "nodeId": .string(nodeId), "command": "health.summary", "params": ["period": "today"], "idempotencyKey": "h",
             ], id: "health")
-            let request = try #require(try await node.client.event("node.invoke.request").payload?.decode(as: NodeInvokeRequest.self))
-            _ = try await node.client.request("node.invoke.result", params: try JSONValue(encoding: NodeInvokeResult(
-                id: request.id, nodeId: nodeId, ok: false,
-                error: NodeInvokeError(code: "HEALTH_ACCESS_DISABLED", message: "Health summaries are turned off"))))
+            try await node.client.answerNextInvoke(nodeId: nodeId, ok: false,
+                                                   error: NodeInvokeError(code: "HEALTH_ACCESS_DISABLED", message: "Health summaries are turned off"))
             let answer = try await writer.client.collect(untilResponseTo: "health").response
             #expect(answer.error?.code == "UNAVAILABLE")
             #expect(answer.error?.details?["nodeError"]?["code"] == "HEALTH_ACCESS_DISABLED")
@@ -241,10 +237,9 @@ struct NodeCommandPolicyWireTests {
             try await Self.expectNothingDelivered(node)
 
             async let forced = console.handle("invoke --force latest camera.snap")
-            let request = try #require(try await node.client.event("node.invoke.request").payload?.decode(as: NodeInvokeRequest.self))
+            let (request, _) = try await node.client.answerNextInvoke(
+                nodeId: nodeId, ok: false, error: NodeInvokeError(code: "INVALID_REQUEST", message: "unknown command"))
             #expect(request.command == "camera.snap")
-            _ = try await node.client.request("node.invoke.result", params: try JSONValue(encoding: NodeInvokeResult(
-                id: request.id, nodeId: nodeId, ok: false, error: NodeInvokeError(code: "INVALID_REQUEST", message: "unknown command"))))
             #expect(await forced?.errorMessage == nil)
             let actions = gateway.transcript.entries.filter { $0.kind == .operatorAction }.map(\.text)
             #expect(actions.contains { ($0 ?? "").hasPrefix("invoke --force camera.snap on \(nodeId): node command policy bypassed") })

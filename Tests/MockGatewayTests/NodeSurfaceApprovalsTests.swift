@@ -13,8 +13,7 @@ struct NodeSurfaceApprovalsTests {
 
     @Test func firstConnectApprovesTheAllowlistedDeclaredSurface() {
         var approvals = NodeSurfaceApprovals()
-        let result = approvals.reconcile(nodeId: "n1", declared: [" device.info", "device.info", "system.run", ""],
-                                         allowlist: Self.allowlist, metadata: Self.meta, nowMs: 1000, newRequestId: { "r1" })
+        let result = approvals.connect([" device.info", "device.info", "system.run", ""], at: 1000, requestId: "r1")
         #expect(result.declared == ["device.info"])
         #expect(result.effective == ["device.info"])
         #expect(result.withheld.isEmpty)
@@ -25,25 +24,20 @@ struct NodeSurfaceApprovalsTests {
 
     @Test func sameOrNarrowerSurfaceIsAdmittedAsDeclared() {
         var approvals = NodeSurfaceApprovals()
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "location.get"], allowlist: Self.allowlist,
-                                metadata: Self.meta, nowMs: 1000, newRequestId: { "r1" })
-        let narrower = approvals.reconcile(nodeId: "n1", declared: ["location.get"], allowlist: Self.allowlist,
-                                           metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
+        _ = approvals.connect(["device.info", "location.get"], at: 1000, requestId: "r1")
+        let narrower = approvals.connect(["location.get"], at: 2000, requestId: "r2")
         #expect(narrower.effective == ["location.get"])
         #expect(narrower.pending == nil)
         // A command outside the allowlist is no widening: it is cut before the comparison.
-        let notAllowed = approvals.reconcile(nodeId: "n1", declared: ["device.info", "health.summary"],
-                                             allowlist: Self.allowlist, metadata: Self.meta, nowMs: 3000, newRequestId: { "r3" })
+        let notAllowed = approvals.connect(["device.info", "health.summary"], at: 3000, requestId: "r3")
         #expect(notAllowed.effective == ["device.info"])
         #expect(notAllowed.pending == nil)
     }
 
     @Test func widenedSurfaceKeepsTheApprovedCommandsAndOpensOneRequest() throws {
         var approvals = NodeSurfaceApprovals()
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
-                                nowMs: 1000, newRequestId: { "r1" })
-        let widened = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap", "health.summary"],
-                                          allowlist: Self.allowlist, metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
+        _ = approvals.connect(["device.info"], at: 1000, requestId: "r1")
+        let widened = approvals.connect(["device.info", "camera.snap", "health.summary"], at: 2000, requestId: "r2")
         #expect(widened.declared == ["device.info", "camera.snap"])
         #expect(widened.effective == ["device.info"])
         #expect(widened.withheld == ["camera.snap"])
@@ -56,12 +50,9 @@ struct NodeSurfaceApprovalsTests {
 
     @Test func aReconnectWhilePendingReusesTheRequest() {
         var approvals = NodeSurfaceApprovals()
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
-                                nowMs: 1000, newRequestId: { "r1" })
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
-                                metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
-        let again = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
-                                        metadata: Self.meta, nowMs: 3000, newRequestId: { "r3" })
+        _ = approvals.connect(["device.info"], at: 1000, requestId: "r1")
+        _ = approvals.connect(["device.info", "camera.snap"], at: 2000, requestId: "r2")
+        let again = approvals.connect(["device.info", "camera.snap"], at: 3000, requestId: "r3")
         #expect(!again.created)
         #expect(again.pending?.requestId == "r2")
         #expect(again.effective == ["device.info"])
@@ -70,10 +61,8 @@ struct NodeSurfaceApprovalsTests {
 
     @Test func approveMakesTheSurfaceEffective() throws {
         var approvals = NodeSurfaceApprovals()
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
-                                nowMs: 1000, newRequestId: { "r1" })
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
-                                metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
+        _ = approvals.connect(["device.info"], at: 1000, requestId: "r1")
+        _ = approvals.connect(["device.info", "camera.snap"], at: 2000, requestId: "r2")
         let unknown = approvals.approve("nope", nowMs: 2500)
         #expect(unknown == nil)
         let outcome = approvals.approve("r2", nowMs: 3000)
@@ -83,34 +72,28 @@ struct NodeSurfaceApprovalsTests {
         #expect(approvals.pendingRequests(nowMs: 3000).isEmpty)
         let twice = approvals.approve("r2", nowMs: 3000)
         #expect(twice == nil)
-        let next = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
-                                       metadata: Self.meta, nowMs: 4000, newRequestId: { "r3" })
+        let next = approvals.connect(["device.info", "camera.snap"], at: 4000, requestId: "r3")
         #expect(next.effective == ["device.info", "camera.snap"])
         #expect(next.pending == nil)
     }
 
     @Test func rejectKeepsTheApprovedSurfaceAndTheNextReconnectAsksAgain() {
         var approvals = NodeSurfaceApprovals()
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
-                                nowMs: 1000, newRequestId: { "r1" })
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
-                                metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
+        _ = approvals.connect(["device.info"], at: 1000, requestId: "r1")
+        _ = approvals.connect(["device.info", "camera.snap"], at: 2000, requestId: "r2")
         let rejected = approvals.reject("r2", nowMs: 2500)
         #expect(rejected?.nodeId == "n1")
         let again2 = approvals.reject("r2", nowMs: 2500)
         #expect(again2 == nil)
         #expect(approvals.approvedCommands(nodeId: "n1", allowlist: Self.allowlist) == ["device.info"])
-        let again = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
-                                        metadata: Self.meta, nowMs: 3000, newRequestId: { "r3" })
+        let again = approvals.connect(["device.info", "camera.snap"], at: 3000, requestId: "r3")
         #expect(again.created && again.pending?.requestId == "r3")
     }
 
     @Test func pendingRequestsExpireAfterFiveMinutes() {
         var approvals = NodeSurfaceApprovals()
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
-                                nowMs: 0, newRequestId: { "r1" })
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
-                                metadata: Self.meta, nowMs: 1000, newRequestId: { "r2" })
+        _ = approvals.connect(["device.info"], at: 0, requestId: "r1")
+        _ = approvals.connect(["device.info", "camera.snap"], at: 1000, requestId: "r2")
         #expect(approvals.pending("r2", nowMs: 1000 + NodeSurfaceApprovals.pendingTimeToLiveMs) != nil)
         #expect(approvals.pending("r2", nowMs: 1001 + NodeSurfaceApprovals.pendingTimeToLiveMs) == nil)
         let late = approvals.approve("r2", nowMs: 1001 + NodeSurfaceApprovals.pendingTimeToLiveMs)
@@ -122,12 +105,9 @@ struct NodeSurfaceApprovalsTests {
     /// (the rule before) fails every expectation below.
     @Test func aDifferentWidenedSurfaceSupersedesTheWaitingRequest() throws {
         var approvals = NodeSurfaceApprovals()
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
-                                nowMs: 1000, newRequestId: { "r1" })
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
-                                metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
-        let wider = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap", "location.get"],
-                                        allowlist: Self.allowlist, metadata: Self.meta, nowMs: 3000, newRequestId: { "r3" })
+        _ = approvals.connect(["device.info"], at: 1000, requestId: "r1")
+        _ = approvals.connect(["device.info", "camera.snap"], at: 2000, requestId: "r2")
+        let wider = approvals.connect(["device.info", "camera.snap", "location.get"], at: 3000, requestId: "r3")
         #expect(wider.created)
         #expect(wider.pending?.requestId == "r3")
         #expect(wider.pending?.commands == ["device.info", "camera.snap", "location.get"])
@@ -141,22 +121,18 @@ struct NodeSurfaceApprovalsTests {
     /// refreshes its metadata and `ts`; caps are part of the surface.
     @Test func theSameSurfaceKeepsTheRequestAndNewCapsSupersedeIt() throws {
         var approvals = NodeSurfaceApprovals()
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
-                                nowMs: 1000, newRequestId: { "r1" })
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
-                                metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
+        _ = approvals.connect(["device.info"], at: 1000, requestId: "r1")
+        _ = approvals.connect(["device.info", "camera.snap"], at: 2000, requestId: "r2")
         var renamed = Self.meta
         renamed.displayName = "Renamed"
-        let refreshed = approvals.reconcile(nodeId: "n1", declared: ["camera.snap", "device.info"], allowlist: Self.allowlist,
-                                            metadata: renamed, nowMs: 3000, newRequestId: { "r3" })
+        let refreshed = approvals.connect(["camera.snap", "device.info"], at: 3000, requestId: "r3", metadata: renamed)
         #expect(!refreshed.created && refreshed.superseded.isEmpty)
         #expect(refreshed.pending?.requestId == "r2")
         #expect(refreshed.pending?.ts == 3000)
         #expect(refreshed.pending?.metadata.displayName == "Renamed")
         var withCamera = renamed
         withCamera.caps = ["camera"]
-        let newCaps = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
-                                          metadata: withCamera, nowMs: 4000, newRequestId: { "r4" })
+        let newCaps = approvals.connect(["device.info", "camera.snap"], at: 4000, requestId: "r4", metadata: withCamera)
         #expect(newCaps.created && newCaps.pending?.requestId == "r4")
         #expect(newCaps.superseded.map(\.requestId) == ["r2"])
     }
@@ -165,14 +141,22 @@ struct NodeSurfaceApprovalsTests {
     /// finalized after hello). Tried break: keeping the request fails both expectations.
     @Test func aReconnectWithinTheApprovedSurfaceClearsTheWaitingRequest() {
         var approvals = NodeSurfaceApprovals()
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
-                                nowMs: 1000, newRequestId: { "r1" })
-        _ = approvals.reconcile(nodeId: "n1", declared: ["device.info", "camera.snap"], allowlist: Self.allowlist,
-                                metadata: Self.meta, nowMs: 2000, newRequestId: { "r2" })
-        let back = approvals.reconcile(nodeId: "n1", declared: ["device.info"], allowlist: Self.allowlist, metadata: Self.meta,
-                                       nowMs: 3000, newRequestId: { "r3" })
+        _ = approvals.connect(["device.info"], at: 1000, requestId: "r1")
+        _ = approvals.connect(["device.info", "camera.snap"], at: 2000, requestId: "r2")
+        let back = approvals.connect(["device.info"], at: 3000, requestId: "r3")
         #expect(back.pending == nil && !back.created)
         #expect(back.superseded.map(\.requestId) == ["r2"])
         #expect(approvals.pendingRequests(nowMs: 3000).isEmpty)
+    }
+}
+
+private extension NodeSurfaceApprovals {
+    /// A connect of node `n1` declaring `declared` at `nowMs`, with the suite's allowlist (and
+    /// metadata unless given); a request it opens gets `requestId`.
+    @discardableResult
+    mutating func connect(_ declared: [String], at nowMs: Int64, requestId: String,
+                          metadata: Metadata = NodeSurfaceApprovalsTests.meta) -> Reconciliation {
+        reconcile(nodeId: "n1", declared: declared, allowlist: NodeSurfaceApprovalsTests.allowlist, metadata: metadata,
+                  nowMs: nowMs, newRequestId: { requestId })
     }
 }

@@ -303,15 +303,24 @@ struct OperatorApprovalsEndToEndTests {
 
     // MARK: - Scripted races and lost acknowledgements
 
+    /// A wire client (identity `byte`) answers `allow-once` to a new approval while the scripted
+    /// `watch` surface answers `deny`, in `order`; returns the client, the approval, the client's
+    /// `approval.resolve` answer and the resolve attempts on the approval.
+    static func raceTheWatch(_ gateway: Gateway, order: RaceOrder, byte: UInt8) async throws
+        -> (ConnectedSession, ApprovalRecord, ResponseFrame, [ResolveAttempt]) {
+        let approver = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(byte), scopes: Self.approverScopes)
+        let approval = try await gateway.createApproval(command: "git push --force")
+        await gateway.raceApproval(id: approval.id, surfaceDecision: .deny, order: order)
+        let response = try await approver.client.request("approval.resolve", params: Self.resolveParams(approval.id, "allow-once"))
+        let attempts = await gateway.resolveAttempts().filter { $0.recordId == approval.id }
+        return (approver, approval, response, attempts)
+    }
+
     @Test func aSurfaceThatAnswersFirstMakesTheWireClientLose() async throws {
         try await Gateway.withGateway { gateway in
-            let approver = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0x69), scopes: Self.approverScopes)
-            let approval = try await gateway.createApproval(command: "git push --force")
-            await gateway.raceApproval(id: approval.id, surfaceDecision: .deny, order: .surfaceFirst)
-            let response = try await approver.client.request("approval.resolve", params: Self.resolveParams(approval.id, "allow-once"))
+            let (approver, _, response, attempts) = try await Self.raceTheWatch(gateway, order: .surfaceFirst, byte: 0x69)
             #expect(response.payload?["applied"] == false)
             #expect(response.payload?["approval"]?["decision"] == "deny")
-            let attempts = await gateway.resolveAttempts().filter { $0.recordId == approval.id }
             #expect(attempts.map(\.surface) == ["watch", approver.connectionId])
             #expect(attempts.map(\.applied) == [true, false])
         }
@@ -319,12 +328,8 @@ struct OperatorApprovalsEndToEndTests {
 
     @Test func aSurfaceThatAnswersSecondLosesToTheWireClient() async throws {
         try await Gateway.withGateway { gateway in
-            let approver = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0x6A), scopes: Self.approverScopes)
-            let approval = try await gateway.createApproval(command: "git push --force")
-            await gateway.raceApproval(id: approval.id, surfaceDecision: .deny, order: .clientFirst)
-            let response = try await approver.client.request("approval.resolve", params: Self.resolveParams(approval.id, "allow-once"))
+            let (approver, approval, response, attempts) = try await Self.raceTheWatch(gateway, order: .clientFirst, byte: 0x6A)
             #expect(response.payload?["applied"] == true)
-            let attempts = await gateway.resolveAttempts().filter { $0.recordId == approval.id }
             #expect(attempts.map(\.surface) == [approver.connectionId, "watch"])
             #expect(attempts.map(\.applied) == [true, false])
             #expect(await gateway.approval(id: approval.id)?.decision == .allowOnce)

@@ -122,13 +122,7 @@ struct TasksListMethodTests {
                 let response = try await reader.client.request(GatewayMethod.tasksList.rawValue, params: params)
                 #expect(response.error == ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: message), "\(params)")
             }
-            let node = try await TestSessions.nodeSession(gateway, identity: try TestIdentities.make(0xD5))
-            let byRole = try await node.client.request(GatewayMethod.tasksList.rawValue, params: [:])
-            #expect(byRole.error?.message == "unauthorized role: node")
-            let pairing = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xD6),
-                                                                 scopes: [OperatorScope.pairing.rawValue])
-            let byScope = try await pairing.client.request(GatewayMethod.tasksList.rawValue, params: [:])
-            #expect(byScope.error?.message == "missing scope: operator.read")
+            try await TestSessions.expectReadRefusals(gateway, .tasksList, nodeByte: 0xD5, operatorByte: 0xD6)
         }
     }
 

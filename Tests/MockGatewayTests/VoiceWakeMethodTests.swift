@@ -109,8 +109,7 @@ struct UnservedMethodReportTests {
 struct AppConsoleCommandTests {
     @Test("voicewake shows and replaces the triggers (broadcast to a connected operator); bad JSON is refused")
     func voicewake() async throws {
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let reader = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xB8),
                                                                 scopes: [OperatorScope.read.rawValue])
             let shown = try #require(await console.handle("voicewake"))
@@ -128,8 +127,7 @@ struct AppConsoleCommandTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("console-workspace-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try await Gateway.withGateway { gateway in
-            let console = GatewayConsole(gateway: gateway)
+        try await GatewayConsole.withConsole { gateway, console in
             let set = try #require(await console.handle("workspace \(directory.path) --agent coder"))
             #expect(set.result == .workspace(agentId: "coder", directory: directory.path))
             #expect(await gateway.agents().agent("coder")?.workspaceDirectory == directory.path)

@@ -1,24 +1,11 @@
 import Foundation
 import GatewayProtocol
 import MockGateway
+import ReferenceAdapter
 import Simulation
 import Testing
 import WebSocketTransport
 @testable import ReferenceNode
-
-/// The Gateway's clock as the reference client's clock (both on the run's virtual time).
-struct GatewayTimeClock: ClientClock {
-    let clock: GatewayClock
-
-    var nowMs: Int64 { clock.nowMs }
-
-    func sleep(untilMs deadlineMs: Int64) async throws {
-        await clock.sleep(untilMs: deadlineMs)
-        try Task.checkCancellation()
-    }
-
-    var waitTimeline: any Timeline { clock.waitTimeline }
-}
 
 /// A fake Gateway and a reference client in one deterministic simulation: an in-memory network,
 /// one virtual time line, every task on the simulation's executor. (`sockets: true` puts them on
@@ -48,7 +35,7 @@ struct EndToEnd {
         let gateway = try await Gateway.start(configuration)
         let clock: any ClientClock
         if simulation != nil {
-            clock = GatewayTimeClock(clock: gateway.clock)
+            clock = VirtualClientClock(clock: gateway.clock)
         } else {
             let gatewayClock = gateway.clock
             clock = ManualClientClock(reading: { gatewayClock.nowMs })

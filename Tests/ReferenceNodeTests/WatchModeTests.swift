@@ -1,6 +1,7 @@
 import Foundation
 import GatewayProtocol
 import MockGateway
+import ReferenceAdapter
 import Simulation
 import Testing
 import WebSocketTransport
@@ -125,7 +126,7 @@ struct WatchModeTests {
         let code = await gateway.makeSetupCode(profile: .nodeOnly)
         var clientConfiguration = ReferenceConfiguration(
             gatewayURL: gateway.url, stateDirectory: TestSupport.temporaryDirectory(), seed: clientSeed,
-            clock: GatewayTimeClock(clock: gateway.clock), persona: .appleWatch, operatorSession: .disabled,
+            clock: VirtualClientClock(clock: gateway.clock), persona: .appleWatch, operatorSession: .disabled,
             setupCode: code.encoded, connector: network, reproducible: true)
         clientConfiguration.transport = .watchDirect
         return (gateway, ReferenceClient(configuration: clientConfiguration))

@@ -9,17 +9,12 @@ public struct ConnectAttempt: Sendable, Hashable {
     /// Its `params`, as sent.
     public let params: JSONValue
 
-    /// Creates an attempt.
-    public init(connectionId: String, params: JSONValue) {
-        self.connectionId = connectionId
-        self.params = params
-    }
-
     /// The `connect` request in `event`, if it is one.
     public init?(_ event: GatewayEvent) {
         guard case .frameIn(let connectionId, let frame?, _) = event, case .request(let request) = frame,
               request.method == GatewayMethod.connect.rawValue else { return nil }
-        self.init(connectionId: connectionId, params: request.params ?? .object([:]))
+        self.connectionId = connectionId
+        self.params = request.params ?? .object([:])
     }
 
     /// `role` (the protocol's default is `operator`).

@@ -254,7 +254,7 @@ extension EventMatcher where Output == GatewayEvent {
     public static func recordResolved(_ id: String, status: String) -> EventMatcher {
         .event("\(id) resolved as \(status)") { event in
             guard case .operatorRecord(let change) = event else { return false }
-            return change.id == id && change.action == .resolved && change.status == status
+            return change.id == id && change.action == .resolved && change.status.rawValue == status
         }
     }
 }

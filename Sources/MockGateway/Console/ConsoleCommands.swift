@@ -472,7 +472,7 @@ extension ConsoleCommandSpec {
                         PositionalSpec(ApprovalDecision.placeholder, ApprovalDecision.self, help: "the decision")],
             summary: "resolve an approval from the console (another surface)", example: "resolve-approval latest deny"
         ) { command, console in
-            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: "approval")
+            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: .approval)
             switch await console.gateway.resolveApproval(id: id, decision: try command.required(1, as: ApprovalDecision.self),
                                                          surface: GatewayConsole.surface) {
             case .applied(let record): return .approvalResolved(applied: true, record: record)
@@ -484,7 +484,7 @@ extension ConsoleCommandSpec {
             "expire-approval", arguments: [PositionalSpec("id|latest", ConsoleReference.self, help: "the approval")],
             summary: "expire a pending approval now", example: "expire-approval latest"
         ) { command, console in
-            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: "approval")
+            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: .approval)
             try await console.gateway.expireApproval(id: id)
             guard let record = await console.gateway.approval(id: id) else {
                 throw ConsoleError("expire-approval: approval '\(id)' not found")
@@ -500,7 +500,7 @@ extension ConsoleCommandSpec {
             summary: "when the client resolves the approval, another surface answers first (or right after)",
             example: "race-approval latest deny"
         ) { command, console in
-            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: "approval")
+            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: .approval)
             let decision = try command.required(1, as: ApprovalDecision.self)
             let clientFirst = command.isSet("--client-first")
             let surface = command.arguments.value("--surface") ?? "watch"
@@ -530,7 +530,7 @@ extension ConsoleCommandSpec {
             restOfLine: true,
             summary: #"answer a question from the console: {"q1":["a"]} or ["a"]"#, example: #"answer-question latest ["staging"]"#
         ) { command, console in
-            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: "question")
+            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: .question)
             let answers = try await console.questionAnswers(command.required(1, as: ConsoleAnswers.self), question: id,
                                                             command: "answer-question")
             return .questionResolved(try await console.gateway.answerQuestion(id: id, answers: answers, surface: GatewayConsole.surface))
@@ -539,14 +539,14 @@ extension ConsoleCommandSpec {
             "cancel-question", arguments: [PositionalSpec("id|latest", ConsoleReference.self, help: "the question")],
             summary: "cancel a question from the console", example: "cancel-question latest"
         ) { command, console in
-            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: "question")
+            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: .question)
             return .questionResolved(try await console.gateway.cancelQuestion(id: id, surface: GatewayConsole.surface))
         },
         ConsoleCommandSpec(
             "expire-question", arguments: [PositionalSpec("id|latest", ConsoleReference.self, help: "the question")],
             summary: "expire a pending question now", example: "expire-question latest"
         ) { command, console in
-            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: "question")
+            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: .question)
             return .questionResolved(try await console.gateway.expireQuestion(id: id))
         },
         ConsoleCommandSpec(
@@ -558,7 +558,7 @@ extension ConsoleCommandSpec {
             summary: #"when the client resolves the question, another surface answers first (or right after); answers as in answer-question, without spaces"#,
             example: #"race-question latest ["Production"]"#
         ) { command, console in
-            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: "question")
+            let id = try console.recordId(command.required(0, as: ConsoleReference.self), kind: .question)
             let answers = try await console.questionAnswers(command.required(1, as: ConsoleAnswers.self), question: id,
                                                             command: "race-question")
             let clientFirst = command.isSet("--client-first")

@@ -195,9 +195,9 @@ public struct ConsoleEventLine: Sendable, Hashable {
     /// `approval.requested`, `approval.resolved`, `approval.resolveAttempt` and the `question.*`
     /// counterparts.
     static func describing(_ record: OperatorRecordEvent) -> ConsoleEventLine {
-        var fields = [Field("id", .string(record.id)), Field("status", .string(record.status))]
+        var fields = [Field("id", .string(record.id)), Field("status", .string(record.status.rawValue))]
         switch (record.kind, record.action) {
-        case ("question", .resolved):
+        case (.question, .resolved):
             // The question's decision is its answers as JSON text.
             if let text = record.decision, let answers = try? JSONValue(parsing: text) {
                 fields.append(Field("answers", answers["answers"] ?? answers))

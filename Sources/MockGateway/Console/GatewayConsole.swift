@@ -219,7 +219,7 @@ public struct GatewayConsole: Sendable {
     }
 
     /// The record id, resolving `latest` to the most recently created approval or question.
-    func recordId(_ reference: ConsoleReference, kind: String) throws(ConsoleError) -> String {
+    func recordId(_ reference: ConsoleReference, kind: OperatorRecordKind) throws(ConsoleError) -> String {
         if case .id(let id) = reference { return id }
         for event in gateway.events.all.reversed() {
             if case .operatorRecord(let record) = event, record.kind == kind, record.action == .requested { return record.id }

@@ -165,6 +165,18 @@ public struct ConnectAdmission: Sendable {
 
         // 5. The shared-secret pre-check.
         var auth = AuthState(sharedSecretCheck(params, mode: configuration.auth, credentials: &credentials))
+        // The two ends from here: admitted with the method that passed, or refused for the
+        // credentials' first failure.
+        func admitted(_ method: AuthMethod, device: VerifiedDevice?, keepsUnboundScopes: Bool = true) -> Decision {
+            .admitted(Admitted(
+                requestID: request.id, params: params, role: role, negotiatedProtocol: negotiated,
+                isLegacyProtocol: negotiated < configuration.profile.protocolVersion, authMethod: method, device: device,
+                keepsUnboundScopes: keepsUnboundScopes))
+        }
+        func refused(_ auth: AuthState, hasDevice: Bool) -> Decision {
+            .rejected(authRejection(reason: auth.failure, params: params, mode: configuration.auth,
+                                    retryAfterMs: auth.retryAfterMs, hasDevice: hasDevice).with(requestID: requestID))
+        }
 
         // 6. A connect without a device block (connect-policy.ts `evaluateMissingDeviceIdentity`
         // @0c5d67dff7e1e2cdf0e38c6e4b8e25402cae7d69, role-policy.ts `roleCanSkipDeviceIdentity`):
@@ -174,32 +186,22 @@ public struct ConnectAdmission: Sendable {
                 // Other roles (the closed worker protocol) keep what protocol-3-era Gateways did:
                 // no device needed, the shared secret decides. Unconfirmed for the newest
                 // Gateway, so the tolerant reading.
-                guard let method = auth.method else {
-                    return .rejected(authRejection(reason: auth.failure, params: params, mode: configuration.auth,
-                                                   retryAfterMs: auth.retryAfterMs, hasDevice: false).with(requestID: requestID))
-                }
-                return .admitted(Admitted(
-                    requestID: request.id, params: params, role: role, negotiatedProtocol: negotiated,
-                    isLegacyProtocol: negotiated < configuration.profile.protocolVersion, authMethod: method, device: nil))
+                guard let method = auth.method else { return refused(auth, hasDevice: false) }
+                return admitted(method, device: nil)
             }
             switch missingDevice(params, role: role, mode: configuration.auth, facts: configuration.connection) {
             case .allow(let keepsScopes):
                 guard let method = auth.method else {
                     // The secret matched but its scope is locked out (rate limit).
-                    return .rejected(authRejection(reason: auth.failure, params: params, mode: configuration.auth,
-                                                   retryAfterMs: auth.retryAfterMs, hasDevice: false).with(requestID: requestID))
+                    return refused(auth, hasDevice: false)
                 }
-                return .admitted(Admitted(
-                    requestID: request.id, params: params, role: role, negotiatedProtocol: negotiated,
-                    isLegacyProtocol: negotiated < configuration.profile.protocolVersion, authMethod: method, device: nil,
-                    keepsUnboundScopes: keepsScopes))
+                return admitted(method, device: nil, keepsUnboundScopes: keepsScopes)
             case .rejectControlUI:
                 return .rejected(controlUIDeviceRequired.with(requestID: requestID))
             case .rejectDeviceRequired:
                 return .rejected(deviceRequired.with(requestID: requestID))
             case .rejectUnauthorized:
-                return .rejected(authRejection(reason: auth.failure, params: params, mode: configuration.auth,
-                                               retryAfterMs: auth.retryAfterMs, hasDevice: false).with(requestID: requestID))
+                return refused(auth, hasDevice: false)
             }
         }
 
@@ -215,13 +217,8 @@ public struct ConnectAdmission: Sendable {
 
         // 8. Bootstrap token, then device token, for the verified device.
         decideCredentials(&auth, params: params, role: role, device: device, credentials: &credentials)
-        guard let method = auth.method else {
-            return .rejected(authRejection(reason: auth.failure, params: params, mode: configuration.auth,
-                                           retryAfterMs: auth.retryAfterMs, hasDevice: true).with(requestID: requestID))
-        }
-        return .admitted(Admitted(
-            requestID: request.id, params: params, role: role, negotiatedProtocol: negotiated,
-            isLegacyProtocol: negotiated < configuration.profile.protocolVersion, authMethod: method, device: device))
+        guard let method = auth.method else { return refused(auth, hasDevice: true) }
+        return admitted(method, device: device)
     }
 
     /// Decides on a first message, with the token stores given as closures (called at most once

@@ -183,7 +183,7 @@ public struct ApprovalStore: Sendable {
         records[ExactID(id)] = record
         creationOrder.removeAll { $0 == ExactID(id) }
         creationOrder.append(ExactID(id))
-        effects.append(.observed(OperatorRecordEvent(kind: "approval", id: id, action: .requested, status: "pending")))
+        effects.append(.observed(OperatorRecordEvent(kind: .approval, id: id, action: .requested, status: .approval(.pending))))
         if route == .none {
             effects += settle(id, status: .denied, decision: .deny, reason: .noRoute,
                               resolver: ApprovalResolver(kind: .system), resolvedBy: nil, nowMs: nowMs)
@@ -328,7 +328,7 @@ public struct ApprovalStore: Sendable {
         }
         if let event = sessionApprovalEvent(record, nowMs: nowMs) { effects.append(.publish(event)) }
         effects.append(.settled(.approval(record)))
-        effects.append(.observed(OperatorRecordEvent(kind: "approval", id: id, action: .resolved, status: status.rawValue,
+        effects.append(.observed(OperatorRecordEvent(kind: .approval, id: id, action: .resolved, status: .approval(status),
                                                      decision: decision?.rawValue, surface: resolvedBy)))
         return effects
     }
@@ -353,10 +353,10 @@ public struct ApprovalStore: Sendable {
 
     mutating func logAttempt(id: String, record: ApprovalRecord?, caller: OperatorCaller, channel: ResolveAttempt.Channel,
                              requested: String, result: ResolveAttempt.Result, nowMs: Int64) -> [OperatorEffect] {
-        let attempt = ResolveAttempt(recordKind: "approval", requestedId: id, recordId: record?.id, surface: caller.surface,
+        let attempt = ResolveAttempt(recordKind: .approval, requestedId: id, recordId: record?.id, surface: caller.surface,
                                      channel: channel, requested: requested, result: result, atMs: nowMs)
         resolveAttempts.append(attempt)
-        return [.observed(attempt.recordEvent(status: record?.status.rawValue ?? "unknown"))]
+        return [.observed(attempt.recordEvent(status: record.map { .approval($0.status) } ?? .unknown))]
     }
 
     /// The record legacy readers see for `idOrPrefix` (A.5: legacy accepts id prefixes): exec

@@ -101,7 +101,7 @@ public struct QuestionStore: Sendable {
                                     runId: draft.runId, createdAtMs: nowMs, expiresAtMs: nowMs + lifetime)
         records[ExactID(id)] = record
         effects.append(.publish(OperatorEvent(name: GatewayEventName.questionRequested.rawValue, payload: record.json, audience: audience(of: record))))
-        effects.append(.observed(OperatorRecordEvent(kind: "question", id: id, action: .requested, status: "pending")))
+        effects.append(.observed(OperatorRecordEvent(kind: .question, id: id, action: .requested, status: .question(.pending))))
         return OperatorResult(.success(record), effects: effects)
     }
 
@@ -323,11 +323,11 @@ public struct QuestionStore: Sendable {
                                   nowMs: Int64) -> OperatorAttempt<QuestionRecord> {
         var effects = expire(nowMs: nowMs)
         func logged(_ result: ResolveAttempt.Result) {
-            let attempt = ResolveAttempt(recordKind: "question", requestedId: id, recordId: records[ExactID(id)]?.id,
+            let attempt = ResolveAttempt(recordKind: .question, requestedId: id, recordId: records[ExactID(id)]?.id,
                                          surface: caller.surface, channel: channel, requested: action.summary,
                                          result: result, atMs: nowMs)
             resolveAttempts.append(attempt)
-            effects.append(.observed(attempt.recordEvent(status: records[ExactID(id)]?.status.rawValue ?? "unknown")))
+            effects.append(.observed(attempt.recordEvent(status: records[ExactID(id)].map { .question($0.status) } ?? .unknown)))
         }
         let record: QuestionRecord
         switch requirePending(id) {
@@ -406,7 +406,7 @@ public struct QuestionStore: Sendable {
         return [
             .publish(OperatorEvent(name: GatewayEventName.questionResolved.rawValue, payload: record.resolvedEventPayload, audience: audience(of: record))),
             .settled(.question(record, resolutionId: resolutionId)),
-            .observed(OperatorRecordEvent(kind: "question", id: id, action: .resolved, status: status.rawValue,
+            .observed(OperatorRecordEvent(kind: .question, id: id, action: .resolved, status: .question(status),
                                           decision: answerText, surface: resolvedBy)),
         ]
     }

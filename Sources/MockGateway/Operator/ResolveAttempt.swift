@@ -40,8 +40,8 @@ public struct ResolveAttempt: Sendable, Hashable {
     }
 
 
-    /// `approval` or `question`.
-    public var recordKind: String
+    /// Approval or question.
+    public var recordKind: OperatorRecordKind
     /// The id the caller named (for legacy, possibly a prefix).
     public var requestedId: String
     /// The record's full id, when one was found.
@@ -58,7 +58,7 @@ public struct ResolveAttempt: Sendable, Hashable {
     public var atMs: Int64
 
     /// Creates an attempt.
-    public init(recordKind: String, requestedId: String, recordId: String?, surface: String,
+    public init(recordKind: OperatorRecordKind, requestedId: String, recordId: String?, surface: String,
                 channel: Channel, requested: String, result: Result, atMs: Int64) {
         self.recordKind = recordKind
         self.requestedId = requestedId
@@ -74,7 +74,7 @@ public struct ResolveAttempt: Sendable, Hashable {
     public var applied: Bool { result == .applied }
 
     /// The attempt as a scenario-observable gateway event.
-    public func recordEvent(status: String) -> OperatorRecordEvent {
+    public func recordEvent(status: OperatorRecordStatus) -> OperatorRecordEvent {
         OperatorRecordEvent(kind: recordKind, id: recordId ?? requestedId, action: .resolveAttempt, status: status,
                             decision: requested, surface: surface, applied: applied, method: channel.rawValue)
     }

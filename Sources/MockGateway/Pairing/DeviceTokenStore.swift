@@ -72,13 +72,6 @@ public struct DeviceTokenCandidate: Sendable, Hashable {
     public var value: String
     /// Which field it came from.
     public var source: DeviceTokenCandidateSource
-
-    /// Creates a candidate.
-    public init(value: String, source: DeviceTokenCandidateSource) {
-        self.value = value
-        self.source = source
-    }
-
     /// Picks the candidate of a connect's `auth` object; `nil` when neither field is a non-empty string.
     public static func select(deviceToken: String?, token: String?) -> DeviceTokenCandidate? {
         if let deviceToken, !deviceToken.isEmpty { return DeviceTokenCandidate(value: deviceToken, source: .deviceTokenField) }

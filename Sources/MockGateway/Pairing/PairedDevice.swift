@@ -23,12 +23,6 @@ public struct NodeSurfaceApproval: Sendable, Hashable {
     public var createdAtMs: Int64
     /// When the latest approval that granted the node role happened.
     public var approvedAtMs: Int64
-
-    /// Creates the approval times.
-    public init(createdAtMs: Int64, approvedAtMs: Int64) {
-        self.createdAtMs = createdAtMs
-        self.approvedAtMs = approvedAtMs
-    }
 }
 
 /// A paired device: the durable source of its approved roles and scopes

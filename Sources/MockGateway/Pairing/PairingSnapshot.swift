@@ -1,5 +1,31 @@
 import GatewayProtocol
 
+/// What a pairing request and a paired record both say about the device: the optional members
+/// their public forms share.
+protocol PairingDeviceDescription {
+    var displayName: String? { get }
+    var platform: String? { get }
+    var deviceFamily: String? { get }
+    var clientId: ClientID? { get }
+    var clientMode: ClientMode? { get }
+    var remoteIp: String? { get }
+}
+
+extension PairingDeviceDescription {
+    /// Sets the members that are present.
+    func addDeviceDescription(to object: inout [String: JSONValue]) {
+        object["displayName"] = displayName.map(JSONValue.string)
+        object["platform"] = platform.map(JSONValue.string)
+        object["deviceFamily"] = deviceFamily.map(JSONValue.string)
+        object["clientId"] = clientId.map { .string($0.rawValue) }
+        object["clientMode"] = clientMode.map { .string($0.rawValue) }
+        object["remoteIp"] = remoteIp.map(JSONValue.string)
+    }
+}
+
+extension PairingRequest: PairingDeviceDescription {}
+extension PairedDevice: PairingDeviceDescription {}
+
 extension PairingRequest {
     /// The public form of the request: the `device.pair.requested` payload and a
     /// `device.pair.list` pending entry. `refreshedAtMs` stays internal, as on the real Gateway.
@@ -9,12 +35,7 @@ extension PairingRequest {
             "role": .string(role.rawValue), "roles": .array(roles.map { .string($0.rawValue) }),
             "scopes": .array(scopes.map(JSONValue.string)), "isRepair": .bool(isRepair), "ts": .int(ts),
         ]
-        object["displayName"] = displayName.map(JSONValue.string)
-        object["platform"] = platform.map(JSONValue.string)
-        object["deviceFamily"] = deviceFamily.map(JSONValue.string)
-        object["clientId"] = clientId.map { .string($0.rawValue) }
-        object["clientMode"] = clientMode.map { .string($0.rawValue) }
-        object["remoteIp"] = remoteIp.map(JSONValue.string)
+        addDeviceDescription(to: &object)
         object["browserOrigin"] = browserOrigin.map(JSONValue.string)
         if silent { object["silent"] = true }
         return .object(object)
@@ -36,12 +57,7 @@ extension PairedDevice {
         ]
         // `role` is the older single-role field; the first approved role keeps older readers working.
         object["role"] = roles.first.map { .string($0.rawValue) }
-        object["displayName"] = displayName.map(JSONValue.string)
-        object["platform"] = platform.map(JSONValue.string)
-        object["deviceFamily"] = deviceFamily.map(JSONValue.string)
-        object["clientId"] = clientId.map { .string($0.rawValue) }
-        object["clientMode"] = clientMode.map { .string($0.rawValue) }
-        object["remoteIp"] = remoteIp.map(JSONValue.string)
+        addDeviceDescription(to: &object)
         object["lastSeenAtMs"] = lastSeenAtMs.map(JSONValue.int)
         object["lastSeenReason"] = lastSeenReason.map(JSONValue.string)
         object["label"] = label.map(JSONValue.string)

@@ -74,13 +74,6 @@ public struct PushWish: Sendable, Hashable {
     public var transport: String
     /// `sandbox` or `production`.
     public var environment: String
-
-    /// Creates a wish.
-    public init(transport: String, environment: String) {
-        self.transport = transport
-        self.environment = environment
-    }
-
     /// The `push.apns.register` payload. Relay registrations carry the Gateway's identity from
     /// `gateway.identity.get`; direct ones carry the APNs token.
     func payload(gatewayDeviceId: String?, ownDeviceId: String, configuration: ReferenceConfiguration) -> JSONValue {

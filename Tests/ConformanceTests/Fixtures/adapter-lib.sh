@@ -22,3 +22,11 @@ reply() {
     printf '{"type":"reply","id":"%s","status":"%s"}\n' "$1" "$2"
   fi
 }
+
+answer_every_stimulus_ok() {
+  # Replies `ok` to every stimulus until stdin closes.
+  while IFS= read -r line; do
+    id=$(stimulus_id "$line")
+    [ -n "$id" ] && reply "$id" ok
+  done
+}

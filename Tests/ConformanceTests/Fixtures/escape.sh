@@ -7,7 +7,4 @@ setsid sleep 1001 </dev/null >/dev/null 2>&1 &
 echo "$!" >> "$1"
 ( setsid sleep 1002 </dev/null >/dev/null 2>&1 & echo "$!" >> "$1" )
 hello '["connect","reset-identity","background-wake"]'
-while IFS= read -r line; do
-  id=$(stimulus_id "$line")
-  [ -n "$id" ] && reply "$id" ok
-done
+answer_every_stimulus_ok

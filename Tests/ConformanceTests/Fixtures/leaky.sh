@@ -6,7 +6,4 @@ echo "connecting with token=LEAKTOKEN-$1" >&2
 echo "Authorization: Bearer LEAKBEARER-$1" >&2
 printf '{"type":"log","level":"info","message":"config {\\"password\\":\\"LEAKPASSWORD-%s\\"}"}\n' "$1"
 hello '["connect","reset-identity","background-wake"]'
-while IFS= read -r line; do
-  id=$(stimulus_id "$line")
-  [ -n "$id" ] && reply "$id" ok
-done
+answer_every_stimulus_ok

@@ -12,7 +12,4 @@ fi
 echo "obedient adapter starting for $OPENCLAW_GATEWAY_URL" >&2
 hello '["connect","disconnect","reset-identity","background-wake","enter-background","enter-foreground","request-scopes","push-register","switch-gateway","resolve-approval","answer-question","setup-code"]'
 printf '{"type":"log","level":"info","message":"ready"}\n'
-while IFS= read -r line; do
-  id=$(stimulus_id "$line")
-  [ -n "$id" ] && reply "$id" ok
-done
+answer_every_stimulus_ok

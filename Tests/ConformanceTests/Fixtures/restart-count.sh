@@ -2,7 +2,4 @@
 . "$(dirname "$0")/adapter-lib.sh"
 echo "start $OPENCLAW_STATE_DIR" >> "$1"
 hello '["connect","reset-identity","background-wake"]'
-while IFS= read -r line; do
-  id=$(stimulus_id "$line")
-  [ -n "$id" ] && reply "$id" ok
-done
+answer_every_stimulus_ok

@@ -5,8 +5,5 @@
 trap '' TERM
 echo "$$" >> "$1"
 hello '["connect","reset-identity","background-wake"]'
-while IFS= read -r line; do
-  id=$(stimulus_id "$line")
-  [ -n "$id" ] && reply "$id" ok
-done
+answer_every_stimulus_ok
 exec sleep 1003

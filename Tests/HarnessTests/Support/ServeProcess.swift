@@ -189,4 +189,31 @@ enum InteropPython {
         let path = packageRoot.appendingPathComponent("Tests/Interop/\(script)").path
         return try LineProcess(name: script, executable: URL(fileURLWithPath: python), arguments: ["-u", path] + arguments)
     }
+
+    /// Runs `body` with `Tests/Interop/<script> <arguments>` started, and kills the peer
+    /// afterwards, also when `body` throws.
+    static func withPeer<T: Sendable>(_ script: String, _ arguments: [String],
+                                      _ body: (LineProcess) async throws -> T) async throws -> T {
+        // Throws (fails) with the reason when OPENCLAW_REQUIRE_INTEROP=1 and Python is missing.
+        let peer = try start(script, arguments)
+        return try await withCleanup { try await body(peer) } cleanup: { await peer.kill() }
+    }
+}
+
+extension LineProcess {
+    /// Expects a Python peer to report each of `checks` (`{"check": name, "ok": true}`), in order.
+    func expectChecksPass(_ checks: [String], timeout: Duration = .seconds(30), context: () -> Comment,
+                          sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        for check in checks {
+            let line = try #require(await object(timeout: timeout, "check", check), context(), sourceLocation: sourceLocation)
+            #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Expects a Python peer's `done` step, then its exit with status 0.
+    func expectDoneAndExit(timeout: Duration = .seconds(30), context: () -> Comment,
+                           sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        _ = try #require(await object(timeout: timeout, "step", "done"), context(), sourceLocation: sourceLocation)
+        #expect(await waitForExit(timeout: .seconds(30)) == 0, context(), sourceLocation: sourceLocation)
+    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GatewayProtocol
 import MockGateway
 import TestSupport
+import Testing
 import WebSocketTransport
 
 /// The raw wire client of these tests (shared with the harness tests through `TestSupport`).
@@ -71,5 +72,46 @@ enum TestSessions {
         _ = try await first.closed()
         try await gateway.approve(requestId: requestId)
         return try await connect(gateway, identity: identity, params)
+    }
+
+    /// Expects an operator-read method refused by role to a node (`unauthorized role: node`) and
+    /// by scope to an operator holding only `operator.pairing` (`missing scope: operator.read`).
+    /// `nodeByte` and `operatorByte` pick the two callers' identities.
+    static func expectReadRefusals(_ gateway: Gateway, _ method: GatewayMethod, nodeByte: UInt8, operatorByte: UInt8,
+                                   sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let node = try await nodeSession(gateway, identity: try TestIdentities.make(nodeByte))
+        let byRole = try await node.client.request(method.rawValue, params: [:])
+        #expect(byRole.error?.message == "unauthorized role: node", sourceLocation: sourceLocation)
+        let pairing = try await operatorSession(gateway, identity: try TestIdentities.make(operatorByte),
+                                                scopes: [OperatorScope.pairing.rawValue])
+        let byScope = try await pairing.client.request(method.rawValue, params: [:])
+        #expect(byScope.error?.message == "missing scope: operator.read", sourceLocation: sourceLocation)
+    }
+}
+
+/// `INVALID_REQUEST` with `message`: the error most refusals of bad params answer.
+func invalidRequest(_ message: String) -> ErrorShape {
+    ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: message)
+}
+
+extension WireClient {
+    /// Answers the next `node.invoke.request` this node receives with `ok` and `payloadJSON` or
+    /// `error`; returns the request and the Gateway's answer to the result.
+    @discardableResult
+    func answerNextInvoke(nodeId: String, ok: Bool, payloadJSON: String? = nil, error: NodeInvokeError? = nil,
+                          sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> (request: NodeInvokeRequest, ack: ResponseFrame) {
+        let request = try #require(try await event("node.invoke.request").payload?.decode(as: NodeInvokeRequest.self),
+                                   sourceLocation: sourceLocation)
+        let ack = try await self.request("node.invoke.result", params: try JSONValue(encoding: NodeInvokeResult(
+            id: request.id, nodeId: nodeId, ok: ok, payloadJSON: payloadJSON, error: error)))
+        return (request, ack)
+    }
+}
+
+extension GatewayConsole {
+    /// Runs `body` with a started Gateway (default configuration) and a console on it.
+    static func withConsole<Result: Sendable>(_ body: (Gateway, GatewayConsole) async throws -> Result) async throws -> Result {
+        try await Gateway.withGateway { gateway in try await body(gateway, GatewayConsole(gateway: gateway)) }
     }
 }
