@@ -15,6 +15,14 @@ enum SessionChangeReason: String, Sendable, Hashable {
     case fork
     /// A change of the session group catalog (`sessions.groups.*`), without a session key.
     case groups
+    /// `sessions.rewind`.
+    case rewind
+    /// `sessions.branches.switch`.
+    case branchSwitch = "branch-switch"
+    /// `sessions.create` (the new or adopted session).
+    case create
+    /// `sessions.create` started a run with its first message.
+    case send
 }
 
 // Glue of the chat history, single-message, startup and session-control methods: each handler
@@ -229,7 +237,7 @@ extension GatewayCore {
     func emitSessionsChanged(_ sessionKey: String, reason: SessionChangeReason, compacted: Bool? = nil) {
         // A deleted session has no row: upstream's payload is then `{sessionKey, agentId, reason, ts}`.
         var payload = chat.store.hasSession(sessionKey) ? chat.store.sessionRow(sessionKey).objectValue ?? [:] : [:]
-        if reason == .delete { payload["agentId"] = .string(appSurfaces.agents.defaultId) }
+        if reason == .delete || reason == .create || reason == .send { payload["agentId"] = .string(appSurfaces.agents.defaultId) }
         payload["sessionKey"] = .string(sessionKey)
         payload["reason"] = .string(reason.rawValue)
         payload["ts"] = .int(nowMs)
