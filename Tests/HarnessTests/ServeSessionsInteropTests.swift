@@ -21,11 +21,13 @@ import Testing
 struct ServeSessionsInteropTests {
     static let checks = ["schema-closed", "write-scope", "main-refused", "stale-guard", "delete-and-event", "delete-missing",
                          "archive-then-delete", "deleted-elsewhere", "groups-schema", "groups-put", "groups-rename",
-                         "groups-put-keeps-members", "groups-delete", "groups-elsewhere", "branches-list", "fork"]
+                         "groups-put-keeps-members", "groups-delete", "groups-elsewhere", "branches-list", "fork",
+                         "rewind", "branches-switch", "tree-elsewhere", "create", "create-fork", "created-elsewhere",
+                         "observer-visibility"]
 
     @Test
     func pythonChecksOfSessionsDeleteAndGroupsPass() async throws {
-        try await ConsoleDrivenPeer.run("sessions_peer.py", checks: Self.checks, consoleSteps: 2, peerTimeout: 120,
+        try await ConsoleDrivenPeer.run("sessions_peer.py", checks: Self.checks, consoleSteps: 4, peerTimeout: 120,
                                         lineTimeout: .seconds(60))
     }
 }
