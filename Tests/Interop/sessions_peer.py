@@ -35,6 +35,18 @@ entryId}` (closed): a new session `agent:main:dashboard:<uuid>` holding the tran
 user message `entryId` (same entry ids), `{sessionKey, editorText}` (the cut message's text),
 `sessions.changed {sessionKey: <fork>, reason: "fork"}`; refusals `session not found: <key>`,
 `message entry not found: <id>`, `entry is not a user message: <id>`.
+`sessions.rewind {sessionKey, agentId?, entryId}` and `sessions.branches.switch {sessionKey,
+agentId?, leafEntryId}` (closed, `operator.admin`): a rewind answers `{editorText}` and leaves the
+active path at the cut message's parent, the old tip listed as a second, inactive branch (the
+active branch first, then the newest tip first); a switch answers `{}` and makes a tip active;
+`sessions.changed` reasons `rewind` / `branch-switch`; refusals `message entry is not on the
+active path`, `branch entry not found`, `entry is not a branch tip`, `branch is already active`.
+`sessions.create` (closed; `operator.admin` for `execNode`): `{ok, key, sessionId, entry,
+runStarted, resolved}`, a dashboard key without `key`, a first `message` started as a run (the
+ack's `runId`/`status` in the answer, `sessions.changed` reasons `create` then `send`), `fork`
+copying the parent's transcript; refusals `fork requires parentSessionKey`, `unknown parent
+session`, `sessions.create cwd must be absolute`, `sessions.create key must differ from
+parentSessionKey`. `sessions.observer.visibility {visible}` (closed) answers `{ok: true}`.
 """
 import re
 import time
@@ -322,7 +334,15 @@ async def run_checks(url, seed, timeout):
         await console(f"session-rewind bough {ids[2]}")
         event = (await admin.event("sessions.changed", lambda p: (p or {}).get("reason") == "rewind")).get("payload") or {}
         after = await history_ids("bough")
-        return (event.get("sessionKey") == "bough" and after == ids[:2]), {"event": event, "after": after}
+        # A third branch: a message after the rewind, then rewound too; inactive tips newest first.
+        await writer.request("chat.send", {"sessionKey": "bough", "message": "third", "idempotencyKey": "py-bough-3"})
+        await admin.request("agent.wait", {"runId": "py-bough-3", "timeoutMs": 30000})
+        third = await history_ids("bough")
+        await admin.request("sessions.rewind", {"sessionKey": "bough", "entryId": third[2]})
+        tips = await branch_tips("bough")
+        return (event.get("sessionKey") == "bough" and after == ids[:2] and len(third) == 4
+                and tips == [(ids[1], True, 2), (third[3], False, 4), (ids[3], False, 4)]), \
+            {"event": event, "after": after, "third": third, "tips": tips}
 
     def is_create(key=None):
         return lambda p: (p or {}).get("reason") == "create" and (key is None or (p or {}).get("sessionKey") == key)

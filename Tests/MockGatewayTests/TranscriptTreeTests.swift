@@ -62,6 +62,17 @@ struct TranscriptTreeTests {
         #expect(Self.branches(store).first?["leafEntryId"] == .string(rows[3].id))
     }
 
+    @Test func inactiveTipsAreListedNewestFirstAfterTheActiveOne() throws {
+        var store = Self.store(["one", "two"])
+        let first = store.messages(in: "main")
+        _ = try store.rewind(sessionKey: "main", entryId: first[2].id).get()
+        _ = store.send(sessionKey: "main", text: "three", idempotencyKey: "k3", mode: nil, nowMs: 50)
+        _ = store.releaseDue(nowMs: 50)
+        let second = store.messages(in: "main")
+        _ = try store.rewind(sessionKey: "main", entryId: second[2].id).get()
+        #expect(store.sessionStates["main"]?.tree.tips == [first[1].id, second[3].id, first[3].id])
+    }
+
     @Test func refusalsComeInUpstreamsOrder() {
         var store = Self.store(["one", "two"])
         let rows = store.messages(in: "main")
