@@ -24,7 +24,8 @@ import Testing
 /// accepted, `runStarted` never true, `fork: true` ignored, `{ok: false}` for a visibility; the
 /// inactive tips listed oldest first (`tree-elsewhere`) and the `sessions.create` scope left at
 /// `operator.write` for `execNode` (`create`); `sessions.changed` for a creation sent as
-/// `reason: "patch"` (`create`, `create-fork`).
+/// `reason: "patch"` (`create`, `create-fork`); an entry on an inactive branch answered `not_found`
+/// by `chat.message.get` (`rewind`).
 @Suite(.enabled(if: InteropPython.shouldRun, "Python with websockets and cryptography not found (.venv or OPENCLAW_PYTHON)"))
 struct ServeSessionsInteropTests {
     static let checks = ["schema-closed", "write-scope", "main-refused", "stale-guard", "delete-and-event", "delete-missing",

@@ -296,6 +296,7 @@ async def run_checks(url, seed, timeout):
         after = await history_ids("bough")
         tips = await branch_tips("bough")
         off_path = error(await admin.request("sessions.rewind", {"sessionKey": "bough", "entryId": ids[2]}))
+        hidden = (await writer.request("chat.message.get", {"sessionKey": "bough", "messageId": ids[3]})).get("payload")
         return (extra.get("message") == "invalid sessions.rewind params: at root: unexpected property 'x'"
                 and missing.get("message") == "invalid sessions.rewind params: at root: must have required property 'entryId'"
                 and "operator.admin" in (scope.get("message") or "")
@@ -303,8 +304,9 @@ async def run_checks(url, seed, timeout):
                 and len(ids) == 4 and not_user.get("message") == f"entry is not a user message: {ids[-1]}"
                 and answer == {"editorText": "second"} and event.get("sessionKey") == "bough"
                 and after == ids[:2] and tips == [(ids[1], True, 2), (ids[3], False, 4)]
-                and off_path.get("message") == f"message entry is not on the active path: {ids[2]}"), \
-            {"extra": extra, "missing": missing, "scope": scope, "unknown": unknown, "ids": ids, "notUser": not_user,
+                and off_path.get("message") == f"message entry is not on the active path: {ids[2]}"
+                and hidden == {"ok": False, "unavailableReason": "not_visible"}), \
+            {"hidden": hidden, "extra": extra, "missing": missing, "scope": scope, "unknown": unknown, "ids": ids, "notUser": not_user,
              "answer": answer, "event": event, "after": after, "tips": tips, "offPath": off_path}
 
     async def branches_switch():

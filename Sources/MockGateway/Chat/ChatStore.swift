@@ -584,7 +584,8 @@ extension ChatStore {
     /// - Returns: the text of the cut message (upstream's `editorText`, `nil` when empty).
     mutating func rewind(sessionKey: String, entryId: String) -> Result<String?, MessageCutRefusal> {
         guard hasSession(sessionKey) else { return .failure(.missingSession(sessionKey)) }
-        var state = session(sessionKey)
+        // A refusal leaves the index as it was (the main session is not created by reading it).
+        var state = sessionStates[sessionKey] ?? ChatSession(epoch: 0)
         if state.busy || hasScheduledReply(sessionKey) { return .failure(.busy(.rewind)) }
         if isArchived(sessionKey) { return .failure(.archived(.rewind)) }
         guard let node = state.tree.nodes[entryId], !state.hiddenIds.contains(entryId) else { return .failure(.missingEntry(entryId)) }
@@ -600,7 +601,7 @@ extension ChatStore {
     /// upstream's order: no session, a run going, archived, no such entry, not a tip, already active.
     mutating func switchBranch(sessionKey: String, leafEntryId: String) -> Result<Void, MessageCutRefusal> {
         guard hasSession(sessionKey) else { return .failure(.missingSession(sessionKey)) }
-        var state = session(sessionKey)
+        var state = sessionStates[sessionKey] ?? ChatSession(epoch: 0)
         if state.busy || hasScheduledReply(sessionKey) { return .failure(.busy(.switchBranch)) }
         if isArchived(sessionKey) { return .failure(.archived(.switchBranch)) }
         guard state.tree.contains(leafEntryId), !state.hiddenIds.contains(leafEntryId) else {
