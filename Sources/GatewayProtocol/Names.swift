@@ -121,6 +121,18 @@ public struct GatewayMethod: WireName {
     public static let sessionsBranchesList: GatewayMethod = "sessions.branches.list"
     /// `sessions.fork` `{sessionKey, agentId?, entryId}` (operators): a new session from the transcript before a user message.
     public static let sessionsFork: GatewayMethod = "sessions.fork"
+    /// `sessions.rewind` `{sessionKey, agentId?, entryId}` (operators): the active path moves to
+    /// before a user message; the old tip stays as another branch.
+    public static let sessionsRewind: GatewayMethod = "sessions.rewind"
+    /// `sessions.branches.switch` `{sessionKey, agentId?, leafEntryId}` (operators): the active
+    /// path moves to another tip of the transcript.
+    public static let sessionsBranchesSwitch: GatewayMethod = "sessions.branches.switch"
+    /// `sessions.create` `{key?, label?, message?, parentSessionKey?, fork?, …}` (operators): creates
+    /// or adopts a session, optionally starting a run with a first message.
+    public static let sessionsCreate: GatewayMethod = "sessions.create"
+    /// `sessions.observer.visibility` `{visible}` (operators): whether this connection shows the
+    /// session observer's output.
+    public static let sessionsObserverVisibility: GatewayMethod = "sessions.observer.visibility"
     /// `sessions.groups.list` `{}` (operators): the custom session group catalog.
     public static let sessionsGroupsList: GatewayMethod = "sessions.groups.list"
     /// `sessions.groups.put` `{names, sectionOrder?}` (operators): replaces the catalog.

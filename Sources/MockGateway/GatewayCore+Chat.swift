@@ -34,6 +34,13 @@ extension GatewayCore {
     func sessionsFork(_ call: MethodCall) {
         handleChat(.fork(call.params, agentId: appSurfaces.agents.defaultId, call.replyAddress, nowMs: nowMs))
     }
+    func sessionsRewind(_ call: MethodCall) { handleChat(.rewind(call.params, call.replyAddress, nowMs: nowMs)) }
+    func sessionsBranchesSwitch(_ call: MethodCall) { handleChat(.switchBranch(call.params, call.replyAddress, nowMs: nowMs)) }
+    func sessionsCreate(_ call: MethodCall) {
+        handleChat(.create(call.params, callerScopes: call.session.scopes, agentId: appSurfaces.agents.defaultId,
+                           defaultModel: appSurfaces.models.first, call.replyAddress, nowMs: nowMs))
+    }
+    func sessionsObserverVisibility(_ call: MethodCall) { handleChat(.observerVisibility(call.params, call.replyAddress)) }
     func sessionsGroupsList(_ call: MethodCall) { handleChat(.groupsList(call.params, call.replyAddress)) }
     func sessionsGroupsPut(_ call: MethodCall) { handleChat(.groupsPut(call.params, call.replyAddress, nowMs: nowMs)) }
     func sessionsGroupsRenameOrDelete(_ call: MethodCall, rename: Bool) {
@@ -72,6 +79,29 @@ extension GatewayCore {
         let (result, effects) = chat.deleteSession(sessionKey, agentId: appSurfaces.agents.defaultId, nowMs: nowMs,
                                                    to: operatorListeners)
         perform(effects)
+        return result
+    }
+
+    /// The scripting API's rewind (`Gateway.rewindChatSession`): as a `sessions.rewind` from another device.
+    func scriptRewind(sessionKey: String, entryId: String) -> Result<String?, MessageCutRefusal> {
+        let (result, notes, events) = chat.rewindSession(sessionKey, entryId: entryId, nowMs: nowMs, to: operatorListeners)
+        perform(notes + events)
+        return result
+    }
+
+    /// The scripting API's branch switch (`Gateway.switchChatBranch`): as a `sessions.branches.switch` from another device.
+    func scriptSwitchBranch(sessionKey: String, leafEntryId: String) -> Result<Void, MessageCutRefusal> {
+        let (result, notes, events) = chat.switchBranch(sessionKey, leafEntryId: leafEntryId, nowMs: nowMs, to: operatorListeners)
+        perform(notes + events)
+        return result
+    }
+
+    /// The scripting API's creation (`Gateway.createChatSession`): as a `sessions.create` from another device.
+    func scriptCreate(_ request: SessionCreateRequest) -> Result<JSONValue, GatewayError> {
+        let (result, before, after) = chat.createSession(request, agentId: appSurfaces.agents.defaultId,
+                                                         defaultModel: appSurfaces.models.first, nowMs: nowMs,
+                                                         ids: &random, to: operatorListeners)
+        perform(before + after)
         return result
     }
 

@@ -35,6 +35,18 @@ entryId}` (closed): a new session `agent:main:dashboard:<uuid>` holding the tran
 user message `entryId` (same entry ids), `{sessionKey, editorText}` (the cut message's text),
 `sessions.changed {sessionKey: <fork>, reason: "fork"}`; refusals `session not found: <key>`,
 `message entry not found: <id>`, `entry is not a user message: <id>`.
+`sessions.rewind {sessionKey, agentId?, entryId}` and `sessions.branches.switch {sessionKey,
+agentId?, leafEntryId}` (closed, `operator.admin`): a rewind answers `{editorText}` and leaves the
+active path at the cut message's parent, the old tip listed as a second, inactive branch (the
+active branch first, then the newest tip first); a switch answers `{}` and makes a tip active;
+`sessions.changed` reasons `rewind` / `branch-switch`; refusals `message entry is not on the
+active path`, `branch entry not found`, `entry is not a branch tip`, `branch is already active`.
+`sessions.create` (closed; `operator.admin` for `execNode`): `{ok, key, sessionId, entry,
+runStarted, resolved}`, a dashboard key without `key`, a first `message` started as a run (the
+ack's `runId`/`status` in the answer, `sessions.changed` reasons `create` then `send`), `fork`
+copying the parent's transcript; refusals `fork requires parentSessionKey`, `unknown parent
+session`, `sessions.create cwd must be absolute`, `sessions.create key must differ from
+parentSessionKey`. `sessions.observer.visibility {visible}` (closed) answers `{ok: true}`.
 """
 import re
 import time
@@ -248,6 +260,143 @@ async def run_checks(url, seed, timeout):
             {"missing": missing, "unknown": unknown, "ids": ids, "noEntry": no_entry, "notUser": not_user,
              "answer": answer, "event": event, "forked": [(r.get("__openclaw") or {}).get("id") for r in forked]}
 
+    def entry_ids(rows):
+        return [(row.get("__openclaw") or {}).get("id") for row in rows]
+
+    async def history_ids(key):
+        rows = ((await writer.request("chat.history", {"sessionKey": key})).get("payload") or {}).get("messages") or []
+        return entry_ids(rows)
+
+    async def branch_tips(key):
+        branches = ((await writer.request("sessions.branches.list", {"sessionKey": key})).get("payload") or {}).get("branches") or []
+        return [(b.get("leafEntryId"), b.get("active"), b.get("messageCount")) for b in branches]
+
+    tree = {}
+
+    async def rewind():
+        extra = error(await admin.request("sessions.rewind", {"sessionKey": "bough", "entryId": "x", "x": 1}))
+        missing = error(await admin.request("sessions.rewind", {"sessionKey": "bough"}))
+        scope = error(await writer.request("sessions.rewind", {"sessionKey": "bough", "entryId": "x"}))
+        unknown = error(await admin.request("sessions.rewind", {"sessionKey": "nowhere", "entryId": "x"}))
+        for n, text in enumerate(("first", "second")):
+            await writer.request("chat.send", {"sessionKey": "bough", "message": text, "idempotencyKey": f"py-bough-{n}"})
+            await admin.request("agent.wait", {"runId": f"py-bough-{n}", "timeoutMs": 30000})
+        ids = await history_ids("bough")
+        tree["ids"] = ids
+        not_user = error(await admin.request("sessions.rewind", {"sessionKey": "bough", "entryId": ids[-1]}))
+        answer = (await admin.request("sessions.rewind", {"sessionKey": " bough ", "entryId": ids[2]})).get("payload")
+        event = (await admin.event("sessions.changed", lambda p: (p or {}).get("reason") == "rewind")).get("payload") or {}
+        after = await history_ids("bough")
+        tips = await branch_tips("bough")
+        off_path = error(await admin.request("sessions.rewind", {"sessionKey": "bough", "entryId": ids[2]}))
+        hidden = (await writer.request("chat.message.get", {"sessionKey": "bough", "messageId": ids[3]})).get("payload")
+        return (extra.get("message") == "invalid sessions.rewind params: at root: unexpected property 'x'"
+                and missing.get("message") == "invalid sessions.rewind params: at root: must have required property 'entryId'"
+                and "operator.admin" in (scope.get("message") or "")
+                and unknown == {"code": "INVALID_REQUEST", "message": "session not found: nowhere"}
+                and len(ids) == 4 and not_user.get("message") == f"entry is not a user message: {ids[-1]}"
+                and answer == {"editorText": "second"} and event.get("sessionKey") == "bough"
+                and after == ids[:2] and tips == [(ids[1], True, 2), (ids[3], False, 4)]
+                and off_path.get("message") == f"message entry is not on the active path: {ids[2]}"
+                and hidden == {"ok": False, "unavailableReason": "not_visible"}), \
+            {"hidden": hidden, "extra": extra, "missing": missing, "scope": scope, "unknown": unknown, "ids": ids, "notUser": not_user,
+             "answer": answer, "event": event, "after": after, "tips": tips, "offPath": off_path}
+
+    async def branches_switch():
+        ids = tree.get("ids") or ["?"] * 4
+        extra = error(await admin.request("sessions.branches.switch", {"sessionKey": "bough", "entryId": ids[3]}))
+        scope = error(await writer.request("sessions.branches.switch", {"sessionKey": "bough", "leafEntryId": ids[3]}))
+        no_branch = error(await admin.request("sessions.branches.switch", {"sessionKey": "bough", "leafEntryId": "nope"}))
+        not_tip = error(await admin.request("sessions.branches.switch", {"sessionKey": "bough", "leafEntryId": ids[0]}))
+        answer = (await admin.request("sessions.branches.switch", {"sessionKey": "bough", "leafEntryId": ids[3]})).get("payload")
+        event = (await admin.event("sessions.changed", lambda p: (p or {}).get("reason") == "branch-switch")).get("payload") or {}
+        after = await history_ids("bough")
+        tips = await branch_tips("bough")
+        again = error(await admin.request("sessions.branches.switch", {"sessionKey": "bough", "leafEntryId": ids[3]}))
+        return (extra.get("message") == "invalid sessions.branches.switch params: at root: unexpected property 'entryId'"
+                and "operator.admin" in (scope.get("message") or "")
+                and no_branch.get("message") == "branch entry not found: nope"
+                and not_tip.get("message") == f"entry is not a branch tip: {ids[0]}"
+                and answer == {} and event.get("sessionKey") == "bough"
+                # Nothing was written after the rewind: its leaf is no tip once inactive (one branch again).
+                and after == ids and tips == [(ids[3], True, 4)]
+                and again == {"code": "INVALID_REQUEST", "message": f"branch is already active: {ids[3]}"}), \
+            {"extra": extra, "scope": scope, "noBranch": no_branch, "notTip": not_tip, "answer": answer,
+             "event": event, "after": after, "tips": tips, "again": again}
+
+    async def tree_elsewhere():
+        ids = tree.get("ids") or ["?"] * 4
+        await console(f"session-rewind bough {ids[2]}")
+        event = (await admin.event("sessions.changed", lambda p: (p or {}).get("reason") == "rewind")).get("payload") or {}
+        after = await history_ids("bough")
+        # A third branch: a message after the rewind, then rewound too; inactive tips newest first.
+        await writer.request("chat.send", {"sessionKey": "bough", "message": "third", "idempotencyKey": "py-bough-3"})
+        await admin.request("agent.wait", {"runId": "py-bough-3", "timeoutMs": 30000})
+        third = await history_ids("bough")
+        await admin.request("sessions.rewind", {"sessionKey": "bough", "entryId": third[2]})
+        tips = await branch_tips("bough")
+        return (event.get("sessionKey") == "bough" and after == ids[:2] and len(third) == 4
+                and tips == [(ids[1], True, 2), (third[3], False, 4), (ids[3], False, 4)]), \
+            {"event": event, "after": after, "third": third, "tips": tips}
+
+    def is_create(key=None):
+        return lambda p: (p or {}).get("reason") == "create" and (key is None or (p or {}).get("sessionKey") == key)
+
+    async def create_session():
+        extra = error(await writer.request("sessions.create", {"nickname": "x"}))
+        scope = error(await writer.request("sessions.create", {"execNode": "node-1"}))
+        orphan = error(await writer.request("sessions.create", {"fork": True}))
+        unknown = error(await writer.request("sessions.create", {"parentSessionKey": "nowhere"}))
+        relative = error(await writer.request("sessions.create", {"cwd": "work"}))
+        plain = (await writer.request("sessions.create", {"label": "Plain"})).get("payload") or {}
+        plain_event = (await admin.event("sessions.changed", is_create())).get("payload") or {}
+        started = (await writer.request("sessions.create", {"key": "sprout", "message": "hello"})).get("payload") or {}
+        created_event = (await admin.event("sessions.changed", is_create("sprout"))).get("payload") or {}
+        send_event = (await admin.event("sessions.changed", lambda p: (p or {}).get("reason") == "send")).get("payload") or {}
+        waited = await admin.request("agent.wait", {"runId": started.get("runId") or "?", "timeoutMs": 30000})
+        rows = ((await writer.request("chat.history", {"sessionKey": "sprout"})).get("payload") or {}).get("messages") or []
+        texts = [((row.get("content") or [{}])[0]).get("text") for row in rows]
+        key = plain.get("key") or ""
+        return (extra.get("message") == "invalid sessions.create params: at root: unexpected property 'nickname'"
+                and "operator.admin" in (scope.get("message") or "")
+                and orphan == {"code": "INVALID_REQUEST", "message": "fork requires parentSessionKey"}
+                and unknown == {"code": "INVALID_REQUEST", "message": "unknown parent session: nowhere"}
+                and relative == {"code": "INVALID_REQUEST", "message": "sessions.create cwd must be absolute"}
+                and plain.get("ok") is True and re.fullmatch(r"agent:main:dashboard:[0-9a-f-]{36}", key)
+                and plain.get("runStarted") is False and isinstance(plain.get("sessionId"), str)
+                and (plain.get("entry") or {}).get("label") == "Plain" and set(plain.get("resolved") or {}) == {"modelProvider", "model"}
+                and plain_event.get("sessionKey") == key and plain_event.get("agentId") == "main"
+                and started.get("key") == "sprout" and started.get("runStarted") is True and started.get("status") == "started"
+                and isinstance(started.get("runId"), str) and created_event.get("sessionKey") == "sprout"
+                and send_event.get("sessionKey") == "sprout" and waited.get("ok") and texts == ["hello", "echo: hello"]), \
+            {"extra": extra, "scope": scope, "orphan": orphan, "unknown": unknown, "relative": relative, "plain": plain,
+             "plainEvent": plain_event, "started": started, "createdEvent": created_event, "sendEvent": send_event,
+             "texts": texts}
+
+    async def create_fork():
+        answer = (await writer.request("sessions.create", {"key": "cutting", "parentSessionKey": "sprout", "fork": True})).get("payload") or {}
+        await admin.event("sessions.changed", is_create("cutting"))
+        same = error(await writer.request("sessions.create", {"key": "sprout", "parentSessionKey": "sprout"}))
+        return ((answer.get("entry") or {}).get("forkedFromParent") is True
+                and (answer.get("entry") or {}).get("parentSessionKey") == "sprout"
+                and await history_ids("cutting") == await history_ids("sprout")
+                and same.get("message") == "sessions.create key must differ from parentSessionKey"), {"answer": answer, "same": same}
+
+    async def created_elsewhere():
+        await console('session-create {"key":"console-made","label":"From the console"}')
+        event = (await admin.event("sessions.changed", is_create("console-made"))).get("payload") or {}
+        listing = await admin.request("sessions.list", {})
+        return (event.get("label") == "From the console" and "console-made" in keys(listing)), {"event": event}
+
+    async def observer_visibility():
+        missing = error(await writer.request("sessions.observer.visibility", {}))
+        typed = error(await writer.request("sessions.observer.visibility", {"visible": "yes"}))
+        shown = (await writer.request("sessions.observer.visibility", {"visible": True})).get("payload")
+        hidden = (await admin.request("sessions.observer.visibility", {"visible": False})).get("payload")
+        return (missing.get("message") == "invalid sessions.observer.visibility params: at root: must have required property 'visible'"
+                and typed.get("code") == "INVALID_REQUEST" and shown == {"ok": True} and hidden == {"ok": True}), \
+            {"missing": missing, "typed": typed, "shown": shown, "hidden": hidden}
+
     for name, body in (("schema-closed", schema_closed), ("write-scope", write_scope), ("main-refused", main_refused),
                        ("stale-guard", stale_guard), ("delete-and-event", delete_and_event),
                        ("delete-missing", delete_missing), ("archive-then-delete", archive_then_delete),
@@ -255,7 +404,9 @@ async def run_checks(url, seed, timeout):
                        ("groups-put", groups_put), ("groups-rename", groups_rename),
                        ("groups-put-keeps-members", groups_put_keeps_members), ("groups-delete", groups_delete),
                        ("groups-elsewhere", groups_elsewhere), ("branches-list", branches_list),
-                       ("fork", fork)):
+                       ("fork", fork), ("rewind", rewind), ("branches-switch", branches_switch),
+                       ("tree-elsewhere", tree_elsewhere), ("create", create_session), ("create-fork", create_fork),
+                       ("created-elsewhere", created_elsewhere), ("observer-visibility", observer_visibility)):
         await checked(name, body)
     await admin.close()
     await writer.close()

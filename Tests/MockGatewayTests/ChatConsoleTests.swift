@@ -80,4 +80,26 @@ struct ChatConsoleTests {
             #expect(await gateway.chatMessages().count == 2)
         }
     }
+
+    @Test func sessionTreeCommandsCreateRewindAndSwitch() async throws {
+        try await Gateway.withGateway { gateway in
+            let console = GatewayConsole(gateway: gateway)
+            let created = await console.handle(#"session-create {"key":"tree","message":"one"}"#)
+            #expect(created?.errorMessage == nil)
+            #expect(created?.rendered(.text).contains("session tree created, run") == true)
+            let rows = await gateway.chatMessages(sessionKey: "tree")
+            #expect(rows.map(\.text) == ["one", "echo: one"])
+            let rewound = await console.handle("session-rewind tree \(rows[0].id)")
+            #expect(rewound?.rendered(.text).contains(#"editor text "one""#) == true)
+            #expect(await gateway.chatMessages(sessionKey: "tree").isEmpty)
+            #expect(await console.handle("session-switch-branch tree \(rows[1].id)")?.errorMessage == nil)
+            #expect(await gateway.chatMessages(sessionKey: "tree") == rows)
+            let again = await console.handle("session-switch-branch tree \(rows[1].id)")
+            #expect(again?.errorMessage?.contains("branch is already active: \(rows[1].id)") == true)
+            let bad = await console.handle("session-create [1]")
+            #expect(bad?.errorMessage?.contains("expected a JSON object") == true)
+            let refused = await console.handle(#"session-create {"fork":true}"#)
+            #expect(refused?.errorMessage?.contains("fork requires parentSessionKey") == true)
+        }
+    }
 }

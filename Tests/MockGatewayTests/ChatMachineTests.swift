@@ -12,7 +12,12 @@ import Testing
 /// drawing a fork's key before validating its params fails `aForkDrawsItsKeyOnlyFromValidParams`;
 /// not refreshing the deadline after a transition fails `theDeadlineFollowsScheduledRowsAndParkedWaits`;
 /// announcing the group catalog only after a successful rename fails
-/// `aGroupRenameAnnouncesTheCatalogEvenWhenRefused`.)
+/// `aGroupRenameAnnouncesTheCatalogEvenWhenRefused`; announcing a rewind with reason `reset`
+/// fails `aRewindAnswersItsEditorTextAndAnnouncesTheRewind`; announcing a branch switch with
+/// reason `rewind` fails `aBranchSwitchReturnsToTheOldTipAndAnnouncesTheSwitch`; writing the
+/// first message of a `sessions.create` without publishing its rows (bypassing the `chat.send`
+/// path) fails `aCreateSendsItsFirstMessageThroughTheSendPathAndAnnouncesBoth`; recording every
+/// observer visibility as `true` fails `observerVisibilityIsRecordedPerConnectionAndForgottenOnClose`.)
 @Suite struct ChatMachineTests {
     static let t0: Int64 = 1_700_000_000_000
     static let reader = OperatorListener(connectionId: "c1", role: "operator", scopes: ["operator.read"], deviceId: "d1")
@@ -235,4 +240,152 @@ import Testing
                                                    payload: ["reason": "groups", "ts": .int(Self.t0)], to: "c1"))
         #expect(machine.chat.store.groupCatalog == ["Work"])
     }
+
+    /// A machine whose `main` holds two user messages and their echoes, `c1` following `main`
+    /// and subscribed to `sessions.changed`.
+    static func twoTurns() -> (Harness, [ChatMessage]) {
+        var machine = Harness()
+        _ = machine.handle(.subscribeSessions(true, Self.reply("s1", .sessionsSubscribe)))
+        _ = machine.handle(.send(Self.send("k1", "one"), Self.reply("r1", .chatSend), nowMs: Self.t0))
+        _ = machine.handle(.send(Self.send("k2", "two"), Self.reply("r2", .chatSend), nowMs: Self.t0 + 1))
+        return (machine, machine.chat.store.messages(in: "main"))
+    }
+
+    /// `sessions.changed` of `key` to `c1` as the machine's store shows the session now.
+    static func changed(_ machine: Harness, _ key: String, _ reason: String, nowMs: Int64) -> GatewayEffect {
+        var payload = machine.chat.store.sessionRow(key).objectValue ?? [:]
+        payload["sessionKey"] = .string(key)
+        payload["reason"] = .string(reason)
+        payload["ts"] = .int(nowMs)
+        return .sendSequenced(event: GatewayEventName.sessionsChanged.rawValue, payload: .object(payload), to: "c1")
+    }
+
+    @Test func aRewindAnswersItsEditorTextAndAnnouncesTheRewind() throws {
+        var (machine, rows) = Self.twoTurns()
+        try #require(rows.count == 4)
+        // An assistant entry cannot be rewound to: the refusal only, nothing moves.
+        let refused = Self.reply("w0", .sessionsRewind)
+        #expect(machine.handle(.rewind(["sessionKey": "main", "entryId": .string(rows[3].id)], refused, nowMs: Self.t0 + 2)) == [
+            refused.failure(MessageCutRefusal.notUserMessage(rows[3].id).shape),
+        ])
+        let reply = Self.reply("w1", .sessionsRewind)
+        let effects = machine.handle(.rewind(["sessionKey": " main ", "entryId": .string(rows[2].id)], reply, nowMs: Self.t0 + 3))
+        #expect(machine.chat.store.messages(in: "main") == Array(rows.prefix(2)))
+        #expect(effects == [
+            .noteFault("session main rewound to before \(rows[2].id)", on: "-"),
+            reply.success(["editorText": "two"]),
+            Self.changed(machine, "main", "rewind", nowMs: Self.t0 + 3),
+        ])
+    }
+
+    @Test func aBranchSwitchReturnsToTheOldTipAndAnnouncesTheSwitch() throws {
+        var (machine, rows) = Self.twoTurns()
+        try #require(rows.count == 4)
+        _ = machine.handle(.rewind(["sessionKey": "main", "entryId": .string(rows[2].id)], Self.reply("w1", .sessionsRewind), nowMs: Self.t0 + 2))
+        let reply = Self.reply("b1", .sessionsBranchesSwitch)
+        let effects = machine.handle(.switchBranch(["sessionKey": "main", "leafEntryId": .string(rows[3].id)], reply, nowMs: Self.t0 + 3))
+        #expect(machine.chat.store.messages(in: "main") == rows)
+        #expect(effects == [
+            .noteFault("session main switched to the branch ending at \(rows[3].id)", on: "-"),
+            reply.success([:]),
+            Self.changed(machine, "main", "branch-switch", nowMs: Self.t0 + 3),
+        ])
+        // The active tip again: refused, no event.
+        let again = Self.reply("b2", .sessionsBranchesSwitch)
+        #expect(machine.handle(.switchBranch(["sessionKey": "main", "leafEntryId": .string(rows[3].id)], again, nowMs: Self.t0 + 4)) == [
+            again.failure(MessageCutRefusal.alreadyActive(rows[3].id).shape),
+        ])
+        // The scripting API's switch: the same rule, the note and the event without an answer.
+        let (result, notes, events) = machine.chat.switchBranch("main", leafEntryId: rows[1].id, nowMs: Self.t0 + 5, to: Self.everyone)
+        #expect(result.isFailure && notes.isEmpty && events.isEmpty, "an inner entry is not a tip")
+    }
+
+    @Test func aCreateSendsItsFirstMessageThroughTheSendPathAndAnnouncesBoth() throws {
+        var machine = Harness()
+        _ = machine.handle(.subscribeSessions(true, Self.reply("s1", .sessionsSubscribe)))
+        _ = machine.handle(.followMessages(key: "research", connectionId: "c1"))
+        // An incognito session needs operator.admin: refused before anything is drawn or written.
+        var untouched = machine.ids
+        let denied = Self.reply("n0", .sessionsCreate)
+        #expect(machine.handle(.create(["incognito": true], callerScopes: ["operator.write"], agentId: "a", defaultModel: nil,
+                                       denied, nowMs: Self.t0)) == [
+            denied.failure(OperatorMethodPolicy.missingScopeError(.admin, requiredScopes: [.admin],
+                                                                  style: GatewayProfile.current.missingScopeStyle)),
+        ])
+        #expect(machine.ids.next() == untouched.next())
+        var expectedIds = machine.ids
+        let idempotencyKey = expectedIds.uuidString().lowercased()
+        let reply = Self.reply("n1", .sessionsCreate)
+        let effects = machine.handle(.create(["key": "research", "message": "hello"], callerScopes: ["operator.write"], agentId: "a",
+                                             defaultModel: .mockEcho, reply, nowMs: Self.t0 + 1))
+        let rows = machine.chat.store.messages(in: "research")
+        try #require(rows.count == 2)
+        let (user, agent) = (rows[0], rows[1])
+        #expect(user.idempotencyKey == idempotencyKey && agent.runId == idempotencyKey, "a fresh idempotency key from the id stream")
+        #expect(machine.chat.store.hasApplied(idempotencyKey: idempotencyKey), "the first message went through chat.send")
+        // The answer and the events show the session as the user message left it (the agent's
+        // reply is released after them).
+        var entry = machine.chat.store.sessionRow("research").objectValue ?? [:]
+        entry["messageCount"] = 1
+        entry["lastMessagePreview"] = "hello"
+        func changed(_ reason: String) -> GatewayEffect {
+            var payload = entry
+            payload["agentId"] = "a"
+            payload["sessionKey"] = "research"
+            payload["reason"] = .string(reason)
+            payload["ts"] = .int(Self.t0 + 1)
+            return .sendSequenced(event: GatewayEventName.sessionsChanged.rawValue, payload: .object(payload), to: "c1")
+        }
+        let answer: JSONValue = [
+            "ok": true, "key": "research", "sessionId": .string(machine.chat.store.sessionId("research")),
+            "entry": .object(entry), "runStarted": true,
+            "runId": .string(idempotencyKey), "status": "started",
+            "resolved": ["modelProvider": "mock-gateway", "model": "mock-echo"],
+        ]
+        #expect(effects == [
+            .noteFault("session research created", on: "-"),
+            .log(.chatMessageStored(user)),
+            .sendSequenced(event: GatewayEventName.sessionMessage.rawValue, payload: Self.sessionMessage(user), to: "c1"),
+            reply.success(answer),
+            changed("create"),
+            changed("send"),
+            .log(.chatMessageStored(agent)),
+            .sendSequenced(event: GatewayEventName.sessionMessage.rawValue, payload: Self.sessionMessage(agent), to: "c1"),
+            .broadcast(event: GatewayEventName.chat.rawValue, payload: [
+                "runId": .string(idempotencyKey), "sessionKey": "research", "seq": .int(Int64(agent.seq)), "state": "final",
+                "message": agent.json,
+            ], stateVersion: nil),
+        ])
+        // Without a message: no run, one event; an unknown parent is refused.
+        let plain = Self.reply("n2", .sessionsCreate)
+        let adopted = machine.handle(.create(["key": "research", "label": "R"], callerScopes: ["operator.write"], agentId: "a",
+                                             defaultModel: nil, plain, nowMs: Self.t0 + 2))
+        #expect(adopted.first == .noteFault("session research adopted", on: "-"))
+        #expect(adopted.filter { if case .sendSequenced(GatewayEventName.sessionsChanged.rawValue, _, _) = $0 { true } else { false } }.count == 1)
+        let orphan = Self.reply("n3", .sessionsCreate)
+        #expect(machine.handle(.create(["parentSessionKey": "nope"], callerScopes: ["operator.write"], agentId: "a", defaultModel: nil,
+                                       orphan, nowMs: Self.t0 + 3)) == [
+            orphan.failure(ErrorShape(code: ErrorCode.invalidRequest.rawValue, message: "unknown parent session: nope")),
+        ])
+    }
+
+    @Test func observerVisibilityIsRecordedPerConnectionAndForgottenOnClose() {
+        var machine = Harness()
+        let shown = Self.reply("o1", .sessionsObserverVisibility)
+        #expect(machine.handle(.observerVisibility(["visible": true], shown)) == [shown.success(["ok": true])])
+        let hidden = Self.reply("o2", .sessionsObserverVisibility, on: "c3")
+        #expect(machine.handle(.observerVisibility(["visible": false], hidden)) == [hidden.success(["ok": true])])
+        #expect(machine.chat.messageSubscriptions.observerVisible == ["c1"])
+        let invalid = machine.handle(.observerVisibility(["visible": "yes"], Self.reply("o3", .sessionsObserverVisibility)))
+        #expect(invalid.count == 1)
+        guard case .respond(let response, _, _, _)? = invalid.first else { return #expect(Bool(false)) }
+        #expect(response.error?.code == ErrorCode.invalidRequest.rawValue)
+        _ = machine.handle(.connectionClosed("c1"))
+        #expect(machine.chat.messageSubscriptions.observerVisible.isEmpty)
+    }
+}
+
+private extension Result {
+    /// Whether this is a failure.
+    var isFailure: Bool { if case .failure = self { true } else { false } }
 }

@@ -207,13 +207,15 @@ extension ChatStore {
     // MARK: - chat.message.get
 
     /// `chat.message.get`: the row, or why it is unavailable (`not_found`, `oversized` past
-    /// `maxChars`, `not_visible` when a reset or compaction took it off the visible path).
+    /// `maxChars`, `not_visible` when a reset, a compaction, a rewind or a branch switch took it off the visible
+    /// path).
     func messageGet(sessionKey: String, messageId: String, maxChars: Int?) -> JSONValue {
         if let row = messages(in: sessionKey).first(where: { $0.id == messageId }) {
             if let maxChars, row.text.count > maxChars { return ["ok": false, "unavailableReason": "oversized"] }
             return ["ok": true, "message": row.json]
         }
-        if sessionStates[sessionKey]?.hiddenIds.contains(messageId) == true {
+        // Hidden by a reset or compaction, or on a branch other than the active one.
+        if let state = sessionStates[sessionKey], state.hiddenIds.contains(messageId) || state.tree.contains(messageId) {
             return ["ok": false, "unavailableReason": "not_visible"]
         }
         return ["ok": false, "unavailableReason": "not_found"]

@@ -161,8 +161,13 @@ struct ScheduledChatMessage: Sendable, Hashable {
 
 /// One chat session: its canonical rows and what invalidates cursors into them.
 struct ChatSession: Sendable, Hashable {
-    /// The rows of the active transcript, oldest first.
+    /// The rows of the active transcript, oldest first: the tree's active path without the rows
+    /// a compaction hid (kept in step with `tree` by ``ChatStore``).
     var rows: [ChatMessage] = []
+    /// Every entry of the transcript with its parent, and the active leaf (TranscriptTree.swift).
+    var tree = TranscriptTree()
+    /// Rewinds and branch switches so far (each rotates the `sessionId`, as upstream's do).
+    var rotations = 0
     /// Entry ids dropped by a reset or a compaction (`chat.message.get` → `not_visible`).
     var hiddenIds: Set<String> = []
     /// The cursor epoch: unique across sessions, renewed by a reset or a compaction.
@@ -177,8 +182,16 @@ struct ChatSession: Sendable, Hashable {
     /// The newest `seq` written in this transcript (kept across compactions).
     var lastSeq = 0
 
-    /// The transcript id: `session-<key>`, renewed by each reset.
-    func sessionId(key: String) -> String { resets == 0 ? "session-\(key)" : "session-\(key)-\(resets + 1)" }
+    /// The transcript id: `session-<key>`, renewed by each reset, rewind and branch switch.
+    func sessionId(key: String) -> String {
+        let renewals = resets + rotations
+        return renewals == 0 ? "session-\(key)" : "session-\(key)-\(renewals + 1)"
+    }
+
+    /// Re-reads ``rows`` from the tree's active path (after the leaf moved).
+    mutating func refreshRows() {
+        rows = tree.activePath.filter { !hiddenIds.contains($0.id) }
+    }
 }
 
 /// The chat transcripts and their scripted agent, as a value: every rule of `chat.send`,
@@ -397,6 +410,7 @@ struct ChatStore: Sendable {
         var state = session(sessionKey)
         state.hiddenIds.formUnion(state.rows.map(\.id))
         state.rows = []
+        state.tree = TranscriptTree()
         state.resets += 1
         state.busy = false
         state.lastSeq = 0
@@ -480,6 +494,7 @@ struct ChatStore: Sendable {
                                   text: text, timestampMs: nowMs, idempotencyKey: idempotencyKey, runId: runId)
         nextEntry += 1
         state.rows.append(message)
+        state.tree.append(message)
         state.lastSeq = message.seq
         sessionStates[sessionKey] = state
         return message
@@ -540,16 +555,18 @@ extension ChatStore {
     mutating func fork(sessionKey: String, entryId: String, targetKey: String) -> Result<String?, MessageCutRefusal> {
         guard hasSession(sessionKey) else { return .failure(.missingSession(sessionKey)) }
         let source = session(sessionKey)
-        if source.busy || hasScheduledReply(sessionKey) { return .failure(.busy) }
-        guard let index = source.rows.firstIndex(where: { $0.id == entryId }) else { return .failure(.missingEntry(entryId)) }
+        if source.busy || hasScheduledReply(sessionKey) { return .failure(.busy(.fork)) }
+        guard let node = source.tree.nodes[entryId], !source.hiddenIds.contains(entryId) else { return .failure(.missingEntry(entryId)) }
+        guard node.message.role == .user else { return .failure(.notUserMessage(entryId)) }
+        guard let index = source.rows.firstIndex(where: { $0.id == entryId }) else { return .failure(.offActivePath(entryId)) }
         let cut = source.rows[index]
-        guard cut.role == .user else { return .failure(.notUserMessage(entryId)) }
         var fork = session(targetKey)
         fork.rows = source.rows.prefix(index).map { row in
             var copy = row
             copy.sessionKey = targetKey
             return copy
         }
+        fork.tree = TranscriptTree(linear: fork.rows)
         fork.lastSeq = fork.rows.last?.seq ?? 0
         sessionStates[targetKey] = fork
         return .success(cut.text.isEmpty ? nil : cut.text)
@@ -557,4 +574,76 @@ extension ChatStore {
 
     /// Whether a scripted reply of `sessionKey` is still waiting (its run has not ended).
     func hasScheduledReply(_ sessionKey: String) -> Bool { scheduled.contains { $0.sessionKey == sessionKey } }
+
+    // MARK: - sessions.rewind and sessions.branches.switch (refusals in Chat/SessionBranches.swift)
+
+    /// `sessions.rewind`: the active leaf moves to the parent of the user message `entryId` on the
+    /// active path; the old tip stays in the tree as another branch. The transcript id rotates
+    /// and cursors into the session are invalid afterwards. Refusals in upstream's order: no
+    /// session, a run going, archived, no such entry, not a user message, off the active path.
+    /// - Returns: the text of the cut message (upstream's `editorText`, `nil` when empty).
+    mutating func rewind(sessionKey: String, entryId: String) -> Result<String?, MessageCutRefusal> {
+        guard hasSession(sessionKey) else { return .failure(.missingSession(sessionKey)) }
+        // A refusal leaves the index as it was (the main session is not created by reading it).
+        var state = sessionStates[sessionKey] ?? ChatSession(epoch: 0)
+        if state.busy || hasScheduledReply(sessionKey) { return .failure(.busy(.rewind)) }
+        if isArchived(sessionKey) { return .failure(.archived(.rewind)) }
+        guard let node = state.tree.nodes[entryId], !state.hiddenIds.contains(entryId) else { return .failure(.missingEntry(entryId)) }
+        guard node.message.role == .user else { return .failure(.notUserMessage(entryId)) }
+        guard state.rows.contains(where: { $0.id == entryId }) else { return .failure(.offActivePath(entryId)) }
+        state.tree.moveLeaf(to: node.parentId)
+        renewAfterLeafMove(&state)
+        sessionStates[sessionKey] = state
+        return .success(node.message.text.isEmpty ? nil : node.message.text)
+    }
+
+    /// `sessions.branches.switch`: the active leaf moves to the tip `leafEntryId`. Refusals in
+    /// upstream's order: no session, a run going, archived, no such entry, not a tip, already active.
+    mutating func switchBranch(sessionKey: String, leafEntryId: String) -> Result<Void, MessageCutRefusal> {
+        guard hasSession(sessionKey) else { return .failure(.missingSession(sessionKey)) }
+        var state = sessionStates[sessionKey] ?? ChatSession(epoch: 0)
+        if state.busy || hasScheduledReply(sessionKey) { return .failure(.busy(.switchBranch)) }
+        if isArchived(sessionKey) { return .failure(.archived(.switchBranch)) }
+        guard state.tree.contains(leafEntryId), !state.hiddenIds.contains(leafEntryId) else {
+            return .failure(.missingBranch(leafEntryId))
+        }
+        guard state.tree.tips.contains(leafEntryId) else { return .failure(.notBranchTip(leafEntryId)) }
+        guard state.tree.leafId != leafEntryId else { return .failure(.alreadyActive(leafEntryId)) }
+        state.tree.moveLeaf(to: leafEntryId)
+        renewAfterLeafMove(&state)
+        sessionStates[sessionKey] = state
+        return .success(())
+    }
+
+    /// A moved leaf rotates the transcript id and invalidates cursors (a new epoch).
+    private mutating func renewAfterLeafMove(_ state: inout ChatSession) {
+        state.refreshRows()
+        state.rotations += 1
+        state.epoch = nextEpoch
+        nextEpoch += 1
+    }
+
+    // MARK: - sessions.create
+
+    /// `sessions.create`: the session `key` is created, or adopted when it exists, with `settings`
+    /// written as `sessions.patch` writes them; with `forkFrom` a new session's transcript is that
+    /// session's active path (the same entries, ids and `seq`).
+    /// - Returns: whether the session is new.
+    @discardableResult
+    mutating func create(key: String, settings: [String: JSONValue], forkFrom parentKey: String?) -> Bool {
+        let isNew = sessionStates[key] == nil
+        var state = session(key)
+        if isNew, let parentKey {
+            state.rows = messages(in: parentKey).map { row in
+                var copy = row
+                copy.sessionKey = key
+                return copy
+            }
+            state.tree = TranscriptTree(linear: state.rows)
+            state.lastSeq = state.rows.last?.seq ?? 0
+        }
+        sessionStates[key] = state
+        patch(sessionKey: key, settings: settings)
+        return isNew
+    }
 }

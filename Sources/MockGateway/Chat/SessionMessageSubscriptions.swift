@@ -21,6 +21,9 @@ struct SessionMessageSubscriptions: Sendable, Hashable {
     private(set) var keysByConnection: [String: Set<String>] = [:]
     /// The connections subscribed to every session (`sessions.subscribe`).
     private(set) var everySession: Set<String> = []
+    /// The connections that declared they show the session observer's output
+    /// (`sessions.observer.visibility {visible: true}`).
+    private(set) var observerVisible: Set<String> = []
 
     /// `sessions.messages.subscribe {key}`: the connection receives `key`'s messages.
     mutating func subscribe(connectionId: String, key: String) {
@@ -38,10 +41,16 @@ struct SessionMessageSubscriptions: Sendable, Hashable {
         if subscribed { everySession.insert(connectionId) } else { everySession.remove(connectionId) }
     }
 
+    /// `sessions.observer.visibility {visible}` of a connection.
+    mutating func setObserverVisible(_ visible: Bool, connectionId: String) {
+        if visible { observerVisible.insert(connectionId) } else { observerVisible.remove(connectionId) }
+    }
+
     /// Forgets a closed connection.
     mutating func drop(connectionId: String) {
         keysByConnection[connectionId] = nil
         everySession.remove(connectionId)
+        observerVisible.remove(connectionId)
     }
 
     /// Whether the connection receives `session.message` for `sessionKey`.

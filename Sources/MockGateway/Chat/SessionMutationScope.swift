@@ -1,3 +1,4 @@
+import Foundation
 import GatewayProtocol
 
 /// The scope a `sessions.patch` or `sessions.delete` needs, decided from its params (upstream's
@@ -30,6 +31,30 @@ enum SessionMutationScope {
     static func deleteRequires(_ params: JSONValue?) -> OperatorScope {
         guard let members = params?.objectValue, members["archivedOnly"] == .bool(true) else { return .admin }
         return members.keys.allSatisfy(deleteWriteScopeFields.contains) ? .write : .admin
+    }
+
+    /// The scope `params` of a `sessions.create` need: `operator.admin` for an incognito session
+    /// (`incognito: true`, or an incognito `key` or `parentSessionKey`), an `execNode`, a
+    /// `toolOverrides` member or `permissionMode: "full"`, `operator.write` otherwise
+    /// (`resolveSessionsCreateRequiredScope`, src/shared/session-method-scopes-base.ts
+    /// @138e2233dcd634ddaf6329babe39a08ae9c98519).
+    static func createRequires(_ params: JSONValue?) -> OperatorScope {
+        guard let members = params?.objectValue else { return .write }
+        let incognitoKey = ["key", "parentSessionKey"].contains { members[$0]?.stringValue.map(isIncognitoKey) == true }
+        if members["incognito"] == .bool(true) || incognitoKey || members["execNode"] != nil
+            || members["toolOverrides"] != nil || members["permissionMode"]?.stringValue == "full" {
+            return .admin
+        }
+        return .write
+    }
+
+    /// Whether `key` is an incognito session key: `agent:<id>:dashboard|subagent|internal-session-effects:incognito-<x>`,
+    /// trimmed and lowercased (`isIncognitoSessionKey`, src/shared/incognito-session-key.ts).
+    static func isIncognitoKey(_ key: String) -> Bool {
+        let parts = key.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "agent", !parts[1].isEmpty else { return false }
+        return ["dashboard", "subagent", "internal-session-effects"].contains(String(parts[2]))
+            && parts[3].hasPrefix("incognito-") && parts[3].count > "incognito-".count
     }
 
     /// The scope `params` of a `sessions.patch` need.

@@ -122,6 +122,42 @@ extension ConsoleCommandSpec {
             let groups = try await console.gateway.putSessionGroups(items.compactMap(\.stringValue))
             return .chat(.armed("session groups: \(JSONValue.array(groups.map(JSONValue.string)).jsonString)"))
         },
+        ConsoleCommandSpec(
+            "session-create", arguments: [PositionalSpec("paramsJSON", JSONArgument.self, help: "sessions.create params, a JSON object",
+                                                          optional: true)],
+            restOfLine: true,
+            summary: "create a session as another device would (sessions.changed reason create; a message starts a run)",
+            example: #"session-create {"key":"research","message":"hello"}"#
+        ) { command, console in
+            let params = command.argument(0, as: JSONArgument.self)?.value ?? [:]
+            guard params.objectValue != nil else { throw ConsoleError("session-create: expected a JSON object of sessions.create params") }
+            let answer = try await console.gateway.createChatSession(params)
+            let key = answer["key"]?.stringValue ?? "?"
+            let run = answer["runStarted"] == .bool(true) ? ", run \(answer["runId"]?.stringValue ?? "?") started" : ""
+            return .chat(.armed("session \(key) created\(run)"))
+        },
+        ConsoleCommandSpec(
+            "session-rewind", arguments: [PositionalSpec("key", NonEmptyText.self, help: "the session key"),
+                                          PositionalSpec("entryId", NonEmptyText.self, help: "a user message on the active path")],
+            summary: "rewind a session to before a user message as another device would (the old tip stays a branch)",
+            example: "session-rewind main msg-3"
+        ) { command, console in
+            let key = try command.required(0, as: NonEmptyText.self).text
+            let entryId = try command.required(1, as: NonEmptyText.self).text
+            let editorText = try await console.gateway.rewindChatSession(sessionKey: key, toBefore: entryId)
+            return .chat(.armed("session \(key) rewound to before \(entryId)" + (editorText.map { "; editor text \(JSONValue.string($0).jsonString)" } ?? "")))
+        },
+        ConsoleCommandSpec(
+            "session-switch-branch", arguments: [PositionalSpec("key", NonEmptyText.self, help: "the session key"),
+                                                 PositionalSpec("leafEntryId", NonEmptyText.self, help: "the tip of another branch")],
+            summary: "make another branch of a session active as another device would (sessions.changed reason branch-switch)",
+            example: "session-switch-branch main msg-4"
+        ) { command, console in
+            let key = try command.required(0, as: NonEmptyText.self).text
+            let leaf = try command.required(1, as: NonEmptyText.self).text
+            try await console.gateway.switchChatBranch(sessionKey: key, to: leaf)
+            return .chat(.armed("session \(key) now ends at \(leaf)"))
+        },
     ]
 
     /// `--session KEY`: a chat session, `main` by default.

@@ -60,6 +60,14 @@ enum SessionChangeReason: String, Sendable, Hashable {
     case fork
     /// A change of the session group catalog (`sessions.groups.*`), without a session key.
     case groups
+    /// `sessions.rewind`.
+    case rewind
+    /// `sessions.branches.switch`.
+    case branchSwitch = "branch-switch"
+    /// `sessions.create` (the new or adopted session).
+    case create
+    /// `sessions.create` started a run with its first message.
+    case send
 }
 
 /// Chat as a state machine over ``ChatState``: the chat and session methods (each with the raw
@@ -127,6 +135,28 @@ extension ChatState {
         /// src/gateway/session-create-service.ts), the uuid drawn from the `ids` stream once the
         /// params are valid.
         case fork(JSONValue?, agentId: String, ReplyAddress, nowMs: Int64)
+        /// `sessions.rewind {sessionKey, agentId?, entryId}` → `{editorText?}`, then
+        /// `sessions.changed {reason: "rewind"}`: the active path ends at the parent of the user
+        /// message `entryId`, the old tip stays as another branch (``ChatStore/rewind(sessionKey:entryId:)``;
+        /// the key and entry id trimmed, src/gateway/server-methods/sessions-rewind.ts
+        /// @0214f96109264efdf07467fdd0953476fcceef0e).
+        case rewind(JSONValue?, ReplyAddress, nowMs: Int64)
+        /// `sessions.branches.switch {sessionKey, agentId?, leafEntryId}` → `{}`, then
+        /// `sessions.changed {reason: "branch-switch"}`: the active path ends at another tip
+        /// (``ChatStore/switchBranch(sessionKey:leafEntryId:)``).
+        case switchBranch(JSONValue?, ReplyAddress, nowMs: Int64)
+        /// `sessions.create` by a caller holding `callerScopes` (`operator.admin` for what
+        /// ``SessionMutationScope/createRequires(_:)`` names, upstream's `dynamic` scope): the
+        /// session is created or adopted (a missing key is `agent:<agentId>:dashboard:<uuid>`, drawn
+        /// from the `ids` stream), its first message (`task`, else `message`) goes through the
+        /// `chat.send` path (a fresh idempotency key from `ids`), then `{ok, key, sessionId, entry,
+        /// runStarted, …the ack, resolved}` (`resolved` from the requested model, else
+        /// `defaultModel`), `sessions.changed {reason: "create"}` and, when a run started,
+        /// `{reason: "send"}` (both with `agentId`). Rules in Chat/SessionCreate.swift.
+        case create(JSONValue?, callerScopes: [String], agentId: String, defaultModel: ModelFixture?, ReplyAddress, nowMs: Int64)
+        /// `sessions.observer.visibility {visible}` → `{ok: true}`: records whether the
+        /// connection shows the session observer's output (the fake runs no observer).
+        case observerVisibility(JSONValue?, ReplyAddress)
         /// `sessions.groups.list {}` → `{groups: [{name, position}], sectionOrder}`.
         case groupsList(JSONValue?, ReplyAddress)
         /// `sessions.groups.put {names, sectionOrder?}` → `sessions.changed {reason: "groups"}`
@@ -258,6 +288,43 @@ extension ChatState {
                     return [reply.success(.object(payload))] + sessionsChanged(target, reason: .fork, nowMs: nowMs, to: listeners)
                 }
             }
+        case .rewind(let params, let reply, let nowMs):
+            return Self.validated(ChatStore.rewindSchema.validate(params), reply) { members in
+                let (result, notes, events) = rewindSession(Self.trimmed(members["sessionKey"]), entryId: Self.trimmed(members["entryId"]),
+                                                            nowMs: nowMs, to: listeners)
+                switch result {
+                case .failure(let refusal): return [reply.failure(refusal.shape)]
+                case .success(let editorText):
+                    return notes + [reply.success(.object(editorText.map { ["editorText": .string($0)] } ?? [:]))] + events
+                }
+            }
+        case .switchBranch(let params, let reply, let nowMs):
+            return Self.validated(ChatStore.branchesSwitchSchema.validate(params), reply) { members in
+                let (result, notes, events) = switchBranch(Self.trimmed(members["sessionKey"]),
+                                                           leafEntryId: Self.trimmed(members["leafEntryId"]), nowMs: nowMs, to: listeners)
+                switch result {
+                case .failure(let refusal): return [reply.failure(refusal.shape)]
+                case .success: return notes + [reply.success([:])] + events
+                }
+            }
+        case .create(let params, let callerScopes, let agentId, let defaultModel, let reply, let nowMs):
+            if SessionMutationScope.createRequires(params) == .admin, let refusal = missingAdmin(callerScopes, reply) { return [refusal] }
+            switch SessionCreateRequest.parse(params) {
+            case .failure(let error):
+                return [reply.failure(error.shape)]
+            case .success(let request):
+                let (result, before, after) = createSession(request, agentId: agentId, defaultModel: defaultModel, nowMs: nowMs,
+                                                            ids: &ids, to: listeners)
+                switch result {
+                case .failure(let error): return [reply.failure(error.shape)]
+                case .success(let answer): return before + [reply.success(answer)] + after
+                }
+            }
+        case .observerVisibility(let params, let reply):
+            return Self.validated(ChatStore.observerVisibilitySchema.validate(params), reply) { members in
+                messageSubscriptions.setObserverVisible(members["visible"] == .bool(true), connectionId: reply.connectionId)
+                return [reply.success(["ok": true])]
+            }
         case .groupsList(let params, let reply):
             return Self.validated(ChatStore.groupsListSchema.validate(params), reply) { _ in [reply.success(store.groupsListing)] }
         case .groupsPut(let params, let reply, let nowMs):
@@ -363,6 +430,77 @@ extension ChatState {
         }
     }
 
+    /// `sessions.rewind` (the wire's and the scripting API's): the refusal, or the cut message's
+    /// text with the fault note (`notes`) and `sessions.changed {reason: "rewind"}` (`events`);
+    /// the wire's answer goes between them.
+    mutating func rewindSession(_ key: String, entryId: String, nowMs: Int64, to listeners: [OperatorListener])
+        -> (Result<String?, MessageCutRefusal>, notes: [GatewayEffect], events: [GatewayEffect]) {
+        defer { refreshDeadline() }
+        switch store.rewind(sessionKey: key, entryId: entryId) {
+        case .failure(let refusal):
+            return (.failure(refusal), [], [])
+        case .success(let editorText):
+            return (.success(editorText), [.noteFault("session \(key) rewound to before \(entryId)", on: "-")],
+                    sessionsChanged(key, reason: .rewind, nowMs: nowMs, to: listeners))
+        }
+    }
+
+    /// `sessions.branches.switch` (the wire's and the scripting API's): the refusal, or the fault
+    /// note and `sessions.changed {reason: "branch-switch"}`.
+    mutating func switchBranch(_ key: String, leafEntryId: String, nowMs: Int64, to listeners: [OperatorListener])
+        -> (Result<Void, MessageCutRefusal>, notes: [GatewayEffect], events: [GatewayEffect]) {
+        defer { refreshDeadline() }
+        switch store.switchBranch(sessionKey: key, leafEntryId: leafEntryId) {
+        case .failure(let refusal):
+            return (.failure(refusal), [], [])
+        case .success:
+            return (.success(()), [.noteFault("session \(key) switched to the branch ending at \(leafEntryId)", on: "-")],
+                    sessionsChanged(key, reason: .branchSwitch, nowMs: nowMs, to: listeners))
+        }
+    }
+
+    /// `sessions.create` of a valid request (the wire's and the scripting API's): the refusals
+    /// that need the session index, else the session created or adopted, its first message sent
+    /// as `chat.send` sends one; `before`: the fault note and the published rows; `after` (the
+    /// wire's answer goes between): `sessions.changed` `create` (and `send` when a run started),
+    /// then the agent rows due now. Upstream's answer and events:
+    /// src/gateway/server-methods/sessions-create.ts@0214f96109264efdf07467fdd0953476fcceef0e.
+    mutating func createSession(_ request: SessionCreateRequest, agentId: String, defaultModel: ModelFixture?, nowMs: Int64,
+                                ids: inout SeededRandom, to listeners: [OperatorListener])
+        -> (Result<JSONValue, GatewayError>, before: [GatewayEffect], after: [GatewayEffect]) {
+        defer { refreshDeadline() }
+        if let refusal = request.refusal(hasSession: store.hasSession) { return (.failure(GatewayError(refusal)), [], []) }
+        let key = request.key ?? "agent:\(agentId):dashboard:\(ids.uuidString().lowercased())"
+        let forkFrom = request.fork ? request.parentSessionKey : nil
+        let isNew = store.create(key: key, settings: request.settings, forkFrom: forkFrom)
+        if let category = request.settings["category"]?.stringValue { _ = store.registerGroup(category) }
+        var before: [GatewayEffect] = [
+            .noteFault("session \(key) " + (isNew ? "created" : "adopted") + (forkFrom.map { " (forked from \($0))" } ?? ""), on: "-"),
+        ]
+        var ack: [String: JSONValue] = [:]
+        if let text = request.initialMessage {
+            let (first, published) = accept(sessionKey: key, text: text, idempotencyKey: ids.uuidString().lowercased(), mode: nil,
+                                            nowMs: nowMs, to: listeners)
+            ack = first.objectValue ?? [:]
+            before += published
+        }
+        let runStarted = ack["status"] == "started"
+        var entry = store.sessionRow(key).objectValue ?? [:]
+        if let parent = request.parentSessionKey { entry["parentSessionKey"] = .string(parent) }
+        if forkFrom != nil, isNew { entry["forkedFromParent"] = true }
+        var answer: [String: JSONValue] = [
+            "ok": true, "key": .string(key), "sessionId": .string(store.sessionId(key)),
+            "entry": .object(entry), "runStarted": .bool(runStarted),
+        ]
+        answer.merge(ack) { current, _ in current }
+        if let resolved = SessionCreateRequest.resolvedModel(request.settings["model"]?.stringValue, default: defaultModel) {
+            answer["resolved"] = resolved
+        }
+        var after = sessionsChanged(key, reason: .create, agentId: agentId, nowMs: nowMs, to: listeners)
+        if runStarted { after += sessionsChanged(key, reason: .send, agentId: agentId, nowMs: nowMs, to: listeners) }
+        return (.success(.object(answer)), before, after + releaseDue(nowMs: nowMs, to: listeners))
+    }
+
     /// `details.reason` of a stale lifecycle guard (upstream `SESSION_LIFECYCLE_CHANGED_ERROR_REASON`,
     /// src/config/sessions/lifecycle.ts).
     static let sessionChangedReason = "session-changed"
@@ -376,18 +514,21 @@ extension ChatState {
         case .success(let valid): request = valid
         case .failure(let error): return [reply.failure(error.shape)]
         }
-        var effects: [GatewayEffect] = []
-        let ack: JSONValue
-        switch store.send(sessionKey: request.sessionKey, text: request.text, idempotencyKey: request.idempotencyKey,
-                          mode: request.mode, nowMs: nowMs) {
+        let (ack, published) = accept(sessionKey: request.sessionKey, text: request.text, idempotencyKey: request.idempotencyKey,
+                                      mode: request.mode, nowMs: nowMs, to: listeners)
+        return published + [reply.success(ack)] + releaseDue(nowMs: nowMs, to: listeners)
+    }
+
+    /// The `chat.send` path (also `sessions.create`'s first message): the rows written and
+    /// published, and the ack (the first ack again for a known idempotency key, nothing published).
+    private mutating func accept(sessionKey: String, text: String, idempotencyKey: String, mode: ChatQueueMode?, nowMs: Int64,
+                                 to listeners: [OperatorListener]) -> (ack: JSONValue, published: [GatewayEffect]) {
+        switch store.send(sessionKey: sessionKey, text: text, idempotencyKey: idempotencyKey, mode: mode, nowMs: nowMs) {
         case .accepted(let messages, let first):
-            ack = first
-            for message in messages { effects += publish(message, to: listeners) }
+            return (first, messages.flatMap { publish($0, to: listeners) })
         case .repeated(let first):
-            ack = first
+            return (first, [])
         }
-        effects.append(reply.success(ack))
-        return effects + releaseDue(nowMs: nowMs, to: listeners)
     }
 
     private mutating func abort(_ params: JSONValue?, _ reply: ReplyAddress, nowMs: Int64) -> [GatewayEffect] {
