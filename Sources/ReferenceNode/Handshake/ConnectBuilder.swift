@@ -107,7 +107,7 @@ enum ConnectBuilder {
     /// The connect params as sent. The `connect-member-outside-schema` mutant adds
     /// `client.nickname`, a member the closed schema does not have.
     static func json(_ params: ConnectParams, configuration: ReferenceConfiguration) -> JSONValue {
-        var json = (try? JSONValue(encoding: params)) ?? .null
+        var json = params.json
         if configuration.has(.connectMemberOutsideSchema), case .object(var object) = json,
            case .object(var client)? = object["client"] {
             client["nickname"] = .string(params.client.displayName ?? "reference")
