@@ -426,9 +426,14 @@ private struct SchemaReader {
         for key in required where object[key] == nil {
             throw ConnectParamsValidationError(pointer: path, problem: "must have required property '\(key)'")
         }
-        let known = Set(members)
-        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
-            throw .unexpected(unknown, at: path)
+        // The common case, every member known, without building a set or sorting the keys;
+        // the first unknown one in key order otherwise.
+        guard object.keys.allSatisfy(members.contains) else {
+            let known = Set(members)
+            if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+                throw .unexpected(unknown, at: path)
+            }
+            return object
         }
         return object
     }
@@ -527,13 +532,21 @@ private struct SchemaReader {
             throw ConnectParamsValidationError(pointer: "\(path)/\(key)", problem: "must be object")
         }
         var result: [String: Bool] = [:]
+        result.reserveCapacity(members.count)
+        // The common case, every member a boolean under a non-empty name, in any order; the
+        // first problem in key order otherwise (its pointer built only then).
+        for (name, member) in members {
+            guard !name.isEmpty, let flag = member.boolValue else { break }
+            result[name] = flag
+        }
+        if result.count == members.count { return result }
         for (name, member) in members.sorted(by: { $0.key < $1.key }) {
-            let pointer = "\(path)/\(key)/\(JSONPointer.escape(name))"
             guard !name.isEmpty else {
                 throw ConnectParamsValidationError(pointer: "\(path)/\(key)", problem: "property name must be valid")
             }
-            guard let flag = member.boolValue else { throw ConnectParamsValidationError(pointer: pointer, problem: "must be boolean") }
-            result[name] = flag
+            guard member.boolValue != nil else {
+                throw ConnectParamsValidationError(pointer: "\(path)/\(key)/\(JSONPointer.escape(name))", problem: "must be boolean")
+            }
         }
         return result
     }

@@ -153,3 +153,71 @@ extension PresenceEvent {
     /// The value `JSONValue(encoding:)` gives, built without `Codable`.
     public var json: JSONValue { .object(["presence": .array(presence.map(\.json))]) }
 }
+
+// The connect request's params and the challenge, built the same way: a client builds one
+// `connect` per connection and the Gateway one challenge; `HelloJSONTests` compares them with
+// `JSONValue(encoding:)` too.
+
+extension ConnectParams {
+    /// The value `JSONValue(encoding:)` gives, built without `Codable`.
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "minProtocol": .int(Int64(minProtocol)), "maxProtocol": .int(Int64(maxProtocol)), "client": client.json,
+        ]
+        if let role { object["role"] = .string(role.rawValue) }
+        if let scopes { object["scopes"] = .array(scopes.map(JSONValue.string)) }
+        if let caps { object["caps"] = .array(caps.map(JSONValue.string)) }
+        if let commands { object["commands"] = .array(commands.map(JSONValue.string)) }
+        if let permissions { object["permissions"] = .object(permissions.mapValues(JSONValue.bool)) }
+        if let pathEnv { object["pathEnv"] = .string(pathEnv) }
+        if let auth { object["auth"] = auth.json }
+        if let device { object["device"] = device.json }
+        if let locale { object["locale"] = .string(locale) }
+        if let userAgent { object["userAgent"] = .string(userAgent) }
+        return .object(object)
+    }
+}
+
+extension ClientInfo {
+    /// The value `JSONValue(encoding:)` gives, built without `Codable`.
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "id": .string(id.rawValue), "version": .string(version), "platform": .string(platform), "mode": .string(mode.rawValue),
+        ]
+        if let displayName { object["displayName"] = .string(displayName) }
+        if let buildId { object["buildId"] = .string(buildId) }
+        if let deviceFamily { object["deviceFamily"] = .string(deviceFamily) }
+        if let modelIdentifier { object["modelIdentifier"] = .string(modelIdentifier) }
+        if let timeZone { object["timeZone"] = .string(timeZone) }
+        if let instanceId { object["instanceId"] = .string(instanceId) }
+        return .object(object)
+    }
+}
+
+extension ConnectAuth {
+    /// The value `JSONValue(encoding:)` gives, built without `Codable`.
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [:]
+        if let token { object["token"] = .string(token) }
+        if let bootstrapToken { object["bootstrapToken"] = .string(bootstrapToken) }
+        if let deviceToken { object["deviceToken"] = .string(deviceToken) }
+        if let password { object["password"] = .string(password) }
+        return .object(object)
+    }
+}
+
+extension DeviceProof {
+    /// The value `JSONValue(encoding:)` gives, built without `Codable`.
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "id": .string(id), "publicKey": .string(publicKey), "signature": .string(signature), "signedAt": .int(Int64(signedAt)),
+        ]
+        if let nonce { object["nonce"] = .string(nonce) }
+        return .object(object)
+    }
+}
+
+extension ConnectChallenge {
+    /// The value `JSONValue(encoding:)` gives, built without `Codable`.
+    public var json: JSONValue { .object(["nonce": .string(nonce), "ts": .int(Int64(ts))]) }
+}

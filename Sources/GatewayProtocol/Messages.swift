@@ -24,7 +24,7 @@ public struct ConnectChallenge: Sendable, Hashable, Codable {
 
     /// The event frame carrying this challenge (no `seq`).
     public var eventFrame: EventFrame {
-        EventFrame(event: GatewayEventName.connectChallenge.rawValue, payload: (try? JSONValue(encoding: self)) ?? .null)
+        EventFrame(event: GatewayEventName.connectChallenge.rawValue, payload: json)
     }
 }
 

@@ -15,4 +15,17 @@ extension StringProtocol {
         }
         return trimmingCharacters(in: .whitespacesAndNewlines)
     }
+
+    /// `trimmingCharacters(in: .whitespaces)`, with the same shortcut as
+    /// ``trimmingWhitespacesAndNewlines()``: printable ASCII other than the space at both ends
+    /// comes back unchanged (none of it is in the set); anything else goes to Foundation. A
+    /// client trims the nonce of every `connect.challenge`.
+    public func trimmingWhitespaces() -> String {
+        let scalars = unicodeScalars
+        if let first = scalars.first, let last = scalars.last,
+           (0x21 ... 0x7E).contains(first.value), (0x21 ... 0x7E).contains(last.value) {
+            return String(self)
+        }
+        return trimmingCharacters(in: .whitespaces)
+    }
 }

@@ -102,8 +102,8 @@ extension GatewayCore {
                                           kind: fault?.drop == true ? .dropped : .outbound, message: json,
                                           wire: wire, fault: Self.transcriptFault(fault, binary: treatment.binary)))
         events.append(.frameOut(connectionId: connectionId, frame: frame))
-        let data = json.encoded()
-        let message: WebSocketMessage = treatment.binary ? .binary(Array(data)) : .text(String(decoding: data, as: UTF8.self))
+        // Text straight from the serialized bytes (no `Data` in between).
+        let message: WebSocketMessage = treatment.binary ? .binary(Array(json.encoded())) : .text(json.jsonString)
         state.outbox.yield(.message(message, fault))
     }
 

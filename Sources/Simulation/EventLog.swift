@@ -51,36 +51,49 @@ public final class EventLog<Element: Sendable>: Sendable {
         }
     }
 
-    private struct Waiter: Sendable {
-        let id: UInt64
-        let from: Int
-        let predicate: @Sendable (Element) -> Bool
-        let continuation: CheckedContinuation<EventLogWait<Element>, Never>
-        var timer: Task<Void, Never>?
+    // The state and `append` are `@usableFromInline` / `@inlinable` so that `append`, which
+    // runs for every frame and event of a run, is specialized for the element type where it is
+    // called: unspecialized, each append looked up the generic type metadata of the waiters,
+    // streams and tuples it touched (Benchmarks/README.md).
+    @usableFromInline struct Waiter: Sendable {
+        @usableFromInline let id: UInt64
+        @usableFromInline let from: Int
+        @usableFromInline let predicate: @Sendable (Element) -> Bool
+        @usableFromInline let continuation: CheckedContinuation<EventLogWait<Element>, Never>
+        @usableFromInline var timer: Task<Void, Never>?
+
+        init(id: UInt64, from: Int, predicate: @escaping @Sendable (Element) -> Bool,
+             continuation: CheckedContinuation<EventLogWait<Element>, Never>, timer: Task<Void, Never>? = nil) {
+            self.id = id
+            self.from = from
+            self.predicate = predicate
+            self.continuation = continuation
+            self.timer = timer
+        }
     }
 
-    private struct Stream: Sendable {
-        let id: UInt64
-        let continuation: AsyncStream<Element>.Continuation
+    @usableFromInline struct Stream: Sendable {
+        @usableFromInline let id: UInt64
+        @usableFromInline let continuation: AsyncStream<Element>.Continuation
     }
 
-    private struct State: Sendable {
-        var elements: [Element] = []
+    @usableFromInline struct State: Sendable {
+        @usableFromInline var elements: [Element] = []
         /// In the order their waits started (ascending ids): the order they are woken in.
-        var waiters: [Waiter] = []
+        @usableFromInline var waiters: [Waiter] = []
         var nextWaiterID: UInt64 = 0
         /// In the order they were created (ascending ids): the order they get each value in.
-        var streams: [Stream] = []
-        var finished = false
-        var costs: [Int] = []
-        var retainedBytes = 0
+        @usableFromInline var streams: [Stream] = []
+        @usableFromInline var finished = false
+        @usableFromInline var costs: [Int] = []
+        @usableFromInline var retainedBytes = 0
         /// The position of the next value to compact.
-        var compactedUpTo = 0
-        var compactedCount = 0
+        @usableFromInline var compactedUpTo = 0
+        @usableFromInline var compactedCount = 0
         /// How many of the oldest values were dropped: the position of `elements[0]`.
-        var dropped = 0
+        @usableFromInline var dropped = 0
 
-        var count: Int { dropped + elements.count }
+        @usableFromInline var count: Int { dropped + elements.count }
 
         /// The index in `elements` of position `position`, clamped to what is kept.
         func index(of position: Int) -> Int { min(max(0, position - dropped), elements.count) }
@@ -104,8 +117,8 @@ public final class EventLog<Element: Sendable>: Sendable {
     }
 
     // All state is behind the lock; continuations are resumed outside of it.
-    private let state = Locked(State())
-    private let retention: Retention?
+    @usableFromInline let state = Locked(State())
+    @usableFromInline let retention: Retention?
 
     /// Creates an empty log.
     /// - Parameter retention: how much of the values to keep; `nil` keeps everything.
@@ -140,6 +153,7 @@ public final class EventLog<Element: Sendable>: Sendable {
     public var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Appends a value and wakes the waiters it satisfies (in the order they started waiting).
+    @inlinable
     public func append(_ element: Element) {
         let cost = retention.map { $0.cost(element) } ?? 0
         // Runs for every frame and event of a run: no dictionaries, no sorting, nothing
@@ -173,7 +187,8 @@ public final class EventLog<Element: Sendable>: Sendable {
     /// Accounts for a new value and compacts the oldest ones while over budget; drops the
     /// oldest when even compacted they are. Runs after the waiters and streams have seen the
     /// new value.
-    private func compact(_ state: inout State, adding cost: Int, retention: Retention) {
+    @inlinable
+    func compact(_ state: inout State, adding cost: Int, retention: Retention) {
         state.costs.append(cost)
         state.retainedBytes += cost
         state.compactedUpTo = max(state.compactedUpTo, state.dropped)
@@ -287,7 +302,8 @@ public final class EventLog<Element: Sendable>: Sendable {
         if let waiter { Self.resume(waiter, outcome) }
     }
 
-    private static func resume(_ waiter: Waiter, _ outcome: EventLogWait<Element>) {
+    @usableFromInline
+    static func resume(_ waiter: Waiter, _ outcome: EventLogWait<Element>) {
         waiter.timer?.cancel()
         waiter.continuation.resume(returning: outcome)
     }

@@ -48,6 +48,27 @@ struct HelloJSONTests {
         try Self.expectSame(SessionDefaults().json, SessionDefaults())
     }
 
+    /// Shown to fail by leaving `deviceFamily` out of `ClientInfo.json` and by writing
+    /// `signedAt` as a string: both expectations of the full params failed.
+    @Test func connectParamsAndTheChallengeAreWhatCodableMakesOfThem() throws {
+        let full = ConnectParams(
+            client: ClientInfo(id: .iOS, displayName: "Ana's iPhone", version: "2026.8.1", buildId: "b7", platform: "iOS 18.4.0",
+                               deviceFamily: "iPhone", modelIdentifier: "iPhone17,1", timeZone: "Europe/Paris", mode: .node,
+                               instanceId: "A1"),
+            role: .node, scopes: [], caps: ["canvas"], commands: ["camera.list"], permissions: ["camera.capture": true, "location": false],
+            pathEnv: "/usr/bin", auth: ConnectAuth(token: "t", bootstrapToken: "b", deviceToken: "d", password: "p"),
+            device: DeviceProof(id: "abc", publicKey: "key", signature: "sig", signedAt: 1_767_225_600_000, nonce: "n"),
+            locale: "en-US", userAgent: "Version 18.4 (Build 22E240)")
+        let minimal = ConnectParams(client: ClientInfo(id: .nodeHost, version: "1", platform: "darwin", mode: .node))
+        try Self.expectSame(full.json, full)
+        try Self.expectSame(minimal.json, minimal)
+        let partial = ConnectParams(minProtocol: 3, client: minimal.client, role: .operator, auth: ConnectAuth(),
+                                    device: DeviceProof(id: "d", publicKey: "k", signature: "s", signedAt: -1, nonce: nil))
+        try Self.expectSame(partial.json, partial)
+        try Self.expectSame(ConnectAuth(deviceToken: "d").json, ConnectAuth(deviceToken: "d"))
+        try Self.expectSame(ConnectChallenge(nonce: "n \"q\"", ts: 1_767_225_600_000).json, ConnectChallenge(nonce: "n \"q\"", ts: 1_767_225_600_000))
+    }
+
     @Test func errorsAndStateVersionsAreWhatCodableMakesOfThem() throws {
         let errors = [
             ErrorShape(code: "NOT_PAIRED", message: "pairing required"),

@@ -44,6 +44,8 @@ public final class SecretRedactor: Sendable {
         /// Values with other characters, found by substring search.
         var pinned: [String] = []
         var learnedPinned: [String] = []
+        /// Counts the changes to what is known: a snapshot of an older version is stale.
+        var version = 0
     }
 
     /// Whether anything is redacted.
@@ -138,7 +140,10 @@ public final class SecretRedactor: Sendable {
     public func pin(_ secret: String) {
         guard isEnabled, secret.count >= Self.minimumValueLength else { return }
         state.withLock { state in
-            if !state.pinned.contains(secret) { state.pinned.append(secret) }
+            if !state.pinned.contains(secret) {
+                state.pinned.append(secret)
+                state.version += 1
+            }
         }
     }
 
@@ -149,6 +154,7 @@ public final class SecretRedactor: Sendable {
             if Self.isRunOnly(secret) {
                 guard !state.learned.contains(secret) else { return }
                 state.learned.insert(secret)
+                state.version += 1
                 let length = secret.utf8.count
                 if state.learnedLengths.count <= length {
                     state.learnedLengths.append(contentsOf: repeatElement(0, count: length + 1 - state.learnedLengths.count))
@@ -167,6 +173,7 @@ public final class SecretRedactor: Sendable {
                 }
             } else if !state.pinned.contains(secret), !state.learnedPinned.contains(secret) {
                 state.learnedPinned.append(secret)
+                state.version += 1
                 if state.learnedPinned.count > 64 { state.learnedPinned.removeFirst() }
             }
         }
@@ -190,9 +197,20 @@ public final class SecretRedactor: Sendable {
     /// other string (by value). Learns what it redacts by key.
     public func redact(_ value: JSONValue) -> JSONValue {
         guard isEnabled else { return value }
-        learnSecrets(in: value)
-        let known = snapshot()
-        return Self.redact(value, known: known)
+        // One walk finds the values under secret keys and redacts with what is known; only when
+        // learning them changed what is known (a secret seen for the first time, which the rest
+        // of the frame must not show either) does a second walk redact with the new knowledge.
+        // The result is the same as learning first and redacting then, without a second walk
+        // of every recorded frame (Benchmarks/README.md).
+        let before = snapshot()
+        var found: [String] = []
+        let first = Self.changed(value, known: before, found: &found)
+        guard isLearning, !found.isEmpty else { return first ?? value }
+        for secret in found { learn(secret) }
+        let after = snapshot()
+        guard after.version != before.version else { return first ?? value }
+        var ignored: [String] = []
+        return Self.changed(value, known: after, found: &ignored) ?? value
     }
 
     /// `text` (a frame that is not JSON, a log line, any output) with secrets replaced by key
@@ -255,13 +273,15 @@ public final class SecretRedactor: Sendable {
         /// and is not looked up.
         var learnedLengths: [Int]
         var substrings: [String]
+        var version: Int
         var isEmpty: Bool { learned.isEmpty && substrings.isEmpty }
     }
 
     private func snapshot() -> Known {
         state.withLock { state in
             Known(learned: state.learned, learnedLengths: state.learnedLengths,
-                  substrings: state.learnedPinned.isEmpty ? state.pinned : state.pinned + state.learnedPinned)
+                  substrings: state.learnedPinned.isEmpty ? state.pinned : state.pinned + state.learnedPinned,
+                  version: state.version)
         }
     }
 
@@ -286,14 +306,11 @@ public final class SecretRedactor: Sendable {
         }
     }
 
-    private static func redact(_ value: JSONValue, known: Known) -> JSONValue {
-        changed(value, known: known) ?? value
-    }
-
     /// `value` redacted, or `nil` when redacting changes nothing: most of a frame has no
     /// secret, and rebuilding every object of every recorded frame was a measurable share of a
-    /// conformance run.
-    private static func changed(_ value: JSONValue, known: Known) -> JSONValue? {
+    /// conformance run. Appends to `found` every string under a secret key (also inside
+    /// `payloadJSON` / `paramsJSON`), as ``walkSecretValues(_:_:)`` finds them.
+    private static func changed(_ value: JSONValue, known: Known, found: inout [String]) -> JSONValue? {
         switch value {
         case .object(let members):
             var result: [String: JSONValue]?
@@ -301,18 +318,19 @@ public final class SecretRedactor: Sendable {
                 let replacement: JSONValue?
                 if let text = member.stringValue {
                     if isSecretKey(key) {
+                        found.append(text)
                         replacement = text == placeholder ? nil : .string(placeholder)
                     } else if key == "payloadJSON" || key == "paramsJSON", let inner = try? JSONValue(parsing: text),
                               inner.objectValue != nil || inner.arrayValue != nil {
                         // Push registrations and invoke params carry secrets inside a JSON string
                         // (always written back compact, with sorted keys).
-                        let rewritten = redact(inner, known: known).jsonString
+                        let rewritten = (changed(inner, known: known, found: &found) ?? inner).jsonString
                         replacement = rewritten == text ? nil : .string(rewritten)
                     } else {
                         replacement = changedValues(text, known: known).map(JSONValue.string)
                     }
                 } else {
-                    replacement = changed(member, known: known)
+                    replacement = changed(member, known: known, found: &found)
                 }
                 if let replacement {
                     if result == nil { result = members }
@@ -323,7 +341,7 @@ public final class SecretRedactor: Sendable {
         case .array(let items):
             var result: [JSONValue]?
             for (index, item) in items.enumerated() {
-                guard let replacement = changed(item, known: known) else { continue }
+                guard let replacement = changed(item, known: known, found: &found) else { continue }
                 if result == nil { result = items }
                 result?[index] = replacement
             }

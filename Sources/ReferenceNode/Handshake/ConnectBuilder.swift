@@ -95,7 +95,7 @@ enum ConnectBuilder {
     /// is invalid"). The `accept-challenge-without-ts` mutant takes any challenge with a nonce
     /// and signs with its own clock.
     static func challenge(_ payload: JSONValue?, configuration: ReferenceConfiguration, fallbackNowMs: Int64) -> ConnectChallenge? {
-        guard let nonce = payload?["nonce"]?.stringValue?.trimmingCharacters(in: .whitespaces), !nonce.isEmpty else { return nil }
+        guard let nonce = payload?["nonce"]?.stringValue?.trimmingWhitespaces(), !nonce.isEmpty else { return nil }
         // An integral floating-point number (`1737264000000.0`) is the same integer in JSON.
         if let value = payload?["ts"]?.int64Value, value >= 0, let integer = Int(exactly: value) {
             return ConnectChallenge(nonce: nonce, ts: integer)
@@ -107,7 +107,7 @@ enum ConnectBuilder {
     /// The connect params as sent. The `connect-member-outside-schema` mutant adds
     /// `client.nickname`, a member the closed schema does not have.
     static func json(_ params: ConnectParams, configuration: ReferenceConfiguration) -> JSONValue {
-        var json = (try? JSONValue(encoding: params)) ?? .null
+        var json = params.json
         if configuration.has(.connectMemberOutsideSchema), case .object(var object) = json,
            case .object(var client)? = object["client"] {
             client["nickname"] = .string(params.client.displayName ?? "reference")
