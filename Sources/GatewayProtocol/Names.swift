@@ -228,6 +228,12 @@ public struct GatewayMethod: WireName {
     /// deliveryStatuses?, deliveryStatus?, query?, sortDir?}`: a page of the run history (operators).
     public static let cronRuns: GatewayMethod = "cron.runs"
 
+    // MARK: Chat metadata, skills, talk configuration and artifacts (served from fixtures)
+
+    /// `chat.metadata` `{agentId?}`: the model picker's models and the text slash commands of an
+    /// agent in one answer (operators).
+    public static let chatMetadata: GatewayMethod = "chat.metadata"
+
     /// Method-name prefixes of admin-only families (approval policy files, config, wizard,
     /// update): every method under one needs `operator.admin`, and a node calling one is refused
     /// by role.

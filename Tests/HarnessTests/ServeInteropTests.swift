@@ -191,7 +191,7 @@ struct ServeInteropTests {
                               "workspace-links-refused", "workspace-unsupported", "workspace-invalid-requests",
                               "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
                               "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "tasks-list", "config-get",
-                              "cron-list", "cron-get", "cron-runs", "unserved-method"]
+                              "cron-list", "cron-get", "cron-runs", "chat-metadata", "unserved-method"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")

@@ -1124,6 +1124,35 @@ async def apps_suite(url, secret, workspace, fixtures_file):
                     "missingId": error_of(missing_id), "slash": error_of(slash)}
     await checked("cron-runs", cron_runs)
 
+    with open(fixtures_file, encoding="utf-8") as handle:
+        document = json.load(handle)
+    fixture_commands = document.get("commands", [])
+
+    async def chat_metadata():
+        # chat-history-handler.ts@2cfb0c9b: {...models.list view "configured", ...commands.list
+        # scope "text" with args}; a blank agentId is the default agent, an unknown one is refused
+        # with the id as sent. Shown to fail when the commands were listed with scope "native"
+        # (the text-only command missing, the native-only one present).
+        models = document.get("models") or [{"id": "mock-echo", "name": "Mock Gateway echo agent",
+                                             "provider": "mock-gateway"}]
+        expected = {"models": models,
+                    "commands": [command_entry(entry, True) for entry in fixture_commands
+                                 if entry["scope"] in ("text", "both")]}
+        default = await request_ok(reader, "chat.metadata", {})
+        named = await request_ok(reader, "chat.metadata", {"agentId": " Main "})
+        unknown = await reader.request("chat.metadata", {"agentId": "ghost"}, timeout=TIMEOUT)
+        closed = await reader.request("chat.metadata", {"sessionKey": "agent:main:main"}, timeout=TIMEOUT)
+        empty = await reader.request("chat.metadata", {"agentId": ""}, timeout=TIMEOUT)
+        ok = (default == expected and named == expected
+              and unknown.get("error") == {"code": "INVALID_REQUEST", "message": 'Unknown agent id "ghost"'}
+              and closed.get("error") == {"code": "INVALID_REQUEST", "message":
+                                          "invalid chat.metadata params: at root: unexpected property 'sessionKey'"}
+              and empty.get("error") == {"code": "INVALID_REQUEST", "message":
+                                         "invalid chat.metadata params: at /agentId: must NOT have fewer than 1 characters"})
+        return ok, {"default": default, "expected": expected, "unknown": unknown.get("error")}
+    await checked("chat-metadata", chat_metadata)
+
+
     async def unserved():
         first = await reader.request("last-heartbeat", {}, timeout=TIMEOUT)
         second = await reader.request("last-heartbeat", {}, timeout=TIMEOUT)

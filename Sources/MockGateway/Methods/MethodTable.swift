@@ -182,6 +182,10 @@ extension MethodRegistry {
         .operator(.cronList, read) { core, call in core.cronList(call) },
         .operator(.cronGet, read) { core, call in core.cronGet(call) },
         .operator(.cronRuns, read) { core, call in core.cronRuns(call) },
+        .operator(.chatMetadata, read) { core, call in
+            core.answer(call, ChatMetadata.answer(call.params, models: core.appSurfaces.models,
+                                                  commands: core.appSurfaces.commands, agents: core.appSurfaces.agents))
+        },
         .operator(.health, read) { core, call in
             core.reply(call, HealthReport.summary(agents: core.appSurfaces.agents,
                                                   sessions: core.chat.store.healthSessionStamps, nowMs: core.nowMs))
