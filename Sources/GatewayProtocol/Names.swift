@@ -233,6 +233,9 @@ public struct GatewayMethod: WireName {
     /// `chat.metadata` `{agentId?}`: the model picker's models and the text slash commands of an
     /// agent in one answer (operators).
     public static let chatMetadata: GatewayMethod = "chat.metadata"
+    /// `talk.config` `{includeSecrets?}`: the talk configuration, redacted unless the caller may
+    /// read its secrets (operators).
+    public static let talkConfig: GatewayMethod = "talk.config"
 
     /// Method-name prefixes of admin-only families (approval policy files, config, wizard,
     /// update): every method under one needs `operator.admin`, and a node calling one is refused

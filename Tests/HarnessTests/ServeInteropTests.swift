@@ -135,7 +135,10 @@ struct ServeInteropTests {
             ],
              "config": {
               "gateway": {"auth": {"mode": "token", "token": "gw-secret-1"}, "remote": {"password": "pw-2"}},
-              "talk": {"apiKey": "${ELEVENLABS_API_KEY}", "voiceId": "v1"},
+              "talk": {"apiKey": "el-secret-6", "voiceId": "v1", "voiceAliases": {"Clawd": "v1", "odd": 3},
+                       "modelId": "eleven_v3", "interruptOnSpeech": true, "provider": "elevenlabs", "silenceTimeoutMs": 900},
+              "session": {"mainKey": "main"}, "ui": {"seamColor": "#ff4500"},
+              "messages": {"tts": {"apiKey": "${OPENAI_API_KEY}"}},
               "tools": {"web": {"search": {"api_key": "brave-3", "maxResults": 5}}},
               "agents": {"defaults": {"maxTokens": "4096"}},
               "hooks": {"secretValues": ["s-4", 7, {"note": "n"}], "tokenTtl": 60},
@@ -191,7 +194,7 @@ struct ServeInteropTests {
                               "workspace-links-refused", "workspace-unsupported", "workspace-invalid-requests",
                               "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
                               "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "tasks-list", "config-get",
-                              "cron-list", "cron-get", "cron-runs", "chat-metadata", "unserved-method"]
+                              "cron-list", "cron-get", "cron-runs", "chat-metadata", "talk-config", "unserved-method"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")

@@ -961,7 +961,8 @@ async def apps_suite(url, secret, workspace, fixtures_file):
         expected = redact(config, "")
         snapshot = await request_ok(reader, "config.get", {})
         clear_text = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        leaked = [text for text in ("gw-secret-1", "pw-2", "brave-3", "s-4", "k-5") if text in json.dumps(snapshot)]
+        leaked = [text for text in ("gw-secret-1", "pw-2", "brave-3", "s-4", "k-5", "el-secret-6")
+                  if text in json.dumps(snapshot)]
         closed = await reader.request("config.get", {"path": "gateway"}, timeout=TIMEOUT)
         ok = (snapshot.get("config") == expected and snapshot.get("parsed") == expected
               and snapshot.get("resolved") == expected
@@ -969,7 +970,7 @@ async def apps_suite(url, secret, workspace, fixtures_file):
               and snapshot.get("hash") == hashlib.sha256(clear_text.encode()).hexdigest()
               and snapshot.get("exists") is True and snapshot.get("valid") is True
               and snapshot.get("issues") == [] and snapshot.get("warnings") == [] and snapshot.get("legacyIssues") == []
-              and expected["talk"]["apiKey"].startswith("${") and not leaked
+              and expected["messages"]["tts"]["apiKey"].startswith("${") and not leaked
               and closed.get("error") == {"code": "INVALID_REQUEST",
                                           "message": "invalid config.get params: at root: unexpected property 'path'"})
         return ok, {"config": snapshot.get("config"), "expected": expected, "leaked": leaked, "closed": closed.get("error")}
@@ -1127,6 +1128,11 @@ async def apps_suite(url, secret, workspace, fixtures_file):
     with open(fixtures_file, encoding="utf-8") as handle:
         document = json.load(handle)
     fixture_commands = document.get("commands", [])
+    fixture_config = document.get("config", {})
+    admin = await admitted(url, Identity(os.urandom(32)), "an admin", client=OPERATOR_CLIENT, role="operator",
+                           scopes=["operator.admin"], auth=auth)
+    talker = await admitted(url, Identity(os.urandom(32)), "a talk-secrets reader", client=OPERATOR_CLIENT,
+                            role="operator", scopes=["operator.read", "operator.talk.secrets"], auth=auth)
 
     async def chat_metadata():
         # chat-history-handler.ts@2cfb0c9b: {...models.list view "configured", ...commands.list
@@ -1152,6 +1158,37 @@ async def apps_suite(url, secret, workspace, fixtures_file):
         return ok, {"default": default, "expected": expected, "unknown": unknown.get("error")}
     await checked("chat-metadata", chat_metadata)
 
+    async def talk_config():
+        # The early talk.ts generation: talk keeps voiceId, modelId, outputFormat, apiKey (strings),
+        # voiceAliases (string values only) and interruptOnSpeech, redacted by path within the talk
+        # section unless includeSecrets; session.mainKey and ui.seamColor when strings;
+        # includeSecrets needs operator.admin or operator.talk.secrets. Shown to fail when the
+        # apiKey was not redacted for a plain reader (the clear key in the answer).
+        talk = fixture_config.get("talk", {})
+        kept = {key: talk[key] for key in ("voiceId", "modelId", "outputFormat", "apiKey") if isinstance(talk.get(key), str)}
+        aliases = {alias: voice for alias, voice in (talk.get("voiceAliases") or {}).items() if isinstance(voice, str)}
+        if aliases:
+            kept["voiceAliases"] = aliases
+        if isinstance(talk.get("interruptOnSpeech"), bool):
+            kept["interruptOnSpeech"] = talk["interruptOnSpeech"]
+        base = {"session": {"mainKey": fixture_config["session"]["mainKey"]},
+                "ui": {"seamColor": fixture_config["ui"]["seamColor"]}}
+        clear = {"config": dict(base, talk=kept)}
+        redacted = {"config": dict(base, talk=dict(kept, apiKey="__OPENCLAW_REDACTED__"))}
+        plain = await request_ok(reader, "talk.config", {})
+        secrets = await request_ok(talker, "talk.config", {"includeSecrets": True})
+        as_admin = await request_ok(admin, "talk.config", {"includeSecrets": True})
+        refused = await reader.request("talk.config", {"includeSecrets": True}, timeout=TIMEOUT)
+        closed = await reader.request("talk.config", {"provider": "x"}, timeout=TIMEOUT)
+        ok = (plain == redacted and secrets == clear and as_admin == clear
+              and refused.get("error") == {"code": "INVALID_REQUEST", "message": "missing scope: operator.talk.secrets"}
+              and closed.get("error") == {"code": "INVALID_REQUEST", "message":
+                                          "invalid talk.config params: at root: unexpected property 'provider'"})
+        return ok, {"plain": plain, "secrets": secrets, "refused": refused.get("error"), "expected": clear}
+    await checked("talk-config", talk_config)
+
+    for session in (admin, talker):
+        await session.close()
 
     async def unserved():
         first = await reader.request("last-heartbeat", {}, timeout=TIMEOUT)

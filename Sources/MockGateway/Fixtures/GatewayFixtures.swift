@@ -3,7 +3,8 @@ import GatewayProtocol
 
 /// The apps' fixtures a Gateway starts with: the slash commands `commands.list` answers, the
 /// models `models.list` answers, the tasks `tasks.list` answers, the Gateway configuration
-/// `config.get` answers (redacted) and the cron jobs and runs `cron.list/get/runs` answer.
+/// `config.get` answers (redacted; `talk.config` reads its `talk`, `session` and `ui` sections)
+/// and the cron jobs and runs `cron.list/get/runs` answer.
 ///
 /// `harness serve --fixtures FILE` reads them from a JSON object (docs/harness-serve.md
 /// "Fixtures file"): `{"commands": [CommandEntry], "models": [ModelChoice], "tasks":

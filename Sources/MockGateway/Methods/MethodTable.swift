@@ -20,6 +20,9 @@ extension MethodRegistry {
     /// params (`SessionMutationScope`; `sessions.delete` asks `operator.admin` unless it is an
     /// archive-then-delete).
     private static let writeRaisedByParams = MethodScopeRequirement(.write, raisedByParams: true)
+    /// `talk.config`: `operator.read` admits the call; `includeSecrets: true` asks for
+    /// `operator.admin` or `operator.talk.secrets` in the handler (``TalkConfig``).
+    private static let readRaisedByParams = MethodScopeRequirement(.read, raisedByParams: true)
     private static let approvals = MethodScopeRequirement(.approvals)
     /// "own-run question boundary": `operator.sessions.write` is admitted for every question
     /// method; the fake Gateway has no runs to tell own from foreign.
@@ -185,6 +188,9 @@ extension MethodRegistry {
         .operator(.chatMetadata, read) { core, call in
             core.answer(call, ChatMetadata.answer(call.params, models: core.appSurfaces.models,
                                                   commands: core.appSurfaces.commands, agents: core.appSurfaces.agents))
+        },
+        .operator(.talkConfig, readRaisedByParams) { core, call in
+            core.answer(call, TalkConfig.answer(call.params, scopes: call.session.scopes, config: core.appSurfaces.config))
         },
         .operator(.health, read) { core, call in
             core.reply(call, HealthReport.summary(agents: core.appSurfaces.agents,
