@@ -233,6 +233,8 @@ public struct GatewayMethod: WireName {
     /// `chat.metadata` `{agentId?}`: the model picker's models and the text slash commands of an
     /// agent in one answer (operators).
     public static let chatMetadata: GatewayMethod = "chat.metadata"
+    /// `skills.status` `{}`: the skills of the default agent's workspace (operators).
+    public static let skillsStatus: GatewayMethod = "skills.status"
     /// `talk.config` `{includeSecrets?}`: the talk configuration, redacted unless the caller may
     /// read its secrets (operators).
     public static let talkConfig: GatewayMethod = "talk.config"

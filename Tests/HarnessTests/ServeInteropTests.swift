@@ -174,7 +174,19 @@ struct ServeInteropTests {
                {"ts": 50, "jobId": "gone", "action": "finished", "status": "skipped"}
               ],
               "deliveryPreviews": {"j-c": {"label": "announce -> telegram:42", "detail": "explicit"}}
-            }}
+            },
+             "skills": {"workspaceDir": "/work/agent", "managedSkillsDir": "/home/me/.openclaw/skills", "skills": [
+              {"name": "weather", "description": "Forecasts", "source": "openclaw-bundled",
+               "filePath": "/b/weather/SKILL.md", "baseDir": "/b/weather", "emoji": "W",
+               "requirements": {"bins": ["curl", "jq"], "anyBins": ["wget", "fetch"]},
+               "missing": {"bins": ["curl", "jq"], "anyBins": ["wget", "fetch"]},
+               "install": [{"id": "brew-0", "kind": "brew", "label": "Install curl (brew)", "bins": ["curl", "jq", "wget"]}]},
+              {"name": "notes", "description": "Notes", "source": "openclaw-workspace", "filePath": "/w/notes/SKILL.md",
+               "baseDir": "/w/notes", "skillKey": "notes-key", "disabled": true},
+              {"name": "always-on", "description": "Always", "source": "openclaw-managed", "filePath": "/m/a/SKILL.md",
+               "baseDir": "/m/a", "always": true, "requirements": {"env": ["TOKEN"]}, "missing": {"env": ["TOKEN"]},
+               "configChecks": [{"path": "x.y", "value": null, "satisfied": false}]}
+             ]}}
             """#.utf8).write(to: URL(fileURLWithPath: fixtures))
         defer {
             try? FileManager.default.removeItem(at: workspace)
@@ -194,7 +206,8 @@ struct ServeInteropTests {
                               "workspace-links-refused", "workspace-unsupported", "workspace-invalid-requests",
                               "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
                               "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "tasks-list", "config-get",
-                              "cron-list", "cron-get", "cron-runs", "chat-metadata", "talk-config", "unserved-method"]
+                              "cron-list", "cron-get", "cron-runs", "chat-metadata", "talk-config", "skills-status",
+                              "unserved-method"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")

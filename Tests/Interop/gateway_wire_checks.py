@@ -1129,6 +1129,7 @@ async def apps_suite(url, secret, workspace, fixtures_file):
         document = json.load(handle)
     fixture_commands = document.get("commands", [])
     fixture_config = document.get("config", {})
+    fixture_skills = document.get("skills", {})
     admin = await admitted(url, Identity(os.urandom(32)), "an admin", client=OPERATOR_CLIENT, role="operator",
                            scopes=["operator.admin"], auth=auth)
     talker = await admitted(url, Identity(os.urandom(32)), "a talk-secrets reader", client=OPERATOR_CLIENT,
@@ -1186,6 +1187,46 @@ async def apps_suite(url, secret, workspace, fixtures_file):
                                           "invalid talk.config params: at root: unexpected property 'provider'"})
         return ok, {"plain": plain, "secrets": secrets, "refused": refused.get("error"), "expected": clear}
     await checked("talk-config", talk_config)
+
+    def skill_entry(skill, installed_bins=()):
+        # buildSkillStatus@013c24e7: defaults, nothing missing for an `always` skill, eligible when
+        # not disabled, not blocked and always or nothing missing; installed binaries are present.
+        lists = ("bins", "anyBins", "env", "config", "os")
+        requirements = {key: (skill.get("requirements") or {}).get(key, []) for key in lists}
+        missing = {key: (skill.get("missing") or {}).get(key, []) for key in lists}
+        missing["bins"] = [binary for binary in missing["bins"] if binary not in installed_bins]
+        if any(binary in requirements["anyBins"] for binary in installed_bins):
+            missing["anyBins"] = []
+        if skill.get("always"):
+            missing = {key: [] for key in lists}
+        entry = {key: skill[key] for key in ("name", "description", "source", "filePath", "baseDir")}
+        entry.update({"skillKey": skill.get("skillKey", skill["name"]), "always": skill.get("always", False),
+                      "disabled": skill.get("disabled", False),
+                      "blockedByAllowlist": skill.get("blockedByAllowlist", False),
+                      "requirements": requirements, "missing": missing,
+                      "configChecks": skill.get("configChecks", []), "install": skill.get("install", [])})
+        for key in ("primaryEnv", "emoji", "homepage"):
+            if key in skill:
+                entry[key] = skill[key]
+        entry["eligible"] = (not entry["disabled"] and not entry["blockedByAllowlist"]
+                             and (entry["always"] or not any(missing.values())))
+        return entry
+
+    def skills_report(installed=None):
+        installed = installed or {}
+        return {"workspaceDir": fixture_skills["workspaceDir"], "managedSkillsDir": fixture_skills["managedSkillsDir"],
+                "skills": [skill_entry(skill, installed.get(skill["name"], ())) for skill in fixture_skills["skills"]]}
+
+    async def skills_status():
+        # Shown to fail when `eligible` ignored `disabled` (the disabled skill with nothing
+        # missing reported eligible).
+        report = await request_ok(reader, "skills.status", {})
+        closed = await reader.request("skills.status", {"agentId": "main"}, timeout=TIMEOUT)
+        ok = (report == skills_report()
+              and closed.get("error") == {"code": "INVALID_REQUEST", "message":
+                                          "invalid skills.status params: at root: unexpected property 'agentId'"})
+        return ok, {"report": report, "expected": skills_report(), "closed": closed.get("error")}
+    await checked("skills-status", skills_status)
 
     for session in (admin, talker):
         await session.close()

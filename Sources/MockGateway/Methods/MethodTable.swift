@@ -189,6 +189,9 @@ extension MethodRegistry {
             core.answer(call, ChatMetadata.answer(call.params, models: core.appSurfaces.models,
                                                   commands: core.appSurfaces.commands, agents: core.appSurfaces.agents))
         },
+        .operator(.skillsStatus, read) { core, call in
+            core.answer(call, SkillsReport.status(call.params, skills: core.appSurfaces.skills, agents: core.appSurfaces.agents))
+        },
         .operator(.talkConfig, readRaisedByParams) { core, call in
             core.answer(call, TalkConfig.answer(call.params, scopes: call.session.scopes, config: core.appSurfaces.config))
         },
