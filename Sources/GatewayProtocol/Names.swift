@@ -235,6 +235,9 @@ public struct GatewayMethod: WireName {
     public static let chatMetadata: GatewayMethod = "chat.metadata"
     /// `skills.status` `{}`: the skills of the default agent's workspace (operators).
     public static let skillsStatus: GatewayMethod = "skills.status"
+    /// `skills.install` `{name, installId, timeoutMs?}`: runs one installer of a skill (operators,
+    /// `operator.admin`).
+    public static let skillsInstall: GatewayMethod = "skills.install"
     /// `talk.config` `{includeSecrets?}`: the talk configuration, redacted unless the caller may
     /// read its secrets (operators).
     public static let talkConfig: GatewayMethod = "talk.config"

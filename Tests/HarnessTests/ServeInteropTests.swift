@@ -207,7 +207,7 @@ struct ServeInteropTests {
                               "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
                               "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "tasks-list", "config-get",
                               "cron-list", "cron-get", "cron-runs", "chat-metadata", "talk-config", "skills-status",
-                              "unserved-method"]
+                              "skills-install", "unserved-method"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")

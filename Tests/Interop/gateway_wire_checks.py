@@ -1228,6 +1228,40 @@ async def apps_suite(url, secret, workspace, fixtures_file):
         return ok, {"report": report, "expected": skills_report(), "closed": closed.get("error")}
     await checked("skills-status", skills_status)
 
+    async def skills_install():
+        # installSkill@013c24e7 results; a failure is ok:false with the result as payload and
+        # UNAVAILABLE <message>. Shown to fail when an install left the binaries missing (the
+        # skill still not eligible afterwards).
+        skill = next(each for each in fixture_skills["skills"] if each.get("install"))
+        option = skill["install"][0]
+
+        def failure(message):
+            return {"ok": False, "message": message, "stdout": "", "stderr": "", "code": None}
+        no_skill = await admin.request("skills.install", {"name": "ghost", "installId": option["id"]}, timeout=TIMEOUT)
+        no_installer = await admin.request("skills.install", {"name": skill["name"], "installId": "nope"},
+                                           timeout=TIMEOUT)
+        short = await admin.request("skills.install", {"name": skill["name"], "installId": option["id"],
+                                                       "timeoutMs": 999}, timeout=TIMEOUT)
+        reader_refused = await reader.request("skills.install", {"name": skill["name"], "installId": option["id"]},
+                                              timeout=TIMEOUT)
+        before = await request_ok(reader, "skills.status", {})
+        done = await request_ok(admin, "skills.install", {"name": skill["name"], "installId": option["id"],
+                                                          "timeoutMs": 1000})
+        after = await request_ok(reader, "skills.status", {})
+        ok = (no_skill.get("ok") is False and no_skill.get("payload") == failure("Skill not found: ghost")
+              and no_skill.get("error") == {"code": "UNAVAILABLE", "message": "Skill not found: ghost"}
+              and no_installer.get("payload") == failure("Installer not found: nope")
+              and no_installer.get("error") == {"code": "UNAVAILABLE", "message": "Installer not found: nope"}
+              and short.get("error") == {"code": "INVALID_REQUEST", "message":
+                                         "invalid skills.install params: at /timeoutMs: must be >= 1000"}
+              and (reader_refused.get("error") or {}).get("message") == "missing scope: operator.admin"
+              and before == skills_report()
+              and done == {"ok": True, "message": "Installed", "stdout": "", "stderr": "", "code": 0}
+              and after == skills_report({skill["name"]: option.get("bins", [])}))
+        return ok, {"noSkill": no_skill, "noInstaller": no_installer.get("error"), "short": short.get("error"),
+                    "reader": reader_refused.get("error"), "done": done, "after": after}
+    await checked("skills-install", skills_install)
+
     for session in (admin, talker):
         await session.close()
 

@@ -143,6 +143,14 @@ public struct SkillFixture: Sendable, Hashable {
         return .object(object)
     }
 
+    /// The skill after `option` ran: its binaries are on `PATH` now, so they leave `missing.bins`,
+    /// and one of them among the `anyBins` satisfies those.
+    func installed(_ option: SkillInstallOption) -> SkillFixture {
+        var next = self
+        next.missing.bins.removeAll { option.bins.contains($0) }
+        if option.bins.contains(where: requirements.anyBins.contains) { next.missing.anyBins = [] }
+        return next
+    }
 }
 
 /// The skills `skills.status` reports and `skills.install` installs: a fixture a test or
@@ -265,4 +273,41 @@ enum SkillsReport {
 
     /// What the fake Gateway names where upstream names a directory on its disk.
     static let inMemory = "(in memory)"
+
+    /// The outcome of a `skills.install` call.
+    enum InstallOutcome: Sendable, Equatable {
+        /// The params were refused (`INVALID_REQUEST`).
+        case invalid(GatewayError)
+        /// The installer's result (`ok: false` answers with the `UNAVAILABLE` error too), and the
+        /// skills after it.
+        case result(JSONValue, ok: Bool, skills: SkillsFixtures)
+    }
+
+    /// The `skills.install` answer and the skills after it.
+    static func install(_ params: JSONValue?, skills: SkillsFixtures) -> InstallOutcome {
+        let name: String
+        let installId: String
+        do throws(GatewayError) {
+            let reader = try MethodParams(params, method: .skillsInstall, members: ["name", "installId", "timeoutMs"],
+                                          required: ["name", "installId"])
+            name = try reader.requiredString("name")
+            installId = try reader.requiredString("installId")
+            _ = try reader.integer("timeoutMs", minimum: 1000)
+        } catch {
+            return .invalid(error)
+        }
+        func failed(_ message: String) -> InstallOutcome {
+            .result(["ok": false, "message": .string(message), "stdout": "", "stderr": "", "code": .null],
+                    ok: false, skills: skills)
+        }
+        guard let index = skills.skills.firstIndex(where: { $0.name == name }) else {
+            return failed("Skill not found: \(name)")
+        }
+        guard let option = skills.skills[index].install.first(where: { $0.id == installId }) else {
+            return failed("Installer not found: \(installId)")
+        }
+        var next = skills
+        next.skills[index] = skills.skills[index].installed(option)
+        return .result(["ok": true, "message": "Installed", "stdout": "", "stderr": "", "code": 0], ok: true, skills: next)
+    }
 }

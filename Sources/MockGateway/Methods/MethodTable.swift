@@ -192,6 +192,7 @@ extension MethodRegistry {
         .operator(.skillsStatus, read) { core, call in
             core.answer(call, SkillsReport.status(call.params, skills: core.appSurfaces.skills, agents: core.appSurfaces.agents))
         },
+        .operator(.skillsInstall, admin) { core, call in core.skillsInstall(call) },
         .operator(.talkConfig, readRaisedByParams) { core, call in
             core.answer(call, TalkConfig.answer(call.params, scopes: call.session.scopes, config: core.appSurfaces.config))
         },
