@@ -241,6 +241,9 @@ public struct GatewayMethod: WireName {
     /// `talk.config` `{includeSecrets?}`: the talk configuration, redacted unless the caller may
     /// read its secrets (operators).
     public static let talkConfig: GatewayMethod = "talk.config"
+    /// `artifacts.download` `{sessionKey?, runId?, taskId?, artifactId}`: one artifact of a
+    /// session's transcript, inline or by URL (operators).
+    public static let artifactsDownload: GatewayMethod = "artifacts.download"
 
     /// Method-name prefixes of admin-only families (approval policy files, config, wizard,
     /// update): every method under one needs `operator.admin`, and a node calling one is refused

@@ -109,7 +109,10 @@ struct ServeInteropTests {
     /// `voicewake.get/set` with `voicewake.changed` to an
     /// operator and a node, `chat.abort` and `agent.wait` on runs the console keeps going (`chat-auto-reply
     /// echo --delay 600`), the `health` summary, `tasks.list` over the fixtures file's task ledger, `config.get`
-    /// over its configuration (secrets redacted), `cron.list/get/runs` over its cron jobs and runs, and an unserved method, which serve reports once as `method.unserved`.
+    /// over its configuration (secrets redacted), `cron.list/get/runs` over its cron jobs and runs, `chat.metadata`
+    /// over its models and commands, `talk.config` over its configuration, `skills.status/install` over its
+    /// skills, the refusals of `artifacts.download`, and an unserved method, which serve reports once as
+    /// `method.unserved`.
     @Test func pythonWireChecksOfTheAppsSurfacesPass() async throws {
         let secret = "interop-apps-secret"
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("serve-workspace-\(UUID().uuidString)")
@@ -207,7 +210,7 @@ struct ServeInteropTests {
                               "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
                               "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "tasks-list", "config-get",
                               "cron-list", "cron-get", "cron-runs", "chat-metadata", "talk-config", "skills-status",
-                              "skills-install", "unserved-method"]
+                              "skills-install", "artifacts-download", "unserved-method"]
                 for check in checks {
                     let line = try #require(await peer.object("check", check), context())
                     #expect(line["ok"] == true, "\(check): \(line["detail"]?.jsonString ?? "")")

@@ -1262,6 +1262,33 @@ async def apps_suite(url, secret, workspace, fixtures_file):
                     "reader": reader_refused.get("error"), "done": done, "after": after}
     await checked("skills-install", skills_install)
 
+    async def artifacts_download():
+        # artifacts.ts@201f71f8: the query needs sessionKey, runId or taskId
+        # (artifact_query_unsupported), then an artifact missing from the transcript is
+        # artifact_not_found {artifactId}; the fake's transcripts hold no artifacts. Shown to fail
+        # when the query check was skipped (artifact_not_found for a query without a scope).
+        unscoped = await reader.request("artifacts.download", {"artifactId": "artifact_x"}, timeout=TIMEOUT)
+        missing = await reader.request("artifacts.download", {"sessionKey": "agent:main:main", "artifactId": "artifact_x"},
+                                       timeout=TIMEOUT)
+        by_run = await reader.request("artifacts.download", {"runId": "run-1", "artifactId": "artifact_y"},
+                                      timeout=TIMEOUT)
+        no_id = await reader.request("artifacts.download", {"sessionKey": "agent:main:main"}, timeout=TIMEOUT)
+        closed = await reader.request("artifacts.download", {"artifactId": "a", "sessionKey": "s", "agentId": "main"},
+                                      timeout=TIMEOUT)
+        ok = (unscoped.get("error") == {"code": "INVALID_REQUEST",
+                                        "message": "artifacts require one of sessionKey, runId, or taskId",
+                                        "details": {"type": "artifact_query_unsupported"}}
+              and missing.get("error") == {"code": "INVALID_REQUEST", "message": "artifact not found",
+                                           "details": {"type": "artifact_not_found", "artifactId": "artifact_x"}}
+              and by_run.get("error") == {"code": "INVALID_REQUEST", "message": "artifact not found",
+                                          "details": {"type": "artifact_not_found", "artifactId": "artifact_y"}}
+              and no_id.get("error") == {"code": "INVALID_REQUEST", "message":
+                                         "invalid artifacts.download params: at root: must have required property 'artifactId'"}
+              and closed.get("error") == {"code": "INVALID_REQUEST", "message":
+                                          "invalid artifacts.download params: at root: unexpected property 'agentId'"})
+        return ok, {"unscoped": unscoped.get("error"), "missing": missing.get("error"), "byRun": by_run.get("error"),
+                    "noId": no_id.get("error"), "closed": closed.get("error")}
+    await checked("artifacts-download", artifacts_download)
     for session in (admin, talker):
         await session.close()
 
