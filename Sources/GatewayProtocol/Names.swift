@@ -240,6 +240,23 @@ public struct GatewayMethod: WireName {
     /// deliveryStatuses?, deliveryStatus?, query?, sortDir?}`: a page of the run history (operators).
     public static let cronRuns: GatewayMethod = "cron.runs"
 
+    // MARK: Chat metadata, skills, talk configuration and artifacts (served from fixtures)
+
+    /// `chat.metadata` `{agentId?}`: the model picker's models and the text slash commands of an
+    /// agent in one answer (operators).
+    public static let chatMetadata: GatewayMethod = "chat.metadata"
+    /// `skills.status` `{}`: the skills of the default agent's workspace (operators).
+    public static let skillsStatus: GatewayMethod = "skills.status"
+    /// `skills.install` `{name, installId, timeoutMs?}`: runs one installer of a skill (operators,
+    /// `operator.admin`).
+    public static let skillsInstall: GatewayMethod = "skills.install"
+    /// `talk.config` `{includeSecrets?}`: the talk configuration, redacted unless the caller may
+    /// read its secrets (operators).
+    public static let talkConfig: GatewayMethod = "talk.config"
+    /// `artifacts.download` `{sessionKey?, runId?, taskId?, artifactId}`: one artifact of a
+    /// session's transcript, inline or by URL (operators).
+    public static let artifactsDownload: GatewayMethod = "artifacts.download"
+
     /// Method-name prefixes of admin-only families (approval policy files, config, wizard,
     /// update): every method under one needs `operator.admin`, and a node calling one is refused
     /// by role.

@@ -59,7 +59,7 @@ enum ServeCommand {
                     help: "Seed of every random choice (request ids, tokens), 0 to 2^53-1, decimal or 0x hex: secrets become predictable."),
             .option("--state-dir", "DIR", help: "Keep the identity, paired devices, tokens, pending requests, setup outcomes and TLS material here."),
             .option("--workspace", "DIR", help: "The workspace directory of agent main, browsed read-only by agents.workspace.list/get (the apps' Files card)."),
-            .option("--fixtures", "FILE", help: "Serve the apps' fixtures from this JSON file: \"commands\" (commands.list), \"models\" (models.list), \"tasks\" (tasks.list), \"config\" (config.get), \"cron\" (cron.list, cron.get, cron.runs); docs/harness-serve.md \"Fixtures file\"."),
+            .option("--fixtures", "FILE", help: "Serve the apps' fixtures from this JSON file: \"commands\" (commands.list), \"models\" (models.list), \"tasks\" (tasks.list), \"config\" (config.get, talk.config), \"cron\" (cron.list, cron.get, cron.runs), \"skills\" (skills.status, skills.install); docs/harness-serve.md \"Fixtures file\"."),
             .flag("--tls", help: "Serve wss:// with a self-signed certificate (kept in --state-dir, else new every run); Linux only."),
             .option("--cert", "FILE", help: "Serve wss:// with this PEM certificate (chain) instead (implies --tls); needs --key."),
             .option("--key", "FILE", help: "The PEM private key of --cert; needs --cert."),

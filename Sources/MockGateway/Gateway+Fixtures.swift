@@ -53,6 +53,16 @@ extension Gateway {
         await core.setCron(cron)
     }
 
+    /// The skills `skills.status` reports (after the installs `skills.install` made).
+    public func skills() async -> SkillsFixtures {
+        await core.appSurfaces.skills
+    }
+
+    /// Replaces the skills `skills.status` reports and `skills.install` installs.
+    public func setSkills(_ skills: SkillsFixtures) async {
+        await core.setSkills(skills)
+    }
+
     /// Switches talk mode as `talk.mode` from another device would: `talk.mode {enabled, phase,
     /// ts}` goes to every operator with `operator.write`. Returns the payload.
     @discardableResult

@@ -82,7 +82,10 @@ struct ServeInteropTests {
     /// `voicewake.get/set` with `voicewake.changed` to an
     /// operator and a node, `chat.abort` and `agent.wait` on runs the console keeps going (`chat-auto-reply
     /// echo --delay 600`), the `health` summary, `tasks.list` over the fixtures file's task ledger, `config.get`
-    /// over its configuration (secrets redacted), `cron.list/get/runs` over its cron jobs and runs, and an unserved method, which serve reports once as `method.unserved`.
+    /// over its configuration (secrets redacted), `cron.list/get/runs` over its cron jobs and runs, `chat.metadata`
+    /// over its models and commands, `talk.config` over its configuration, `skills.status/install` over its
+    /// skills, the refusals of `artifacts.download`, and an unserved method, which serve reports once as
+    /// `method.unserved`.
     @Test func pythonWireChecksOfTheAppsSurfacesPass() async throws {
         let secret = "interop-apps-secret"
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("serve-workspace-\(UUID().uuidString)")
@@ -108,7 +111,10 @@ struct ServeInteropTests {
             ],
              "config": {
               "gateway": {"auth": {"mode": "token", "token": "gw-secret-1"}, "remote": {"password": "pw-2"}},
-              "talk": {"apiKey": "${ELEVENLABS_API_KEY}", "voiceId": "v1"},
+              "talk": {"apiKey": "el-secret-6", "voiceId": "v1", "voiceAliases": {"Clawd": "v1", "odd": 3},
+                       "modelId": "eleven_v3", "interruptOnSpeech": true, "provider": "elevenlabs", "silenceTimeoutMs": 900},
+              "session": {"mainKey": "main"}, "ui": {"seamColor": "#ff4500"},
+              "messages": {"tts": {"apiKey": "${OPENAI_API_KEY}"}},
               "tools": {"web": {"search": {"api_key": "brave-3", "maxResults": 5}}},
               "agents": {"defaults": {"maxTokens": "4096"}},
               "hooks": {"secretValues": ["s-4", 7, {"note": "n"}], "tokenTtl": 60},
@@ -144,7 +150,19 @@ struct ServeInteropTests {
                {"ts": 50, "jobId": "gone", "action": "finished", "status": "skipped"}
               ],
               "deliveryPreviews": {"j-c": {"label": "announce -> telegram:42", "detail": "explicit"}}
-            }}
+            },
+             "skills": {"workspaceDir": "/work/agent", "managedSkillsDir": "/home/me/.openclaw/skills", "skills": [
+              {"name": "weather", "description": "Forecasts", "source": "openclaw-bundled",
+               "filePath": "/b/weather/SKILL.md", "baseDir": "/b/weather", "emoji": "W",
+               "requirements": {"bins": ["curl", "jq"], "anyBins": ["wget", "fetch"]},
+               "missing": {"bins": ["curl", "jq"], "anyBins": ["wget", "fetch"]},
+               "install": [{"id": "brew-0", "kind": "brew", "label": "Install curl (brew)", "bins": ["curl", "jq", "wget"]}]},
+              {"name": "notes", "description": "Notes", "source": "openclaw-workspace", "filePath": "/w/notes/SKILL.md",
+               "baseDir": "/w/notes", "skillKey": "notes-key", "disabled": true},
+              {"name": "always-on", "description": "Always", "source": "openclaw-managed", "filePath": "/m/a/SKILL.md",
+               "baseDir": "/m/a", "always": true, "requirements": {"env": ["TOKEN"]}, "missing": {"env": ["TOKEN"]},
+               "configChecks": [{"path": "x.y", "value": null, "satisfied": false}]}
+             ]}}
             """#.utf8).write(to: URL(fileURLWithPath: fixtures))
         defer {
             try? FileManager.default.removeItem(at: workspace)
@@ -164,7 +182,8 @@ struct ServeInteropTests {
                               "workspace-links-refused", "workspace-unsupported", "workspace-invalid-requests",
                               "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
                               "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "tasks-list", "config-get",
-                              "cron-list", "cron-get", "cron-runs", "unserved-method"]
+                              "cron-list", "cron-get", "cron-runs", "chat-metadata", "talk-config", "skills-status",
+                              "skills-install", "artifacts-download", "unserved-method"]
                 try await peer.expectChecksPass(checks, context: context)
                 try await peer.expectDoneAndExit(context: context)
                 let unserved = serve.objects.all.filter { $0["event"] == "method.unserved" }

@@ -951,7 +951,8 @@ async def apps_suite(url, secret, workspace, fixtures_file):
         expected = redact(config, "")
         snapshot = await request_ok(reader, "config.get", {})
         clear_text = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        leaked = [text for text in ("gw-secret-1", "pw-2", "brave-3", "s-4", "k-5") if text in json.dumps(snapshot)]
+        leaked = [text for text in ("gw-secret-1", "pw-2", "brave-3", "s-4", "k-5", "el-secret-6")
+                  if text in json.dumps(snapshot)]
         closed = await reader.request("config.get", {"path": "gateway"}, timeout=TIMEOUT)
         ok = (snapshot.get("config") == expected and snapshot.get("parsed") == expected
               and snapshot.get("resolved") == expected
@@ -959,7 +960,7 @@ async def apps_suite(url, secret, workspace, fixtures_file):
               and snapshot.get("hash") == hashlib.sha256(clear_text.encode()).hexdigest()
               and snapshot.get("exists") is True and snapshot.get("valid") is True
               and snapshot.get("issues") == [] and snapshot.get("warnings") == [] and snapshot.get("legacyIssues") == []
-              and expected["talk"]["apiKey"].startswith("${") and not leaked
+              and expected["messages"]["tts"]["apiKey"].startswith("${") and not leaked
               and closed.get("error") == {"code": "INVALID_REQUEST",
                                           "message": "invalid config.get params: at root: unexpected property 'path'"})
         return ok, {"config": snapshot.get("config"), "expected": expected, "leaked": leaked, "closed": closed.get("error")}
@@ -1113,6 +1114,173 @@ async def apps_suite(url, secret, workspace, fixtures_file):
         return ok, {"all": everything, "one": one, "errors": errors.get("entries"), "byName": by_name.get("entries"),
                     "missingId": error_of(missing_id), "slash": error_of(slash)}
     await checked("cron-runs", cron_runs)
+
+    with open(fixtures_file, encoding="utf-8") as handle:
+        document = json.load(handle)
+    fixture_commands = document.get("commands", [])
+    fixture_config = document.get("config", {})
+    fixture_skills = document.get("skills", {})
+    admin = await admitted(url, Identity(os.urandom(32)), "an admin", client=OPERATOR_CLIENT, role="operator",
+                           scopes=["operator.admin"], auth=auth)
+    talker = await admitted(url, Identity(os.urandom(32)), "a talk-secrets reader", client=OPERATOR_CLIENT,
+                            role="operator", scopes=["operator.read", "operator.talk.secrets"], auth=auth)
+
+    async def chat_metadata():
+        # chat-history-handler.ts@2cfb0c9b: {...models.list view "configured", ...commands.list
+        # scope "text" with args}; a blank agentId is the default agent, an unknown one is refused
+        # with the id as sent. Shown to fail when the commands were listed with scope "native"
+        # (the text-only command missing, the native-only one present).
+        models = document.get("models") or [{"id": "mock-echo", "name": "Mock Gateway echo agent",
+                                             "provider": "mock-gateway"}]
+        expected = {"models": models,
+                    "commands": [command_entry(entry, True) for entry in fixture_commands
+                                 if entry["scope"] in ("text", "both")]}
+        default = await request_ok(reader, "chat.metadata", {})
+        named = await request_ok(reader, "chat.metadata", {"agentId": " Main "})
+        unknown = await reader.request("chat.metadata", {"agentId": "ghost"}, timeout=TIMEOUT)
+        closed = await reader.request("chat.metadata", {"sessionKey": "agent:main:main"}, timeout=TIMEOUT)
+        empty = await reader.request("chat.metadata", {"agentId": ""}, timeout=TIMEOUT)
+        ok = (default == expected and named == expected
+              and unknown.get("error") == {"code": "INVALID_REQUEST", "message": 'Unknown agent id "ghost"'}
+              and closed.get("error") == {"code": "INVALID_REQUEST", "message":
+                                          "invalid chat.metadata params: at root: unexpected property 'sessionKey'"}
+              and empty.get("error") == {"code": "INVALID_REQUEST", "message":
+                                         "invalid chat.metadata params: at /agentId: must NOT have fewer than 1 characters"})
+        return ok, {"default": default, "expected": expected, "unknown": unknown.get("error")}
+    await checked("chat-metadata", chat_metadata)
+
+    async def talk_config():
+        # The early talk.ts generation: talk keeps voiceId, modelId, outputFormat, apiKey (strings),
+        # voiceAliases (string values only) and interruptOnSpeech, redacted by path within the talk
+        # section unless includeSecrets; session.mainKey and ui.seamColor when strings;
+        # includeSecrets needs operator.admin or operator.talk.secrets. Shown to fail when the
+        # apiKey was not redacted for a plain reader (the clear key in the answer).
+        talk = fixture_config.get("talk", {})
+        kept = {key: talk[key] for key in ("voiceId", "modelId", "outputFormat", "apiKey") if isinstance(talk.get(key), str)}
+        aliases = {alias: voice for alias, voice in (talk.get("voiceAliases") or {}).items() if isinstance(voice, str)}
+        if aliases:
+            kept["voiceAliases"] = aliases
+        if isinstance(talk.get("interruptOnSpeech"), bool):
+            kept["interruptOnSpeech"] = talk["interruptOnSpeech"]
+        base = {"session": {"mainKey": fixture_config["session"]["mainKey"]},
+                "ui": {"seamColor": fixture_config["ui"]["seamColor"]}}
+        clear = {"config": dict(base, talk=kept)}
+        redacted = {"config": dict(base, talk=dict(kept, apiKey="__OPENCLAW_REDACTED__"))}
+        plain = await request_ok(reader, "talk.config", {})
+        secrets = await request_ok(talker, "talk.config", {"includeSecrets": True})
+        as_admin = await request_ok(admin, "talk.config", {"includeSecrets": True})
+        refused = await reader.request("talk.config", {"includeSecrets": True}, timeout=TIMEOUT)
+        closed = await reader.request("talk.config", {"provider": "x"}, timeout=TIMEOUT)
+        ok = (plain == redacted and secrets == clear and as_admin == clear
+              and refused.get("error") == {"code": "INVALID_REQUEST", "message": "missing scope: operator.talk.secrets"}
+              and closed.get("error") == {"code": "INVALID_REQUEST", "message":
+                                          "invalid talk.config params: at root: unexpected property 'provider'"})
+        return ok, {"plain": plain, "secrets": secrets, "refused": refused.get("error"), "expected": clear}
+    await checked("talk-config", talk_config)
+
+    def skill_entry(skill, installed_bins=()):
+        # buildSkillStatus@013c24e7: defaults, nothing missing for an `always` skill, eligible when
+        # not disabled, not blocked and always or nothing missing; installed binaries are present.
+        lists = ("bins", "anyBins", "env", "config", "os")
+        requirements = {key: (skill.get("requirements") or {}).get(key, []) for key in lists}
+        missing = {key: (skill.get("missing") or {}).get(key, []) for key in lists}
+        missing["bins"] = [binary for binary in missing["bins"] if binary not in installed_bins]
+        if any(binary in requirements["anyBins"] for binary in installed_bins):
+            missing["anyBins"] = []
+        if skill.get("always"):
+            missing = {key: [] for key in lists}
+        entry = {key: skill[key] for key in ("name", "description", "source", "filePath", "baseDir")}
+        entry.update({"skillKey": skill.get("skillKey", skill["name"]), "always": skill.get("always", False),
+                      "disabled": skill.get("disabled", False),
+                      "blockedByAllowlist": skill.get("blockedByAllowlist", False),
+                      "requirements": requirements, "missing": missing,
+                      "configChecks": skill.get("configChecks", []), "install": skill.get("install", [])})
+        for key in ("primaryEnv", "emoji", "homepage"):
+            if key in skill:
+                entry[key] = skill[key]
+        entry["eligible"] = (not entry["disabled"] and not entry["blockedByAllowlist"]
+                             and (entry["always"] or not any(missing.values())))
+        return entry
+
+    def skills_report(installed=None):
+        installed = installed or {}
+        return {"workspaceDir": fixture_skills["workspaceDir"], "managedSkillsDir": fixture_skills["managedSkillsDir"],
+                "skills": [skill_entry(skill, installed.get(skill["name"], ())) for skill in fixture_skills["skills"]]}
+
+    async def skills_status():
+        # Shown to fail when `eligible` ignored `disabled` (the disabled skill with nothing
+        # missing reported eligible).
+        report = await request_ok(reader, "skills.status", {})
+        closed = await reader.request("skills.status", {"agentId": "main"}, timeout=TIMEOUT)
+        ok = (report == skills_report()
+              and closed.get("error") == {"code": "INVALID_REQUEST", "message":
+                                          "invalid skills.status params: at root: unexpected property 'agentId'"})
+        return ok, {"report": report, "expected": skills_report(), "closed": closed.get("error")}
+    await checked("skills-status", skills_status)
+
+    async def skills_install():
+        # installSkill@013c24e7 results; a failure is ok:false with the result as payload and
+        # UNAVAILABLE <message>. Shown to fail when an install left the binaries missing (the
+        # skill still not eligible afterwards).
+        skill = next(each for each in fixture_skills["skills"] if each.get("install"))
+        option = skill["install"][0]
+
+        def failure(message):
+            return {"ok": False, "message": message, "stdout": "", "stderr": "", "code": None}
+        no_skill = await admin.request("skills.install", {"name": "ghost", "installId": option["id"]}, timeout=TIMEOUT)
+        no_installer = await admin.request("skills.install", {"name": skill["name"], "installId": "nope"},
+                                           timeout=TIMEOUT)
+        short = await admin.request("skills.install", {"name": skill["name"], "installId": option["id"],
+                                                       "timeoutMs": 999}, timeout=TIMEOUT)
+        reader_refused = await reader.request("skills.install", {"name": skill["name"], "installId": option["id"]},
+                                              timeout=TIMEOUT)
+        before = await request_ok(reader, "skills.status", {})
+        done = await request_ok(admin, "skills.install", {"name": skill["name"], "installId": option["id"],
+                                                          "timeoutMs": 1000})
+        after = await request_ok(reader, "skills.status", {})
+        ok = (no_skill.get("ok") is False and no_skill.get("payload") == failure("Skill not found: ghost")
+              and no_skill.get("error") == {"code": "UNAVAILABLE", "message": "Skill not found: ghost"}
+              and no_installer.get("payload") == failure("Installer not found: nope")
+              and no_installer.get("error") == {"code": "UNAVAILABLE", "message": "Installer not found: nope"}
+              and short.get("error") == {"code": "INVALID_REQUEST", "message":
+                                         "invalid skills.install params: at /timeoutMs: must be >= 1000"}
+              and (reader_refused.get("error") or {}).get("message") == "missing scope: operator.admin"
+              and before == skills_report()
+              and done == {"ok": True, "message": "Installed", "stdout": "", "stderr": "", "code": 0}
+              and after == skills_report({skill["name"]: option.get("bins", [])}))
+        return ok, {"noSkill": no_skill, "noInstaller": no_installer.get("error"), "short": short.get("error"),
+                    "reader": reader_refused.get("error"), "done": done, "after": after}
+    await checked("skills-install", skills_install)
+
+    async def artifacts_download():
+        # artifacts.ts@201f71f8: the query needs sessionKey, runId or taskId
+        # (artifact_query_unsupported), then an artifact missing from the transcript is
+        # artifact_not_found {artifactId}; the fake's transcripts hold no artifacts. Shown to fail
+        # when the query check was skipped (artifact_not_found for a query without a scope).
+        unscoped = await reader.request("artifacts.download", {"artifactId": "artifact_x"}, timeout=TIMEOUT)
+        missing = await reader.request("artifacts.download", {"sessionKey": "agent:main:main", "artifactId": "artifact_x"},
+                                       timeout=TIMEOUT)
+        by_run = await reader.request("artifacts.download", {"runId": "run-1", "artifactId": "artifact_y"},
+                                      timeout=TIMEOUT)
+        no_id = await reader.request("artifacts.download", {"sessionKey": "agent:main:main"}, timeout=TIMEOUT)
+        closed = await reader.request("artifacts.download", {"artifactId": "a", "sessionKey": "s", "agentId": "main"},
+                                      timeout=TIMEOUT)
+        ok = (unscoped.get("error") == {"code": "INVALID_REQUEST",
+                                        "message": "artifacts require one of sessionKey, runId, or taskId",
+                                        "details": {"type": "artifact_query_unsupported"}}
+              and missing.get("error") == {"code": "INVALID_REQUEST", "message": "artifact not found",
+                                           "details": {"type": "artifact_not_found", "artifactId": "artifact_x"}}
+              and by_run.get("error") == {"code": "INVALID_REQUEST", "message": "artifact not found",
+                                          "details": {"type": "artifact_not_found", "artifactId": "artifact_y"}}
+              and no_id.get("error") == {"code": "INVALID_REQUEST", "message":
+                                         "invalid artifacts.download params: at root: must have required property 'artifactId'"}
+              and closed.get("error") == {"code": "INVALID_REQUEST", "message":
+                                          "invalid artifacts.download params: at root: unexpected property 'agentId'"})
+        return ok, {"unscoped": unscoped.get("error"), "missing": missing.get("error"), "byRun": by_run.get("error"),
+                    "noId": no_id.get("error"), "closed": closed.get("error")}
+    await checked("artifacts-download", artifacts_download)
+    for session in (admin, talker):
+        await session.close()
 
     async def unserved():
         first = await reader.request("last-heartbeat", {}, timeout=TIMEOUT)

@@ -67,13 +67,13 @@ struct AppMethodTableTests {
     func comparisonFindsMismatches() {
         let rows = [
             Row(method: GatewayMethod.voicewakeSet.rawValue, scope: "operator.read", served: true),
-            Row(method: "chat.metadata", scope: "operator.read", served: true),
+            Row(method: "example.unserved", scope: "operator.read", served: true),
             Row(method: GatewayMethod.nodeEvent.rawValue, scope: "node", served: true),
             Row(method: GatewayMethod.nodeEvent.rawValue, scope: "node", served: true),
         ]
         #expect(Self.mismatches(rows, registry: .standard, profile: .current) == [
             "voicewake.set: the table says operator.read, the registry operator.write",
-            "chat.metadata: the table says yes, the registry does not serve it",
+            "example.unserved: the table says yes, the registry does not serve it",
             "node.event: listed twice",
         ])
     }

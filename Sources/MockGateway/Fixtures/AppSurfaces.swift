@@ -17,6 +17,8 @@ struct AppSurfaces: Sendable {
     var config: [String: JSONValue]
     /// The cron jobs and run history (`cron.list`, `cron.get`, `cron.runs`).
     var cron: CronFixtures
+    /// The skills (`skills.status`, `skills.install`).
+    var skills: SkillsFixtures
     /// The unserved methods already reported (`GatewayEvent.methodUnserved`), once each.
     var reportedUnservedMethods: Set<String> = []
 
@@ -29,6 +31,7 @@ struct AppSurfaces: Sendable {
         tasks = configuration.fixtures.tasks
         config = configuration.fixtures.config
         cron = configuration.fixtures.cron
+        skills = configuration.fixtures.skills
     }
 
     /// Whether `method` is reported now: `true` the first time only.

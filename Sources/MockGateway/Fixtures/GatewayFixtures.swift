@@ -3,12 +3,14 @@ import GatewayProtocol
 
 /// The apps' fixtures a Gateway starts with: the slash commands `commands.list` answers, the
 /// models `models.list` answers, the tasks `tasks.list` answers, the Gateway configuration
-/// `config.get` answers (redacted) and the cron jobs and runs `cron.list/get/runs` answer.
+/// `config.get` answers (redacted; `talk.config` reads its `talk`, `session` and `ui` sections),
+/// the cron jobs and runs `cron.list/get/runs` answer and the skills `skills.status` reports.
 ///
 /// `harness serve --fixtures FILE` reads them from a JSON object (docs/harness-serve.md
 /// "Fixtures file"): `{"commands": [CommandEntry], "models": [ModelChoice], "tasks":
 /// [TaskSummary], "config": {…}, "cron": {"jobs": [CronJob], "runs": [CronRunLogEntry],
-/// "deliveryPreviews": {…}}}`, each entry in upstream's closed `CommandEntrySchema` /
+/// "deliveryPreviews": {…}}, "skills": {"workspaceDir"?, "managedSkillsDir"?, "skills":
+/// [SkillStatusEntry without eligible]}}`, each entry in upstream's closed `CommandEntrySchema` /
 /// `ModelChoiceSchema` / `TaskSummarySchema` / `CronJobSchema` / `CronRunLogEntrySchema` shape,
 /// `config` any JSON object. Anything else is refused with the JSON pointer of the first problem
 /// (``GatewayFixtures/FixtureError``).
@@ -24,16 +26,20 @@ public struct GatewayFixtures: Sendable, Hashable {
     public var config: [String: JSONValue]
     /// The cron jobs and run history (`cron.list`, `cron.get`, `cron.runs`).
     public var cron: CronFixtures
+    /// The skills (`skills.status`, `skills.install`).
+    public var skills: SkillsFixtures
 
     /// Creates fixtures: by default no slash commands, the scripted chat agent as the one model,
-    /// no tasks, an empty configuration and no cron jobs.
+    /// no tasks, an empty configuration, no cron jobs and no skills.
     public init(commands: [CommandFixture] = [], models: [ModelFixture] = [.mockEcho], tasks: [TaskFixture] = [],
-                config: [String: JSONValue] = [:], cron: CronFixtures = CronFixtures()) {
+                config: [String: JSONValue] = [:], cron: CronFixtures = CronFixtures(),
+                skills: SkillsFixtures = SkillsFixtures()) {
         self.commands = commands
         self.models = models
         self.tasks = tasks
         self.config = config
         self.cron = cron
+        self.skills = skills
     }
 
     /// A refusal of a fixtures document: where (a JSON pointer) and what.
@@ -49,7 +55,7 @@ public struct GatewayFixtures: Sendable, Hashable {
     /// Reads a fixtures document.
     /// - Throws: ``FixtureError`` naming the first value that does not fit.
     public init(json: JSONValue) throws(FixtureError) {
-        let root = try FixtureReader(json, at: "", members: ["commands", "models", "tasks", "config", "cron"],
+        let root = try FixtureReader(json, at: "", members: ["commands", "models", "tasks", "config", "cron", "skills"],
                                      required: [])
         commands = try root.array("commands").enumerated().map { index, item throws(FixtureError) in
             try CommandFixture(json: item, at: "/commands/\(index)")
@@ -63,6 +69,9 @@ public struct GatewayFixtures: Sendable, Hashable {
         config = try root.objectMember("config") ?? [:]
         cron = try root.object["cron"].map { value throws(FixtureError) in try CronFixtures(json: value, at: "/cron") }
             ?? CronFixtures()
+        skills = try root.object["skills"].map { value throws(FixtureError) in
+            try SkillsFixtures(json: value, at: "/skills")
+        } ?? SkillsFixtures()
     }
 
     /// Reads a fixtures document from the bytes of a JSON file.

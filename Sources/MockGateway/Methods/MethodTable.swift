@@ -20,6 +20,9 @@ extension MethodRegistry {
     /// params (`SessionMutationScope`; `sessions.delete` asks `operator.admin` unless it is an
     /// archive-then-delete).
     private static let writeRaisedByParams = MethodScopeRequirement(.write, raisedByParams: true)
+    /// `talk.config`: `operator.read` admits the call; `includeSecrets: true` asks for
+    /// `operator.admin` or `operator.talk.secrets` in the handler (``TalkConfig``).
+    private static let readRaisedByParams = MethodScopeRequirement(.read, raisedByParams: true)
     private static let approvals = MethodScopeRequirement(.approvals)
     /// "own-run question boundary": `operator.sessions.write` is admitted for every question
     /// method; the fake Gateway has no runs to tell own from foreign.
@@ -186,6 +189,18 @@ extension MethodRegistry {
         .operator(.cronList, read) { core, call in core.cronList(call) },
         .operator(.cronGet, read) { core, call in core.cronGet(call) },
         .operator(.cronRuns, read) { core, call in core.cronRuns(call) },
+        .operator(.chatMetadata, read) { core, call in
+            core.answer(call, ChatMetadata.answer(call.params, models: core.appSurfaces.models,
+                                                  commands: core.appSurfaces.commands, agents: core.appSurfaces.agents))
+        },
+        .operator(.skillsStatus, read) { core, call in
+            core.answer(call, SkillsReport.status(call.params, skills: core.appSurfaces.skills, agents: core.appSurfaces.agents))
+        },
+        .operator(.skillsInstall, admin) { core, call in core.skillsInstall(call) },
+        .operator(.talkConfig, readRaisedByParams) { core, call in
+            core.answer(call, TalkConfig.answer(call.params, scopes: call.session.scopes, config: core.appSurfaces.config))
+        },
+        .operator(.artifactsDownload, read) { core, call in core.answer(call, ArtifactsDownload.answer(call.params)) },
         .operator(.health, read) { core, call in
             core.reply(call, HealthReport.summary(agents: core.appSurfaces.agents,
                                                   sessions: core.chat.store.healthSessionStamps, nowMs: core.nowMs))
