@@ -15,6 +15,7 @@ import Testing
         #expect(CanvasSurface(host: "::1", port: 7).origin == "http://[::1]:7")
         // A capability is a single path segment even if it held a slash.
         #expect(surface.scopedURL(capability: "a/b").hasSuffix("/__openclaw__/cap/a%2Fb"))
+        #expect(surface.scopedURL(capability: "AbZ-_09").hasSuffix("/__openclaw__/cap/AbZ-_09"))
     }
 
     @Test func aMintedCapabilityIs24Base64URLCharacters() {

@@ -60,7 +60,13 @@ public struct CanvasSurface: Sendable, Hashable {
     /// `origin` scoped by `capability`: `http://host:port/__openclaw__/cap/<capability>`
     /// (the capability percent-encoded as a path segment).
     public func scopedURL(capability: String) -> String {
-        let segment = capability.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? capability
+        // A minted capability is base64url, which a path segment keeps as it is: only another
+        // text goes through Foundation's encoder (a CharacterSet built per connect).
+        let plain = capability.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x2D || byte == 0x5F
+        }
+        let segment = plain ? capability
+            : capability.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? capability
         return origin + Self.capabilityPathPrefix + "/" + segment
     }
 
