@@ -11,7 +11,9 @@ extension GatewayCore {
         return capability
     }
 
-    /// `node.pluginSurface.refresh {surface}` (upstream src/gateway/server-methods/nodes.ts@009f87da):
+    /// `node.pluginSurface.refresh {surface}` (upstream src/gateway/server-methods/nodes.ts@009f87da)
+    /// and its operator name `plugin.surface.refresh`, one handler as upstream's
+    /// `handlePluginSurfaceRefresh`; the session's own surfaces decide, whatever its role:
     /// `surface` is required (a non-empty string after trimming, else `INVALID_REQUEST "surface
     /// required"`); a surface the session got no URL for at `hello-ok` (any but `canvas`, or
     /// `canvas` for a node on the legacy node protocol) is `UNAVAILABLE "<surface> plugin surface
