@@ -183,7 +183,8 @@ struct FixtureDocumentTests {
         #expect(fixtures.commands.first?.category == "status")
         let cases: [(String, String)] = [
             (#"[]"#, "at root: must be object"),
-            (#"{"skills":[]}"#, "at root: unexpected property 'skills'"),
+            (#"{"agents":[]}"#, "at root: unexpected property 'agents'"),
+            (#"{"skills":[]}"#, "at /skills: must be object"),
             (#"{"commands":{}}"#, "at /commands: must be array"),
             (#"{"commands":[{"name":"x","description":"","source":"native","scope":"both"}]}"#,
              "at /commands/0: must have required property 'acceptsArgs'"),
