@@ -1295,6 +1295,10 @@ async def apps_suite(url, secret, workspace, fixtures_file):
         renewed = await reader.request("plugin.surface.refresh", {"surface": "canvas"}, timeout=TIMEOUT)
         payload = renewed.get("payload") or {}
         url = (payload.get("pluginSurfaceUrls") or {}).get("canvas") or ""
+        # A refresh that observed the URL the renewal replaced gets the current one back, unrotated
+        # and without expiresAtMs (upstream's observedUrl rule). Shown to fail with observedUrl ignored.
+        stale = await reader.request("plugin.surface.refresh", {"surface": "canvas", "observedUrl": advertised},
+                                     timeout=TIMEOUT)
         prefix = url.split("/__openclaw__/cap/")[0]
         ok = ("/__openclaw__/cap/" in advertised and advertised.startswith(prefix)
               and blank.get("error") == {"code": "INVALID_REQUEST", "message": "surface required"}
@@ -1302,9 +1306,10 @@ async def apps_suite(url, secret, workspace, fixtures_file):
               and other.get("error") == {"code": "UNAVAILABLE", "message": "screen plugin surface unavailable"}
               and renewed.get("ok") is True and sorted(payload) == ["expiresAtMs", "pluginSurfaceUrls", "surface"]
               and payload.get("surface") == "canvas" and isinstance(payload.get("expiresAtMs"), int)
-              and "/__openclaw__/cap/" in url and url != advertised)
+              and "/__openclaw__/cap/" in url and url != advertised
+              and stale.get("payload") == {"surface": "canvas", "pluginSurfaceUrls": {"canvas": url}})
         return ok, {"advertised": advertised, "blank": blank.get("error"), "missing": missing.get("error"),
-                    "other": other.get("error"), "renewed": renewed}
+                    "other": other.get("error"), "renewed": renewed, "stale": stale}
     await checked("plugin-surface-refresh", plugin_surface_refresh)
 
     async def unserved():

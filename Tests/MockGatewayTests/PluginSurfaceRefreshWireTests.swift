@@ -92,6 +92,36 @@ struct PluginSurfaceRefreshWireTests {
         }
     }
 
+    /// `observedUrl` (newer upstream; the Control UI's canvas lease sends it): a refresh that
+    /// observed the current URL rotates it; one that observed a URL an earlier refresh already
+    /// replaced gets the current URL back without `expiresAtMs` and without a rotation; once the
+    /// current capability has expired, it rotates again. The same rule for the node variant.
+    /// Break tried: ignoring `observedUrl` (the rule before) fails the stale answers.
+    @Test func aRefreshThatObservedAReplacedURLGetsTheCurrentOne() async throws {
+        try await Gateway.withGateway(Self.configuration()) { gateway in
+            let reader = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xE8),
+                                                                scopes: ["operator.read"])
+            let node = try await TestSessions.connect(gateway, identity: try TestIdentities.make(0xE9)) { $0.connectParams() }
+            for (session, method) in [(reader, "plugin.surface.refresh"), (node, "node.pluginSurface.refresh")] {
+                let first = try #require(session.hello.pluginSurfaceUrls?["canvas"])
+                let rotated = try await session.client.request(method, params: ["surface": "canvas", "observedUrl": .string(first)])
+                let second = try #require(rotated.payload?["pluginSurfaceUrls"]?["canvas"]?.stringValue, "\(rotated)")
+                #expect(second != first && rotated.payload?["expiresAtMs"] != nil, "\(method): \(rotated)")
+                let stale = try await session.client.request(method, params: ["surface": "canvas", "observedUrl": .string(" \(first) ")])
+                #expect(stale.payload == ["surface": "canvas", "pluginSurfaceUrls": ["canvas": .string(second)]], "\(method): \(stale)")
+                // An observed URL without a capability segment does not conflict: it rotates.
+                let plain = try await session.client.request(method, params: ["surface": "canvas", "observedUrl": "http://127.0.0.1/"])
+                let third = try #require(plain.payload?["pluginSurfaceUrls"]?["canvas"]?.stringValue)
+                #expect(third != second && plain.payload?["expiresAtMs"] != nil, "\(method): \(plain)")
+            }
+            await gateway.advance(by: .seconds(601))
+            let expired = try await reader.client.request("plugin.surface.refresh",
+                                                          params: ["surface": "canvas", "observedUrl": .string(reader.hello.pluginSurfaceUrls?["canvas"] ?? "")])
+            #expect(expired.payload?["expiresAtMs"] != nil, "after expiry the stale observation rotates: \(expired)")
+            for session in [reader, node] { await session.client.close() }
+        }
+    }
+
     @Test func legacyNodeHasNoSurfaceToRefresh() async throws {
         try await Gateway.withGateway(Self.configuration()) { gateway in
             let session = try await TestSessions.connect(gateway, identity: try TestIdentities.make(0xE2)) {

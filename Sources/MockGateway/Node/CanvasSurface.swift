@@ -66,6 +66,26 @@ public struct CanvasSurface: Sendable, Hashable {
         return origin + Self.capabilityPathPrefix + "/" + segment
     }
 
+    /// The capability a scoped URL carries: the path segment after `/__openclaw__/cap/`,
+    /// percent-decoded and trimmed; `nil` when there is none (upstream
+    /// `pluginNodeCapabilityFromScopedHostUrl`, src/gateway/plugin-node-capability.ts@128ac6d1).
+    public static func capability(inScopedURL url: String) -> String? {
+        guard let components = URLComponents(string: url) else { return nil }
+        let path = components.percentEncodedPath
+        guard let marker = path.range(of: capabilityPathPrefix + "/") else { return nil }
+        let segment = path[marker.upperBound...].prefix { $0 != "/" }
+        let capability = String(segment).removingPercentEncoding?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        return capability.isEmpty ? nil : capability
+    }
+
+    /// The answer to a refresh that observed an older URL than the session's current, still
+    /// valid one: `{surface, pluginSurfaceUrls: {canvas: <current URL>}}`, no `expiresAtMs`
+    /// (upstream `respondRefreshedPluginSurface`, newest stored reading).
+    public func currentSurfacePayload(capability: String) -> JSONValue {
+        ["surface": .string(Self.canvasSurfaceName),
+         "pluginSurfaceUrls": [Self.canvasSurfaceName: .string(scopedURL(capability: capability))]]
+    }
+
     /// A fresh capability from 18 random bytes, base64url (24 characters).
     public static func mintCapability(_ bytes: [UInt8]) -> String {
         Base64URL.encode(bytes)
