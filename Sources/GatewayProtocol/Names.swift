@@ -36,6 +36,9 @@ public struct GatewayMethod: WireName {
     public static let nodePendingDrain: GatewayMethod = "node.pending.drain"
     /// `node.pluginSurface.refresh`: refresh `pluginSurfaceUrls` (newest).
     public static let nodePluginSurfaceRefresh: GatewayMethod = "node.pluginSurface.refresh"
+    /// `plugin.surface.refresh {surface}`: the operator's name for `node.pluginSurface.refresh`
+    /// (upstream serves both from one handler), renewing the operator's own `pluginSurfaceUrls`.
+    public static let pluginSurfaceRefresh: GatewayMethod = "plugin.surface.refresh"
     /// `node.canvas.capability.refresh`: protocol-3-era predecessor of `node.pluginSurface.refresh`.
     public static let nodeCanvasCapabilityRefresh: GatewayMethod = "node.canvas.capability.refresh"
     /// `node.pluginTools.update` (newest).

@@ -11,11 +11,15 @@ extension GatewayCore {
         return capability
     }
 
-    /// `node.pluginSurface.refresh {surface}` (upstream src/gateway/server-methods/nodes.ts@009f87da):
+    /// `node.pluginSurface.refresh {surface}` (upstream src/gateway/server-methods/nodes.ts@009f87da)
+    /// and its operator name `plugin.surface.refresh`, one handler as upstream's
+    /// `handlePluginSurfaceRefresh`; the session's own surfaces decide, whatever its role:
     /// `surface` is required (a non-empty string after trimming, else `INVALID_REQUEST "surface
     /// required"`); a surface the session got no URL for at `hello-ok` (any but `canvas`, or
     /// `canvas` for a node on the legacy node protocol) is `UNAVAILABLE "<surface> plugin surface
-    /// unavailable"`; otherwise a fresh capability and `{surface, pluginSurfaceUrls, expiresAtMs}`.
+    /// unavailable"`; an `observedUrl` whose capability a later refresh already replaced (the
+    /// current one still valid) gets the current URL without `expiresAtMs`; otherwise a fresh
+    /// capability and `{surface, pluginSurfaceUrls, expiresAtMs}`.
     func pluginSurfaceRefresh(_ call: MethodCall) {
         let surface = call.params?["surface"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard !surface.isEmpty else {
@@ -23,6 +27,17 @@ extension GatewayCore {
         }
         guard surface == CanvasSurface.canvasSurfaceName, call.session.pluginSurfaces.contains(surface) else {
             return fail(call, ErrorShape(code: ErrorCode.unavailable.rawValue, message: "\(surface) plugin surface unavailable"))
+        }
+        // `observedUrl` (newer upstream, sent by the Control UI's canvas lease): when another
+        // request already rotated the capability the caller observed and the current one is still
+        // valid, answer the current URL instead of rotating again (upstream's conflict and
+        // authorization checks: pluginNodeCapabilityScopedHostUrlsConflict,
+        // hasAuthorizedClientPluginNodeCapabilityUrl in plugin-node-capability.ts@128ac6d1).
+        if let observed = call.params?["observedUrl"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines),
+           let observedCapability = CanvasSurface.capability(inScopedURL: observed),
+           let current = nodeState.canvasCapabilities.entries[call.connectionId],
+           current.capability != observedCapability, current.expiresAtMs > nowMs {
+            return reply(call, canvasSurface.currentSurfacePayload(capability: current.capability))
         }
         let capability = issueCanvasCapability(connectionId: call.connectionId, nodeId: call.nodeId)
         reply(call, canvasSurface.pluginSurfaceRefreshPayload(capability: capability, nowMs: nowMs))

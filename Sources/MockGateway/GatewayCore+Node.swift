@@ -29,15 +29,17 @@ extension GatewayCore {
         CanvasSurface.mintCapability(nodeState.capabilityRandom.bytes(18))
     }
 
-    /// The canvas members of a `hello-ok` (see ``CanvasSurface/helloFields(isNode:newerNodeMethods:legacyNodeProtocol:capability:)``).
+    /// The canvas members of a `hello-ok`, for nodes and operators alike (see
+    /// ``CanvasSurface/helloFields(isNode:newerNodeMethods:legacyNodeProtocol:capability:)``);
+    /// a capability is minted only when a member is sent.
     func helloCanvasFields(role: GatewayRole, offeredMaxProtocol: Int, connectionId: String, nodeId: String?)
         -> (pluginSurfaceUrls: [String: String]?, canvasHostUrl: String?) {
-        guard role == .node else { return (nil, nil) }
+        let isNode = role == .node
         return canvasSurface.helloFields(
-            isNode: true, newerNodeMethods: profile.hasNewerNodeMethods,
-            legacyNodeProtocol: CanvasSurface.usesLegacyNodeProtocol(maxProtocol: offeredMaxProtocol,
-                                                                      currentProtocol: profile.protocolVersion),
-            capability: issueCanvasCapability(connectionId: connectionId, nodeId: nodeId))
+            isNode: isNode, newerNodeMethods: profile.hasNewerNodeMethods,
+            legacyNodeProtocol: isNode && CanvasSurface.usesLegacyNodeProtocol(maxProtocol: offeredMaxProtocol,
+                                                                                 currentProtocol: profile.protocolVersion),
+            capability: { issueCanvasCapability(connectionId: connectionId, nodeId: nodeId) })
     }
 
     // MARK: - node.invoke.result

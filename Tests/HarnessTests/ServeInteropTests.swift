@@ -84,7 +84,8 @@ struct ServeInteropTests {
     /// echo --delay 600`), the `health` summary, `tasks.list` over the fixtures file's task ledger, `config.get`
     /// over its configuration (secrets redacted), `cron.list/get/runs` over its cron jobs and runs, `chat.metadata`
     /// over its models and commands, `talk.config` over its configuration, `skills.status/install` over its
-    /// skills, the refusals of `artifacts.download`, and an unserved method, which serve reports once as
+    /// skills, the refusals of `artifacts.download`, `plugin.surface.refresh` renewing the reader's own
+    /// `hello-ok.pluginSurfaceUrls` with its refusals, and an unserved method, which serve reports once as
     /// `method.unserved`.
     @Test func pythonWireChecksOfTheAppsSurfacesPass() async throws {
         let secret = "interop-apps-secret"
@@ -183,7 +184,8 @@ struct ServeInteropTests {
                               "voicewake-set-broadcast", "agent-files-compare-and-set", "commands-list",
                               "talk-mode-broadcast", "chat-abort", "agent-wait", "health", "tasks-list", "config-get",
                               "cron-list", "cron-get", "cron-runs", "chat-metadata", "talk-config", "skills-status",
-                              "skills-install", "artifacts-download", "unserved-method"]
+                              "skills-install", "artifacts-download", "plugin-surface-refresh",
+                              "unserved-method"]
                 try await peer.expectChecksPass(checks, context: context)
                 try await peer.expectDoneAndExit(context: context)
                 let unserved = serve.objects.all.filter { $0["event"] == "method.unserved" }

@@ -1282,6 +1282,36 @@ async def apps_suite(url, secret, workspace, fixtures_file):
     for session in (admin, talker):
         await session.close()
 
+    async def plugin_surface_refresh():
+        # plugin.surface.refresh is upstream's operator name for node.pluginSurface.refresh (one
+        # handler, handlePluginSurfaceRefresh; scope operator.read): the reader got a capability-scoped
+        # canvas URL in hello-ok (connect-hello.ts@6eec7e0e sends pluginSurfaceUrls whatever the role)
+        # and renews it. Shown to fail with operators kept out of the hello's canvas members (no URL,
+        # UNAVAILABLE on the refresh) and with the method registered as operator.write.
+        advertised = (reader.hello.get("pluginSurfaceUrls") or {}).get("canvas") or ""
+        blank = await reader.request("plugin.surface.refresh", {"surface": "  "}, timeout=TIMEOUT)
+        missing = await reader.request("plugin.surface.refresh", {}, timeout=TIMEOUT)
+        other = await reader.request("plugin.surface.refresh", {"surface": "screen"}, timeout=TIMEOUT)
+        renewed = await reader.request("plugin.surface.refresh", {"surface": "canvas"}, timeout=TIMEOUT)
+        payload = renewed.get("payload") or {}
+        url = (payload.get("pluginSurfaceUrls") or {}).get("canvas") or ""
+        # A refresh that observed the URL the renewal replaced gets the current one back, unrotated
+        # and without expiresAtMs (upstream's observedUrl rule). Shown to fail with observedUrl ignored.
+        stale = await reader.request("plugin.surface.refresh", {"surface": "canvas", "observedUrl": advertised},
+                                     timeout=TIMEOUT)
+        prefix = url.split("/__openclaw__/cap/")[0]
+        ok = ("/__openclaw__/cap/" in advertised and advertised.startswith(prefix)
+              and blank.get("error") == {"code": "INVALID_REQUEST", "message": "surface required"}
+              and missing.get("error") == {"code": "INVALID_REQUEST", "message": "surface required"}
+              and other.get("error") == {"code": "UNAVAILABLE", "message": "screen plugin surface unavailable"}
+              and renewed.get("ok") is True and sorted(payload) == ["expiresAtMs", "pluginSurfaceUrls", "surface"]
+              and payload.get("surface") == "canvas" and isinstance(payload.get("expiresAtMs"), int)
+              and "/__openclaw__/cap/" in url and url != advertised
+              and stale.get("payload") == {"surface": "canvas", "pluginSurfaceUrls": {"canvas": url}})
+        return ok, {"advertised": advertised, "blank": blank.get("error"), "missing": missing.get("error"),
+                    "other": other.get("error"), "renewed": renewed, "stale": stale}
+    await checked("plugin-surface-refresh", plugin_surface_refresh)
+
     async def unserved():
         first = await reader.request("last-heartbeat", {}, timeout=TIMEOUT)
         second = await reader.request("last-heartbeat", {}, timeout=TIMEOUT)

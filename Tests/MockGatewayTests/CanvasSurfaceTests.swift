@@ -27,17 +27,25 @@ import Testing
     @Test func helloFieldsFollowTheGenerationAndTheNodeProtocol() {
         let surface = CanvasSurface(host: "127.0.0.1", port: 9)
         let scoped = surface.scopedURL(capability: "c")
-        let current = surface.helloFields(isNode: true, newerNodeMethods: true, legacyNodeProtocol: false, capability: "c")
+        let current = surface.helloFields(isNode: true, newerNodeMethods: true, legacyNodeProtocol: false, capability: { "c" })
         #expect(current.pluginSurfaceUrls == ["canvas": scoped])
         #expect(current.canvasHostUrl == nil)
-        let legacyNode = surface.helloFields(isNode: true, newerNodeMethods: true, legacyNodeProtocol: true, capability: "c")
+        let legacyNode = surface.helloFields(isNode: true, newerNodeMethods: true, legacyNodeProtocol: true, capability: { "c" })
         #expect(legacyNode.pluginSurfaceUrls == nil)
         #expect(legacyNode.canvasHostUrl == nil)
-        let oldGateway = surface.helloFields(isNode: true, newerNodeMethods: false, legacyNodeProtocol: true, capability: "c")
+        let oldGateway = surface.helloFields(isNode: true, newerNodeMethods: false, legacyNodeProtocol: true, capability: { "c" })
         #expect(oldGateway.pluginSurfaceUrls == nil)
         #expect(oldGateway.canvasHostUrl == scoped)
-        let operatorSession = surface.helloFields(isNode: false, newerNodeMethods: true, legacyNodeProtocol: false, capability: "c")
-        #expect(operatorSession.pluginSurfaceUrls == nil && operatorSession.canvasHostUrl == nil)
+        let operatorSession = surface.helloFields(isNode: false, newerNodeMethods: true, legacyNodeProtocol: false, capability: { "c" })
+        // Operators get the scoped URL from a current Gateway (upstream connect-hello.ts@6eec7e0e
+        // sends pluginSurfaceUrls whatever the role), nothing from a protocol-3-era one.
+        #expect(operatorSession.pluginSurfaceUrls == ["canvas": scoped] && operatorSession.canvasHostUrl == nil)
+        var minted = 0
+        let oldOperator = surface.helloFields(isNode: false, newerNodeMethods: false, legacyNodeProtocol: false) {
+            minted += 1
+            return "c"
+        }
+        #expect(oldOperator.pluginSurfaceUrls == nil && oldOperator.canvasHostUrl == nil && minted == 0)
         #expect(CanvasSurface.usesLegacyNodeProtocol(maxProtocol: 3, currentProtocol: 4))
         #expect(!CanvasSurface.usesLegacyNodeProtocol(maxProtocol: 4, currentProtocol: 4))
     }

@@ -183,7 +183,7 @@ struct FixtureDocumentTests {
         #expect(fixtures.commands.first?.category == "status")
         let cases: [(String, String)] = [
             (#"[]"#, "at root: must be object"),
-            (#"{"plugins":[]}"#, "at root: unexpected property 'plugins'"),
+            (#"{"agents":[]}"#, "at root: unexpected property 'agents'"),
             (#"{"skills":[]}"#, "at /skills: must be object"),
             (#"{"commands":{}}"#, "at /commands: must be array"),
             (#"{"commands":[{"name":"x","description":"","source":"native","scope":"both"}]}"#,

@@ -41,6 +41,87 @@ struct PluginSurfaceRefreshWireTests {
         }
     }
 
+    /// `plugin.surface.refresh`, the operator's name for the same handler: an operator gets
+    /// `pluginSurfaceUrls` in `hello-ok` and renews it; the refusals are the node variant's; an
+    /// operator without `operator.read` or `operator.write` is refused by scope; a node calling the
+    /// operator name is refused by role; the protocol-3-era profile neither advertises a URL to an
+    /// operator nor serves the method. Breaks tried: keeping operators out of the canvas members
+    /// of `hello-ok` (the rule before) fails the first expectation and the refresh (UNAVAILABLE);
+    /// registering the method with `operator.write` fails the reader's refresh.
+    @Test func anOperatorRenewsItsOwnSurfaceWithPluginSurfaceRefresh() async throws {
+        try await Gateway.withGateway(Self.configuration()) { gateway in
+            let reader = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xE4),
+                                                                scopes: ["operator.read"])
+            let advertised = try #require(reader.hello.pluginSurfaceUrls?["canvas"], "\(reader.hello)")
+            #expect(advertised.hasPrefix("http://127.0.0.1:\(gateway.port)/__openclaw__/cap/"))
+            #expect(reader.hello.canvasHostUrl == nil)
+            #expect(reader.hello.features.methods.contains("plugin.surface.refresh"))
+            for params: JSONValue? in [nil, [:], ["surface": ""], ["surface": true]] {
+                let refused = try await reader.client.request("plugin.surface.refresh", params: params)
+                #expect(refused.error == ErrorShape(code: "INVALID_REQUEST", message: "surface required"), "\(refused)")
+            }
+            let other = try await reader.client.request("plugin.surface.refresh", params: ["surface": "screen"])
+            #expect(other.error == ErrorShape(code: "UNAVAILABLE", message: "screen plugin surface unavailable"), "\(other)")
+            let refreshed = try await reader.client.request("plugin.surface.refresh", params: ["surface": "canvas"])
+            #expect(refreshed.payload?.objectValue.map { Set($0.keys) } == ["surface", "pluginSurfaceUrls", "expiresAtMs"],
+                    "\(refreshed)")
+            #expect(refreshed.payload?["surface"] == "canvas" && refreshed.payload?["expiresAtMs"] == .int(1_000_000 + 600_000))
+            let url = try #require(refreshed.payload?["pluginSurfaceUrls"]?["canvas"]?.stringValue)
+            #expect(url.hasPrefix("http://127.0.0.1:\(gateway.port)/__openclaw__/cap/") && url != advertised)
+            // The renewed URL opens the canvas page.
+            let page = try await HTTPClient.send(HTTPRequest(method: "GET", target: "/"), to: url + "/__openclaw__/canvas/")
+            #expect(page.status == 200, "\(page)")
+
+            let unscoped = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xE5), scopes: [])
+            let noScope = try await unscoped.client.request("plugin.surface.refresh", params: ["surface": "canvas"])
+            #expect(noScope.error?.message == "missing scope: operator.read", "\(noScope)")
+            let node = try await TestSessions.connect(gateway, identity: try TestIdentities.make(0xE6)) { $0.connectParams() }
+            let byNode = try await node.client.request("plugin.surface.refresh", params: ["surface": "canvas"])
+            #expect(!byNode.ok && byNode.error?.message.contains("unauthorized role") == true, "\(byNode)")
+            for session in [reader, unscoped, node] { await session.client.close() }
+        }
+        var legacy = Self.configuration()
+        legacy.profile = .legacy
+        try await Gateway.withGateway(legacy) { gateway in
+            let reader = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xE7),
+                                                                scopes: ["operator.read"])
+            #expect(reader.hello.pluginSurfaceUrls == nil && reader.hello.canvasHostUrl == nil)
+            let unknown = try await reader.client.request("plugin.surface.refresh", params: ["surface": "canvas"])
+            #expect(unknown.error?.message == "unknown method: plugin.surface.refresh", "\(unknown)")
+            await reader.client.close()
+        }
+    }
+
+    /// `observedUrl` (newer upstream; the Control UI's canvas lease sends it): a refresh that
+    /// observed the current URL rotates it; one that observed a URL an earlier refresh already
+    /// replaced gets the current URL back without `expiresAtMs` and without a rotation; once the
+    /// current capability has expired, it rotates again. The same rule for the node variant.
+    /// Break tried: ignoring `observedUrl` (the rule before) fails the stale answers.
+    @Test func aRefreshThatObservedAReplacedURLGetsTheCurrentOne() async throws {
+        try await Gateway.withGateway(Self.configuration()) { gateway in
+            let reader = try await TestSessions.operatorSession(gateway, identity: try TestIdentities.make(0xE8),
+                                                                scopes: ["operator.read"])
+            let node = try await TestSessions.connect(gateway, identity: try TestIdentities.make(0xE9)) { $0.connectParams() }
+            for (session, method) in [(reader, "plugin.surface.refresh"), (node, "node.pluginSurface.refresh")] {
+                let first = try #require(session.hello.pluginSurfaceUrls?["canvas"])
+                let rotated = try await session.client.request(method, params: ["surface": "canvas", "observedUrl": .string(first)])
+                let second = try #require(rotated.payload?["pluginSurfaceUrls"]?["canvas"]?.stringValue, "\(rotated)")
+                #expect(second != first && rotated.payload?["expiresAtMs"] != nil, "\(method): \(rotated)")
+                let stale = try await session.client.request(method, params: ["surface": "canvas", "observedUrl": .string(" \(first) ")])
+                #expect(stale.payload == ["surface": "canvas", "pluginSurfaceUrls": ["canvas": .string(second)]], "\(method): \(stale)")
+                // An observed URL without a capability segment does not conflict: it rotates.
+                let plain = try await session.client.request(method, params: ["surface": "canvas", "observedUrl": "http://127.0.0.1/"])
+                let third = try #require(plain.payload?["pluginSurfaceUrls"]?["canvas"]?.stringValue)
+                #expect(third != second && plain.payload?["expiresAtMs"] != nil, "\(method): \(plain)")
+            }
+            await gateway.advance(by: .seconds(601))
+            let expired = try await reader.client.request("plugin.surface.refresh",
+                                                          params: ["surface": "canvas", "observedUrl": .string(reader.hello.pluginSurfaceUrls?["canvas"] ?? "")])
+            #expect(expired.payload?["expiresAtMs"] != nil, "after expiry the stale observation rotates: \(expired)")
+            for session in [reader, node] { await session.client.close() }
+        }
+    }
+
     @Test func legacyNodeHasNoSurfaceToRefresh() async throws {
         try await Gateway.withGateway(Self.configuration()) { gateway in
             let session = try await TestSessions.connect(gateway, identity: try TestIdentities.make(0xE2)) {

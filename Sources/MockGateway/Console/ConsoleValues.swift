@@ -127,6 +127,21 @@ struct OnOff: OptionValue, Hashable {
     }
 }
 
+/// A fixture the console's `fixture` command shows or replaces: `agents`, `models`, `tasks`,
+/// `config` or `skills`.
+enum FixtureMember: String, OptionValue, Hashable, CaseIterable {
+    case agents, models, tasks, config, skills
+
+    static let placeholder = "agents|models|tasks|config|skills"
+
+    init(option text: String) throws(OptionValueError) {
+        guard let member = Self(rawValue: text) else {
+            throw OptionValueError(message: "expected agents, models, tasks, config or skills, not '\(text)'")
+        }
+        self = member
+    }
+}
+
 /// `true` or `false`: the `handled` of `presence-reply`.
 struct Handled: OptionValue, Hashable {
     static let placeholder = "true|false"

@@ -57,10 +57,37 @@ extension ConsoleCommandSpec {
             await console.gateway.setCron(cron)
             return .appFixture(AppFixtureReply.cron(cron))
         },
+        ConsoleCommandSpec(
+            "fixture",
+            arguments: [PositionalSpec("agents|models|tasks|config|skills", FixtureMember.self, help: "agents, models, tasks, config or skills"),
+                        PositionalSpec("json", JSONArgument.self,
+                                       help: "the new value, as the same member of a --fixtures file", optional: true)],
+            restOfLine: true,
+            summary: "show a fixture (agents, models, tasks, config, skills), or replace it (as that member of a --fixtures file; no event)",
+            example: #"fixture models [{"id":"claude-opus","name":"Claude Opus","provider":"anthropic"}]"#
+        ) { command, console in
+            let member = try command.required(0, as: FixtureMember.self)
+            let gateway = console.gateway
+            guard let value = command.argument(1, as: JSONArgument.self)?.value else {
+                return .appFixture(await AppFixtureReply.fixture(member, gateway: gateway))
+            }
+            do throws(GatewayFixtures.FixtureError) {
+                switch member {
+                case .agents: await gateway.setAgents(try AgentRoster(json: value).keepingWorkspaces(of: await gateway.agents()))
+                case .models: await gateway.setModels(try GatewayFixtures.models(json: value))
+                case .tasks: await gateway.setTasks(try GatewayFixtures.tasks(json: value))
+                case .config: await gateway.setGatewayConfig(try GatewayFixtures.config(json: value))
+                case .skills: await gateway.setSkills(try SkillsFixtures(json: value))
+                }
+            } catch {
+                throw ConsoleError("fixture \(member.rawValue): \(error)")
+            }
+            return .appFixture(await AppFixtureReply.fixture(member, gateway: gateway))
+        },
     ]
 }
 
-/// `commands`, `talk-mode` and `cron`: the JSON result and its one-line text.
+/// `commands`, `talk-mode`, `cron` and `fixture`: the JSON result and its one-line text.
 public struct AppFixtureReply: ConsoleRendering, Hashable {
     /// The `result` member of `command.ok`.
     public let json: JSONValue
@@ -72,6 +99,38 @@ public struct AppFixtureReply: ConsoleRendering, Hashable {
         let names = commands.map { "/" + $0.name }
         return AppFixtureReply(json: ["commands": .array(commands.map { $0.entry(includeArgs: true) })],
                                text: "slash commands: " + (names.isEmpty ? "(none)" : names.joined(separator: ", ")))
+    }
+
+    /// The reply of `fixture MEMBER`: `{member, value}`, the value as that member of a
+    /// `--fixtures` file holds it (`agents`: `{defaultId, agents}`), and a one-line summary.
+    static func fixture(_ member: FixtureMember, gateway: Gateway) async -> AppFixtureReply {
+        func listed(_ names: [String]) -> String { names.isEmpty ? "(none)" : names.joined(separator: ", ") }
+        let value: JSONValue
+        let summary: String
+        switch member {
+        case .agents:
+            let roster = await gateway.agents()
+            value = roster.json
+            summary = listed(roster.agents.map { $0.id == roster.defaultId ? "\($0.id) (default)" : $0.id })
+        case .models:
+            let models = await gateway.models()
+            value = .array(models.map(\.json))
+            summary = listed(models.map(\.id))
+        case .tasks:
+            let tasks = await gateway.tasks()
+            value = .array(tasks.map { .object($0.summary) })
+            summary = listed(tasks.map { "\($0.id) (\($0.status))" })
+        case .config:
+            let config = await gateway.gatewayConfig()
+            value = .object(config)
+            summary = config.isEmpty ? "(empty)" : "sections " + config.keys.sorted().joined(separator: ", ")
+        case .skills:
+            let skills = await gateway.skills()
+            value = skills.fixtureJSON
+            summary = listed(skills.skills.map(\.name))
+        }
+        return AppFixtureReply(json: ["member": .string(member.rawValue), "value": value],
+                               text: "\(member.rawValue): \(summary)")
     }
 
     /// The reply listing the cron fixtures: `{jobs, runs, deliveryPreviews}` as stored.

@@ -42,6 +42,52 @@ public struct AgentRoster: Sendable, Hashable, Codable {
         self.defaultId = defaultId
     }
 
+    /// Reads `{defaultId?, agents: [{id, name?}]}` (the console's `fixture agents` argument): at
+    /// least one agent, ids non-empty and distinct, `defaultId` one of them (by default the
+    /// first). Workspace directories are not part of it (`--workspace`, the console's
+    /// `workspace`); ``keepingWorkspaces(of:)`` carries them over.
+    /// - Throws: ``GatewayFixtures/FixtureError`` naming the first value that does not fit.
+    public init(json: JSONValue) throws(GatewayFixtures.FixtureError) {
+        let reader = try FixtureReader(json, at: "", members: ["defaultId", "agents"], required: ["agents"])
+        let items = try reader.array("agents")
+        guard !items.isEmpty else {
+            throw GatewayFixtures.FixtureError(pointer: "/agents", problem: "must NOT have fewer than 1 items")
+        }
+        var agents: [AgentFixture] = []
+        for (index, item) in items.enumerated() {
+            let entry = try FixtureReader(item, at: "/agents/\(index)", members: ["id", "name"], required: ["id"])
+            let id = try entry.string("id", nonEmpty: true) ?? ""
+            guard !agents.contains(where: { $0.id == id }) else {
+                throw GatewayFixtures.FixtureError(pointer: "/agents/\(index)/id", problem: "duplicate agent id '\(id)'")
+            }
+            agents.append(AgentFixture(id: id, name: try entry.string("name")))
+        }
+        let defaultId = try reader.string("defaultId", nonEmpty: true) ?? agents[0].id
+        guard agents.contains(where: { $0.id == defaultId }) else {
+            throw GatewayFixtures.FixtureError(pointer: "/defaultId", problem: "must be one of the agents' ids")
+        }
+        self.init(agents: agents, defaultId: defaultId)
+    }
+
+    /// `{defaultId, agents: [{id, name?}]}`, the form ``init(json:)`` reads.
+    public var json: JSONValue {
+        ["defaultId": .string(defaultId),
+         "agents": .array(agents.map { agent in
+             var object: [String: JSONValue] = ["id": .string(agent.id)]
+             if let name = agent.name { object["name"] = .string(name) }
+             return .object(object)
+         })]
+    }
+
+    /// This roster with the workspace directories `old` gave agents of the same id.
+    public func keepingWorkspaces(of old: AgentRoster) -> AgentRoster {
+        var next = self
+        for index in next.agents.indices where next.agents[index].workspaceDirectory == nil {
+            next.agents[index].workspaceDirectory = old.agent(next.agents[index].id)?.workspaceDirectory
+        }
+        return next
+    }
+
     /// The agent `id`, if known.
     public func agent(_ id: String) -> AgentFixture? { agents.first { $0.id == id } }
 

@@ -86,6 +86,34 @@ public struct GatewayFixtures: Sendable, Hashable {
         try self.init(json: json)
     }
 
+    /// Reads a JSON array of models, as the `models` member of a fixtures document (the console's
+    /// `fixture models` argument).
+    /// - Throws: ``FixtureError`` naming the first entry that does not fit.
+    public static func models(json: JSONValue) throws(FixtureError) -> [ModelFixture] {
+        guard let items = json.arrayValue else { throw FixtureError(pointer: "", problem: "must be array") }
+        return try items.enumerated().map { index, item throws(FixtureError) in
+            try ModelFixture(json: item, at: "/\(index)")
+        }
+    }
+
+    /// Reads a JSON array of tasks, as the `tasks` member of a fixtures document (the console's
+    /// `fixture tasks` argument).
+    /// - Throws: ``FixtureError`` naming the first entry that does not fit.
+    public static func tasks(json: JSONValue) throws(FixtureError) -> [TaskFixture] {
+        guard let items = json.arrayValue else { throw FixtureError(pointer: "", problem: "must be array") }
+        return try items.enumerated().map { index, item throws(FixtureError) in
+            try TaskFixture(json: item, at: "/\(index)")
+        }
+    }
+
+    /// Reads a configuration, as the `config` member of a fixtures document (any JSON object; the
+    /// console's `fixture config` argument).
+    /// - Throws: ``FixtureError`` when it is not an object.
+    public static func config(json: JSONValue) throws(FixtureError) -> [String: JSONValue] {
+        guard let members = json.objectValue else { throw FixtureError(pointer: "", problem: "must be object") }
+        return members
+    }
+
     /// Reads a JSON array of command entries (the console's `commands` argument).
     /// - Throws: ``FixtureError`` naming the first entry that does not fit.
     public static func commands(json: JSONValue) throws(FixtureError) -> [CommandFixture] {

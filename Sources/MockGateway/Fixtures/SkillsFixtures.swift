@@ -143,6 +143,15 @@ public struct SkillFixture: Sendable, Hashable {
         return .object(object)
     }
 
+    /// The skill as a fixtures document holds it: the report's entry without `eligible`, with
+    /// `missing` as given.
+    var fixtureJSON: JSONValue {
+        guard case .object(var object) = json else { return json }
+        object.removeValue(forKey: "eligible")
+        object["missing"] = missing.json
+        return .object(object)
+    }
+
     /// The skill after `option` ran: its binaries are on `PATH` now, so they leave `missing.bins`,
     /// and one of them among the `anyBins` satisfies those.
     func installed(_ option: SkillInstallOption) -> SkillFixture {
@@ -169,6 +178,15 @@ public struct SkillsFixtures: Sendable, Hashable {
         self.workspaceDir = workspaceDir
         self.managedSkillsDir = managedSkillsDir
         self.skills = skills
+    }
+
+    /// The fixture as a fixtures document's `skills` member holds it (read back by
+    /// ``init(json:at:)`` to an equal value).
+    var fixtureJSON: JSONValue {
+        var object: [String: JSONValue] = ["skills": .array(skills.map(\.fixtureJSON))]
+        if let workspaceDir { object["workspaceDir"] = .string(workspaceDir) }
+        if let managedSkillsDir { object["managedSkillsDir"] = .string(managedSkillsDir) }
+        return .object(object)
     }
 
     /// Reads `{workspaceDir?, managedSkillsDir?, skills: [SkillStatusEntry without eligible]}`.

@@ -77,6 +77,9 @@ extension MethodRegistry {
     static let nodeOperatorMethods: [MethodSpec] = [
         .operator(.nodeList, read) { core, call in core.reply(call, ["ts": .int(core.nowMs), "nodes": .array(core.nodeListing())]) },
         .operator(.nodeDescribe, read) { core, call in core.nodeDescribe(call) },
+        // The operator's name for node.pluginSurface.refresh: the same handler renews the
+        // operator's own hello-ok.pluginSurfaceUrls (scope: core-descriptors.ts, "<=2026.7").
+        .operator(.pluginSurfaceRefresh, read, .newerNodeMethods) { core, call in core.pluginSurfaceRefresh(call) },
         .operator(.nodeInvoke, write) { core, call in core.nodeInvoke(call) },
         .operator(.gatewayIdentityGet, read) { core, call in
             core.reply(call, ["deviceId": .string(core.identity.deviceId), "publicKey": .string(core.identity.publicKeyBase64URL)])

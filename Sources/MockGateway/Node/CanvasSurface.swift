@@ -19,6 +19,8 @@ import GatewayProtocol
 ///   src/gateway/server/ws-connection). They send no
 ///   `canvasHostUrl` (src/gateway/server/ws-connection/connect-hello.ts@6eec7e0e).
 ///
+/// * operators get `pluginSurfaceUrls` too and renew them with `plugin.surface.refresh`, which
+///   upstream serves from the same handler as `node.pluginSurface.refresh` (docs/fidelity.md);
 /// * `node.pluginSurface.refresh {surface}` answers `{surface, pluginSurfaceUrls: {<surface>: url},
 ///   expiresAtMs}` for a surface the session was given a URL for (src/gateway/server-methods/
 ///   nodes.ts@009f87da `respondRefreshedPluginSurface`, src/gateway/plugin-node-capability.ts
@@ -70,6 +72,26 @@ public struct CanvasSurface: Sendable, Hashable {
         return origin + Self.capabilityPathPrefix + "/" + segment
     }
 
+    /// The capability a scoped URL carries: the path segment after `/__openclaw__/cap/`,
+    /// percent-decoded and trimmed; `nil` when there is none (upstream
+    /// `pluginNodeCapabilityFromScopedHostUrl`, src/gateway/plugin-node-capability.ts@128ac6d1).
+    public static func capability(inScopedURL url: String) -> String? {
+        guard let components = URLComponents(string: url) else { return nil }
+        let path = components.percentEncodedPath
+        guard let marker = path.range(of: capabilityPathPrefix + "/") else { return nil }
+        let segment = path[marker.upperBound...].prefix { $0 != "/" }
+        let capability = String(segment).removingPercentEncoding?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        return capability.isEmpty ? nil : capability
+    }
+
+    /// The answer to a refresh that observed an older URL than the session's current, still
+    /// valid one: `{surface, pluginSurfaceUrls: {canvas: <current URL>}}`, no `expiresAtMs`
+    /// (upstream `respondRefreshedPluginSurface`, newest stored reading).
+    public func currentSurfacePayload(capability: String) -> JSONValue {
+        ["surface": .string(Self.canvasSurfaceName),
+         "pluginSurfaceUrls": [Self.canvasSurfaceName: .string(scopedURL(capability: capability))]]
+    }
+
     /// A fresh capability from 18 random bytes, base64url (24 characters).
     public static func mintCapability(_ bytes: [UInt8]) -> String {
         Base64URL.encode(bytes)
@@ -82,21 +104,28 @@ public struct CanvasSurface: Sendable, Hashable {
     }
 
     /// The canvas members of `hello-ok` for a session.
+    ///
+    /// A current Gateway scopes the canvas URL for every role (upstream's connect code mints
+    /// `pluginSurfaceUrls` for operators as for nodes, cutting only a node's to its caps, and
+    /// `sendGatewayHello` sends the member whatever the role, connect-hello.ts@6eec7e0e); a
+    /// protocol-3-era Gateway's `canvasHostUrl` is a node's only (whether those Gateways gave
+    /// operators one was not confirmed).
     /// - Parameters:
-    ///   - isNode: whether the session has the node role (operators get neither member).
+    ///   - isNode: whether the session has the node role.
     ///   - newerNodeMethods: whether the profile is a current Gateway (`pluginSurfaceUrls`) or a
     ///     protocol-3-era one (`canvasHostUrl`).
-    ///   - legacyNodeProtocol: see ``usesLegacyNodeProtocol(maxProtocol:currentProtocol:)``.
-    ///   - capability: the capability minted for this session.
+    ///   - legacyNodeProtocol: see ``usesLegacyNodeProtocol(maxProtocol:currentProtocol:)`` (only
+    ///     a node can be on the legacy node protocol).
+    ///   - capability: mints the capability for this session; called only when a member is sent.
     /// - Returns: `pluginSurfaceUrls` and `canvasHostUrl`, each `nil` when not sent.
-    public func helloFields(isNode: Bool, newerNodeMethods: Bool, legacyNodeProtocol: Bool, capability: String)
-        -> (pluginSurfaceUrls: [String: String]?, canvasHostUrl: String?)
+    public func helloFields(isNode: Bool, newerNodeMethods: Bool, legacyNodeProtocol: Bool,
+                            capability: () -> String) -> (pluginSurfaceUrls: [String: String]?, canvasHostUrl: String?)
     {
-        guard isNode else { return (nil, nil) }
         if newerNodeMethods {
-            return legacyNodeProtocol ? (nil, nil) : ([Self.canvasSurfaceName: scopedURL(capability: capability)], nil)
+            guard !(isNode && legacyNodeProtocol) else { return (nil, nil) }
+            return ([Self.canvasSurfaceName: scopedURL(capability: capability())], nil)
         }
-        return (nil, scopedURL(capability: capability))
+        return isNode ? (nil, scopedURL(capability: capability())) : (nil, nil)
     }
 
     /// The payload of a protocol-3-era `node.canvas.capability.refresh`.
