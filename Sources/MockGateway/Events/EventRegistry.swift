@@ -52,12 +52,14 @@ struct EventSpec: Sendable, Hashable {
 struct EventRegistry: Sendable {
     /// The entries, in declaration order.
     let specs: [EventSpec]
+    /// The entries sorted by name, once: `hello-ok` lists a filter of them on every connect.
+    private let sortedByName: [EventSpec]
 
     /// The events `hello-ok.features.events` lists for a session of `role` on `profile`, sorted.
     func advertised(role: GatewayRole, profile: GatewayProfile) -> [String] {
-        specs.filter { spec in
+        sortedByName.filter { spec in
             spec.advertised && spec.availability.admits(profile) && spec.audience.includes(role)
-        }.map(\.name.rawValue).sorted()
+        }.map(\.name.rawValue)
     }
 
     /// The Gateway's events (docs/protocol.md §2.6, §5, §7).
@@ -93,5 +95,6 @@ struct EventRegistry: Sendable {
     /// A registry of `specs`.
     init(_ specs: [EventSpec]) {
         self.specs = specs
+        sortedByName = specs.sorted { $0.name.rawValue < $1.name.rawValue }
     }
 }

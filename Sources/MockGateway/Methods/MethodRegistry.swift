@@ -15,6 +15,8 @@ struct MethodRegistry: Sendable {
     /// The entries, in declaration order.
     let specs: [MethodSpec]
     private let byName: [String: MethodSpec]
+    /// The entries sorted by name, once: `hello-ok` lists a filter of them on every connect.
+    private let sortedByName: [MethodSpec]
 
     /// A registry of `specs`; a later entry of the same name replaces an earlier one.
     init(_ specs: [MethodSpec]) {
@@ -22,6 +24,7 @@ struct MethodRegistry: Sendable {
         var byName: [String: MethodSpec] = [:]
         for spec in specs { byName[spec.name.rawValue] = spec }
         self.byName = byName
+        sortedByName = specs.sorted { $0.name.rawValue < $1.name.rawValue }
     }
 
     /// The entry of `method`, if declared.
@@ -30,9 +33,9 @@ struct MethodRegistry: Sendable {
     /// The methods `hello-ok.features.methods` lists for a session of `role` on `profile`:
     /// those the profile serves to that side of the role split and that are advertised, sorted.
     func advertised(role: GatewayRole, profile: GatewayProfile) -> [String] {
-        specs.filter { spec in
+        sortedByName.filter { spec in
             spec.advertised && spec.isServed(by: profile) && Self.isCallerSide(spec.caller, of: role)
-        }.map(\.name.rawValue).sorted()
+        }.map(\.name.rawValue)
     }
 
     /// Whether `method` is an operator method (declared, or under an admin-only prefix such as
