@@ -258,9 +258,6 @@ struct InvokeWakeState: Sendable {
     /// The flows an advance (``NodeState/advanceWakes(nowMs:ids:)``) has still to look at while
     /// it waits for a push's answer.
     var passQueue: [String] = []
-
-    /// The earliest instant a flow needs the clock.
-    var nextDueMs: Int64? { pending.values.compactMap(\.flow.dueMs).min() }
 }
 
 /// How an operator's `node.invoke` was answered, as the scripting API reports it: the payload of
