@@ -210,7 +210,10 @@ public struct OperatorRecordEvent: Sendable, Hashable {
     public var action: Action
     /// The record's status afterwards (`pending`, `allowed`, `denied`, `answered`, `cancelled`, `expired`, ...).
     public var status: OperatorRecordStatus
-    /// The decision or answer, as JSON text, when there is one.
+    /// The decision or answer, as JSON text, when there is one. Text rather than an enum on
+    /// purpose: it holds what was sent as well as what was applied (a question's answers document,
+    /// or an attempt's decision that the Gateway refused as not allowed), which no closed set of
+    /// cases can carry without losing the value a scenario's failure message should show.
     public var decision: String?
     /// Who acted: a connection id, or a named surface of the scripting API.
     public var surface: String?
