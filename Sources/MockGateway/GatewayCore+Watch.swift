@@ -87,11 +87,10 @@ extension GatewayCore {
                 pending += runWatchMachine(.admission(admitWatch(candidate), requestId: requestId, nowMs: nowMs))
             case .deliverResult(let requestId, let result):
                 pending += runWatchMachine(.resultTaken(matched: takeWatchResult(result), requestId: requestId))
-            case .sessionClosed(let nodeId, let connectionId, _):
-                guard nodeState.registry.unregister(connectionId: connectionId) != nil else { continue }
-                failInvokes(onConnection: connectionId)
-                events.append(.nodeDisconnected(nodeId: nodeId, connectionId: connectionId))
-                broadcastPresence()
+            case .sessionClosed(_, let connectionId, _):
+                // The node machine's rule for any closed node connection: unregister, log,
+                // presence, fail the invokes sent on it, and let waiting wakes look again.
+                handleNodes(.connectionClosed(connectionId, nowMs: nowMs))
             }
         }
         return answer
