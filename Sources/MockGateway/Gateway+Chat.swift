@@ -1,3 +1,4 @@
+import GatewayProtocol
 // MARK: - Chat surface: the scripted agent and its faults
 
 extension Gateway {
@@ -20,10 +21,12 @@ extension Gateway {
     ///   - text: the message text.
     ///   - sessionKey: the session (`main` by default).
     ///   - delay: how long after now (Gateway clock) it is written; zero writes it at once.
+    ///   - blocks: content blocks after the text block (e.g. `{type: "image", data, mimeType}`),
+    ///     which `artifacts.download` serves.
     public func postAssistantMessage(_ text: String, sessionKey: String = Gateway.defaultChatSessionKey,
-                                     after delay: Duration = .zero) async {
+                                     after delay: Duration = .zero, blocks: [JSONValue] = []) async {
         recordOperatorAction("post assistant message in \(sessionKey)")
-        await core.scriptPostAssistant(text: text, sessionKey: sessionKey, delay: delay)
+        await core.scriptPostAssistant(text: text, sessionKey: sessionKey, delay: delay, blocks: blocks)
     }
 
     /// Sets how the scripted agent answers user messages (by default `echo: <text>` at once).

@@ -49,8 +49,8 @@ extension GatewayCore {
 
     // MARK: - Scripting
 
-    func scriptPostAssistant(text: String, sessionKey: String, delay: Duration) {
-        handleChat(.postAssistant(text: text, sessionKey: sessionKey, delayMs: delay.milliseconds, nowMs: nowMs))
+    func scriptPostAssistant(text: String, sessionKey: String, delay: Duration, blocks: [JSONValue] = []) {
+        handleChat(.postAssistant(text: text, sessionKey: sessionKey, delayMs: delay.milliseconds, nowMs: nowMs, blocks: blocks))
     }
 
     func setChatAutoReply(_ reply: ChatAutoReply) { handleChat(.setAutoReply(reply)) }

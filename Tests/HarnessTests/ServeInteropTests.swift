@@ -84,7 +84,8 @@ struct ServeInteropTests {
     /// echo --delay 600`), the `health` summary, `tasks.list` over the fixtures file's task ledger, `config.get`
     /// over its configuration (secrets redacted), `cron.list/get/runs` over its cron jobs and runs, `chat.metadata`
     /// over its models and commands, `talk.config` over its configuration, `skills.status/install` over its
-    /// skills, the refusals of `artifacts.download`, `plugin.surface.refresh` renewing the reader's own
+    /// skills, `artifacts.download` of rows posted with `chat-post --blocks` (bytes, url, unsupported) and
+    /// its refusals, `plugin.surface.refresh` renewing the reader's own
     /// `hello-ok.pluginSurfaceUrls` with its refusals, and an unserved method, which serve reports once as
     /// `method.unserved`.
     @Test func pythonWireChecksOfTheAppsSurfacesPass() async throws {
@@ -176,6 +177,16 @@ struct ServeInteropTests {
             try serve.send("chat-auto-reply echo --delay 600")
             _ = try #require(await serve.object("event", "command.ok") { $0["command"] == "chat-auto-reply" },
                              Comment(rawValue: serve.transcript))
+            // artifacts.download: three rows of a session of their own (seq 1, 2, 3), with an inline
+            // image, a file by URL and an audio block with neither; the peer derives their ids.
+            for blocks in [#"[{"type":"image","title":"chart.png","data":"aGVsbG8=","mimeType":"image/png"}]"#,
+                           #"[{"type":"file","title":"report.pdf","url":"https://example.com/report.pdf"}]"#,
+                           #"[{"type":"audio","title":"memo"}]"#] {
+                let cursor = serve.objects.all.count
+                try serve.send("chat-post attached --session agent:main:artifacts --blocks \(blocks)")
+                _ = try #require(await serve.object(after: cursor, "event", "command.ok") { $0["command"] == "chat-post" },
+                                 Comment(rawValue: serve.transcript))
+            }
             try await InteropPython.withPeer("gateway_wire_checks.py", [url, secret, "--suite", "apps", "--workspace-dir", workspace.path,
                                                           "--fixtures-file", fixtures]) { peer in
                 func context() -> Comment { Comment(rawValue: serve.transcript + "\n" + peer.transcript) }

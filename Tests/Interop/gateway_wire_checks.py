@@ -1255,8 +1255,33 @@ async def apps_suite(url, secret, workspace, fixtures_file):
     async def artifacts_download():
         # artifacts.ts@201f71f8: the query needs sessionKey, runId or taskId
         # (artifact_query_unsupported), then an artifact missing from the transcript is
-        # artifact_not_found {artifactId}; the fake's transcripts hold no artifacts. Shown to fail
-        # when the query check was skipped (artifact_not_found for a query without a scope).
+        # artifact_not_found {artifactId}. Shown to fail when the query check was skipped
+        # (artifact_not_found for a query without a scope). The driving test posted three rows in
+        # agent:main:artifacts (seq 1, 2, 3; the block after the text block, content index 1): an
+        # image with base64 data (bytes), a file with an https url (url), an audio block with
+        # neither (artifact_download_unsupported). The ids are derived here with hashlib
+        # (collectArtifactsFromMessages / artifactId); shown to fail when the Swift rule hashed
+        # type and title in the other order (every download then answered artifact_not_found).
+        def artifact_id(session, seq, index, kind, title):
+            key = f"{session}\0{seq}\0{index}\0{kind}\0{title}".encode()
+            return "artifact_" + base64.urlsafe_b64encode(hashlib.sha256(key).digest()).decode().rstrip("=")[:18]
+        session = "agent:main:artifacts"
+        image_id = artifact_id(session, 1, 1, "image", "chart.png")
+        file_id = artifact_id(session, 2, 1, "file", "report.pdf")
+        audio_id = artifact_id(session, 3, 1, "audio", "memo")
+        image = await reader.request("artifacts.download", {"sessionKey": session, "artifactId": image_id}, timeout=TIMEOUT)
+        remote = await reader.request("artifacts.download", {"sessionKey": session, "artifactId": file_id}, timeout=TIMEOUT)
+        audio = await reader.request("artifacts.download", {"sessionKey": session, "artifactId": audio_id}, timeout=TIMEOUT)
+        def summary(ident, kind, title, seq, mode, **extra):
+            return dict({"id": ident, "type": kind, "title": title, "sessionKey": session, "messageSeq": seq,
+                         "source": "session-transcript", "download": {"mode": mode}}, **extra)
+        served = (image.get("payload") == {"artifact": summary(image_id, "image", "chart.png", 1, "bytes",
+                                                               mimeType="image/png", sizeBytes=5),
+                                           "encoding": "base64", "data": "aGVsbG8="}
+                  and remote.get("payload") == {"artifact": summary(file_id, "file", "report.pdf", 2, "url"),
+                                                "url": "https://example.com/report.pdf"}
+                  and audio.get("error") == {"code": "INVALID_REQUEST", "message": "artifact download is unsupported",
+                                             "details": {"type": "artifact_download_unsupported", "artifactId": audio_id}})
         unscoped = await reader.request("artifacts.download", {"artifactId": "artifact_x"}, timeout=TIMEOUT)
         missing = await reader.request("artifacts.download", {"sessionKey": "agent:main:main", "artifactId": "artifact_x"},
                                        timeout=TIMEOUT)
@@ -1275,8 +1300,9 @@ async def apps_suite(url, secret, workspace, fixtures_file):
               and no_id.get("error") == {"code": "INVALID_REQUEST", "message":
                                          "invalid artifacts.download params: at root: must have required property 'artifactId'"}
               and closed.get("error") == {"code": "INVALID_REQUEST", "message":
-                                          "invalid artifacts.download params: at root: unexpected property 'agentId'"})
-        return ok, {"unscoped": unscoped.get("error"), "missing": missing.get("error"), "byRun": by_run.get("error"),
+                                          "invalid artifacts.download params: at root: unexpected property 'agentId'"}
+              and served)
+        return ok, {"image": image, "remote": remote, "audio": audio.get("error"), "unscoped": unscoped.get("error"), "missing": missing.get("error"), "byRun": by_run.get("error"),
                     "noId": no_id.get("error"), "closed": closed.get("error")}
     await checked("artifacts-download", artifacts_download)
     for session in (admin, talker):

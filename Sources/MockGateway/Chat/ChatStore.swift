@@ -40,6 +40,9 @@ public struct ChatMessage: Sendable, Hashable {
     public var idempotencyKey: String?
     /// For replies: the run (the user message's key) they answer.
     public var runId: String?
+    /// Content blocks after the text block (an image, audio or file block a scripted post
+    /// carries, which `artifacts.download` serves); empty for every other row.
+    public var blocks: [JSONValue] = []
 
     /// The `__openclaw` envelope: `{id, seq}`, and on a user row `idempotencyKey` =
     /// `"<runId>:user"` (the run is the send's idempotency key).
@@ -56,7 +59,7 @@ public struct ChatMessage: Sendable, Hashable {
     public var json: JSONValue {
         var object: [String: JSONValue] = [
             "role": .string(role.rawValue),
-            "content": [["type": "text", "text": .string(text)]],
+            "content": .array([["type": "text", "text": .string(text)]] + blocks),
             "timestamp": .int(timestampMs),
             "__openclaw": .object(envelope),
         ]
@@ -157,6 +160,7 @@ struct ScheduledChatMessage: Sendable, Hashable {
     var sessionKey: String
     var text: String
     var runId: String?
+    var blocks: [JSONValue] = []
 }
 
 /// One chat session: its canonical rows and what invalidates cursors into them.
@@ -467,9 +471,10 @@ struct ChatStore: Sendable {
     // MARK: - Scheduled rows
 
     /// Schedules an assistant row at `dueMs` (due at once when `dueMs` is not in the future).
-    mutating func schedule(sessionKey: String, text: String, dueMs: Int64, runId: String? = nil) {
+    mutating func schedule(sessionKey: String, text: String, dueMs: Int64, runId: String? = nil, blocks: [JSONValue] = []) {
         scheduleOrder += 1
-        scheduled.append(ScheduledChatMessage(dueMs: dueMs, order: scheduleOrder, sessionKey: sessionKey, text: text, runId: runId))
+        scheduled.append(ScheduledChatMessage(dueMs: dueMs, order: scheduleOrder, sessionKey: sessionKey, text: text,
+                                              runId: runId, blocks: blocks))
     }
 
     /// The earliest scheduled row, if any.
@@ -481,17 +486,19 @@ struct ChatStore: Sendable {
         scheduled = rest
         return due.sorted { ($0.dueMs, $0.order) < ($1.dueMs, $1.order) }.map { item in
             if let runId = item.runId { runEnds[runId] = ChatRunEnd(atMs: nowMs, aborted: false) }
-            return append(sessionKey: item.sessionKey, role: .assistant, text: item.text, nowMs: nowMs, idempotencyKey: nil, runId: item.runId)
+            return append(sessionKey: item.sessionKey, role: .assistant, text: item.text, nowMs: nowMs, idempotencyKey: nil,
+                          runId: item.runId, blocks: item.blocks)
         }
     }
 
     private mutating func append(sessionKey: String, role: ChatMessage.Role, text: String, nowMs: Int64,
-                                 idempotencyKey: String?, runId: String?) -> ChatMessage {
+                                 idempotencyKey: String?, runId: String?, blocks: [JSONValue] = []) -> ChatMessage {
         var state = session(sessionKey)
         // `seq` keeps counting across compactions; a reset starts a new transcript at 1.
         let lastSeq = state.lastSeq
         let message = ChatMessage(id: "msg-\(nextEntry)", seq: lastSeq + 1, sessionKey: sessionKey, role: role,
-                                  text: text, timestampMs: nowMs, idempotencyKey: idempotencyKey, runId: runId)
+                                  text: text, timestampMs: nowMs, idempotencyKey: idempotencyKey, runId: runId,
+                                  blocks: blocks)
         nextEntry += 1
         state.rows.append(message)
         state.tree.append(message)

@@ -13,12 +13,21 @@ extension ConsoleCommandSpec {
         },
         ConsoleCommandSpec(
             "chat-post", arguments: [PositionalSpec("text", help: "the message", variadic: true)],
-            options: [sessionOption, .option("--delay", ConsoleSeconds.self, help: "post it this many seconds later")],
-            summary: "post an assistant message as the scripted agent", example: #"chat-post "build finished" --delay 5"#
+            options: [sessionOption, .option("--delay", ConsoleSeconds.self, help: "post it this many seconds later"),
+                      .option("--blocks", JSONArgument.self, help: "content blocks after the text, a JSON array of objects")],
+            summary: "post an assistant message as the scripted agent", example: #"chat-post "build finished" --delay 5"#,
+            check: { command throws(ConsoleError) in
+                if let value = command.option("--blocks", as: JSONArgument.self)?.value,
+                   value.arrayValue?.allSatisfy({ $0.objectValue != nil }) != true {
+                    throw ConsoleError("chat-post: --blocks expects a JSON array of objects")
+                }
+            }
         ) { command, console in
             let key = sessionKey(command)
             let delay = command.option("--delay", as: ConsoleSeconds.self)
-            await console.gateway.postAssistantMessage(command.words(from: 0), sessionKey: key, after: delay?.duration ?? .zero)
+            let blocks = command.option("--blocks", as: JSONArgument.self)?.value.arrayValue ?? []
+            await console.gateway.postAssistantMessage(command.words(from: 0), sessionKey: key, after: delay?.duration ?? .zero,
+                                                       blocks: blocks)
             return .chat(.armed("assistant message \(delay.map { "posted in \(ConsoleText.number($0.seconds)) s" } ?? "posted") to \(key)"))
         },
         ConsoleCommandSpec(

@@ -203,7 +203,7 @@ extension MethodRegistry {
         .operator(.talkConfig, readRaisedByParams) { core, call in
             core.answer(call, TalkConfig.answer(call.params, scopes: call.session.scopes, config: core.appSurfaces.config))
         },
-        .operator(.artifactsDownload, read) { core, call in core.answer(call, ArtifactsDownload.answer(call.params)) },
+        .operator(.artifactsDownload, read) { core, call in core.answer(call, ArtifactsDownload.answer(call.params) { core.chat.store.messages(in: $0) }) },
         .operator(.health, read) { core, call in
             core.reply(call, HealthReport.summary(agents: core.appSurfaces.agents,
                                                   sessions: core.chat.store.healthSessionStamps, nowMs: core.nowMs))

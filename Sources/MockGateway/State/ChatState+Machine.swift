@@ -167,8 +167,9 @@ extension ChatState {
         /// "groups"}` whether it succeeded or not (upstream's handlers,
         /// src/gateway/server-methods/sessions-groups.ts@4402a791d2b11c1eaa0fb9810019f35f2124ef9f).
         case groupsRenameOrDelete(JSONValue?, rename: Bool, ReplyAddress, nowMs: Int64)
-        /// The scripted agent posts an assistant row in `sessionKey`, `delayMs` after `nowMs`.
-        case postAssistant(text: String, sessionKey: String, delayMs: Int64, nowMs: Int64)
+        /// The scripted agent posts an assistant row in `sessionKey`, `delayMs` after `nowMs`, with
+        /// `blocks` after its text block.
+        case postAssistant(text: String, sessionKey: String, delayMs: Int64, nowMs: Int64, blocks: [JSONValue] = [])
         /// How the scripted agent answers user messages.
         case setAutoReply(ChatAutoReply)
         /// `chat.history` leaves out the newest `omitNewest` rows (for `reads` answers, `nil`:
@@ -352,8 +353,8 @@ extension ChatState {
                 }
                 return [answer] + groupsChanged(nowMs: nowMs, to: listeners)
             }
-        case .postAssistant(let text, let sessionKey, let delayMs, let nowMs):
-            store.schedule(sessionKey: sessionKey, text: text, dueMs: nowMs + delayMs)
+        case .postAssistant(let text, let sessionKey, let delayMs, let nowMs, let blocks):
+            store.schedule(sessionKey: sessionKey, text: text, dueMs: nowMs + delayMs, blocks: blocks)
             return releaseDue(nowMs: nowMs, to: listeners)
         case .setAutoReply(let autoReply):
             store.autoReply = autoReply
