@@ -39,6 +39,9 @@ struct ChatConsoleTests {
             ("chat-history-lag many", "whole number"),
             ("chat-history --session", "--session needs a value"),
             ("chat-history extra", "unexpected argument"),
+            (#"chat-post hi --blocks {"type":"image"}"#, "--blocks expects a JSON array of objects"),
+            ("chat-post hi --blocks [1]", "--blocks expects a JSON array of objects"),
+            ("chat-post hi --blocks [", "valid JSON"),
         ]
         for (line, fragment) in cases {
             do {
@@ -60,6 +63,7 @@ struct ChatConsoleTests {
                 return
             }
             #expect(messages.map(\.text) == ["hello from the console"])
+            #expect(messages.first?.json["content"]?.arrayValue?.count == 1, "no blocks without --blocks")
             #expect(history.text.contains("assistant"))
             #expect(history.json["messages"]?.arrayValue?.count == 1)
 
@@ -72,6 +76,10 @@ struct ChatConsoleTests {
             let lagging = try await session.client.request("chat.history", params: ["sessionKey": "main"])
             #expect(lagging.payload?["messages"]?.arrayValue?.count == 1, "the newest row is left out once")
             #expect(await gateway.chatMessages().map(\.text) == ["hello from the console", "quiet"], "no echo while off")
+
+            #expect(await console.handle(#"chat-post see --session files --blocks [{"type":"file","url":"/api/f"}]"#)?.errorMessage == nil)
+            #expect(await gateway.chatMessages(sessionKey: "files").first?.json["content"]
+                == [["type": "text", "text": "see"], ["type": "file", "url": "/api/f"]])
 
             let armed = await console.handle("chat-drop-ack before-apply")
             #expect(armed?.rendered(.text).contains("lost before it is stored") == true)
