@@ -568,13 +568,7 @@ extension ChatStore {
         guard let index = source.rows.firstIndex(where: { $0.id == entryId }) else { return .failure(.offActivePath(entryId)) }
         let cut = source.rows[index]
         var fork = session(targetKey)
-        fork.rows = source.rows.prefix(index).map { row in
-            var copy = row
-            copy.sessionKey = targetKey
-            return copy
-        }
-        fork.tree = TranscriptTree(linear: fork.rows)
-        fork.lastSeq = fork.rows.last?.seq ?? 0
+        fork.adoptCopies(of: source.rows.prefix(index), as: targetKey)
         sessionStates[targetKey] = fork
         return .success(cut.text.isEmpty ? nil : cut.text)
     }
@@ -640,17 +634,23 @@ extension ChatStore {
     mutating func create(key: String, settings: [String: JSONValue], forkFrom parentKey: String?) -> Bool {
         let isNew = sessionStates[key] == nil
         var state = session(key)
-        if isNew, let parentKey {
-            state.rows = messages(in: parentKey).map { row in
-                var copy = row
-                copy.sessionKey = key
-                return copy
-            }
-            state.tree = TranscriptTree(linear: state.rows)
-            state.lastSeq = state.rows.last?.seq ?? 0
-        }
+        if isNew, let parentKey { state.adoptCopies(of: messages(in: parentKey), as: key) }
         sessionStates[key] = state
         patch(sessionKey: key, settings: settings)
         return isNew
+    }
+}
+
+extension ChatSession {
+    /// Starts this (new) session's transcript as a linear copy of `rows` under `key`: a fork's
+    /// rows before its cut, or a created session's copy of its parent. Same ids and `seq`.
+    mutating func adoptCopies(of source: some Sequence<ChatMessage>, as key: String) {
+        rows = source.map { row in
+            var copy = row
+            copy.sessionKey = key
+            return copy
+        }
+        tree = TranscriptTree(linear: rows)
+        lastSeq = rows.last?.seq ?? 0
     }
 }
